@@ -1,0 +1,5 @@
+import sys
+
+from orderdash.cli import main
+
+sys.exit(main())

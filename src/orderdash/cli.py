@@ -1,0 +1,207 @@
+"""Command line: the dashboard, the demo, the simulator and one-shot reads for scripts.
+
+Imports are deferred to the command that needs them: `orderdash get` must stay fast and never
+load textual, the simulator or qrcode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _add_connection_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("connection")
+    group.add_argument("--base-url", help="service base URL (default: the local simulator)")
+    group.add_argument(
+        "--bearer-token-file",
+        metavar="PATH",
+        help="file holding the bearer token for the rate endpoint (or ORDERDASH_BEARER_TOKEN_FILE)",
+    )
+    group.add_argument("--timeout", type=float, metavar="SECONDS", help="overall deadline per request")
+    group.add_argument(
+        "--allow-insecure-http",
+        action="store_true",
+        default=None,
+        help="allow plain http:// to a host other than loopback",
+    )
+    group.add_argument("--config", metavar="PATH", help="TOML config file (or ORDERDASH_CONFIG)")
+
+
+def _add_dashboard_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("refresh")
+    group.add_argument("--poll-interval", type=float, metavar="SECONDS", help="getOrder poll period (10)")
+    group.add_argument(
+        "--refresh-interval", type=float, metavar="SECONDS", help="rate refresh period (60)"
+    )
+    group.add_argument("--no-bell", dest="bell", action="store_false", default=None, help="no terminal bell")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="orderdash",
+        description="A terminal dashboard for the orders of a cryptocurrency payment service.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    tui = commands.add_parser("tui", help="open the dashboard (the default command)")
+    tui.add_argument("token", nargs="?", help="order token to open")
+    _add_connection_options(tui)
+    _add_dashboard_options(tui)
+
+    demo = commands.add_parser("demo", help="run the simulator in-process and open the dashboard on it")
+    demo.add_argument("--seed", type=int, default=7, help="simulator seed (7)")
+    demo.add_argument(
+        "--customer-interval",
+        type=float,
+        default=12.0,
+        metavar="SECONDS",
+        help="how often the simulated customer pays something (12; 0 = never)",
+    )
+    _add_dashboard_options(demo)
+
+    for name, what in (("get", "getOrder"), ("rates", "Update Exchange rate (needs the bearer token)")):
+        command = commands.add_parser(name, help=f"print one order through {what}")
+        command.add_argument("token", help="order token")
+        command.add_argument("--json", action="store_true", help="print the data object as JSON, exact digits")
+        _add_connection_options(command)
+
+    simulate = commands.add_parser("simulate", help="serve the simulated order service over HTTP")
+    simulate.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    simulate.add_argument("--port", type=int, default=8765, help="port (8765)")
+    simulate.add_argument("--prefix", default="", help="path prefix for the API, e.g. /pay/api")
+    simulate.add_argument("--seed", type=int, default=7, help="random seed (7)")
+    simulate.add_argument(
+        "--bearer-token-file",
+        metavar="PATH",
+        help="token the rate endpoint accepts; created with a random token (mode 600) if missing",
+    )
+    simulate.add_argument(
+        "--customer-interval",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="how often a simulated customer pays something (20; 0 = never)",
+    )
+    return parser
+
+
+def _version() -> str:
+    from orderdash import __version__
+
+    return f"orderdash {__version__}"
+
+
+def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    names = {
+        "base_url": "base_url",
+        "bearer_token_file": "bearer_token_file",
+        "timeout": "timeout",
+        "allow_insecure_http": "allow_insecure_http",
+        "poll_interval": "poll_interval",
+        "refresh_interval": "refresh_interval",
+        "bell": "bell",
+    }
+    return {key: getattr(args, attr) for key, attr in names.items() if getattr(args, attr, None) is not None}
+
+
+def _load_settings(args: argparse.Namespace, **extra: Any) -> Any:
+    from orderdash.core.config import load_settings
+
+    env: dict[str, str] = dict(os.environ)
+    if getattr(args, "config", None):
+        env["ORDERDASH_CONFIG"] = args.config
+    settings, warnings = load_settings({**_settings_overrides(args), **extra}, env)
+    for warning in warnings:
+        print(f"orderdash: warning: {warning}", file=sys.stderr)
+    return settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = args.command or "tui"
+    if args.command is None:
+        args = build_parser().parse_args(["tui", *(argv if argv is not None else sys.argv[1:])])
+    from orderdash.core.errors import OrderdashError
+
+    try:
+        if command in ("get", "rates"):
+            return _run_one_shot(args, rates=command == "rates")
+        if command == "simulate":
+            return _run_simulate(args)
+        if command == "demo":
+            from orderdash.tui.run import run_demo
+
+            return run_demo(args, _settings_overrides(args))
+        from orderdash.tui.run import run_dashboard
+
+        return run_dashboard(_load_settings(args), [args.token] if args.token else [])
+    except OrderdashError as exc:
+        print(f"orderdash: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
+    import asyncio
+
+    from orderdash.core.client import OrderClient
+    from orderdash.core.tokens import normalize_token
+
+    settings = _load_settings(args)
+    token = normalize_token(args.token)
+
+    async def fetch() -> Any:
+        async with OrderClient(
+            settings.base_url,
+            bearer_token=settings.bearer_token,
+            timeouts=settings.timeouts,
+            max_body_bytes=settings.max_body_bytes,
+        ) as client:
+            return await (client.refresh_rate(token) if rates else client.get_order(token))
+
+    fetched = asyncio.run(fetch())
+    if args.json:
+        from orderdash.core import jsontext
+
+        print(jsontext.dumps(fetched.raw, indent=2))
+    else:
+        from orderdash.core.summary import order_summary
+
+        print("\n".join(order_summary(fetched.order, fetched.received_at)))
+    return 0
+
+
+def _run_simulate(args: argparse.Namespace) -> int:
+    from orderdash.simulator import DEMO_TOKENS, run_simulator
+    from orderdash.simulator.token_file import simulator_token
+
+    token, path = simulator_token(args.bearer_token_file)
+    prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
+    base = f"http://{args.host}:{args.port}{prefix}"
+    print(f"orderdash simulator on {base}", file=sys.stderr)
+    print(f"  demo orders: {', '.join(DEMO_TOKENS)}", file=sys.stderr)
+    print(f"  rate endpoint token: in {path} (use --bearer-token-file {path})", file=sys.stderr)
+    print("  controls under /_sim/ ; Ctrl-C stops", file=sys.stderr)
+    interval = args.customer_interval if args.customer_interval > 0 else None
+    run_simulator(args.host, args.port, token, seed=args.seed, prefix=prefix, customer_interval=interval)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

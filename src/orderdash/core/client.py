@@ -1,0 +1,325 @@
+"""The async client of the order API: one keep-alive connection pool, two reads, typed errors.
+
+Safety rules that shape this file (see PITFALLS.md):
+- redirects are never followed, so the `bearer_token` header cannot travel to another host;
+- the header is set on the rate request only, never on the client;
+- every call has an overall deadline (httpx's read timeout is per chunk);
+- the body is capped by raw bytes before any decoding, and compressed bodies are inflated here
+  with the same cap, so a gzip bomb costs at most the cap;
+- JSON is parsed with Decimal for every fractional number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import ipaddress
+import sys
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+# httpx imports its optional command-line tool (click, rich, pygments) whenever those packages
+# happen to be installed, which they are beside textual and uvicorn. We never use it; loading it
+# would double httpx's import time for `orderdash get` and drag rich into the core.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+import httpx
+from pydantic import SecretStr, ValidationError
+
+from orderdash import __version__
+from orderdash.core import jsontext
+from orderdash.core.errors import (
+    ApiError,
+    AuthRefused,
+    AuthRequired,
+    CannotConnect,
+    FailureReported,
+    InvalidResponse,
+    NetworkError,
+    NotFound,
+    OrderdashError,
+    RateLimited,
+    ResponseTooLarge,
+    ServiceError,
+    Timeout,
+    UnexpectedRedirect,
+)
+from orderdash.core.models import Order, OrderEnvelope, RatesEnvelope
+from orderdash.core.safetext import clean
+from orderdash.core.tokens import token_segment
+
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+#: A longer wait than this from Retry-After is treated as this: a dashboard must come back.
+MAX_RETRY_AFTER = 3600.0
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect: float = 5.0
+    read: float = 10.0
+    #: The whole call, connect to last byte: a slow-drip server is cut off here.
+    deadline: float = 20.0
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """One successful read: the model, the wire `data` object as received, and when it arrived."""
+
+    order: Order
+    raw: dict[str, Any]
+    received_at: float
+    elapsed: float
+
+
+def is_loopback_host(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date), bounded."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    if seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+
+class OrderClient:
+    """getOrder and Update Exchange rate against one configured service origin."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        bearer_token: SecretStr | None = None,
+        timeouts: Timeouts | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._base_url = base_url.rstrip("/")
+        parts = urlsplit(self._base_url)
+        self.origin = f"{parts.scheme}://{parts.netloc}"
+        self._bearer_token = bearer_token
+        self._timeouts = timeouts or Timeouts()
+        self._max_body_bytes = max_body_bytes
+        self._clock = clock
+        self._http = httpx.AsyncClient(
+            follow_redirects=False,
+            timeout=httpx.Timeout(
+                connect=self._timeouts.connect,
+                read=self._timeouts.read,
+                write=self._timeouts.read,
+                pool=self._timeouts.connect,
+            ),
+            headers={
+                "Accept": "application/json",
+                "Accept-Encoding": "identity",
+                "User-Agent": f"orderdash/{__version__}",
+            },
+            transport=transport,
+            # proxies from the environment, except for a loopback service (the simulator)
+            trust_env=not is_loopback_host(parts.hostname or ""),
+        )
+
+    @property
+    def has_bearer_token(self) -> bool:
+        return self._bearer_token is not None and bool(self._bearer_token.get_secret_value())
+
+    def __repr__(self) -> str:
+        return f"OrderClient({self._base_url!r}, bearer_token={'set' if self.has_bearer_token else 'unset'})"
+
+    async def __aenter__(self) -> OrderClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def get_order(self, token: str) -> Fetched:
+        """getOrder: `GET {base_url}/order/<token>/`."""
+        url = f"{self._base_url}/order/{token_segment(token)}/"
+        return await self._call(url, token, headers=None, rates=False)
+
+    async def refresh_rate(self, token: str) -> Fetched:
+        """Update Exchange rate: `GET {base_url}/orders/api/<token>/rates` with `bearer_token`."""
+        url = f"{self._base_url}/orders/api/{token_segment(token)}/rates"
+        if not self.has_bearer_token:
+            raise AuthRequired("the rate refresh needs a bearer token (--bearer-token-file)")
+        assert self._bearer_token is not None
+        return await self._call(
+            url, token, headers={"bearer_token": self._bearer_token.get_secret_value()}, rates=True
+        )
+
+    async def _call(
+        self, url: str, token: str, *, headers: dict[str, str] | None, rates: bool
+    ) -> Fetched:
+        started = time.monotonic()
+        try:
+            status, response_headers, body = await self._fetch(url, headers)
+            order, raw = self._interpret(status, response_headers, body, token, rates=rates)
+        except OrderdashError as exc:
+            secret = self._bearer_token.get_secret_value() if self._bearer_token else None
+            raise exc.redacted(secret) from None
+        return Fetched(
+            order=order, raw=raw, received_at=self._clock(), elapsed=time.monotonic() - started
+        )
+
+    async def _fetch(
+        self, url: str, headers: dict[str, str] | None
+    ) -> tuple[int, httpx.Headers, bytes]:
+        deadline = self._timeouts.deadline
+        try:
+            async with asyncio.timeout(deadline):
+                async with self._http.stream("GET", url, headers=headers) as response:
+                    body = await self._read_capped(response)
+                    return response.status_code, response.headers, body
+        except TimeoutError:
+            raise Timeout(f"{self.origin} did not answer within {deadline:g} s") from None
+        except httpx.TimeoutException:
+            raise Timeout(f"{self.origin} timed out") from None
+        except httpx.ConnectError:
+            raise CannotConnect(f"cannot connect to {self.origin}") from None
+        except (httpx.RemoteProtocolError, httpx.ReadError):
+            raise NetworkError(f"the connection to {self.origin} broke off mid-response") from None
+        except httpx.HTTPError as exc:
+            raise NetworkError(f"network error talking to {self.origin}: {type(exc).__name__}") from None
+
+    async def _read_capped(self, response: httpx.Response) -> bytes:
+        cap = self._max_body_bytes
+        declared = response.headers.get("content-length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > cap:
+            raise ResponseTooLarge(self._too_large(int(declared)))
+        if response.is_stream_consumed:
+            # An in-memory transport hands over a response that httpx has read and decoded
+            # already: nothing left to bound but its size.
+            if len(response.content) > cap:
+                raise ResponseTooLarge(self._too_large(len(response.content)))
+            return response.content
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_raw():
+            size += len(chunk)
+            if size > cap:
+                raise ResponseTooLarge(self._too_large(size, at_least=True))
+            chunks.append(chunk)
+        return self._inflate(b"".join(chunks), response.headers.get("content-encoding", ""))
+
+    def _inflate(self, raw: bytes, encoding: str) -> bytes:
+        encoding = encoding.strip().lower()
+        if encoding in ("", "identity"):
+            return raw
+        if encoding not in ("gzip", "x-gzip", "deflate"):
+            raise InvalidResponse(f"the service used an unsupported content encoding {clean(encoding, limit=20)!r}")
+        wbits = 16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS
+        inflater = zlib.decompressobj(wbits)
+        try:
+            body = inflater.decompress(raw, self._max_body_bytes + 1)
+        except zlib.error:
+            raise InvalidResponse("the service sent a corrupt compressed body") from None
+        if len(body) > self._max_body_bytes or inflater.unconsumed_tail:
+            raise ResponseTooLarge(self._too_large(len(body), at_least=True))
+        return body
+
+    def _too_large(self, size: int, *, at_least: bool = False) -> str:
+        limit_mib = self._max_body_bytes / (1024 * 1024)
+        more = "over" if at_least else ""
+        return f"the response is too large ({more} {size:,} bytes; the limit is {limit_mib:g} MiB)"
+
+    def _interpret(
+        self, status: int, headers: httpx.Headers, body: bytes, token: str, *, rates: bool
+    ) -> tuple[Order, dict[str, Any]]:
+        what = "rate refresh" if rates else "order lookup"
+        if 300 <= status < 400:
+            target = urlsplit(headers.get("location", "")).netloc or "another address"
+            raise UnexpectedRedirect(
+                f"the {what} was redirected (HTTP {status}) to {clean(target, limit=60)}; "
+                "redirects are not followed: check the base URL"
+            )
+        if status in (401, 403):
+            if rates:
+                raise AuthRefused(
+                    f"the service refused the bearer token (HTTP {status}); check it, and that no "
+                    "proxy drops headers with underscores such as bearer_token"
+                )
+            raise AuthRefused(f"the service requires authentication for the order lookup (HTTP {status})")
+        if status == 404:
+            raise NotFound(f"no order with token {clean(token, limit=60)!r} (HTTP 404)")
+        retry_after = parse_retry_after(headers.get("retry-after"))
+        if status == 429:
+            wait = f"; retry in {retry_after:g} s" if retry_after is not None else ""
+            raise RateLimited(f"the service is rate limiting requests (HTTP 429){wait}", retry_after)
+        if status >= 500:
+            raise ServiceError(f"the service failed (HTTP {status})", status, retry_after)
+        if not 200 <= status < 300:
+            raise ServiceError(f"the service rejected the {what} (HTTP {status})", status, retry_after)
+
+        document = self._parse_json(body, headers)
+        try:
+            if rates:
+                rates_envelope = RatesEnvelope.model_validate(document)
+                if not rates_envelope.success:
+                    server_message = (
+                        clean(rates_envelope.message, limit=120) if rates_envelope.message else None
+                    )
+                    raise FailureReported(
+                        f"the service reported a failure: {server_message or 'no message given'}",
+                        server_message,
+                    )
+                if rates_envelope.data is None:
+                    raise InvalidResponse("the rate refresh succeeded but sent no order")
+                order = rates_envelope.data
+            else:
+                order = OrderEnvelope.model_validate(document).data
+        except ValidationError as exc:
+            raise InvalidResponse(f"the {what} answer does not match the API: {_first_error(exc)}") from None
+        return order, document["data"]
+
+    @staticmethod
+    def _parse_json(body: bytes, headers: httpx.Headers) -> Any:
+        if not body.strip():
+            raise InvalidResponse("the service sent an empty response")
+        try:
+            document = jsontext.loads(body)
+        except jsontext.JsonTextError as exc:
+            content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+            if "html" in content_type or body.lstrip()[:1] == b"<":
+                raise InvalidResponse("the service sent an HTML page instead of JSON") from None
+            raise InvalidResponse(f"the service sent invalid JSON: {exc}") from None
+        if not isinstance(document, dict):
+            raise InvalidResponse("the service sent JSON that is not an object")
+        return document
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0]
+    location = ".".join(str(part) for part in first["loc"]) or "body"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{clean(location, limit=60)}: {first['msg']}{more}"
+
+
+__all__ = ["ApiError", "Fetched", "OrderClient", "Timeouts", "is_loopback_host", "parse_retry_after"]

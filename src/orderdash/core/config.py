@@ -1,0 +1,156 @@
+"""Settings from, highest first: command-line options, environment, a TOML file, defaults.
+
+The TOML file is `$ORDERDASH_CONFIG`, else `config.toml` in the user config dir. Every setting
+`name` can be given as `ORDERDASH_NAME` in the environment. The bearer token can come from
+`bearer_token` or, better, `bearer_token_file` at any level; it is held as a SecretStr.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from orderdash.core.client import Timeouts, is_loopback_host
+from orderdash.core.errors import ConfigError
+from orderdash.core.safetext import clean
+
+ENV_PREFIX = "ORDERDASH_"
+DEFAULT_BASE_URL = "http://127.0.0.1:8765"
+TOKEN_FILE_KEY = "bearer_token_file"
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str = DEFAULT_BASE_URL
+    bearer_token: SecretStr | None = None
+    #: Seconds between rate refreshes (the service renews the rate every minute).
+    refresh_interval: float = Field(60.0, gt=0, le=86400)
+    #: Seconds between getOrder polls, which is how new transactions are seen.
+    poll_interval: float = Field(10.0, gt=0, le=86400)
+    connect_timeout: float = Field(5.0, gt=0, le=600)
+    read_timeout: float = Field(10.0, gt=0, le=600)
+    #: Overall deadline of one request, connect to last byte.
+    timeout: float = Field(20.0, gt=0, le=600)
+    max_body_mib: float = Field(8.0, gt=0, le=1024)
+    #: Plain http:// to a host other than loopback sends the token in clear: opt in explicitly.
+    allow_insecure_http: bool = False
+    #: Ring the terminal bell when a payment arrives.
+    bell: bool = True
+
+    @model_validator(mode="after")
+    def _check_base_url(self) -> Settings:
+        parts = urlsplit(self.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"base_url must be an http(s) URL, got {clean(self.base_url, limit=80)!r}")
+        if parts.username or parts.password:
+            raise ValueError("base_url must not carry credentials")
+        if parts.query or parts.fragment:
+            raise ValueError("base_url must not have a query or fragment")
+        if parts.scheme == "http" and not is_loopback_host(parts.hostname) and not self.allow_insecure_http:
+            raise ValueError(
+                f"plain http:// to {parts.hostname} would send the token unencrypted; use https:// "
+                "or set allow_insecure_http"
+            )
+        return self
+
+    @property
+    def timeouts(self) -> Timeouts:
+        return Timeouts(connect=self.connect_timeout, read=self.read_timeout, deadline=self.timeout)
+
+    @property
+    def max_body_bytes(self) -> int:
+        return int(self.max_body_mib * 1024 * 1024)
+
+
+def default_config_path(env: Mapping[str, str]) -> tuple[Path, bool]:
+    """The config file and whether the user named it explicitly (then it must exist)."""
+    explicit = env.get(f"{ENV_PREFIX}CONFIG")
+    if explicit:
+        return Path(explicit).expanduser(), True
+    from platformdirs import user_config_path
+
+    return user_config_path("orderdash") / "config.toml", False
+
+
+def read_token_file(path: str | os.PathLike[str], warnings: list[str]) -> SecretStr:
+    file = Path(path).expanduser()
+    try:
+        mode = file.stat().st_mode
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the bearer token file {file}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"the bearer token file {file} is not UTF-8 text") from None
+    if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+        warnings.append(f"the bearer token file {file} is readable by others: chmod 600 it")
+    token = text.strip()
+    if not token:
+        raise ConfigError(f"the bearer token file {file} is empty")
+    if not token.isprintable():
+        raise ConfigError(f"the bearer token file {file} holds more than one line or control characters")
+    return SecretStr(token)
+
+
+def _layer_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    names = set(Settings.model_fields) | {TOKEN_FILE_KEY}
+    layer = {}
+    for name in names:
+        value = env.get(ENV_PREFIX + name.upper())
+        if value is not None and value != "":
+            layer[name] = value
+    return layer
+
+
+def _layer_from_toml(path: Path, required: bool) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"the config file {path} does not exist") from None
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"the config file {path} is not valid TOML: {exc}") from None
+
+
+def _resolve_token(layer: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    layer = dict(layer)
+    token_file = layer.pop(TOKEN_FILE_KEY, None)
+    if token_file:
+        layer["bearer_token"] = read_token_file(token_file, warnings)
+    return layer
+
+
+def load_settings(
+    cli: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+) -> tuple[Settings, list[str]]:
+    """Merge the sources; returns the settings and warnings to show the user once."""
+    env = os.environ if env is None else env
+    warnings: list[str] = []
+    path, required = default_config_path(env)
+    layers = [
+        _layer_from_toml(path, required),
+        _layer_from_env(env),
+        {k: v for k, v in (cli or {}).items() if v is not None},
+    ]
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        merged.update(_resolve_token(layer, warnings))
+    try:
+        return Settings.model_validate(merged), warnings
+    except ValidationError as exc:
+        error = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(p) for p in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        prefix = f"invalid setting {where}: " if where else "invalid settings: "
+        raise ConfigError(prefix + message) from None

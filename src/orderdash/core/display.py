@@ -1,0 +1,63 @@
+"""Formatting of server values for people: exact digits, safe text, no float anywhere."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from orderdash.core.models import Order, ServerTime
+from orderdash.core.safetext import clean
+
+MISSING = "\u2014"  # em dash: the server sent nothing here
+
+
+def amount_text(value: Decimal | None, *, group: bool = False) -> str:
+    """Every digit the server sent, positional notation; `group` adds thousands separators."""
+    if value is None:
+        return MISSING
+    return format(value, ",f" if group else "f")
+
+
+def fiat_text(value: Decimal | None, currency: str) -> str:
+    return f"{amount_text(value, group=True)} {clean(currency, limit=12)}".strip()
+
+
+def coin_code(order: Order) -> str:
+    return clean(order.coin_base_name or "", limit=12).upper()
+
+
+def rate_text(order: Order) -> str:
+    """'1 BTC = 97,123.45 EUR', or why there is none."""
+    if order.exchange_rate is None or not order.coin_base_name:
+        return "coin not chosen yet"
+    currency = clean(order.currency.abbreviation, limit=12)
+    return f"1 {coin_code(order)} = {amount_text(order.exchange_rate, group=True)} {currency}"
+
+
+def server_time_text(value: ServerTime | None) -> str:
+    if value is None:
+        return MISSING
+    return clean(value.raw, limit=40)
+
+
+def epoch_ms_text(value: int | None) -> str:
+    """An epoch-milliseconds value as UTC time, or the raw number when it is not plausible."""
+    if value is None:
+        return MISSING
+    if 10**12 <= value < 10**14:
+        moment = datetime.fromtimestamp(value / 1000, tz=UTC)
+        return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return str(value)
+
+
+def duration_text(seconds: float) -> str:
+    """'59:58', '1:02:03', or '3 d 4 h' for long spans; negative spans read as 0:00."""
+    total = max(int(seconds), 0)
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"

@@ -1,0 +1,155 @@
+"""Typed models of the order API (order-api.md section 2), open to what the spec does not show.
+
+Attributes are snake_case; the wire names are aliases. Money is `Decimal` with every digit the
+server sent: bodies must be parsed with `jsontext.loads` (floats never appear), and the `Money`
+type refuses float, bool, NaN/Infinity and absurd exponents instead of rounding them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, model_validator
+from pydantic.alias_generators import to_camel
+
+#: Largest magnitude and finest fraction accepted for a money value (10^±40): wider than any
+#: coin or fiat amount, narrow enough that formatting can never produce a huge string.
+_MAX_ADJUSTED_EXPONENT = 40
+_MAX_DIGITS = 80
+
+
+def _to_money(value: Any) -> Decimal:
+    if isinstance(value, bool) or isinstance(value, float):
+        # float means the body was parsed lossily somewhere: refuse rather than show a wrong digit
+        raise ValueError("expected an exact decimal number")
+    if isinstance(value, int):
+        value = Decimal(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            raise ValueError("expected decimal text") from None
+    if not isinstance(value, Decimal):
+        raise ValueError("expected a decimal number")
+    if not value.is_finite():
+        raise ValueError("expected a finite number")
+    if len(value.as_tuple().digits) > _MAX_DIGITS or abs(value.adjusted()) > _MAX_ADJUSTED_EXPONENT:
+        raise ValueError("number out of range")
+    return value
+
+
+Money = Annotated[Decimal, BeforeValidator(_to_money)]
+
+
+class WireModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="allow",
+        frozen=True,
+    )
+
+
+class ServerTime(BaseModel):
+    """A `YYYY-MM-DD HH:MM` time as sent: the raw text always, the parsed value when it parses."""
+
+    model_config = ConfigDict(frozen=True)
+
+    raw: str
+    value: datetime | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            try:
+                parsed: datetime | None = datetime.strptime(data, "%Y-%m-%d %H:%M")
+            except ValueError:
+                parsed = None
+            return {"raw": data, "value": parsed}
+        return data
+
+
+class Currency(WireModel):
+    id: int
+    currency: str
+    abbreviation: str
+
+
+class Status(WireModel):
+    #: Kept as sent: the service has states this client does not know yet.
+    code: str
+    label: str
+
+
+class Urls(WireModel):
+    cancel_url: str | None = None
+    success_url: str | None = None
+    callback_url: str | None = None
+
+
+class TxAmounts(WireModel):
+    base: Money
+    total: Money
+    under_paid: Money
+    over_paid: Money
+
+
+class Transaction(WireModel):
+    id: int
+    hash: str
+    hash_url: str | None = None
+    amount: TxAmounts
+    amount_fiat: TxAmounts
+    created_at: ServerTime
+    created_at_ms: int = Field(alias="createdAtMiliseconds")
+
+
+class Order(WireModel):
+    company_name: str
+    id: int
+    customer_id: int
+    token: str
+    # coin, coin_base_name, exchange_rate and amount are null until the buyer chooses a coin
+    coin: str | None = None
+    coin_base_name: str | None = None
+    exchange_rate: Money | None = None
+    amount_fiat: Money
+    amount: Money | None = None
+    due_date: JsonValue = None
+    currency: Currency
+    created_at: ServerTime
+    created_at_ms: int = Field(alias="createdAtMiliseconds")
+    type: str
+    expires_at: int | None = None
+    expiration_time: int | None = None
+    email: str | None = None
+    address: str | None = None
+    qr_code: str | None = None
+    status: Status
+    urls: Urls = Field(default_factory=Urls)
+    transactions: tuple[Transaction, ...] = ()
+
+    @property
+    def coin_chosen(self) -> bool:
+        return self.coin_base_name is not None and self.amount is not None
+
+
+class OrderEnvelope(WireModel):
+    """getOrder: `{status, data}`."""
+
+    status: int
+    data: Order
+
+
+class RatesEnvelope(WireModel):
+    """Update Exchange rate: `{success, data, message}`; `data` may be absent on failure."""
+
+    success: bool
+    data: Order | None = None
+    message: str | None = None

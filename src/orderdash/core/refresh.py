@@ -1,0 +1,134 @@
+"""When to call which endpoint for one watched order. Pure policy: time is passed in.
+
+Two tracks, one per kind of request: the getOrder poll (how new transactions are seen) and the
+rate refresh (the service renews the rate every minute and after each new transaction). Each
+track has at most one request in flight. A failure backs off exponentially with jitter, bounded
+by the track's interval, and a Retry-After from the server is honoured. Times are monotonic
+seconds so a wall-clock jump can neither stall nor flood the schedule.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from enum import Enum
+
+#: First retry delay after a failure; doubles per failure up to the track's interval.
+MIN_BACKOFF = 1.0
+
+
+class Kind(Enum):
+    ORDER = "order"
+    RATES = "rates"
+
+
+@dataclass
+class Track:
+    interval: float
+    enabled: bool
+    next_due: float
+    in_flight: bool = False
+    #: A request was asked for while one was in flight: run again as soon as it ends.
+    pending: bool = False
+    failures: int = 0
+    last_success: float | None = None
+    last_attempt: float | None = None
+
+
+@dataclass(frozen=True)
+class TrackStatus:
+    enabled: bool
+    in_flight: bool
+    failures: int
+    #: Seconds until the next request of this kind (0 while one is due or in flight).
+    next_in: float
+
+
+@dataclass
+class RefreshPolicy:
+    poll_interval: float
+    refresh_interval: float
+    rates_enabled: bool
+    now: float
+    rng: random.Random = field(default_factory=random.Random)
+    tracks: dict[Kind, Track] = field(init=False)
+
+    def __post_init__(self) -> None:
+        # on load: both reads at once
+        self.tracks = {
+            Kind.ORDER: Track(self.poll_interval, True, self.now),
+            Kind.RATES: Track(self.refresh_interval, self.rates_enabled, self.now),
+        }
+
+    def due(self, now: float) -> list[Kind]:
+        return [
+            kind
+            for kind, track in self.tracks.items()
+            if track.enabled and not track.in_flight and track.next_due <= now
+        ]
+
+    def next_wakeup(self) -> float | None:
+        """The monotonic time of the next due request, or None when nothing is waiting."""
+        times = [t.next_due for t in self.tracks.values() if t.enabled and not t.in_flight]
+        return min(times) if times else None
+
+    def started(self, kind: Kind, now: float) -> None:
+        track = self.tracks[kind]
+        track.in_flight = True
+        track.pending = False
+        track.last_attempt = now
+
+    def succeeded(self, kind: Kind, now: float) -> None:
+        track = self.tracks[kind]
+        track.in_flight = False
+        track.failures = 0
+        track.last_success = now
+        track.next_due = now if track.pending else now + track.interval
+
+    def failed(
+        self, kind: Kind, now: float, *, retry_after: float | None = None, persistent: bool = False
+    ) -> float:
+        """Record a failure; returns the delay before the next try.
+
+        `persistent` failures (refused token, unknown order) will not heal in a second: they
+        wait a full interval instead of the short first steps of the backoff.
+        """
+        track = self.tracks[kind]
+        track.in_flight = False
+        track.pending = False
+        track.failures += 1
+        if persistent:
+            delay = track.interval
+        else:
+            backoff = min(track.interval, MIN_BACKOFF * 2 ** (track.failures - 1))
+            delay = backoff * (0.5 + 0.5 * self.rng.random())
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        track.next_due = now + delay
+        return delay
+
+    def request_now(self, kind: Kind, now: float) -> None:
+        """Make `kind` due at once (new transaction, user pressed refresh)."""
+        track = self.tracks[kind]
+        if not track.enabled:
+            return
+        if track.in_flight:
+            track.pending = True
+            return
+        # while failing, at most one try per MIN_BACKOFF: held-down keys must not become a storm
+        recently = track.last_attempt is not None and now - track.last_attempt < MIN_BACKOFF
+        if track.failures and recently:
+            track.next_due = min(track.next_due, track.last_attempt + MIN_BACKOFF)
+        else:
+            track.next_due = min(track.next_due, now)
+
+    def status(self, now: float) -> dict[Kind, TrackStatus]:
+        return {
+            kind: TrackStatus(
+                enabled=track.enabled,
+                in_flight=track.in_flight,
+                failures=track.failures,
+                next_in=0.0 if track.in_flight else max(track.next_due - now, 0.0),
+            )
+            for kind, track in self.tracks.items()
+        }

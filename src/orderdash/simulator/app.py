@@ -1,0 +1,373 @@
+"""The simulator's HTTP face: a Starlette ASGI app serving a `Simulator`.
+
+API endpoints (order-api.md section 4), mounted under `prefix`:
+  GET {prefix}/order/<token>/           -> 200 {"status": 1, "data": Order}   (no qrCode)
+  GET {prefix}/orders/api/<token>/rates -> 200 {"success": true, "data": Order, "message": null}
+Assumed error forms (the contract shows none):
+  getOrder, unknown token   -> 404 {"status": 0, "data": null, "message": "Order not found"}
+  rates, bearer_token header missing or wrong -> 401
+                               {"success": false, "data": null, "message": "Unauthorized"}
+                               (checked before the token is looked up)
+  rates, unknown token      -> 404 {"success": false, "data": null, "message": "Order not found"}
+  any other path or method  -> 404 / 405 {"message": ...}
+The token path segment is percent-decoded from the raw request path, so "a%2Fb" is token "a/b".
+
+Control endpoints for tests and demos live under /_sim/ (never under the prefix):
+  GET  /_sim/orders                         list of {token, status, companyName, coin}
+  POST /_sim/orders                         {companyName?, coin?, currency?, amountFiat?, token?,
+                                             email?, lifetimeS?} -> 201 {token}
+  POST /_sim/orders/<token>/transactions    {amount?: "decimal text"} -> 201 the transaction
+  POST /_sim/orders/<token>/status          {code, label?}
+  POST /_sim/orders/<token>/fields          object of raw wire-field overrides
+  POST /_sim/faults                         Fault fields -> 201;  DELETE /_sim/faults -> 204
+  POST /_sim/clock                          {advance: seconds}
+  GET  /_sim/requests;  DELETE /_sim/requests -> 204
+  POST /_sim/customer/step                  -> the transaction or null
+Bodies are parsed with jsontext.loads; bad input -> 400 {"message": ...}, unknown token -> 404.
+
+Faults (`Fault`) apply to the two API endpoints only; the first matching fault wins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from decimal import Decimal
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote, unquote
+
+from starlette.applications import Starlette
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from orderdash.core import jsontext
+from orderdash.simulator.state import Fault, Simulator, UnknownOrderError
+
+BEARER_HEADER = b"bearer_token"
+MAX_CONTROL_BODY = 1_000_000
+CONTROL_ROOT = "/_sim"
+
+
+class SimulatedReset(ConnectionAbortedError):
+    """Raised inside a response body to make the server drop the connection (a Fault)."""
+
+
+def normalize_prefix(prefix: str) -> str:
+    """'' or '/a/b' (leading slash, no trailing slash)."""
+    prefix = (prefix or "").strip()
+    if not prefix or prefix == "/":
+        return ""
+    return "/" + prefix.strip("/")
+
+
+def _json_bytes(obj: Any) -> bytes:
+    return jsontext.dumps(obj).encode("ascii")
+
+
+class _Reply:
+    __slots__ = ("status", "body", "headers")
+
+    def __init__(self, status: int, obj: Any = None, *, raw: bytes | None = None) -> None:
+        self.status = status
+        self.body = raw if raw is not None else (b"" if status == 204 else _json_bytes(obj))
+        self.headers: dict[str, tuple[str, str]] = {}
+        if status != 204:
+            self.headers["content-type"] = ("content-type", "application/json")
+
+    def set_header(self, name: str, value: str) -> None:
+        self.headers[name.lower()] = (name.lower(), value)
+
+
+class _BadRequest(ValueError):
+    pass
+
+
+class SimulatorASGI:
+    """The raw ASGI handler behind create_app (one catch-all route)."""
+
+    def __init__(self, sim: Simulator, bearer_token: str, prefix: str) -> None:
+        if not isinstance(bearer_token, str) or not bearer_token:
+            raise ValueError("bearer_token must be a non-empty string")
+        self.sim = sim
+        self._secret = bearer_token.encode("latin-1")
+        self.prefix = normalize_prefix(prefix)
+
+    # -------------------------------------------------------------- routing
+    def _classify(self, path: str) -> tuple[str, str | None, list[str]]:
+        """(endpoint, token, control segments) of a raw (still percent-encoded) path."""
+        if path == CONTROL_ROOT or path.startswith(CONTROL_ROOT + "/"):
+            segments = [unquote(s) for s in path[len(CONTROL_ROOT) + 1 :].split("/")]
+            token = segments[1] if len(segments) >= 2 and segments[0] == "orders" else None
+            return "control", token, segments
+        prefix = self.prefix
+        if prefix and not path.startswith(prefix + "/"):
+            return "other", None, []
+        parts = path[len(prefix) :].split("/")
+        if len(parts) == 4 and parts[:2] == ["", "order"] and parts[2] and parts[3] == "":
+            return "order", unquote(parts[2]), []
+        if (
+            len(parts) == 5
+            and parts[:3] == ["", "orders", "api"]
+            and parts[3]
+            and parts[4] == "rates"
+        ):
+            return "rates", unquote(parts[3]), []
+        return "other", None, []
+
+    def _bearer(self, scope: Scope) -> str:
+        for name, value in scope.get("headers", []):
+            if name.lower() == BEARER_HEADER:
+                return "ok" if hmac.compare_digest(value, self._secret) else "wrong"
+        return "missing"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # pragma: no cover - websockets are not served
+            return
+        raw = scope.get("raw_path")
+        if raw is None:
+            raw = quote(scope["path"]).encode("ascii")
+        path = raw.split(b"?", 1)[0].decode("latin-1")
+        method = scope["method"].upper()
+        endpoint, token, segments = self._classify(path)
+        bearer = self._bearer(scope)
+        self.sim.log_request(method, path, endpoint, token, bearer)
+
+        if endpoint in ("order", "rates"):
+            fault = self.sim.take_fault(endpoint, token)
+            if fault is not None and fault.delay > 0:
+                await asyncio.sleep(fault.delay)
+            reply = self._api(method, endpoint, token, bearer)
+            if fault is not None:
+                await self._send_faulty(send, reply, fault)
+                return
+        elif endpoint == "control":
+            reply = await self._control(method, segments, scope, receive)
+        else:
+            reply = _Reply(404, {"message": "Not found"})
+        await self._send(send, reply)
+
+    # -------------------------------------------------------------- API
+    def _api(self, method: str, endpoint: str, token: str | None, bearer: str) -> _Reply:
+        assert token is not None
+        if method not in ("GET", "HEAD"):
+            reply = _Reply(405, {"message": "Method not allowed"})
+            reply.set_header("Allow", "GET")
+            return reply
+        if endpoint == "order":
+            try:
+                data = self.sim.order_wire(token, with_qr=False)
+            except UnknownOrderError:
+                return _Reply(404, {"status": 0, "data": None, "message": "Order not found"})
+            return _Reply(200, {"status": 1, "data": data})
+        if bearer != "ok":
+            return _Reply(401, {"success": False, "data": None, "message": "Unauthorized"})
+        try:
+            data = self.sim.order_wire(token, with_qr=True)
+        except UnknownOrderError:
+            return _Reply(404, {"success": False, "data": None, "message": "Order not found"})
+        return _Reply(200, {"success": True, "data": data, "message": None})
+
+    # -------------------------------------------------------------- control
+    async def _control(
+        self, method: str, segments: list[str], scope: Scope, receive: Receive
+    ) -> _Reply:
+        try:
+            body = await _read_body(receive)
+            return self._control_dispatch(method, segments, body)
+        except UnknownOrderError as exc:
+            return _Reply(404, {"message": f"Order not found: {exc.token!r}"})
+        except (_BadRequest, ValueError, TypeError) as exc:
+            return _Reply(400, {"message": str(exc)[:500] or "Bad request"})
+
+    def _control_dispatch(self, method: str, seg: list[str], body: bytes) -> _Reply:
+        sim = self.sim
+        if seg == ["orders"]:
+            if method == "GET":
+                return _Reply(200, sim.list_orders())
+            if method == "POST":
+                obj = _object(body)
+                allowed = {"companyName", "coin", "currency", "amountFiat", "token", "email",
+                           "lifetimeS"}
+                _only(obj, allowed)
+                kwargs: dict[str, Any] = {}
+                if "companyName" in obj:
+                    kwargs["company_name"] = obj["companyName"]
+                if "coin" in obj:
+                    kwargs["coin"] = obj["coin"]
+                if "currency" in obj:
+                    kwargs["currency"] = obj["currency"]
+                if "amountFiat" in obj:
+                    kwargs["amount_fiat"] = _decimal_or_text(obj["amountFiat"], "amountFiat")
+                if "token" in obj:
+                    kwargs["token"] = obj["token"]
+                if "email" in obj:
+                    kwargs["email"] = obj["email"]
+                if "lifetimeS" in obj:
+                    kwargs["lifetime_s"] = obj["lifetimeS"]
+                token = sim.create_order(**kwargs)
+                return _Reply(201, {"token": token})
+            return _not_allowed("GET, POST")
+        if len(seg) == 3 and seg[0] == "orders" and seg[1]:
+            token, action = seg[1], seg[2]
+            if method != "POST":
+                return _not_allowed("POST")
+            if action == "transactions":
+                obj = _object(body) if body.strip() else {}
+                _only(obj, {"amount"})
+                amount = obj.get("amount")
+                if amount is not None:
+                    amount = _decimal_or_text(amount, "amount")
+                return _Reply(201, sim.add_transaction(token, amount))
+            if action == "status":
+                obj = _object(body)
+                _only(obj, {"code", "label"})
+                if not isinstance(obj.get("code"), str):
+                    raise _BadRequest("code (text) is required")
+                sim.set_status(token, obj["code"], obj.get("label"))
+                return _Reply(200, {"ok": True})
+            if action == "fields":
+                obj = _object(body)
+                sim.set_fields(token, obj)
+                return _Reply(200, {"ok": True})
+            return _Reply(404, {"message": "Not found"})
+        if seg == ["faults"]:
+            if method == "POST":
+                sim.add_fault(Fault.from_json(_object(body)))
+                return _Reply(201, {"faults": len(sim.faults)})
+            if method == "DELETE":
+                sim.clear_faults()
+                return _Reply(204)
+            return _not_allowed("POST, DELETE")
+        if seg == ["clock"]:
+            if method != "POST":
+                return _not_allowed("POST")
+            obj = _object(body)
+            _only(obj, {"advance"})
+            advance = obj.get("advance")
+            if isinstance(advance, bool) or not isinstance(advance, (int, Decimal)):
+                raise _BadRequest("advance (seconds, a number) is required")
+            sim.advance_clock(float(advance))
+            return _Reply(200, {"now": Decimal(repr(sim.now()))})
+        if seg == ["requests"]:
+            if method == "GET":
+                entries = sim.requests
+                for entry in entries:
+                    entry["t"] = Decimal(repr(entry["t"]))
+                return _Reply(200, entries)
+            if method == "DELETE":
+                sim.clear_requests()
+                return _Reply(204)
+            return _not_allowed("GET, DELETE")
+        if seg == ["customer", "step"]:
+            if method != "POST":
+                return _not_allowed("POST")
+            return _Reply(200, sim.customer_step())
+        return _Reply(404, {"message": "Not found"})
+
+    # -------------------------------------------------------------- sending
+    @staticmethod
+    async def _send(send: Send, reply: _Reply) -> None:
+        headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in reply.headers.values()]
+        if reply.status != 204:
+            headers.append((b"content-length", str(len(reply.body)).encode("ascii")))
+        await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+        await send({"type": "http.response.body", "body": reply.body, "more_body": False})
+
+    @staticmethod
+    async def _send_faulty(send: Send, reply: _Reply, fault: Fault) -> None:
+        status = fault.status if fault.status is not None else reply.status
+        body = fault.body_bytes()
+        if body is None:
+            if fault.status is not None:
+                try:
+                    phrase = HTTPStatus(fault.status).phrase
+                except ValueError:
+                    phrase = "Simulated fault"
+                body = _json_bytes({"message": phrase})
+            else:
+                body = reply.body
+        headers = dict(reply.headers)
+        headers.setdefault("content-type", ("content-type", "application/json"))
+        bodyless = status in (204, 304)
+        if bodyless:
+            body = b""
+            headers.pop("content-type", None)
+        else:
+            headers["content-length"] = ("content-length", str(len(body)))
+        for name, value in fault.headers.items():
+            headers[name.lower()] = (name.lower(), value)
+        raw_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.values()]
+        await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+        if fault.drip_delay <= 0 and fault.reset_after is None:
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+            return
+        limit = fault.reset_after
+        if limit is not None:
+            body = body[:limit]
+        size = fault.drip_chunk if fault.drip_delay > 0 else max(len(body), 1)
+        chunks = [body[i : i + size] for i in range(0, len(body), size)]
+        for index, chunk in enumerate(chunks):
+            if index and fault.drip_delay > 0:
+                await asyncio.sleep(fault.drip_delay)
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        if limit is not None:
+            raise SimulatedReset(f"simulated connection reset after {len(body)} body bytes")
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_CONTROL_BODY:
+            raise _BadRequest("the body is too large")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _object(body: bytes) -> dict[str, Any]:
+    if not body.strip():
+        raise _BadRequest("a JSON object body is required")
+    try:
+        obj = jsontext.loads(body)
+    except jsontext.JsonTextError as exc:
+        raise _BadRequest(f"the body is not JSON: {exc}") from exc
+    if not isinstance(obj, dict):
+        raise _BadRequest("the body must be a JSON object")
+    return obj
+
+
+def _only(obj: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise _BadRequest(f"unknown field(s): {', '.join(unknown)}")
+
+
+def _decimal_or_text(value: Any, name: str) -> Decimal | str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, Decimal)):
+        raise _BadRequest(f"{name} must be decimal text or a number")
+    if isinstance(value, int):
+        return Decimal(value)
+    return value
+
+
+def _not_allowed(allow: str) -> _Reply:
+    reply = _Reply(405, {"message": "Method not allowed"})
+    reply.set_header("Allow", allow)
+    return reply
+
+
+def create_app(sim: Simulator, bearer_token: str = "secret", prefix: str = "") -> Starlette:
+    """A Starlette app serving `sim`: API endpoints under `prefix`, control under /_sim/."""
+    handler = SimulatorASGI(sim, bearer_token, prefix)
+    app = Starlette(routes=[Route("/{rest:path}", endpoint=handler)])
+    app.state.simulator = sim
+    return app

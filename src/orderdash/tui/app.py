@@ -1,0 +1,94 @@
+"""The Textual application and the one factory that builds it (CLI, tests, screenshots)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from orderdash.core.client import OrderClient
+from orderdash.core.config import Settings
+from orderdash.tui.screens.dashboard import DashboardScreen
+from orderdash.tui.screens.help import HelpScreen
+
+
+class OrderDashApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "orderdash"
+    BINDINGS = [
+        Binding("q", "quit", "Quit", tooltip="Quit orderdash"),
+        Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        client: OrderClient,
+        *,
+        token: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.client = client
+        self._token = token
+        self._clock = clock
+        self._bell = settings.bell
+
+    def on_mount(self) -> None:
+        self.push_screen(DashboardScreen(self.client, self.settings, token=self._token, clock=self._clock))
+
+    async def on_unmount(self) -> None:
+        await self.client.aclose()
+
+    @property
+    def dashboard(self) -> DashboardScreen:
+        for screen in self.screen_stack:
+            if isinstance(screen, DashboardScreen):
+                return screen
+        raise LookupError("the dashboard is not on the screen stack")
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def bell(self) -> None:
+        if self._bell:
+            super().bell()
+
+    def action_toggle_bell(self) -> None:
+        self._bell = not self._bell
+        self.notify(f"Bell {'on' if self._bell else 'off'}.", timeout=2, markup=False)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        dashboard = self.dashboard
+        yield SystemCommand("Refresh now", "Fetch the order and the rate now", dashboard.action_refresh)
+        yield SystemCommand("Copy order token", "Copy the token of the order on screen", dashboard.action_copy_token)
+        yield SystemCommand("Copy payment address", "Copy the address customers pay to", dashboard.action_copy_address)
+        yield SystemCommand("Copy coin amount", "Copy the amount in coin, exact digits", dashboard.action_copy_amount)
+        yield SystemCommand(
+            "Copy transaction hash", "Copy the full hash of the selected transaction", dashboard.action_copy_hash
+        )
+        yield SystemCommand("Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell)
+
+
+def make_app(
+    settings: Settings,
+    *,
+    client: OrderClient | None = None,
+    token: str | None = None,
+    clock: Callable[[], float] = time.time,
+) -> OrderDashApp:
+    """Build the app; pass `client` to inject one (tests), else it is made from `settings`."""
+    if client is None:
+        client = OrderClient(
+            settings.base_url,
+            bearer_token=settings.bearer_token,
+            timeouts=settings.timeouts,
+            max_body_bytes=settings.max_body_bytes,
+        )
+    return OrderDashApp(settings, client, token=token, clock=clock)

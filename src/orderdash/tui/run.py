@@ -1,0 +1,34 @@
+"""Running the dashboard from the command line, for real or on the in-process simulator."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from orderdash.core.config import Settings, load_settings
+
+
+def run_dashboard(settings: Settings, tokens: list[str]) -> int:
+    from orderdash.tui.app import make_app
+
+    make_app(settings, token=tokens[0] if tokens else None).run()
+    return 0
+
+
+def run_demo(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
+    """Start the simulator with its demo orders and a paying customer, then open the dashboard."""
+    from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
+
+    # the demo's credential lives only in this process: nothing to leak, nothing to configure
+    bearer_token = secrets.token_urlsafe(24)
+    interval = args.customer_interval if args.customer_interval > 0 else None
+    simulator = Simulator(seed=args.seed)
+    with SimulatorServer(simulator, bearer_token=bearer_token, customer_interval=interval) as server:
+        settings, _ = load_settings(
+            {**overrides, "base_url": server.base_url, "bearer_token": bearer_token},
+            {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
+        )
+        return run_dashboard(settings, [DEMO_TOKENS[0]])

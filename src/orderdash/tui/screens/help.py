@@ -1,0 +1,50 @@
+"""The key reference, on `?`."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+KEYS = (
+    ("/", "type another order token (Enter loads it, Esc returns to the table)"),
+    ("r", "refresh the order and the rate now"),
+    ("c", "copy the payment address"),
+    ("y", "copy the coin amount, with every digit"),
+    ("o", "open the selected transaction on the block explorer"),
+    ("\u2191 \u2193", "select a transaction: its full hash and amounts show under the table"),
+    ("ctrl+p", "command palette: copy token, copy hash, toggle the bell, theme"),
+    ("?", "this help"),
+    ("q", "quit"),
+)
+
+ABOUT = (
+    "The order is polled every poll interval; a new transaction refreshes the exchange rate "
+    "at once, rings the bell and is marked \u25cf in the table. The rate is refreshed every "
+    "minute when a bearer token is configured. When the service cannot be reached the last good "
+    "data stays on screen, marked STALE, and the dashboard retries by itself."
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("question_mark", "dismiss", "Close", show=False),
+        Binding("q", "dismiss", "Close", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        keys = Table.grid(padding=(0, 2))
+        keys.add_column(style="bold", no_wrap=True)
+        keys.add_column()
+        for key, what in KEYS:
+            keys.add_row(key, what)
+        with VerticalScroll(id="help-body") as body:
+            body.border_title = "orderdash \u00b7 keys"
+            body.border_subtitle = "Esc closes"
+            yield Static(keys)
+            yield Static(Text("\n" + ABOUT, "dim"))

@@ -1,0 +1,20 @@
+"""Server text to Rich `Text`: literal (never markup) and free of control characters.
+
+Widgets take `Text` built here, never a raw `str` from the service, because a `str` given to
+Static, Label, notify or a DataTable cell is parsed as markup.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from orderdash.core.safetext import clean
+
+
+def literal(value: object, style: str = "", *, limit: int | None = None) -> Text:
+    return Text(clean(value, limit=limit), style=style, no_wrap=False)
+
+
+def joined(*parts: Text | str, separator: str = "") -> Text:
+    """Our own constant strings and server `Text` pieces in one Text (constants are not markup)."""
+    return Text(separator).join(Text(part) if isinstance(part, str) else part for part in parts)

@@ -1,0 +1,1 @@
+"""Widgets, one family per module."""

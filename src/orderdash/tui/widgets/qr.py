@@ -1,0 +1,316 @@
+"""QRView: a scannable QR code drawn with half blocks, with the encoded text under it.
+
+The code is drawn module-exact in pure black on pure white whatever the theme, since a
+phone camera needs contrast and a quiet zone, not the theme's palette. Every string shown
+goes through `clean` and is built as Content, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from rich.cells import cell_len
+from rich.color import Color
+from rich.segment import Segment
+from rich.style import Style
+from textual.content import Content
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.style import Style as ContentStyle
+from textual.widget import Widget
+
+from orderdash.core.qr import (
+    QRError,
+    QRMatrix,
+    best_scale,
+    cells_needed,
+    half_block_rows,
+    matrix_for,
+)
+from orderdash.core.safetext import clean, shorten_middle
+
+__all__ = ["QRView", "caption_lines"]
+
+QUIET_ZONE = 2
+CAPTION_MAX_LINES = 3
+EMPTY_NOTE = "no address to encode"
+
+_BLACK = Color.from_rgb(0, 0, 0)
+_WHITE = Color.from_rgb(255, 255, 255)
+_UPPER_HALF = "\u2580"
+
+# (top_dark, bottom_dark) -> the cell that shows it. Uniform cells are spaces with the
+# background set, which no font can draw with a seam between the two halves.
+_CELLS: dict[tuple[bool, bool], tuple[str, Style]] = {
+    (True, True): (" ", Style(color=_BLACK, bgcolor=_BLACK)),
+    (False, False): (" ", Style(color=_WHITE, bgcolor=_WHITE)),
+    (True, False): (_UPPER_HALF, Style(color=_BLACK, bgcolor=_WHITE)),
+    (False, True): (_UPPER_HALF, Style(color=_WHITE, bgcolor=_BLACK)),
+}
+
+
+def caption_lines(text: str, width: int, max_lines: int = CAPTION_MAX_LINES) -> list[str]:
+    """`text` made printable and folded to `width`, shortened in the middle to fit `max_lines`."""
+    if width < 1 or max_lines < 1 or not text:
+        return []
+    budget = width * max_lines
+    # Shorten before cleaning so a huge server string costs no more than what is shown.
+    shown = clean(shorten_middle(text, budget))
+    while True:
+        lines = [line.plain for line in Content(shown).fold(width)]
+        if len(lines) <= max_lines:
+            return lines
+        # Only double-width characters get here: give up a little and fold again.
+        budget = max(1, budget - (len(lines) - max_lines) * width // 2 - 1)
+        shown = clean(shorten_middle(text, budget))
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What goes where in a content area of a given size."""
+
+    width: int
+    height: int
+    matrix: QRMatrix | None = None
+    scale: int = 0
+    note: str = ""
+    note_kind: str = "note"  # component class suffix: "note" or "placeholder"
+    caption: tuple[str, ...] = ()
+
+    def code_size(self) -> tuple[int, int]:
+        if self.matrix is None or not self.scale:
+            return 0, 0
+        return cells_needed(self.matrix, self.scale)
+
+
+def _wrap_note(note: str, width: int, max_lines: int) -> list[str]:
+    if width < 1 or max_lines < 1:
+        return []
+    lines = [line.plain for line in Content(clean(note)).wrap(width)]
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = Content(lines[-1]).truncate(width - 1).plain + "\u2026"
+    return lines
+
+
+def _plan(text: str, width: int, height: int, max_scale: int, with_caption: bool) -> _Layout:
+    if width < 1 or height < 1:
+        return _Layout(width, height)
+    if not text:
+        return _Layout(width, height, note=EMPTY_NOTE, note_kind="placeholder")
+
+    def caption(rows_left: int) -> tuple[str, ...]:
+        if not with_caption:
+            return ()
+        return tuple(caption_lines(text, width, min(CAPTION_MAX_LINES, rows_left)))
+
+    try:
+        matrix = matrix_for(text, QUIET_ZONE)
+    except QRError as error:
+        # Room for the note and a blank line first; the caption says which text failed.
+        return _Layout(width, height, note=str(error), caption=caption(height - 2))
+    # One caption line is reserved: the code is no use if nobody can see what it says.
+    reserved = 1 if with_caption else 0
+    scale = best_scale(matrix, width, height - reserved, max_scale)
+    if scale:
+        _, code_rows = cells_needed(matrix, scale)
+        return _Layout(width, height, matrix, scale, caption=caption(height - code_rows))
+    columns, rows = cells_needed(matrix, 1)
+    note = (
+        f"QR hidden: needs {columns}x{rows + reserved} cells, have {width}x{height}"
+        " - enlarge the terminal"
+    )
+    return _Layout(width, height, note=note, caption=caption(height - 2))
+
+
+#: Width asked for when no code fits: enough for the note to wrap over a few lines.
+HIDDEN_NOTE_WIDTH = 26
+
+
+class QRView(Widget):
+    """A QR code for `text`, at the largest scale that fits, with the encoded text under it."""
+
+    ALLOW_SELECT = False
+
+    COMPONENT_CLASSES = {"qrview--caption", "qrview--note", "qrview--placeholder"}
+
+    DEFAULT_CSS = """
+    QRView {
+        width: 1fr;
+        height: 1fr;
+    }
+    QRView > .qrview--caption {
+        color: $foreground;
+    }
+    QRView > .qrview--note {
+        color: $text-warning;
+    }
+    QRView > .qrview--placeholder {
+        color: $text-muted;
+        text-style: italic;
+    }
+    """
+
+    text: reactive[str] = reactive("", layout=True)
+    """The content to encode; set it to change the code."""
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        max_scale: int = 2,
+        caption: bool = True,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        if max_scale < 1:
+            raise ValueError(f"max_scale must be 1 or more, not {max_scale}")
+        super().__init__(name=name, id=id, classes=classes)
+        self._max_scale = max_scale
+        self._caption = caption
+        self._layout_key: tuple[object, ...] | None = None
+        self._layout_value = _Layout(0, 0)
+        self._strips_key: tuple[object, ...] | None = None
+        self._strips: list[Strip] = []
+        self.set_reactive(QRView.text, text)
+
+    def validate_text(self, text: object) -> str:
+        return "" if text is None else str(text)
+
+    # -- what tests and callers can ask ------------------------------------------------------
+
+    @property
+    def scale(self) -> int:
+        """Scale of the code on screen now; 0 when no code is shown."""
+        return self._current_layout().scale
+
+    @property
+    def encoded_text(self) -> str:
+        """What the visible code encodes; "" when no code is shown."""
+        layout = self._current_layout()
+        return layout.matrix.text if layout.matrix is not None and layout.scale else ""
+
+    @property
+    def note(self) -> str:
+        """The note shown instead of a code ("" while a code is shown)."""
+        return self._current_layout().note
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def _layout_for(self, width: int, height: int) -> _Layout:
+        key = (self.text, width, height, self._max_scale, self._caption)
+        if key != self._layout_key:
+            self._layout_value = _plan(self.text, width, height, self._max_scale, self._caption)
+            self._layout_key = key
+        return self._layout_value
+
+    def _current_layout(self) -> _Layout:
+        width, height = self.size
+        return self._layout_for(width, height)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        """The width of the largest code the container's height allows, or a narrow note column.
+
+        Asking for the full code width when the height cannot hold it would take space from
+        the other panes for nothing.
+        """
+        if not self.text:
+            return len(EMPTY_NOTE)
+        try:
+            matrix = matrix_for(self.text, QUIET_ZONE)
+        except QRError as error:
+            return min(len(str(error)), HIDDEN_NOTE_WIDTH)
+        rows_for_code = container.height - 1  # one caption row at least
+        for scale in range(self._max_scale, 0, -1):
+            columns, rows = cells_needed(matrix, scale)
+            if rows <= rows_for_code:
+                return columns
+        return HIDDEN_NOTE_WIDTH
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Height is free here: the width alone picks the scale.
+        layout = _plan(self.text, width, 10_000, self._max_scale, self._caption)
+        if layout.scale:
+            return layout.code_size()[1] + len(layout.caption)
+        return len(_wrap_note(layout.note, width, 10_000)) + len(layout.caption)
+
+    # -- rendering ---------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width, height = self.size
+        if y < 0 or y >= height:
+            return Strip.blank(width, self.rich_style)
+        return self._rendered(width, height)[y]
+
+    def _rendered(self, width: int, height: int) -> list[Strip]:
+        base = self.rich_style
+        key = (self.text, width, height, self._max_scale, self._caption, base)
+        if key != self._strips_key:
+            self._strips = self._build_strips(self._layout_for(width, height), base)
+            self._strips_key = key
+        return self._strips
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips_key = None
+
+    def _build_strips(self, layout: _Layout, base: Style) -> list[Strip]:
+        width, height = layout.width, layout.height
+        body: list[Strip] = []
+        if layout.matrix is not None and layout.scale:
+            columns, _ = layout.code_size()
+            left = (width - columns) // 2
+            matrix = layout.matrix
+            for row in _code_rows(matrix.text, matrix.quiet_zone, layout.scale):
+                body.append(
+                    Strip.join(
+                        [
+                            Strip.blank(left, base),
+                            row,
+                            Strip.blank(width - left - columns, base),
+                        ]
+                    )
+                )
+        elif layout.note:
+            style = self.get_component_rich_style(f"qrview--{layout.note_kind}")
+            room = height - (len(layout.caption) + 1 if layout.caption else 0)
+            for line in _wrap_note(layout.note, width, max(room, 1)):
+                body.append(self._text_strip(line, width, style))
+            if layout.caption and len(body) + 1 + len(layout.caption) <= height:
+                body.append(Strip.blank(width, base))
+        if layout.caption and len(body) + len(layout.caption) <= height:
+            style = self.get_component_rich_style("qrview--caption")
+            # The caption is centred as a block so a folded address reads as one column.
+            indent = max(0, (width - max(cell_len(line) for line in layout.caption)) // 2)
+            body.extend(self._text_strip(line, width, style, indent) for line in layout.caption)
+        body = body[:height]
+        top = (height - len(body)) // 2
+        blank = Strip.blank(width, base)
+        return [blank] * top + body + [blank] * (height - top - len(body))
+
+    @staticmethod
+    def _text_strip(line: str, width: int, style: Style, indent: int | None = None) -> Strip:
+        """`line` (already clean) as Content, centred or indented by `indent` cells."""
+        content = Content(line)
+        content = content.center(width) if indent is None else content.pad_left(indent)
+        segments = content.render_segments(ContentStyle.from_rich_style(style))
+        return Strip(segments).adjust_cell_length(width, style)
+
+
+@functools.lru_cache(maxsize=32)
+def _code_rows(text: str, quiet_zone: int, scale: int) -> tuple[Strip, ...]:
+    """The code's own strips (no margins), built once per (text, quiet zone, scale)."""
+    strips: list[Strip] = []
+    for row in half_block_rows(matrix_for(text, quiet_zone), scale):
+        segments: list[Segment] = []
+        run_start = 0
+        for index in range(1, len(row) + 1):
+            if index == len(row) or row[index] != row[run_start]:
+                glyph, style = _CELLS[row[run_start]]
+                segments.append(Segment(glyph * (index - run_start), style))
+                run_start = index
+        strips.append(Strip(segments, len(row)))
+    return tuple(strips)

@@ -1,0 +1,89 @@
+"""One line at the bottom: freshness of the data, next rate refresh, connection state."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.widgets import Static
+
+from orderdash.core.display import duration_text
+from orderdash.core.refresh import Kind, TrackStatus
+from orderdash.tui.text import literal
+
+
+@dataclass
+class Freshness:
+    """What the status line knows; the screen updates it, the line renders it every second."""
+
+    last_update: float | None = None  # wall time of the last good data
+    rates_enabled: bool = True
+    loading: bool = False
+    #: The last error and the wall time of the next try, per failing kind of request.
+    errors: dict[Kind, str] = field(default_factory=dict)
+    retry_at: dict[Kind, float] = field(default_factory=dict)
+    next_rate_at: float | None = None
+    statuses: dict[Kind, TrackStatus] = field(default_factory=dict)
+
+    @property
+    def stale(self) -> bool:
+        """No kind of read is succeeding: the data on screen is not being renewed."""
+        enabled = [Kind.ORDER, Kind.RATES] if self.rates_enabled else [Kind.ORDER]
+        return all(kind in self.errors for kind in enabled)
+
+
+def _clock(moment: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(moment))
+
+
+def _in(seconds: float) -> str:
+    return duration_text(max(seconds, 0) + 0.999)
+
+
+def status_text(state: Freshness, now: float) -> Text:
+    line = Text()
+    if state.stale:
+        line.append(" \u25b2 retrying ", "bold white on #a54242")
+        if state.retry_at:
+            line.append(f" in {_in(min(state.retry_at.values()) - now)} ", "bold")
+        if state.last_update is not None:
+            line.append(f"\u00b7 stale since {_clock(state.last_update)} ", "bold #de935f")
+        error = state.errors.get(Kind.ORDER) or next(iter(state.errors.values()))
+        line.append("\u00b7 ")
+        line.append_text(literal(error, limit=160))
+        return line
+    if state.last_update is None:
+        return Text(" \u2026 loading" if state.loading else " no order loaded", "italic dim")
+    line.append(" \u25cf live ", "bold black on #8fd18f")
+    line.append(f" updated {_clock(state.last_update)}")
+    if not state.rates_enabled:
+        line.append(" \u00b7 rate refresh off: no bearer token", "dim")
+    elif Kind.RATES in state.errors:
+        line.append(" \u00b7 rate refresh failing, retry in ", "#de935f")
+        line.append(_in(state.retry_at.get(Kind.RATES, now) - now), "#de935f")
+        line.append(": ", "#de935f")
+        line.append_text(literal(state.errors[Kind.RATES], "#de935f", limit=120))
+    elif state.next_rate_at is not None:
+        line.append(f" \u00b7 next rate in {_in(state.next_rate_at - now)}")
+    if Kind.ORDER in state.errors:
+        line.append(" \u00b7 order poll failing: ", "#de935f")
+        line.append_text(literal(state.errors[Kind.ORDER], "#de935f", limit=120))
+    return line
+
+
+class StatusLine(Static):
+    """Re-renders itself once a second; nothing else on screen repaints for the countdown."""
+
+    def __init__(self, clock: Callable[[], float] = time.time, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._clock = clock
+        self.state = Freshness()
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self.tick)
+        self.tick()
+
+    def tick(self) -> None:
+        self.update(status_text(self.state, self._clock()))

@@ -1,0 +1,115 @@
+"""Settings sources and their order: CLI > environment > TOML file > defaults."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from orderdash.core.config import DEFAULT_BASE_URL, Settings, load_settings
+from orderdash.core.errors import ConfigError
+
+
+def write(path: Path, text: str, mode: int = 0o600) -> Path:
+    path.write_text(text)
+    path.chmod(mode)
+    return path
+
+
+def test_defaults_without_any_source(tmp_path: Path) -> None:
+    settings, warnings = load_settings({}, {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", ""))})
+    assert settings.base_url == DEFAULT_BASE_URL
+    assert settings.refresh_interval == 60 and settings.poll_interval == 10
+    assert settings.bearer_token is None
+    assert warnings == []
+
+
+def test_missing_default_config_file_is_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nothing-here"))
+    settings, _ = load_settings({}, {"XDG_CONFIG_HOME": str(tmp_path / "nothing-here")})
+    assert settings.base_url == DEFAULT_BASE_URL
+
+
+def test_precedence_cli_over_env_over_file(tmp_path: Path) -> None:
+    config = write(
+        tmp_path / "c.toml",
+        'base_url = "https://file.example"\npoll_interval = 3\nrefresh_interval = 30\ntimeout = 9\n',
+    )
+    env = {
+        "ORDERDASH_CONFIG": str(config),
+        "ORDERDASH_POLL_INTERVAL": "4",
+        "ORDERDASH_BASE_URL": "https://env.example/pay/api",
+    }
+    settings, _ = load_settings({"poll_interval": 5.0}, env)
+    assert settings.poll_interval == 5.0  # CLI
+    assert settings.base_url == "https://env.example/pay/api"  # env over file
+    assert settings.refresh_interval == 30  # file over default
+    assert settings.timeout == 9
+
+
+def test_bearer_token_from_file_at_the_highest_level_wins(tmp_path: Path) -> None:
+    token_file = write(tmp_path / "token", "  from-file-token \n")
+    env = {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", "")), "ORDERDASH_BEARER_TOKEN": "env-token"}
+    settings, _ = load_settings({}, env)
+    assert settings.bearer_token is not None
+    assert settings.bearer_token.get_secret_value() == "env-token"
+    settings, _ = load_settings({"bearer_token_file": str(token_file)}, env)
+    assert settings.bearer_token.get_secret_value() == "from-file-token"
+    assert "from-file-token" not in repr(settings) and "from-file-token" not in str(settings)
+
+
+def test_token_file_readable_by_others_is_warned_about(tmp_path: Path) -> None:
+    token_file = write(tmp_path / "token", "Zq9-secret", mode=0o644)
+    env = {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", ""))}
+    _, warnings = load_settings({"bearer_token_file": str(token_file)}, env)
+    assert len(warnings) == 1 and "readable by others" in warnings[0]
+    assert "Zq9-secret" not in warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("cli", "message"),
+    [
+        ({"base_url": "http://pay.example"}, "unencrypted"),
+        ({"base_url": "ftp://pay.example"}, "http(s) URL"),
+        ({"base_url": "https://user:pw@pay.example"}, "credentials"),
+        ({"base_url": "https://pay.example/?x=1"}, "query"),
+        ({"poll_interval": 0}, "poll_interval"),
+        ({"bearer_token_file": "/nonexistent/token"}, "cannot read the bearer token file"),
+        ({"no_such_setting": 1}, "no_such_setting"),
+    ],
+)
+def test_bad_settings_are_one_clear_line(tmp_path: Path, cli: dict, message: str) -> None:
+    env = {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", ""))}
+    with pytest.raises(ConfigError) as caught:
+        load_settings(cli, env)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_plain_http_allowed_for_loopback_or_by_opt_in() -> None:
+    assert Settings(base_url="http://127.0.0.1:9/x").base_url.startswith("http://127")
+    assert Settings(base_url="http://localhost:9").base_url.startswith("http://localhost")
+    assert Settings(base_url="http://[::1]:9").base_url.startswith("http://[::1]")
+    assert Settings(base_url="http://pay.example", allow_insecure_http=True)
+
+
+def test_explicit_config_file_must_exist_and_parse(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_settings({}, {"ORDERDASH_CONFIG": str(tmp_path / "missing.toml")})
+    bad = write(tmp_path / "bad.toml", "base_url = ")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings({}, {"ORDERDASH_CONFIG": str(bad)})
+
+
+def test_empty_token_file_is_an_error(tmp_path: Path) -> None:
+    env = {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", ""))}
+    with pytest.raises(ConfigError, match="empty"):
+        load_settings({"bearer_token_file": str(write(tmp_path / "t", "\n"))}, env)
+
+
+def test_real_environment_is_the_default_source(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ORDERDASH_CONFIG", str(write(tmp_path / "c.toml", "")))
+    monkeypatch.setenv("ORDERDASH_REFRESH_INTERVAL", "42")
+    settings, _ = load_settings()
+    assert settings.refresh_interval == 42
+    assert os.environ["ORDERDASH_REFRESH_INTERVAL"] == "42"

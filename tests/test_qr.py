@@ -1,0 +1,465 @@
+"""QR codes: the core matrix, and the widget checked by decoding what it paints.
+
+The scannability tests rebuild a bitmap from the composited screen (what the terminal would
+receive), one pixel per cell column and two per cell row (the two halves of "▀"), and decode
+it with zxing-cpp. A code that only looks right in a snapshot but does not scan fails here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import pytest
+import zxingcpp
+from PIL import Image
+from rich.cells import cell_len
+from rich.style import Style
+from textual.app import App, ComposeResult
+
+from orderdash.core import qr as core_qr
+from orderdash.core.qr import (
+    QRError,
+    QRMatrix,
+    best_scale,
+    build_matrix,
+    cells_needed,
+    half_block_rows,
+    matrix_for,
+)
+from orderdash.tui.widgets.qr import QRView, caption_lines
+
+LEGACY = "3AxYawtkGxsnTfy6KxswzAFNDiGRuw1dH3"
+BECH32 = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
+TAPROOT = "bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297"
+URI = "bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=0.00012345"
+HOSTILE = "ACME [/] [@click=app.quit]x[/] \x1b[2J"
+
+UPPER_HALF = "\u2580"
+LOWER_HALF = "\u2584"
+FULL_BLOCK = "\u2588"
+BLACK = (0, 0, 0)
+WHITE = (255, 255, 255)
+
+
+# -- core ----------------------------------------------------------------------------------
+
+
+def test_matrix_keeps_the_text_and_has_a_light_quiet_zone() -> None:
+    matrix = build_matrix(BECH32)
+    assert matrix.text == BECH32
+    assert matrix.quiet_zone == 2
+    # 42 bytes at level M is version 3: 29 modules, plus 2 quiet modules each side.
+    assert matrix.size == 33
+    assert all(len(row) == matrix.size for row in matrix.modules)
+    assert all(isinstance(module, bool) for row in matrix.modules for module in row)
+    edge = [*matrix.modules[:2], *matrix.modules[-2:]]
+    assert not any(module for row in edge for module in row)
+    assert not any(row[0] or row[1] or row[-1] or row[-2] for row in matrix.modules)
+    # The top-left finder pattern starts right after the quiet zone.
+    assert all(matrix.modules[2][2:9]) and matrix.modules[3][2] and not matrix.modules[3][3]
+
+
+def test_quiet_zone_is_configurable() -> None:
+    assert build_matrix(BECH32, quiet_zone=4).size == build_matrix(BECH32).size + 4
+    assert build_matrix(BECH32, quiet_zone=0).size == 29
+
+
+def test_higher_error_correction_makes_a_bigger_code() -> None:
+    assert build_matrix(URI, error_correction="H").size > build_matrix(URI).size
+
+
+def test_empty_text_is_a_qr_error() -> None:
+    with pytest.raises(QRError):
+        build_matrix("")
+
+
+@pytest.mark.parametrize("length", [3000, 5_000_000])
+def test_over_capacity_is_a_one_line_qr_error(length: int) -> None:
+    with pytest.raises(QRError) as caught:
+        build_matrix("x" * length)
+    assert isinstance(caught.value, ValueError)
+    assert str(caught.value) == f"too long for a QR code ({length} characters)"
+    assert "\n" not in str(caught.value)
+
+
+def test_bad_parameters_are_not_qr_errors() -> None:
+    with pytest.raises(ValueError) as caught:
+        build_matrix(LEGACY, error_correction="X")
+    assert not isinstance(caught.value, QRError)
+    with pytest.raises(ValueError):
+        build_matrix(LEGACY, quiet_zone=-1)
+
+
+def test_matrix_for_is_cached() -> None:
+    first = matrix_for(TAPROOT)
+    assert matrix_for(TAPROOT) is first
+    assert matrix_for(TAPROOT, 3) is not first
+    assert matrix_for.cache_info().maxsize == 64
+
+
+def _square(size: int) -> QRMatrix:
+    return QRMatrix(text="t", modules=((False,) * size,) * size, quiet_zone=0)
+
+
+def test_cells_needed_uses_half_blocks() -> None:
+    assert cells_needed(_square(33), 1) == (33, 17)
+    assert cells_needed(_square(33), 2) == (66, 33)
+    assert cells_needed(_square(34), 1) == (34, 17)
+
+
+@pytest.mark.parametrize(
+    ("columns", "rows", "max_scale", "expected"),
+    [
+        (66, 33, 2, 2),
+        (200, 200, 2, 2),
+        (65, 33, 2, 1),
+        (66, 32, 2, 1),
+        (33, 17, 2, 1),
+        (32, 17, 2, 0),
+        (33, 16, 2, 0),
+        (200, 200, 1, 1),
+        (200, 200, 3, 3),
+    ],
+)
+def test_best_scale(columns: int, rows: int, max_scale: int, expected: int) -> None:
+    assert best_scale(_square(33), columns, rows, max_scale) == expected
+
+
+@pytest.mark.parametrize("scale", [1, 2, 3])
+def test_half_block_rows_are_module_exact(scale: int) -> None:
+    matrix = build_matrix(LEGACY)
+    rows = half_block_rows(matrix, scale)
+    columns, text_rows = cells_needed(matrix, scale)
+    assert len(rows) == text_rows
+    assert all(len(row) == columns for row in rows)
+    half_rows = [half for row in rows for half in zip(*row, strict=True)]
+    if (matrix.size * scale) % 2:
+        assert not any(half_rows.pop())  # the padding half-row is light
+    rebuilt = [
+        tuple(half_rows[y * scale][x * scale] for x in range(matrix.size))
+        for y in range(matrix.size)
+    ]
+    assert tuple(rebuilt) == matrix.modules
+    for y, half in enumerate(half_rows):
+        for x, dark in enumerate(half):
+            assert dark == matrix.modules[y // scale][x // scale]
+
+
+def test_core_qr_does_not_import_textual_or_rich() -> None:
+    code = (
+        "import sys, orderdash.core.qr\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
+        "print(','.join(bad))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == ""
+
+
+def test_caption_lines_fold_shorten_and_clean() -> None:
+    assert caption_lines(TAPROOT, 30) == [TAPROOT[:30], TAPROOT[30:60], TAPROOT[60:]]
+    assert caption_lines(LEGACY, 80) == [LEGACY]
+    long = "a" * 50 + "MIDDLE" + "z" * 50
+    lines = caption_lines(long, 10, 3)
+    assert len(lines) == 3
+    joined = "".join(lines)
+    assert joined.startswith("aaaa") and joined.endswith("zzzz") and "\u2026" in joined
+    assert caption_lines("a\x1bb\x9bc", 10) == ["a\ufffdb\ufffdc"]
+    wide = caption_lines("\u6f22" * 100, 9, 3)
+    assert len(wide) <= 3 and all(cell_len(line) <= 9 for line in wide)
+    assert caption_lines("", 10) == [] and caption_lines(LEGACY, 0) == []
+
+
+# -- reading the screen --------------------------------------------------------------------
+
+
+@dataclass
+class Painted:
+    """The composited screen as cells: (character, style) per column, per row."""
+
+    cells: list[list[tuple[str, Style | None]]]
+
+    @classmethod
+    def of(cls, app: App) -> Painted:
+        # The compositor's strips are what the driver turns into escape codes: reading them is
+        # reading the terminal, after every Textual filter and style has been applied.
+        rows = []
+        for strip in app.screen._compositor.render_strips():
+            row: list[tuple[str, Style | None]] = []
+            for segment in strip:
+                if segment.control:
+                    continue
+                for char in segment.text:
+                    row.append((char, segment.style))
+                    row.extend([("", segment.style)] * (cell_len(char) - 1))
+            rows.append(row)
+        return cls(rows)
+
+    @property
+    def text(self) -> str:
+        return "\n".join("".join(char for char, _ in row) for row in self.cells)
+
+    def bitmap(self) -> list[bytes]:
+        """Two pixel rows per cell row: 0 dark, 255 light."""
+        pixels: list[bytes] = []
+        for row in self.cells:
+            top, bottom = bytearray(), bytearray()
+            for char, style in row:
+                fg = _rgb(style.color if style else None, WHITE)
+                bg = _rgb(style.bgcolor if style else None, BLACK)
+                upper, lower = {
+                    UPPER_HALF: (fg, bg),
+                    LOWER_HALF: (bg, fg),
+                    FULL_BLOCK: (fg, fg),
+                }.get(char, (bg, bg))
+                top.append(_grey(upper))
+                bottom.append(_grey(lower))
+            pixels += [bytes(top), bytes(bottom)]
+        return pixels
+
+
+def _rgb(color, default: tuple[int, int, int]) -> tuple[int, int, int]:
+    return default if color is None else tuple(color.get_truecolor())
+
+
+def _grey(rgb: tuple[int, int, int]) -> int:
+    red, green, blue = rgb
+    return 0 if 0.299 * red + 0.587 * green + 0.114 * blue < 128 else 255
+
+
+def decode(bitmap: list[bytes], text_mode=zxingcpp.TextMode.HRI) -> list[str]:
+    image = Image.frombytes("L", (len(bitmap[0]), len(bitmap)), b"".join(bitmap))
+    image = image.resize((image.width * 4, image.height * 4), Image.Resampling.NEAREST)
+    found = zxingcpp.read_barcodes(
+        image, formats=zxingcpp.BarcodeFormat.QRCode, try_invert=False, text_mode=text_mode
+    )
+    return [barcode.text for barcode in found]
+
+
+def find_code(bitmap: list[bytes], matrix: QRMatrix, scale: int) -> list[tuple[int, int]]:
+    """Pixel offsets where the matrix appears exactly, each module scale x scale pixels."""
+    side = matrix.size * scale
+    expected = [
+        bytes(0 if matrix.modules[y // scale][x // scale] else 255 for x in range(side))
+        for y in range(side)
+    ]
+    anchor = matrix.quiet_zone * scale  # first pixel row of the finder patterns
+    hits = []
+    for y, row in enumerate(bitmap):
+        top = y - anchor
+        if top < 0 or top + len(expected) > len(bitmap):
+            continue
+        x = row.find(expected[anchor])
+        while x != -1:
+            if all(bitmap[top + dy][x : x + side] == line for dy, line in enumerate(expected)):
+                hits.append((x, top))
+            x = row.find(expected[anchor], x + 1)
+    return hits
+
+
+class QRApp(App):
+    def __init__(self, text: str, **options: object) -> None:
+        super().__init__()
+        self._text = text
+        self._options = options
+
+    def compose(self) -> ComposeResult:
+        yield QRView(self._text, **self._options)
+
+
+# -- scannability --------------------------------------------------------------------------
+
+# Scale 2 needs 2*size columns and size+1 rows (the code plus one caption line).
+EXPECTED_SCALE = {
+    (80, 24): {LEGACY: 1, BECH32: 1, TAPROOT: 1, URI: 1},
+    (100, 40): {LEGACY: 2, BECH32: 2, TAPROOT: 2, URI: 1},  # URI: 41 modules, 42 rows
+    (160, 50): {LEGACY: 2, BECH32: 2, TAPROOT: 2, URI: 2},
+}
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("size", list(EXPECTED_SCALE), ids="{0[0]}x{0[1]}".format)
+@pytest.mark.parametrize(
+    "content", [LEGACY, BECH32, TAPROOT, URI], ids=["legacy", "bech32", "taproot", "uri"]
+)
+async def test_the_painted_code_scans(theme: str, size: tuple[int, int], content: str) -> None:
+    app = QRApp(content)
+    async with app.run_test(size=size) as pilot:
+        app.theme = theme
+        await pilot.pause()
+        view = app.query_one(QRView)
+        screen = Painted.of(app)
+
+        assert view.scale == EXPECTED_SCALE[size][content]
+        assert view.encoded_text == content
+        assert view.note == ""
+
+        bitmap = screen.bitmap()
+        assert decode(bitmap) == [content]
+
+        # Module-exact: the matrix appears once, each module scale x scale half-cells.
+        matrix = matrix_for(content)
+        hits = find_code(bitmap, matrix, view.scale)
+        assert len(hits) == 1
+        x, top = hits[0]
+        assert top % 2 == 0  # the code starts on a cell boundary
+        side = matrix.size * view.scale
+        colours = {
+            _rgb(getattr(style, attribute), (-1, -1, -1))
+            for row in screen.cells[top // 2 : (top + side + 1) // 2]
+            for _, style in row[x : x + side]
+            for attribute in ("color", "bgcolor")
+        }
+        assert colours <= {BLACK, WHITE}
+
+        # Centred, and the caption under the code says what it encodes.
+        width, _ = size
+        assert abs(x - (width - side - x)) <= 1
+        below = "".join(
+            "".join(char for char, _ in row).strip()
+            for row in screen.cells[(top + side + 1) // 2 :]
+        )
+        assert below == content
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_too_small_hides_the_code_with_a_note(theme: str) -> None:
+    app = QRApp(BECH32)
+    async with app.run_test(size=(30, 12)) as pilot:
+        app.theme = theme
+        await pilot.pause()
+        view = app.query_one(QRView)
+        screen = Painted.of(app)
+        assert view.scale == 0
+        assert view.encoded_text == ""
+        assert view.note == ("QR hidden: needs 33x18 cells, have 30x12 - enlarge the terminal")
+        flat = " ".join(screen.text.split())
+        assert "QR hidden: needs 33x18 cells, have 30x12" in flat
+        assert UPPER_HALF not in screen.text
+        assert decode(screen.bitmap()) == []
+        # The caption still tells the user the address, folded to the width.
+        assert BECH32[:30] in screen.text and BECH32[30:] in screen.text
+
+
+async def test_resizing_changes_the_scale_and_keeps_it_scannable() -> None:
+    app = QRApp(BECH32)
+    async with app.run_test(size=(30, 12)) as pilot:
+        await pilot.pause()
+        view = app.query_one(QRView)
+        assert view.scale == 0
+        for size, scale in [((80, 24), 1), ((100, 40), 2), ((30, 12), 0)]:
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert view.scale == scale
+            assert decode(Painted.of(app).bitmap()) == ([BECH32] if scale else [])
+
+
+async def test_setting_text_changes_the_code() -> None:
+    app = QRApp(LEGACY)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        view = app.query_one(QRView)
+        assert decode(Painted.of(app).bitmap()) == [LEGACY]
+        view.text = URI
+        await pilot.pause()
+        assert view.encoded_text == URI and view.scale == 1
+        assert decode(Painted.of(app).bitmap()) == [URI]
+
+
+async def test_theme_switch_while_shown_keeps_pure_colours() -> None:
+    app = QRApp(TAPROOT)
+    async with app.run_test(size=(100, 40)) as pilot:
+        app.theme = "textual-dark"
+        await pilot.pause()
+        view = app.query_one(QRView)
+        dark_caption = Painted.of(app).cells[-2]
+        app.theme = "textual-light"
+        await pilot.pause()
+        screen = Painted.of(app)
+        assert decode(screen.bitmap()) == [TAPROOT]
+        light_caption = screen.cells[-2]
+        # The caption follows the theme; the code does not.
+        assert dark_caption[0][1].bgcolor != light_caption[0][1].bgcolor
+        assert view.scale == 2
+
+
+async def test_empty_text_shows_a_neutral_note() -> None:
+    app = QRApp("")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(QRView)
+        assert view.scale == 0 and view.encoded_text == ""
+        assert view.note == "no address to encode"
+        assert "no address to encode" in Painted.of(app).text
+
+
+async def test_over_capacity_shows_the_error_and_keeps_running() -> None:
+    too_long = "bitcoin:" + "q" * 2992
+    app = QRApp(too_long)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(QRView)
+        text = Painted.of(app).text
+        assert view.scale == 0 and view.encoded_text == ""
+        assert view.note == "too long for a QR code (3000 characters)"
+        assert view.note in text
+        assert "bitcoin:qqq" in text and "\u2026" in text  # caption shortened in the middle
+        view.text = LEGACY
+        await pilot.pause()
+        assert app.is_running and view.scale == 1
+        assert decode(Painted.of(app).bitmap()) == [LEGACY]
+
+
+async def test_hostile_caption_is_shown_literally() -> None:
+    app = QRApp(HOSTILE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(QRView)
+        screen = Painted.of(app)
+        assert view.encoded_text == HOSTILE  # the code carries the exact bytes
+        assert "ACME [/] [@click=app.quit]x[/] \ufffd[2J" in screen.text
+        assert not any("\x1b" in char for row in screen.cells for char, _ in row)
+        assert decode(screen.bitmap(), zxingcpp.TextMode.Plain) == [HOSTILE]
+        # Clicking where the "link" text is does nothing: it was never markup.
+        caption_y = next(y for y, row in enumerate(screen.text.splitlines()) if "ACME" in row)
+        caption_x = screen.text.splitlines()[caption_y].index("x[/]")
+        await pilot.click(offset=(caption_x, caption_y))
+        await pilot.pause()
+        assert app.is_running
+        assert "\x1b" not in app.export_screenshot()
+
+
+async def test_no_caption_option_and_max_scale() -> None:
+    app = QRApp(BECH32, caption=False, max_scale=1)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        view = app.query_one(QRView)
+        screen = Painted.of(app)
+        assert view.scale == 1
+        assert BECH32 not in screen.text
+        assert decode(screen.bitmap()) == [BECH32]
+
+
+async def test_repaints_do_not_rebuild(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[str] = []
+    real_build = core_qr.build_matrix
+
+    def counting_build(text: str, **options: object) -> QRMatrix:
+        built.append(text)
+        return real_build(text, **options)
+
+    monkeypatch.setattr(core_qr, "build_matrix", counting_build)
+    content = BECH32 + "?label=repaint-test"
+    app = QRApp(content)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        view = app.query_one(QRView)
+        first_line = view.render_line(5)
+        for _ in range(3):
+            view.refresh()
+            await pilot.pause()
+        assert view.render_line(5) is first_line
+        assert built == [content]
