@@ -136,7 +136,8 @@ class SimulatorServer:
                 access_log=False,
                 log_config=None,
                 lifespan="on",
-                timeout_graceful_shutdown=2,
+                # a simulated slow response must not hold up a stop (tests stop servers mid-request)
+                timeout_graceful_shutdown=0.2,
             )
             _install_log_filter()
             server = uvicorn.Server(config)

@@ -15,7 +15,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
@@ -38,6 +39,8 @@ from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTab
 
 #: How long a new transaction keeps its mark in the table.
 NEW_MARK_SECONDS = 30.0
+#: Below this width the QR would squeeze the order and its payments: it is hidden, with a note.
+QR_MIN_SCREEN_WIDTH = 100
 
 
 class _Reporter:
@@ -91,10 +94,11 @@ class DashboardScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield TokenBar()
-        with Horizontal(id="top"):
-            yield OrderDetail(id="detail")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield OrderDetail(id="detail")
+                yield TransactionsPane(id="transactions-pane")
             yield QRView(id="qr")
-        yield TransactionsPane(id="transactions-pane")
         yield StatusLine(clock=self.clock, id="status")
         yield Footer()
 
@@ -110,6 +114,12 @@ class DashboardScreen(Screen[None]):
                 self.query_one(TransactionsTable).focus()
         else:
             self.query_one(TokenBar).input.focus()
+
+    def on_resize(self, event: Resize) -> None:
+        narrow = event.size.width < QR_MIN_SCREEN_WIDTH
+        self.set_class(narrow, "-narrow")
+        detail = self.query_one(OrderDetail)
+        detail.border_subtitle = f"QR hidden: needs {QR_MIN_SCREEN_WIDTH}+ columns" if narrow else ""
 
     # -- loading and watching ------------------------------------------------------------------
 

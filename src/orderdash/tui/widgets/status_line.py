@@ -29,9 +29,12 @@ class Freshness:
 
     @property
     def stale(self) -> bool:
-        """No kind of read is succeeding: the data on screen is not being renewed."""
-        enabled = [Kind.ORDER, Kind.RATES] if self.rates_enabled else [Kind.ORDER]
-        return all(kind in self.errors for kind in enabled)
+        """The order poll is failing: what is on screen is no longer being renewed.
+
+        A failing rate call alone does not make the data stale (getOrder keeps it current);
+        it is reported on its own.
+        """
+        return Kind.ORDER in self.errors
 
 
 def _clock(moment: float) -> str:
@@ -50,7 +53,7 @@ def status_text(state: Freshness, now: float) -> Text:
             line.append(f" in {_in(min(state.retry_at.values()) - now)} ", "bold")
         if state.last_update is not None:
             line.append(f"\u00b7 stale since {_clock(state.last_update)} ", "bold #de935f")
-        error = state.errors.get(Kind.ORDER) or next(iter(state.errors.values()))
+        error = state.errors[Kind.ORDER]
         line.append("\u00b7 ")
         line.append_text(literal(error, limit=160))
         return line
@@ -67,9 +70,6 @@ def status_text(state: Freshness, now: float) -> Text:
         line.append_text(literal(state.errors[Kind.RATES], "#de935f", limit=120))
     elif state.next_rate_at is not None:
         line.append(f" \u00b7 next rate in {_in(state.next_rate_at - now)}")
-    if Kind.ORDER in state.errors:
-        line.append(" \u00b7 order poll failing: ", "#de935f")
-        line.append_text(literal(state.errors[Kind.ORDER], "#de935f", limit=120))
     return line
 
 

@@ -1,0 +1,78 @@
+"""Shared fixtures: the simulator on a real loopback port, settings and clients pointed at it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from pydantic import SecretStr
+
+from orderdash.core.client import OrderClient, Timeouts
+from orderdash.core.config import Settings
+from orderdash.simulator import Simulator, SimulatorServer
+
+#: The simulator's credential in tests; every test that captures output greps for it.
+BEARER = "test-bearer-Xy7-never-shown"
+
+
+@pytest.fixture
+def sim_server() -> Iterator[SimulatorServer]:
+    """A fresh simulator (seeded, demo orders) served over HTTP on a free loopback port."""
+    with SimulatorServer(Simulator(seed=7), bearer_token=BEARER, port=0) as server:
+        yield server
+
+
+@pytest.fixture
+def sim(sim_server: SimulatorServer) -> Simulator:
+    return sim_server.sim
+
+
+def make_settings(base_url: str, *, bearer: str | None = BEARER, **overrides: object) -> Settings:
+    values: dict[str, object] = {"base_url": base_url, "bell": False}
+    if bearer is not None:
+        values["bearer_token"] = SecretStr(bearer)
+    values.update(overrides)
+    return Settings.model_validate(values)
+
+
+def make_client(settings: Settings) -> OrderClient:
+    return OrderClient(
+        settings.base_url,
+        bearer_token=settings.bearer_token,
+        timeouts=settings.timeouts,
+        max_body_bytes=settings.max_body_bytes,
+    )
+
+
+@pytest.fixture
+def settings(sim_server: SimulatorServer) -> Settings:
+    return make_settings(sim_server.base_url)
+
+
+@pytest.fixture
+async def client(settings: Settings) -> AsyncIterator[OrderClient]:
+    async with make_client(settings) as order_client:
+        yield order_client
+
+
+@pytest.fixture
+def quick_timeouts() -> Timeouts:
+    return Timeouts(connect=1.0, read=1.0, deadline=1.5)
+
+
+def screen_text(app) -> str:  # noqa: ANN001 - any running App
+    """The composited screen as plain text, the way a person sees it (toasts included)."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+async def wait_until(pilot, predicate, *, timeout: float = 5.0, step: float = 0.05) -> None:  # noqa: ANN001
+    """Let the app run until `predicate()` holds; fail with the screen when it never does."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s; screen:\n{screen_text(pilot.app)}")
+        await pilot.pause(step)

@@ -1,0 +1,184 @@
+"""The one-shot CLI in real subprocesses against the simulator: output, exit codes, imports."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from conftest import BEARER
+from orderdash.core import jsontext
+from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
+
+TOKEN = DEMO_TOKENS[0]
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    clean_env["ORDERDASH_CONFIG"] = os.devnull
+    return subprocess.run(
+        [sys.executable, "-m", "orderdash", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean_env, **(env or {})},
+    )
+
+
+@pytest.fixture
+def token_file(tmp_path: Path) -> Path:
+    path = tmp_path / "bearer"
+    path.write_text(BEARER + "\n")
+    path.chmod(0o600)
+    return path
+
+
+def assert_no_secret(result: subprocess.CompletedProcess[str]) -> None:
+    assert BEARER not in result.stdout and BEARER not in result.stderr
+
+
+def test_get_json_prints_the_data_object_with_exact_digits(sim_server: SimulatorServer) -> None:
+    token = sim_server.sim.create_order(coin="eth", currency="USD", amount_fiat="12345.67")
+    sim_server.sim.add_transaction(token, "0.123456789012345678")
+    wire = sim_server.sim.order_wire(token, with_qr=False)
+    result = run_cli("get", token, "--json", "--base-url", sim_server.base_url)
+    assert result.returncode == 0, result.stderr
+    printed = jsontext.loads(result.stdout)
+    assert printed["token"] == token
+    assert printed["amount"] == wire["amount"] and isinstance(printed["amount"], Decimal)
+    assert format(wire["amount"], "f") in result.stdout  # the digits as text, not re-rounded
+    assert "0.123456789012345678" in result.stdout
+    assert "createdAtMiliseconds" in printed and "qrCode" not in printed
+
+
+def test_get_summary_is_readable(sim_server: SimulatorServer) -> None:
+    result = run_cli("get", TOKEN, "--base-url", sim_server.base_url)
+    assert result.returncode == 0, result.stderr
+    assert "Demo Shop" in result.stdout
+    assert "1 BTC = " in result.stdout and " EUR" in result.stdout
+    assert "Transactions" in result.stdout
+
+
+def test_rates_needs_and_uses_the_token_file(sim_server: SimulatorServer, token_file: Path) -> None:
+    result = run_cli("rates", TOKEN, "--json", "--base-url", sim_server.base_url, "--bearer-token-file", str(token_file))
+    assert result.returncode == 0, result.stderr
+    assert jsontext.loads(result.stdout)["qrCode"].startswith("data:image/png;base64,")
+    assert_no_secret(result)
+    without = run_cli("rates", TOKEN, "--base-url", sim_server.base_url)
+    assert without.returncode == 4
+    assert "needs a bearer token" in without.stderr
+
+
+def test_rates_token_from_the_environment(sim_server: SimulatorServer) -> None:
+    result = run_cli("rates", TOKEN, "--base-url", sim_server.base_url, env={"ORDERDASH_BEARER_TOKEN": BEARER})
+    assert result.returncode == 0, result.stderr
+    assert_no_secret(result)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "text"),
+    [
+        (["get", "no-such-order"], 3, "no order with token 'no-such-order'"),
+        (["get", ".."], 2, "is not an order token"),
+        (["get", TOKEN, "--timeout", "-1"], 2, "timeout"),
+        (["get"], 2, "required: token"),
+        (["get", TOKEN, "--bogus"], 2, "unrecognized arguments"),
+    ],
+)
+def test_exit_codes_and_one_line_errors(sim_server: SimulatorServer, args: list[str], code: int, text: str) -> None:
+    result = run_cli(*args, "--base-url", sim_server.base_url)
+    assert result.returncode == code
+    assert text in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_wrong_token_is_exit_4(sim_server: SimulatorServer, tmp_path: Path) -> None:
+    wrong = tmp_path / "wrong"
+    wrong.write_text("not-the-token")
+    wrong.chmod(0o600)
+    result = run_cli("rates", TOKEN, "--base-url", sim_server.base_url, "--bearer-token-file", str(wrong))
+    assert result.returncode == 4
+    assert "refused the bearer token" in result.stderr
+    assert "not-the-token" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [Fault(status=503), Fault(body="{oops"), Fault(status=301, headers={"Location": "https://x.example/"})],
+    ids=["503", "bad-json", "redirect"],
+)
+def test_service_failures_are_exit_5(sim_server: SimulatorServer, fault: Fault) -> None:
+    sim_server.sim.add_fault(fault)
+    result = run_cli("get", TOKEN, "--base-url", sim_server.base_url)
+    assert result.returncode == 5
+    assert result.stderr.startswith("orderdash: ") and result.stderr.count("\n") == 1
+
+
+def test_cannot_connect_is_exit_5() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = run_cli("get", TOKEN, "--base-url", f"http://127.0.0.1:{port}")
+    assert result.returncode == 5
+    assert "cannot connect" in result.stderr
+
+
+def test_insecure_http_to_a_remote_host_is_refused() -> None:
+    result = run_cli("get", TOKEN, "--base-url", "http://pay.example")
+    assert result.returncode == 2
+    assert "unencrypted" in result.stderr
+
+
+def test_get_does_not_import_the_ui_the_simulator_or_qrcode(sim_server: SimulatorServer) -> None:
+    code = (
+        "import sys\n"
+        "from orderdash.cli import main\n"
+        f"rc = main(['get', {TOKEN!r}, '--json', '--base-url', {sim_server.base_url!r}])\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich', 'qrcode', 'starlette', 'uvicorn'})\n"
+        "heavy += [m for m in sys.modules if m.startswith('orderdash.simulator') or m.startswith('orderdash.tui')]\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env["ORDERDASH_CONFIG"] = os.devnull
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "HEAVY []" in result.stderr
+
+
+def test_simulate_serves_the_spec_endpoints(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    token_path = tmp_path / "sim-token"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "orderdash", "simulate", "--port", str(port), "--bearer-token-file", str(token_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        banner = [process.stderr.readline() for _ in range(3)]
+        assert f"http://127.0.0.1:{port}" in banner[0]
+        assert oct(token_path.stat().st_mode & 0o777) == "0o600"
+        secret = token_path.read_text().strip()
+        assert all(secret not in line for line in banner)
+        result = run_cli("rates", TOKEN, "--json", "--base-url", f"http://127.0.0.1:{port}", "--bearer-token-file", str(token_path))
+        assert result.returncode == 0, result.stderr
+        assert jsontext.loads(result.stdout)["token"] == TOKEN
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_demo_orders_are_listed_by_the_simulator() -> None:
+    assert Simulator(seed=7).tokens()[: len(DEMO_TOKENS)] == list(DEMO_TOKENS)

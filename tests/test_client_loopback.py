@@ -1,0 +1,160 @@
+"""The client against the simulator over real HTTP on loopback: every error class, for real."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import socket
+from decimal import Decimal
+
+import pytest
+from pydantic import SecretStr
+
+from conftest import BEARER, make_client, make_settings
+from orderdash.core import errors
+from orderdash.core.client import OrderClient, Timeouts
+from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
+
+TOKEN = DEMO_TOKENS[0]
+
+
+async def test_get_order_and_rates_round_trip(client: OrderClient, sim: Simulator) -> None:
+    fetched = await client.get_order(TOKEN)
+    assert fetched.order.token == TOKEN
+    assert fetched.order.qr_code is None
+    rated = await client.refresh_rate(TOKEN)
+    assert rated.order.qr_code and rated.order.qr_code.startswith("data:image/png;base64,")
+    requests = [r for r in sim.requests if r["endpoint"] != "control"]
+    assert [(r["endpoint"], r["bearer"]) for r in requests] == [("order", "missing"), ("rates", "ok")]
+
+
+async def test_eighteen_decimal_amounts_arrive_exactly(client: OrderClient, sim: Simulator) -> None:
+    token = sim.create_order(coin="eth", currency="USD", amount_fiat="12345.67")
+    expected = Decimal(str(sim.order_wire(token, with_qr=False)["amount"]))
+    fetched = await client.get_order(token)
+    assert fetched.order.amount == expected
+    assert len(fetched.order.amount.as_tuple().digits) > 17
+    sim.add_transaction(token, "0.000000000000000001")
+    fetched = await client.get_order(token)
+    assert fetched.order.transactions[-1].amount.base == Decimal("0.000000000000000001")
+
+
+async def test_path_prefix_and_encoded_token() -> None:
+    sim = Simulator(seed=3)
+    sim.create_order(token="a/b c")
+    with SimulatorServer(sim, bearer_token=BEARER, prefix="/pay/api") as server:
+        assert server.base_url.endswith("/pay/api")
+        async with make_client(make_settings(server.base_url)) as client:
+            assert (await client.get_order("a/b c")).order.token == "a/b c"
+            assert (await client.refresh_rate("a/b c")).order.token == "a/b c"
+
+
+async def test_not_found(client: OrderClient) -> None:
+    with pytest.raises(errors.NotFound, match="no-such-order"):
+        await client.get_order("no-such-order")
+
+
+async def test_wrong_bearer_token_is_refused_and_never_echoed(sim_server: SimulatorServer) -> None:
+    wrong = "wrong-token-value-123"
+    async with make_client(make_settings(sim_server.base_url, bearer=wrong)) as client:
+        with pytest.raises(errors.AuthRefused) as caught:
+            await client.refresh_rate(TOKEN)
+    assert wrong not in str(caught.value) and wrong not in repr(caught.value)
+    assert sim_server.sim.requests[-1]["bearer"] == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("fault", "error", "text"),
+    [
+        (Fault(status=429, headers={"Retry-After": "9"}), errors.RateLimited, "retry in 9 s"),
+        (Fault(status=500), errors.ServiceError, "HTTP 500"),
+        (Fault(status=502, body="<html><h1>Bad Gateway</h1></html>", headers={"Content-Type": "text/html"}), errors.ServiceError, "HTTP 502"),
+        (Fault(status=503, headers={"Retry-After": "2"}), errors.ServiceError, "HTTP 503"),
+        (Fault(status=302, headers={"Location": "https://elsewhere.example/order/x/"}), errors.UnexpectedRedirect, "elsewhere.example"),
+        (Fault(body='{"status": 1, "data": {"id": "x"'), errors.InvalidResponse, "invalid JSON"),
+        (Fault(body="<html>maintenance</html>", headers={"Content-Type": "text/html"}), errors.InvalidResponse, "HTML page"),
+        (Fault(body=""), errors.InvalidResponse, "empty response"),
+        (Fault(body='{"status": 1, "data": {"token": 5}}'), errors.InvalidResponse, "does not match the API"),
+        (Fault(reset_after=40), errors.NetworkError, "broke off"),
+    ],
+    ids=["429", "500", "502-html", "503", "redirect", "truncated-json", "html-200", "empty", "wrong-shape", "reset"],
+)
+async def test_each_fault_is_its_typed_error(
+    client: OrderClient, sim: Simulator, fault: Fault, error: type[Exception], text: str
+) -> None:
+    sim.add_fault(fault)
+    with pytest.raises(error) as caught:
+        await client.get_order(TOKEN)
+    assert text in str(caught.value)
+    assert "\n" not in str(caught.value)
+    sim.clear_faults()
+    assert (await client.get_order(TOKEN)).order.token == TOKEN  # recovers at once
+
+
+async def test_redirect_is_not_followed_and_the_token_does_not_travel(sim_server: SimulatorServer) -> None:
+    with SimulatorServer(Simulator(seed=1), bearer_token=BEARER) as other:
+        sim_server.sim.add_fault(
+            Fault(endpoint="rates", status=307, headers={"Location": f"{other.base_url}/orders/api/{TOKEN}/rates"})
+        )
+        async with make_client(make_settings(sim_server.base_url)) as client:
+            with pytest.raises(errors.UnexpectedRedirect):
+                await client.refresh_rate(TOKEN)
+        assert other.sim.requests == []
+
+
+async def test_failure_envelope_carries_the_server_message(client: OrderClient, sim: Simulator) -> None:
+    sim.add_fault(Fault(endpoint="rates", body='{"success": false, "data": null, "message": "Order is closed"}'))
+    with pytest.raises(errors.FailureReported, match="Order is closed"):
+        await client.refresh_rate(TOKEN)
+
+
+async def test_slow_headers_hit_the_deadline(sim_server: SimulatorServer, quick_timeouts: Timeouts) -> None:
+    sim_server.sim.add_fault(Fault(delay=3.0, times=1))
+    settings = make_settings(sim_server.base_url)
+    async with OrderClient(settings.base_url, timeouts=quick_timeouts) as client:
+        with pytest.raises(errors.Timeout):
+            await client.get_order(TOKEN)
+
+
+async def test_slow_drip_body_is_cut_by_the_overall_deadline(sim_server: SimulatorServer) -> None:
+    # each chunk arrives well within the read timeout, so only the overall deadline can stop it
+    sim_server.sim.add_fault(Fault(drip_delay=0.2, times=1))
+    timeouts = Timeouts(connect=1.0, read=1.0, deadline=1.0)
+    async with OrderClient(sim_server.base_url, timeouts=timeouts) as client:
+        with pytest.raises(errors.Timeout, match="within 1 s"):
+            await client.get_order(TOKEN)
+
+
+async def test_gzip_bomb_costs_at_most_the_cap(sim_server: SimulatorServer) -> None:
+    bomb = gzip.compress(b'{"status": 1, "data": "' + b"A" * 20_000_000 + b'"}')
+    sim_server.sim.add_fault(
+        Fault(body_b64=base64.b64encode(bomb).decode(), headers={"Content-Encoding": "gzip"})
+    )
+    async with OrderClient(sim_server.base_url, max_body_bytes=1_000_000) as client:
+        with pytest.raises(errors.ResponseTooLarge):
+            await client.get_order(TOKEN)
+
+
+async def test_body_over_the_cap(sim_server: SimulatorServer) -> None:
+    sim_server.sim.add_fault(Fault(body=" " * 2_000_000))
+    async with OrderClient(sim_server.base_url, max_body_bytes=1_000_000) as client:
+        with pytest.raises(errors.ResponseTooLarge, match="limit is"):
+            await client.get_order(TOKEN)
+
+
+async def test_connection_refused_is_cannot_connect() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with OrderClient(f"http://127.0.0.1:{port}", bearer_token=SecretStr(BEARER)) as client:
+        with pytest.raises(errors.CannotConnect, match=f"127.0.0.1:{port}"):
+            await client.refresh_rate(TOKEN)
+
+
+async def test_server_stopped_mid_session_then_restarted(sim_server: SimulatorServer, client: OrderClient) -> None:
+    assert (await client.get_order(TOKEN)).order.token == TOKEN
+    sim_server.stop()
+    with pytest.raises(errors.NetworkError):
+        await client.get_order(TOKEN)
+    sim_server.start()
+    assert (await client.get_order(TOKEN)).order.token == TOKEN

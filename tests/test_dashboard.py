@@ -1,0 +1,260 @@
+"""The dashboard driven by Pilot against the simulator over real loopback HTTP."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from conftest import BEARER, make_settings, screen_text, wait_until
+from orderdash.core.display import amount_text
+from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
+from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.widgets.order_detail import OrderDetail
+from orderdash.tui.widgets.qr import QRView
+from orderdash.tui.widgets.status_line import StatusLine
+from orderdash.tui.widgets.transactions import TransactionsTable
+
+TOKEN = DEMO_TOKENS[0]
+SIZE = (140, 48)
+
+
+def dashboard_app(server: SimulatorServer, *, token: str | None = TOKEN, bearer: str | None = BEARER, **settings) -> OrderDashApp:
+    values = {"poll_interval": 0.2, "refresh_interval": 60.0, **settings}
+    return make_app(make_settings(server.base_url, bearer=bearer, **values), token=token)
+
+
+def requests_of(server: SimulatorServer, endpoint: str, token: str = TOKEN) -> list[dict]:
+    return [r for r in server.sim.requests if r["endpoint"] == endpoint and r["token"] == token]
+
+
+async def test_every_field_of_the_order_is_on_screen(sim_server: SimulatorServer) -> None:
+    wire = sim_server.sim.order_wire(TOKEN, with_qr=False)
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await pilot.pause()
+        text = screen_text(app)
+        for value in (
+            wire["companyName"],
+            str(wire["id"]),
+            str(wire["customerId"]),
+            wire["token"],
+            wire["type"],
+            wire["status"]["label"],
+            f"{wire['amountFiat']} {wire['currency']['abbreviation']}",
+            f"{amount_text(wire['amount'])} BTC",
+            f"1 BTC = {amount_text(wire['exchangeRate'], group=True)} EUR",
+            wire["coin"],
+            wire["currency"]["currency"],
+            wire["createdAt"],
+            str(wire["expirationTime"])[:4],
+            "expires in",
+            wire["urls"]["successUrl"][:30],
+        ):
+            assert value in text, f"{value!r} not on screen"
+        assert wire["address"] in text.replace("\n", "").replace("│", "").replace(" ", "") or wire["address"] in text
+        tx = wire["transactions"][0]
+        assert amount_text(tx["amount"]["base"]) in text
+        assert tx["hash"][:6] in text
+        assert app.dashboard.query_one(QRView).encoded_text == wire["address"]
+        assert "live" in screen_text(app)
+
+
+async def test_new_transaction_appears_and_the_rate_call_follows(sim_server: SimulatorServer) -> None:
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        table = app.dashboard.query_one(TransactionsTable)
+        await wait_until(pilot, lambda: table.row_count == 1 and len(requests_of(sim_server, "rates")) == 1)
+        tx = sim_server.sim.add_transaction(TOKEN, "0.00001")
+        await wait_until(pilot, lambda: table.row_count == 2)
+        # the rate refresh follows the new transaction at once, not after the 60 s interval
+        await wait_until(pilot, lambda: len(requests_of(sim_server, "rates")) == 2, timeout=3)
+        assert table.coordinate_to_cell_key((0, 0)).row_key.value == str(tx["id"]), "newest first"
+        assert table.get_cell(str(tx["id"]), "new").plain == "\u25cf"
+        assert "Payment received" in screen_text(app)
+        assert f"{amount_text(tx['amount']['base'])} BTC" in screen_text(app)
+
+
+async def test_table_updates_in_place_and_keeps_the_cursor(sim_server: SimulatorServer) -> None:
+    token = DEMO_TOKENS[4]  # three payments
+    app = dashboard_app(sim_server, token=token)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.dashboard.query_one(TransactionsTable)
+        await wait_until(pilot, lambda: table.row_count == 3)
+        await pilot.press("down", "down")
+        selected = table.selected()
+        assert selected is not None
+        row_objects = dict(table.rows)
+        sim_server.sim.add_transaction(token, "0.001")
+        await wait_until(pilot, lambda: table.row_count == 4)
+        assert table.selected() == selected, "the cursor stays on the same transaction"
+        for key, row in row_objects.items():
+            assert table.rows[key] is row, "existing rows are kept, not rebuilt"
+
+
+async def test_switching_tokens_cancels_the_old_refresh(sim_server: SimulatorServer) -> None:
+    other = DEMO_TOKENS[1]
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await pilot.press("slash")
+        input_widget = app.dashboard.query_one("#token-input", Input)
+        input_widget.value = f"  {other}  "
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.dashboard.order is not None and app.dashboard.order.token == other)
+        watch_workers = [w for w in app.dashboard.workers if w.group == "watch" and not w.is_finished]
+        assert len(watch_workers) == 1
+        await pilot.pause(0.3)
+        before = len(requests_of(sim_server, "order"))
+        await pilot.pause(0.8)
+        assert len(requests_of(sim_server, "order")) == before, "the old order is no longer polled"
+        assert len(requests_of(sim_server, "order", other)) >= 3
+        assert "Ethereum" in screen_text(app)
+
+
+async def test_failure_shows_stale_data_and_recovers(sim_server: SimulatorServer) -> None:
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = app.dashboard.query_one(OrderDetail)
+        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        sim_server.sim.add_fault(Fault(status=503))
+        app.dashboard.action_refresh()
+        await wait_until(pilot, lambda: detail.has_class("-stale"))
+        text = screen_text(app)
+        assert "STALE since" in text and "retrying" in text and "HTTP 503" in text
+        assert "Demo Shop" in text, "the last good data stays on screen"
+        sim_server.sim.clear_faults()
+        await wait_until(pilot, lambda: not detail.has_class("-stale"), timeout=8)
+        assert "live" in screen_text(app)
+
+
+async def test_server_stopped_then_back(sim_server: SimulatorServer) -> None:
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = app.dashboard.query_one(OrderDetail)
+        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        sim_server.stop()
+        await wait_until(pilot, lambda: detail.has_class("-stale"))
+        assert "cannot connect" in screen_text(app)
+        sim_server.start()
+        await wait_until(pilot, lambda: not detail.has_class("-stale"), timeout=8)
+
+
+async def test_without_a_bearer_token_it_runs_on_get_order_alone(sim_server: SimulatorServer) -> None:
+    app = dashboard_app(sim_server, bearer=None)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        text = screen_text(app)
+        assert "Rate refresh is off" in text
+        assert "rate refresh off: no bearer token" in text
+        assert requests_of(sim_server, "rates") == []
+
+
+async def test_refused_token_keeps_the_order_live_and_says_why(sim_server: SimulatorServer) -> None:
+    app = dashboard_app(sim_server, bearer="wrong-bearer-value")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "rate refresh failing" in screen_text(app))
+        text = screen_text(app)
+        assert "refused the bearer token" in text and "wrong-bearer-value" not in text
+        assert not app.dashboard.query_one(OrderDetail).has_class("-stale")
+
+
+HOSTILE = "ACME [/] [@click=app.quit]Pay[/] [link='https://evil.example']x[/] \x1b[2J\x1b]52;c;aGk=\x07\x9b\u202e"
+
+
+async def test_hostile_server_text_is_shown_literally(sim_server: SimulatorServer) -> None:
+    sim_server.sim.set_fields(
+        TOKEN,
+        {
+            "companyName": HOSTILE,
+            "status": {"code": "[bold]X", "label": "[/]" + HOSTILE},
+            "email": "[@click=app.quit]e[/]",
+        },
+    )
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        sim_server.sim.add_transaction(TOKEN, "0.00002")  # notification with the company name
+        await wait_until(pilot, lambda: "Payment received" in screen_text(app))
+        text = screen_text(app)
+        assert "ACME [/] [@click=app.quit]Pay[/] [link='https://evil.example']x[/]" in text
+        assert "\x1b" not in text and "\x9b" not in text and "\u202e" not in text
+        assert "[@click=app.quit]e[/]" in text
+        await pilot.click(OrderDetail, offset=(6, 1))
+        await pilot.pause()
+        assert app.is_running
+        assert app.dashboard.sub_title.startswith("ACME [/]")
+
+
+async def test_bad_token_gets_a_message_under_the_input(sim_server: SimulatorServer) -> None:
+    app = dashboard_app(sim_server, token=None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.focused is app.dashboard.query_one("#token-input")
+        await pilot.press(".", ".", "enter")
+        await pilot.pause()
+        assert "'..' is not an order token" in screen_text(app)
+        await pilot.press("backspace", "backspace", *"no-such", "enter")
+        await wait_until(pilot, lambda: "no order with token 'no-such'" in screen_text(app))
+        assert app.is_running
+
+
+async def test_keys_copy_open_and_help(sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[str] = []
+    app = dashboard_app(sim_server)
+    monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+    wire = sim_server.sim.order_wire(TOKEN, with_qr=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.query_one(TransactionsTable).row_count == 1)
+        await pilot.press("c")
+        assert app.clipboard == wire["address"]
+        await pilot.press("y")
+        assert app.clipboard == amount_text(app.dashboard.order.amount)
+        await pilot.press("o")
+        assert opened == [wire["transactions"][0]["hashUrl"]]
+        await pilot.press("question_mark")
+        assert "copy the payment address" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.press("slash")
+        assert app.focused is app.dashboard.query_one("#token-input")
+
+
+async def test_a_non_http_explorer_link_is_not_opened(sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    token = DEMO_TOKENS[0]
+    sim_server.sim.add_transaction(token, "0.00001")
+    sim_server.sim.set_fields(token, {"transactions": [dict(sim_server.sim.order_wire(token, with_qr=False)["transactions"][0], hashUrl="javascript:alert(1)")]})
+    opened: list[str] = []
+    app = dashboard_app(sim_server, token=token)
+    monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.query_one(TransactionsTable).row_count == 1)
+        await pilot.press("o")
+        assert opened == []
+        assert "Not opening a link" in screen_text(app)
+
+
+async def test_refresh_key_fetches_at_once(sim_server: SimulatorServer) -> None:
+    app = dashboard_app(sim_server, poll_interval=30.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(requests_of(sim_server, "rates")) == 1)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: len(requests_of(sim_server, "rates")) == 2 and len(requests_of(sim_server, "order")) == 2)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (200, 60)])
+async def test_layout_fits_from_80x24_up(sim_server: SimulatorServer, size: tuple[int, int]) -> None:
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.query_one(TransactionsTable).row_count == 1)
+        await pilot.pause()
+        for widget in (app.dashboard.query_one(OrderDetail), app.dashboard.query_one(TransactionsTable), app.dashboard.query_one(StatusLine)):
+            region = widget.region
+            assert region.width > 0 and region.height > 0
+            assert region.right <= size[0] and region.bottom <= size[1]
+        qr = app.dashboard.query_one(QRView)
+        if size[0] < 100:
+            assert not qr.display and "QR hidden" in screen_text(app)
+        else:
+            assert qr.scale >= 1 and qr.encoded_text
+        detail, qr_region = app.dashboard.query_one(OrderDetail).region, qr.region
+        assert not detail.overlaps(qr_region)
+        assert not app.dashboard.query_one(TransactionsTable).region.overlaps(detail)
