@@ -66,7 +66,7 @@ def screen_text(app) -> str:  # noqa: ANN001 - any running App
     return "\n".join("".join(segment.text for segment in strip) for strip in strips)
 
 
-async def wait_until(pilot, predicate, *, timeout: float = 5.0, step: float = 0.05) -> None:  # noqa: ANN001
+async def wait_until(pilot, predicate, *, timeout: float = 5.0, step: float = 0.05) -> None:  # noqa: ANN001, ASYNC109 - a polling loop, not an I/O call
     """Let the app run until `predicate()` holds; fail with the screen when it never does."""
     import asyncio
 
@@ -74,5 +74,7 @@ async def wait_until(pilot, predicate, *, timeout: float = 5.0, step: float = 0.
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s; screen:\n{screen_text(pilot.app)}")
+            raise AssertionError(
+                f"condition not met within {timeout} s; screen:\n{screen_text(pilot.app)}"
+            )
         await pilot.pause(step)

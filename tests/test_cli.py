@@ -65,7 +65,15 @@ def test_get_summary_is_readable(sim_server: SimulatorServer) -> None:
 
 
 def test_rates_needs_and_uses_the_token_file(sim_server: SimulatorServer, token_file: Path) -> None:
-    result = run_cli("rates", TOKEN, "--json", "--base-url", sim_server.base_url, "--bearer-token-file", str(token_file))
+    result = run_cli(
+        "rates",
+        TOKEN,
+        "--json",
+        "--base-url",
+        sim_server.base_url,
+        "--bearer-token-file",
+        str(token_file),
+    )
     assert result.returncode == 0, result.stderr
     assert jsontext.loads(result.stdout)["qrCode"].startswith("data:image/png;base64,")
     assert_no_secret(result)
@@ -75,7 +83,9 @@ def test_rates_needs_and_uses_the_token_file(sim_server: SimulatorServer, token_
 
 
 def test_rates_token_from_the_environment(sim_server: SimulatorServer) -> None:
-    result = run_cli("rates", TOKEN, "--base-url", sim_server.base_url, env={"ORDERDASH_BEARER_TOKEN": BEARER})
+    result = run_cli(
+        "rates", TOKEN, "--base-url", sim_server.base_url, env={"ORDERDASH_BEARER_TOKEN": BEARER}
+    )
     assert result.returncode == 0, result.stderr
     assert_no_secret(result)
 
@@ -90,7 +100,9 @@ def test_rates_token_from_the_environment(sim_server: SimulatorServer) -> None:
         (["get", TOKEN, "--bogus"], 2, "unrecognized arguments"),
     ],
 )
-def test_exit_codes_and_one_line_errors(sim_server: SimulatorServer, args: list[str], code: int, text: str) -> None:
+def test_exit_codes_and_one_line_errors(
+    sim_server: SimulatorServer, args: list[str], code: int, text: str
+) -> None:
     result = run_cli(*args, "--base-url", sim_server.base_url)
     assert result.returncode == code
     assert text in result.stderr
@@ -102,7 +114,9 @@ def test_wrong_token_is_exit_4(sim_server: SimulatorServer, tmp_path: Path) -> N
     wrong = tmp_path / "wrong"
     wrong.write_text("not-the-token")
     wrong.chmod(0o600)
-    result = run_cli("rates", TOKEN, "--base-url", sim_server.base_url, "--bearer-token-file", str(wrong))
+    result = run_cli(
+        "rates", TOKEN, "--base-url", sim_server.base_url, "--bearer-token-file", str(wrong)
+    )
     assert result.returncode == 4
     assert "refused the bearer token" in result.stderr
     assert "not-the-token" not in result.stderr
@@ -110,7 +124,11 @@ def test_wrong_token_is_exit_4(sim_server: SimulatorServer, tmp_path: Path) -> N
 
 @pytest.mark.parametrize(
     "fault",
-    [Fault(status=503), Fault(body="{oops"), Fault(status=301, headers={"Location": "https://x.example/"})],
+    [
+        Fault(status=503),
+        Fault(body="{oops"),
+        Fault(status=301, headers={"Location": "https://x.example/"}),
+    ],
     ids=["503", "bad-json", "redirect"],
 )
 def test_service_failures_are_exit_5(sim_server: SimulatorServer, fault: Fault) -> None:
@@ -140,14 +158,18 @@ def test_get_does_not_import_the_ui_the_simulator_or_qrcode(sim_server: Simulato
         "import sys\n"
         "from orderdash.cli import main\n"
         f"rc = main(['get', {TOKEN!r}, '--json', '--base-url', {sim_server.base_url!r}])\n"
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich', 'qrcode', 'starlette', 'uvicorn'})\n"
-        "heavy += [m for m in sys.modules if m.startswith('orderdash.simulator') or m.startswith('orderdash.tui')]\n"
+        "roots = {m.split('.')[0] for m in sys.modules}\n"
+        "heavy = sorted(roots & {'textual', 'rich', 'qrcode', 'starlette', 'uvicorn'})\n"
+        "heavy += [m for m in sys.modules"
+        " if m.startswith(('orderdash.simulator', 'orderdash.tui'))]\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
         "sys.exit(rc)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
     env["ORDERDASH_CONFIG"] = os.devnull
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
     assert result.returncode == 0, result.stderr
     assert "HEAVY []" in result.stderr
 
@@ -159,20 +181,38 @@ def test_simulate_serves_the_spec_endpoints(tmp_path: Path) -> None:
     token_path = tmp_path / "sim-token"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "orderdash", "simulate", "--port", str(port), "--bearer-token-file", str(token_path)],
+        [
+            sys.executable,
+            "-m",
+            "orderdash",
+            "simulate",
+            "--port",
+            str(port),
+            "--bearer-token-file",
+            str(token_path),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
     )
     try:
-        assert process.stderr is not None
-        banner = [process.stderr.readline() for _ in range(3)]
-        assert f"http://127.0.0.1:{port}" in banner[0]
+        assert process.stderr is not None and process.stdout is not None
+        token_line = process.stderr.readline()
+        assert str(token_path) in token_line
+        assert f"http://127.0.0.1:{port}" in process.stdout.readline()
         assert oct(token_path.stat().st_mode & 0o777) == "0o600"
         secret = token_path.read_text().strip()
-        assert all(secret not in line for line in banner)
-        result = run_cli("rates", TOKEN, "--json", "--base-url", f"http://127.0.0.1:{port}", "--bearer-token-file", str(token_path))
+        assert secret not in token_line
+        result = run_cli(
+            "rates",
+            TOKEN,
+            "--json",
+            "--base-url",
+            f"http://127.0.0.1:{port}",
+            "--bearer-token-file",
+            str(token_path),
+        )
         assert result.returncode == 0, result.stderr
         assert jsontext.loads(result.stdout)["token"] == TOKEN
     finally:

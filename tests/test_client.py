@@ -102,14 +102,44 @@ def test_client_repr_hides_the_token() -> None:
         (500, {}, "oops", errors.ServiceError, "the service failed (HTTP 500)"),
         (503, {"Retry-After": "30"}, "", errors.ServiceError, "HTTP 503"),
         (400, {}, "{}", errors.ServiceError, "rejected the rate refresh (HTTP 400)"),
-        (302, {"Location": "https://evil.example/x"}, "", errors.UnexpectedRedirect, "evil.example"),
+        (
+            302,
+            {"Location": "https://evil.example/x"},
+            "",
+            errors.UnexpectedRedirect,
+            "evil.example",
+        ),
         (200, {}, "", errors.InvalidResponse, "empty response"),
         (200, {}, "{not json", errors.InvalidResponse, "invalid JSON"),
-        (200, {"Content-Type": "text/html"}, "<html>bad gateway</html>", errors.InvalidResponse, "HTML page"),
+        (
+            200,
+            {"Content-Type": "text/html"},
+            "<html>bad gateway</html>",
+            errors.InvalidResponse,
+            "HTML page",
+        ),
         (200, {}, "[1, 2]", errors.InvalidResponse, "not an object"),
-        (200, {}, '{"success": true, "data": {"id": 1}}', errors.InvalidResponse, "does not match the API"),
-        (200, {}, '{"success": false, "data": null, "message": "Order closed"}', errors.FailureReported, "Order closed"),
-        (200, {}, '{"success": true, "data": null, "message": null}', errors.InvalidResponse, "sent no order"),
+        (
+            200,
+            {},
+            '{"success": true, "data": {"id": 1}}',
+            errors.InvalidResponse,
+            "does not match the API",
+        ),
+        (
+            200,
+            {},
+            '{"success": false, "data": null, "message": "Order closed"}',
+            errors.FailureReported,
+            "Order closed",
+        ),
+        (
+            200,
+            {},
+            '{"success": true, "data": null, "message": null}',
+            errors.InvalidResponse,
+            "sent no order",
+        ),
         (200, {}, '{"success": true, "data": {"amount": NaN}}', errors.InvalidResponse, "NaN"),
     ],
 )
@@ -150,7 +180,9 @@ async def test_error_text_never_contains_the_token_even_when_the_server_echoes_i
 
 
 async def test_hostile_server_message_is_made_printable() -> None:
-    body = json.dumps({"success": False, "data": None, "message": "x\x1b]52;c;aGk=\x07\x9b2J\u202e"})
+    body = json.dumps(
+        {"success": False, "data": None, "message": "x\x1b]52;c;aGk=\x07\x9b2J\u202e"}
+    )
     async with client_for(answer(200, body)) as client:
         with pytest.raises(errors.FailureReported) as caught:
             await client.refresh_rate("ordertoken")

@@ -25,7 +25,10 @@ async def test_get_order_and_rates_round_trip(client: OrderClient, sim: Simulato
     rated = await client.refresh_rate(TOKEN)
     assert rated.order.qr_code and rated.order.qr_code.startswith("data:image/png;base64,")
     requests = [r for r in sim.requests if r["endpoint"] != "control"]
-    assert [(r["endpoint"], r["bearer"]) for r in requests] == [("order", "missing"), ("rates", "ok")]
+    assert [(r["endpoint"], r["bearer"]) for r in requests] == [
+        ("order", "missing"),
+        ("rates", "ok"),
+    ]
 
 
 async def test_eighteen_decimal_amounts_arrive_exactly(client: OrderClient, sim: Simulator) -> None:
@@ -68,16 +71,47 @@ async def test_wrong_bearer_token_is_refused_and_never_echoed(sim_server: Simula
     [
         (Fault(status=429, headers={"Retry-After": "9"}), errors.RateLimited, "retry in 9 s"),
         (Fault(status=500), errors.ServiceError, "HTTP 500"),
-        (Fault(status=502, body="<html><h1>Bad Gateway</h1></html>", headers={"Content-Type": "text/html"}), errors.ServiceError, "HTTP 502"),
+        (
+            Fault(
+                status=502,
+                body="<html><h1>Bad Gateway</h1></html>",
+                headers={"Content-Type": "text/html"},
+            ),
+            errors.ServiceError,
+            "HTTP 502",
+        ),
         (Fault(status=503, headers={"Retry-After": "2"}), errors.ServiceError, "HTTP 503"),
-        (Fault(status=302, headers={"Location": "https://elsewhere.example/order/x/"}), errors.UnexpectedRedirect, "elsewhere.example"),
+        (
+            Fault(status=302, headers={"Location": "https://elsewhere.example/order/x/"}),
+            errors.UnexpectedRedirect,
+            "elsewhere.example",
+        ),
         (Fault(body='{"status": 1, "data": {"id": "x"'), errors.InvalidResponse, "invalid JSON"),
-        (Fault(body="<html>maintenance</html>", headers={"Content-Type": "text/html"}), errors.InvalidResponse, "HTML page"),
+        (
+            Fault(body="<html>maintenance</html>", headers={"Content-Type": "text/html"}),
+            errors.InvalidResponse,
+            "HTML page",
+        ),
         (Fault(body=""), errors.InvalidResponse, "empty response"),
-        (Fault(body='{"status": 1, "data": {"token": 5}}'), errors.InvalidResponse, "does not match the API"),
+        (
+            Fault(body='{"status": 1, "data": {"token": 5}}'),
+            errors.InvalidResponse,
+            "does not match the API",
+        ),
         (Fault(reset_after=40), errors.NetworkError, "broke off"),
     ],
-    ids=["429", "500", "502-html", "503", "redirect", "truncated-json", "html-200", "empty", "wrong-shape", "reset"],
+    ids=[
+        "429",
+        "500",
+        "502-html",
+        "503",
+        "redirect",
+        "truncated-json",
+        "html-200",
+        "empty",
+        "wrong-shape",
+        "reset",
+    ],
 )
 async def test_each_fault_is_its_typed_error(
     client: OrderClient, sim: Simulator, fault: Fault, error: type[Exception], text: str
@@ -91,10 +125,16 @@ async def test_each_fault_is_its_typed_error(
     assert (await client.get_order(TOKEN)).order.token == TOKEN  # recovers at once
 
 
-async def test_redirect_is_not_followed_and_the_token_does_not_travel(sim_server: SimulatorServer) -> None:
+async def test_redirect_is_not_followed_and_the_token_does_not_travel(
+    sim_server: SimulatorServer,
+) -> None:
     with SimulatorServer(Simulator(seed=1), bearer_token=BEARER) as other:
         sim_server.sim.add_fault(
-            Fault(endpoint="rates", status=307, headers={"Location": f"{other.base_url}/orders/api/{TOKEN}/rates"})
+            Fault(
+                endpoint="rates",
+                status=307,
+                headers={"Location": f"{other.base_url}/orders/api/{TOKEN}/rates"},
+            )
         )
         async with make_client(make_settings(sim_server.base_url)) as client:
             with pytest.raises(errors.UnexpectedRedirect):
@@ -102,13 +142,21 @@ async def test_redirect_is_not_followed_and_the_token_does_not_travel(sim_server
         assert other.sim.requests == []
 
 
-async def test_failure_envelope_carries_the_server_message(client: OrderClient, sim: Simulator) -> None:
-    sim.add_fault(Fault(endpoint="rates", body='{"success": false, "data": null, "message": "Order is closed"}'))
+async def test_failure_envelope_carries_the_server_message(
+    client: OrderClient, sim: Simulator
+) -> None:
+    sim.add_fault(
+        Fault(
+            endpoint="rates", body='{"success": false, "data": null, "message": "Order is closed"}'
+        )
+    )
     with pytest.raises(errors.FailureReported, match="Order is closed"):
         await client.refresh_rate(TOKEN)
 
 
-async def test_slow_headers_hit_the_deadline(sim_server: SimulatorServer, quick_timeouts: Timeouts) -> None:
+async def test_slow_headers_hit_the_deadline(
+    sim_server: SimulatorServer, quick_timeouts: Timeouts
+) -> None:
     sim_server.sim.add_fault(Fault(delay=3.0, times=1))
     settings = make_settings(sim_server.base_url)
     async with OrderClient(settings.base_url, timeouts=quick_timeouts) as client:
@@ -151,7 +199,9 @@ async def test_connection_refused_is_cannot_connect() -> None:
             await client.refresh_rate(TOKEN)
 
 
-async def test_server_stopped_mid_session_then_restarted(sim_server: SimulatorServer, client: OrderClient) -> None:
+async def test_server_stopped_mid_session_then_restarted(
+    sim_server: SimulatorServer, client: OrderClient
+) -> None:
     assert (await client.get_order(TOKEN)).order.token == TOKEN
     sim_server.stop()
     with pytest.raises(errors.NetworkError):

@@ -18,14 +18,18 @@ def write(path: Path, text: str, mode: int = 0o600) -> Path:
 
 
 def test_defaults_without_any_source(tmp_path: Path) -> None:
-    settings, warnings = load_settings({}, {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", ""))})
+    settings, warnings = load_settings(
+        {}, {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", ""))}
+    )
     assert settings.base_url == DEFAULT_BASE_URL
     assert settings.refresh_interval == 60 and settings.poll_interval == 10
     assert settings.bearer_token is None
     assert warnings == []
 
 
-def test_missing_default_config_file_is_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_default_config_file_is_fine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "nothing-here"))
     settings, _ = load_settings({}, {"XDG_CONFIG_HOME": str(tmp_path / "nothing-here")})
     assert settings.base_url == DEFAULT_BASE_URL
@@ -34,7 +38,8 @@ def test_missing_default_config_file_is_fine(tmp_path: Path, monkeypatch: pytest
 def test_precedence_cli_over_env_over_file(tmp_path: Path) -> None:
     config = write(
         tmp_path / "c.toml",
-        'base_url = "https://file.example"\npoll_interval = 3\nrefresh_interval = 30\ntimeout = 9\n',
+        'base_url = "https://file.example"\n'
+        "poll_interval = 3\nrefresh_interval = 30\ntimeout = 9\n",
     )
     env = {
         "ORDERDASH_CONFIG": str(config),
@@ -50,7 +55,10 @@ def test_precedence_cli_over_env_over_file(tmp_path: Path) -> None:
 
 def test_bearer_token_from_file_at_the_highest_level_wins(tmp_path: Path) -> None:
     token_file = write(tmp_path / "token", "  from-file-token \n")
-    env = {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", "")), "ORDERDASH_BEARER_TOKEN": "env-token"}
+    env = {
+        "ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", "")),
+        "ORDERDASH_BEARER_TOKEN": "env-token",
+    }
     settings, _ = load_settings({}, env)
     assert settings.bearer_token is not None
     assert settings.bearer_token.get_secret_value() == "env-token"
@@ -107,7 +115,9 @@ def test_empty_token_file_is_an_error(tmp_path: Path) -> None:
         load_settings({"bearer_token_file": str(write(tmp_path / "t", "\n"))}, env)
 
 
-def test_real_environment_is_the_default_source(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_real_environment_is_the_default_source(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("ORDERDASH_CONFIG", str(write(tmp_path / "c.toml", "")))
     monkeypatch.setenv("ORDERDASH_REFRESH_INTERVAL", "42")
     settings, _ = load_settings()

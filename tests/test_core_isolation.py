@@ -1,4 +1,4 @@
-"""The core never imports textual or rich; `orderdash get` never loads the UI, simulator or qrcode."""
+"""The core never imports textual or rich, and importing the CLI module loads nothing heavy."""
 
 from __future__ import annotations
 
@@ -38,5 +38,13 @@ def test_core_imports_without_textual_or_rich() -> None:
 
 def test_cli_module_import_is_light() -> None:
     modules = imported_after("import orderdash.cli")
-    heavy = {m.split(".")[0] for m in modules} & {"textual", "rich", "qrcode", "starlette", "uvicorn", "httpx", "pydantic"}
+    heavy = {m.split(".")[0] for m in modules} & {
+        "textual",
+        "rich",
+        "qrcode",
+        "starlette",
+        "uvicorn",
+        "httpx",
+        "pydantic",
+    }
     assert not heavy

@@ -18,7 +18,9 @@ TOKEN = DEMO_TOKENS[0]
 SIZE = (140, 48)
 
 
-def dashboard_app(server: SimulatorServer, *, token: str | None = TOKEN, bearer: str | None = BEARER, **settings) -> OrderDashApp:
+def dashboard_app(
+    server: SimulatorServer, *, token: str | None = TOKEN, bearer: str | None = BEARER, **settings
+) -> OrderDashApp:
     values = {"poll_interval": 0.2, "refresh_interval": 60.0, **settings}
     return make_app(make_settings(server.base_url, bearer=bearer, **values), token=token)
 
@@ -52,7 +54,10 @@ async def test_every_field_of_the_order_is_on_screen(sim_server: SimulatorServer
             wire["urls"]["successUrl"][:30],
         ):
             assert value in text, f"{value!r} not on screen"
-        assert wire["address"] in text.replace("\n", "").replace("│", "").replace(" ", "") or wire["address"] in text
+        assert (
+            wire["address"] in text.replace("\n", "").replace("│", "").replace(" ", "")
+            or wire["address"] in text
+        )
         tx = wire["transactions"][0]
         assert amount_text(tx["amount"]["base"]) in text
         assert tx["hash"][:6] in text
@@ -60,11 +65,15 @@ async def test_every_field_of_the_order_is_on_screen(sim_server: SimulatorServer
         assert "live" in screen_text(app)
 
 
-async def test_new_transaction_appears_and_the_rate_call_follows(sim_server: SimulatorServer) -> None:
+async def test_new_transaction_appears_and_the_rate_call_follows(
+    sim_server: SimulatorServer,
+) -> None:
     app = dashboard_app(sim_server)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         table = app.dashboard.query_one(TransactionsTable)
-        await wait_until(pilot, lambda: table.row_count == 1 and len(requests_of(sim_server, "rates")) == 1)
+        await wait_until(
+            pilot, lambda: table.row_count == 1 and len(requests_of(sim_server, "rates")) == 1
+        )
         tx = sim_server.sim.add_transaction(TOKEN, "0.00001")
         await wait_until(pilot, lambda: table.row_count == 2)
         # the rate refresh follows the new transaction at once, not after the 60 s interval
@@ -101,8 +110,12 @@ async def test_switching_tokens_cancels_the_old_refresh(sim_server: SimulatorSer
         input_widget = app.dashboard.query_one("#token-input", Input)
         input_widget.value = f"  {other}  "
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.dashboard.order is not None and app.dashboard.order.token == other)
-        watch_workers = [w for w in app.dashboard.workers if w.group == "watch" and not w.is_finished]
+        await wait_until(
+            pilot, lambda: app.dashboard.order is not None and app.dashboard.order.token == other
+        )
+        watch_workers = [
+            w for w in app.dashboard.workers if w.group == "watch" and not w.is_finished
+        ]
         assert len(watch_workers) == 1
         await pilot.pause(0.3)
         before = len(requests_of(sim_server, "order"))
@@ -140,7 +153,9 @@ async def test_server_stopped_then_back(sim_server: SimulatorServer) -> None:
         await wait_until(pilot, lambda: not detail.has_class("-stale"), timeout=8)
 
 
-async def test_without_a_bearer_token_it_runs_on_get_order_alone(sim_server: SimulatorServer) -> None:
+async def test_without_a_bearer_token_it_runs_on_get_order_alone(
+    sim_server: SimulatorServer,
+) -> None:
     app = dashboard_app(sim_server, bearer=None)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_until(pilot, lambda: app.dashboard.order is not None)
@@ -159,7 +174,10 @@ async def test_refused_token_keeps_the_order_live_and_says_why(sim_server: Simul
         assert not app.dashboard.query_one(OrderDetail).has_class("-stale")
 
 
-HOSTILE = "ACME [/] [@click=app.quit]Pay[/] [link='https://evil.example']x[/] \x1b[2J\x1b]52;c;aGk=\x07\x9b\u202e"
+HOSTILE = (
+    "ACME [/] [@click=app.quit]Pay[/] [link='https://evil.example']x[/] "
+    "\x1b[2J\x1b]52;c;aGk=\x07\x9b\u202e"
+)
 
 
 async def test_hostile_server_text_is_shown_literally(sim_server: SimulatorServer) -> None:
@@ -198,7 +216,9 @@ async def test_bad_token_gets_a_message_under_the_input(sim_server: SimulatorSer
         assert app.is_running
 
 
-async def test_keys_copy_open_and_help(sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_keys_copy_open_and_help(
+    sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     opened: list[str] = []
     app = dashboard_app(sim_server)
     monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
@@ -218,10 +238,22 @@ async def test_keys_copy_open_and_help(sim_server: SimulatorServer, monkeypatch:
         assert app.focused is app.dashboard.query_one("#token-input")
 
 
-async def test_a_non_http_explorer_link_is_not_opened(sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_non_http_explorer_link_is_not_opened(
+    sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     token = DEMO_TOKENS[0]
     sim_server.sim.add_transaction(token, "0.00001")
-    sim_server.sim.set_fields(token, {"transactions": [dict(sim_server.sim.order_wire(token, with_qr=False)["transactions"][0], hashUrl="javascript:alert(1)")]})
+    sim_server.sim.set_fields(
+        token,
+        {
+            "transactions": [
+                dict(
+                    sim_server.sim.order_wire(token, with_qr=False)["transactions"][0],
+                    hashUrl="javascript:alert(1)",
+                )
+            ]
+        },
+    )
     opened: list[str] = []
     app = dashboard_app(sim_server, token=token)
     monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
@@ -237,16 +269,28 @@ async def test_refresh_key_fetches_at_once(sim_server: SimulatorServer) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: len(requests_of(sim_server, "rates")) == 1)
         await pilot.press("r")
-        await wait_until(pilot, lambda: len(requests_of(sim_server, "rates")) == 2 and len(requests_of(sim_server, "order")) == 2)
+        await wait_until(
+            pilot,
+            lambda: (
+                len(requests_of(sim_server, "rates")) == 2
+                and len(requests_of(sim_server, "order")) == 2
+            ),
+        )
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (200, 60)])
-async def test_layout_fits_from_80x24_up(sim_server: SimulatorServer, size: tuple[int, int]) -> None:
+async def test_layout_fits_from_80x24_up(
+    sim_server: SimulatorServer, size: tuple[int, int]
+) -> None:
     app = dashboard_app(sim_server)
     async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: app.dashboard.query_one(TransactionsTable).row_count == 1)
         await pilot.pause()
-        for widget in (app.dashboard.query_one(OrderDetail), app.dashboard.query_one(TransactionsTable), app.dashboard.query_one(StatusLine)):
+        for widget in (
+            app.dashboard.query_one(OrderDetail),
+            app.dashboard.query_one(TransactionsTable),
+            app.dashboard.query_one(StatusLine),
+        ):
             region = widget.region
             assert region.width > 0 and region.height > 0
             assert region.right <= size[0] and region.bottom <= size[1]

@@ -119,8 +119,10 @@ def test_money_keeps_every_digit(text: str) -> None:
 
 
 def test_body_numbers_never_pass_through_float() -> None:
-    body = (FIXTURES / "get_order_example.json").read_text().replace(
-        '"amount": 0.00000109', '"amount": 0.000000000123456789012345678901'
+    body = (
+        (FIXTURES / "get_order_example.json")
+        .read_text()
+        .replace('"amount": 0.00000109', '"amount": 0.000000000123456789012345678901')
     )
     order = OrderEnvelope.model_validate(jsontext.loads(body)).data
     assert format(order.amount, "f") == "0.000000000123456789012345678901"

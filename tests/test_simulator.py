@@ -35,9 +35,27 @@ T0 = 1_700_000_010.0  # 30 s into a 60-second rate period
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 ORDER_FIELDS = [
-    "companyName", "id", "customerId", "token", "coin", "coinBaseName", "exchangeRate",
-    "amountFiat", "amount", "dueDate", "currency", "createdAt", "createdAtMiliseconds", "type",
-    "expiresAt", "expirationTime", "email", "address", "status", "urls", "transactions",
+    "companyName",
+    "id",
+    "customerId",
+    "token",
+    "coin",
+    "coinBaseName",
+    "exchangeRate",
+    "amountFiat",
+    "amount",
+    "dueDate",
+    "currency",
+    "createdAt",
+    "createdAtMiliseconds",
+    "type",
+    "expiresAt",
+    "expirationTime",
+    "email",
+    "address",
+    "status",
+    "urls",
+    "transactions",
 ]
 RATES_FIELDS = ORDER_FIELDS[:18] + ["qrCode"] + ORDER_FIELDS[18:]
 TX_FIELDS = ["id", "hash", "hashUrl", "amount", "amountFiat", "createdAt", "createdAtMiliseconds"]
@@ -140,7 +158,7 @@ async def test_rates_shape_and_qr_png(client, sim):
     assert list(data) == RATES_FIELDS
     prefix = "data:image/png;base64,"
     assert data["qrCode"].startswith(prefix)
-    png = base64.b64decode(data["qrCode"][len(prefix):], validate=True)
+    png = base64.b64decode(data["qrCode"][len(prefix) :], validate=True)
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert png[12:16] == b"IHDR"
     width, height = struct.unpack(">II", png[16:24])
@@ -283,8 +301,9 @@ def test_transaction_amounts_and_status_transitions():
     tx1 = sim.add_transaction(token, part)
     assert tx1["amount"]["base"] == part and tx1["amount"]["total"] == part
     assert tx1["amount"]["underPaid"] == part - due and tx1["amount"]["overPaid"] == 0
-    assert tx1["amountFiat"]["base"] == format((part * order["exchangeRate"]).quantize(
-        Decimal("0.01")), "f")
+    assert tx1["amountFiat"]["base"] == format(
+        (part * order["exchangeRate"]).quantize(Decimal("0.01")), "f"
+    )
     assert tx1["amountFiat"]["overPaid"] == "0.00"
     assert Decimal(tx1["amountFiat"]["underPaid"]) < 0
     assert sim.order_wire(token, with_qr=False)["status"]["code"] == "IN_PROGRESS"
@@ -326,7 +345,9 @@ def test_expiry_and_pinned_status():
     sim.add_transaction(partly, "0.00001")
     sim.set_status(pinned, "CANCELED")
     assert sim.order_wire(pinned, with_qr=False)["status"] == {
-        "code": "CANCELED", "label": "CANCELED"}
+        "code": "CANCELED",
+        "label": "CANCELED",
+    }
     sim.advance_clock(599)
     assert sim.order_wire(unpaid, with_qr=False)["expirationTime"] == 1000
     assert sim.order_wire(unpaid, with_qr=False)["status"]["code"] == "IN_PROGRESS"
@@ -339,7 +360,9 @@ def test_expiry_and_pinned_status():
     assert sim.order_wire(pinned, with_qr=False)["status"]["code"] == "CANCELED"
     sim.set_status(unpaid, "CONFIRMED", "Paid / Confirmed")
     assert sim.order_wire(unpaid, with_qr=False)["status"] == {
-        "code": "CONFIRMED", "label": "Paid / Confirmed"}
+        "code": "CONFIRMED",
+        "label": "Paid / Confirmed",
+    }
 
 
 async def test_money_survives_as_decimal(client, sim):
@@ -470,8 +493,9 @@ async def test_fault_matching_by_endpoint_and_token(client, sim):
 
 
 async def test_fault_body_and_headers(client, sim):
-    sim.add_fault(Fault(body="<html>proxy error</html>", headers={"Content-Type": "text/html"},
-                        times=1))
+    sim.add_fault(
+        Fault(body="<html>proxy error</html>", headers={"Content-Type": "text/html"}, times=1)
+    )
     r = await client.get(f"/order/{DEMO_TOKENS[0]}/")
     assert r.status_code == 200 and r.text == "<html>proxy error</html>"
     assert r.headers["content-type"] == "text/html"
@@ -481,8 +505,13 @@ async def test_fault_body_and_headers(client, sim):
     assert r.status_code == 302 and r.headers["location"] == "https://evil.example/steal"
 
     payload = b'{"status": 1, "data": null}'
-    sim.add_fault(Fault(body_b64=base64.b64encode(gzip.compress(payload)).decode(),
-                        headers={"Content-Encoding": "gzip"}, times=1))
+    sim.add_fault(
+        Fault(
+            body_b64=base64.b64encode(gzip.compress(payload)).decode(),
+            headers={"Content-Encoding": "gzip"},
+            times=1,
+        )
+    )
     r = await client.get(f"/order/{DEMO_TOKENS[0]}/")
     assert r.headers["content-encoding"] == "gzip" and r.content == payload
 
@@ -539,14 +568,21 @@ async def test_request_log_records_bearer_state_never_the_secret(client, control
     await client.get("/favicon.ico")
     log = sim.requests
     assert [(e["endpoint"], e["bearer"]) for e in log] == [
-        ("order", "missing"), ("rates", "missing"), ("rates", "wrong"), ("rates", "ok"),
+        ("order", "missing"),
+        ("rates", "missing"),
+        ("rates", "wrong"),
+        ("rates", "ok"),
         ("other", "missing"),
     ]
     assert all(set(e) == {"t", "method", "path", "endpoint", "token", "bearer"} for e in log)
     assert isinstance(log[0]["t"], float) and log[0]["t"] >= T0
     assert {k: v for k, v in log[0].items() if k != "t"} == {
-        "method": "GET", "path": f"/order/{token}/", "endpoint": "order", "token": token,
-        "bearer": "missing"}
+        "method": "GET",
+        "path": f"/order/{token}/",
+        "endpoint": "order",
+        "token": token,
+        "bearer": "missing",
+    }
     assert log[-1]["token"] is None
     assert SECRET not in repr(log) and "wrong-one" not in repr(log)
     r = await control.get("/requests")
@@ -559,15 +595,29 @@ async def test_request_log_records_bearer_state_never_the_secret(client, control
 
 # ---------------------------------------------------------------- control endpoints
 async def test_control_endpoints(client, control, sim):
-    r = await control.post("/orders", content=jsontext.dumps(
-        {"companyName": "Ctl Shop", "coin": "doge", "currency": "CHF", "amountFiat": "12.5",
-         "email": "x@example.com", "lifetimeS": 120}))
+    r = await control.post(
+        "/orders",
+        content=jsontext.dumps(
+            {
+                "companyName": "Ctl Shop",
+                "coin": "doge",
+                "currency": "CHF",
+                "amountFiat": "12.5",
+                "email": "x@example.com",
+                "lifetimeS": 120,
+            }
+        ),
+    )
     assert r.status_code == 201
     token = body(r)["token"]
     assert re.fullmatch(r"[0-9a-f]{32}", token)
     listed = {o["token"]: o for o in body(await control.get("/orders"))}
-    assert listed[token] == {"token": token, "status": "IN_PROGRESS", "companyName": "Ctl Shop",
-                             "coin": "doge"}
+    assert listed[token] == {
+        "token": token,
+        "status": "IN_PROGRESS",
+        "companyName": "Ctl Shop",
+        "coin": "doge",
+    }
 
     r = await control.post(f"/orders/{token}/transactions", content='{"amount": "1.5"}')
     assert r.status_code == 201 and body(r)["amount"]["base"] == Decimal("1.5")
@@ -577,8 +627,11 @@ async def test_control_endpoints(client, control, sim):
 
     r = await control.post(f"/orders/{token}/status", content='{"code": "CONFIRMED"}')
     assert r.status_code == 200
-    hostile = {"companyName": "ACME [/] Corp \x1b[2J", "amount": "NaN",
-               "extra": [1, Decimal("2.5")]}
+    hostile = {
+        "companyName": "ACME [/] Corp \x1b[2J",
+        "amount": "NaN",
+        "extra": [1, Decimal("2.5")],
+    }
     r = await control.post(f"/orders/{token}/fields", content=jsontext.dumps(hostile))
     assert r.status_code == 200
     data = body(await client.get(f"/order/{token}/"))["data"]
@@ -688,8 +741,13 @@ def test_run_simulator_stops_cleanly_on_ctrl_c():
         f"run_simulator('127.0.0.1', {port}, {SECRET!r}, seed=7, prefix='/pay', "
         "customer_interval=None)"
     )
-    proc = subprocess.Popen([sys.executable, "-c", code], env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 10
         while True:
@@ -726,6 +784,7 @@ def test_simulator_imports_no_textual_or_rich():
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')); "
         "print(bad); sys.exit(1 if bad else 0)"
     )
-    result = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True,
-                            text=True, timeout=30)
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=30
+    )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -31,7 +31,9 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="file holding the bearer token for the rate endpoint (or ORDERDASH_BEARER_TOKEN_FILE)",
     )
-    group.add_argument("--timeout", type=float, metavar="SECONDS", help="overall deadline per request")
+    group.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="overall deadline per request"
+    )
     group.add_argument(
         "--allow-insecure-http",
         action="store_true",
@@ -43,11 +45,15 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_dashboard_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("refresh")
-    group.add_argument("--poll-interval", type=float, metavar="SECONDS", help="getOrder poll period (10)")
+    group.add_argument(
+        "--poll-interval", type=float, metavar="SECONDS", help="getOrder poll period (10)"
+    )
     group.add_argument(
         "--refresh-interval", type=float, metavar="SECONDS", help="rate refresh period (60)"
     )
-    group.add_argument("--no-bell", dest="bell", action="store_false", default=None, help="no terminal bell")
+    group.add_argument(
+        "--no-bell", dest="bell", action="store_false", default=None, help="no terminal bell"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_connection_options(tui)
     _add_dashboard_options(tui)
 
-    demo = commands.add_parser("demo", help="run the simulator in-process and open the dashboard on it")
+    demo = commands.add_parser(
+        "demo", help="run the simulator in-process and open the dashboard on it"
+    )
     demo.add_argument("--seed", type=int, default=7, help="simulator seed (7)")
     demo.add_argument(
         "--customer-interval",
@@ -74,10 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_dashboard_options(demo)
 
-    for name, what in (("get", "getOrder"), ("rates", "Update Exchange rate (needs the bearer token)")):
+    for name, what in (
+        ("get", "getOrder"),
+        ("rates", "Update Exchange rate (needs the bearer token)"),
+    ):
         command = commands.add_parser(name, help=f"print one order through {what}")
         command.add_argument("token", help="order token")
-        command.add_argument("--json", action="store_true", help="print the data object as JSON, exact digits")
+        command.add_argument(
+            "--json", action="store_true", help="print the data object as JSON, exact digits"
+        )
         _add_connection_options(command)
 
     simulate = commands.add_parser("simulate", help="serve the simulated order service over HTTP")
@@ -116,7 +129,11 @@ def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "refresh_interval": "refresh_interval",
         "bell": "bell",
     }
-    return {key: getattr(args, attr) for key, attr in names.items() if getattr(args, attr, None) is not None}
+    return {
+        key: getattr(args, attr)
+        for key, attr in names.items()
+        if getattr(args, attr, None) is not None
+    }
 
 
 def _load_settings(args: argparse.Namespace, **extra: Any) -> Any:
@@ -188,18 +205,16 @@ def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
 
 
 def _run_simulate(args: argparse.Namespace) -> int:
-    from orderdash.simulator import DEMO_TOKENS, run_simulator
+    from orderdash.simulator import run_simulator
     from orderdash.simulator.token_file import simulator_token
 
     token, path = simulator_token(args.bearer_token_file)
     prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
-    base = f"http://{args.host}:{args.port}{prefix}"
-    print(f"orderdash simulator on {base}", file=sys.stderr)
-    print(f"  demo orders: {', '.join(DEMO_TOKENS)}", file=sys.stderr)
-    print(f"  rate endpoint token: in {path} (use --bearer-token-file {path})", file=sys.stderr)
-    print("  controls under /_sim/ ; Ctrl-C stops", file=sys.stderr)
+    print(f"rate endpoint token: in {path} (pass --bearer-token-file {path})", file=sys.stderr)
     interval = args.customer_interval if args.customer_interval > 0 else None
-    run_simulator(args.host, args.port, token, seed=args.seed, prefix=prefix, customer_interval=interval)
+    run_simulator(
+        args.host, args.port, token, seed=args.seed, prefix=prefix, customer_interval=interval
+    )
     return 0
 
 

@@ -148,7 +148,8 @@ class OrderClient:
         return self._bearer_token is not None and bool(self._bearer_token.get_secret_value())
 
     def __repr__(self) -> str:
-        return f"OrderClient({self._base_url!r}, bearer_token={'set' if self.has_bearer_token else 'unset'})"
+        token = "set" if self.has_bearer_token else "unset"
+        return f"OrderClient({self._base_url!r}, bearer_token={token})"
 
     async def __aenter__(self) -> OrderClient:
         return self
@@ -206,7 +207,9 @@ class OrderClient:
         except (httpx.RemoteProtocolError, httpx.ReadError):
             raise NetworkError(f"the connection to {self.origin} broke off mid-response") from None
         except httpx.HTTPError as exc:
-            raise NetworkError(f"network error talking to {self.origin}: {type(exc).__name__}") from None
+            raise NetworkError(
+                f"network error talking to {self.origin}: {type(exc).__name__}"
+            ) from None
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self._max_body_bytes
@@ -233,7 +236,9 @@ class OrderClient:
         if encoding in ("", "identity"):
             return raw
         if encoding not in ("gzip", "x-gzip", "deflate"):
-            raise InvalidResponse(f"the service used an unsupported content encoding {clean(encoding, limit=20)!r}")
+            raise InvalidResponse(
+                f"the service used an unsupported content encoding {clean(encoding, limit=20)!r}"
+            )
         wbits = 16 + zlib.MAX_WBITS if "gzip" in encoding else zlib.MAX_WBITS
         inflater = zlib.decompressobj(wbits)
         try:
@@ -265,17 +270,23 @@ class OrderClient:
                     f"the service refused the bearer token (HTTP {status}); check it, and that no "
                     "proxy drops headers with underscores such as bearer_token"
                 )
-            raise AuthRefused(f"the service requires authentication for the order lookup (HTTP {status})")
+            raise AuthRefused(
+                f"the service requires authentication for the order lookup (HTTP {status})"
+            )
         if status == 404:
             raise NotFound(f"no order with token {clean(token, limit=60)!r} (HTTP 404)")
         retry_after = parse_retry_after(headers.get("retry-after"))
         if status == 429:
             wait = f"; retry in {retry_after:g} s" if retry_after is not None else ""
-            raise RateLimited(f"the service is rate limiting requests (HTTP 429){wait}", retry_after)
+            raise RateLimited(
+                f"the service is rate limiting requests (HTTP 429){wait}", retry_after
+            )
         if status >= 500:
             raise ServiceError(f"the service failed (HTTP {status})", status, retry_after)
         if not 200 <= status < 300:
-            raise ServiceError(f"the service rejected the {what} (HTTP {status})", status, retry_after)
+            raise ServiceError(
+                f"the service rejected the {what} (HTTP {status})", status, retry_after
+            )
 
         document = self._parse_json(body, headers)
         try:
@@ -295,7 +306,9 @@ class OrderClient:
             else:
                 order = OrderEnvelope.model_validate(document).data
         except ValidationError as exc:
-            raise InvalidResponse(f"the {what} answer does not match the API: {_first_error(exc)}") from None
+            raise InvalidResponse(
+                f"the {what} answer does not match the API: {_first_error(exc)}"
+            ) from None
         return order, document["data"]
 
     @staticmethod
@@ -322,4 +335,11 @@ def _first_error(exc: ValidationError) -> str:
     return f"{clean(location, limit=60)}: {first['msg']}{more}"
 
 
-__all__ = ["ApiError", "Fetched", "OrderClient", "Timeouts", "is_loopback_host", "parse_retry_after"]
+__all__ = [
+    "ApiError",
+    "Fetched",
+    "OrderClient",
+    "Timeouts",
+    "is_loopback_host",
+    "parse_retry_after",
+]

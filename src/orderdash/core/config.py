@@ -49,12 +49,18 @@ class Settings(BaseModel):
     def _check_base_url(self) -> Settings:
         parts = urlsplit(self.base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"base_url must be an http(s) URL, got {clean(self.base_url, limit=80)!r}")
+            raise ValueError(
+                f"base_url must be an http(s) URL, got {clean(self.base_url, limit=80)!r}"
+            )
         if parts.username or parts.password:
             raise ValueError("base_url must not carry credentials")
         if parts.query or parts.fragment:
             raise ValueError("base_url must not have a query or fragment")
-        if parts.scheme == "http" and not is_loopback_host(parts.hostname) and not self.allow_insecure_http:
+        if (
+            parts.scheme == "http"
+            and not is_loopback_host(parts.hostname)
+            and not self.allow_insecure_http
+        ):
             raise ValueError(
                 f"plain http:// to {parts.hostname} would send the token unencrypted; use https:// "
                 "or set allow_insecure_http"
@@ -95,7 +101,9 @@ def read_token_file(path: str | os.PathLike[str], warnings: list[str]) -> Secret
     if not token:
         raise ConfigError(f"the bearer token file {file} is empty")
     if not token.isprintable():
-        raise ConfigError(f"the bearer token file {file} holds more than one line or control characters")
+        raise ConfigError(
+            f"the bearer token file {file} holds more than one line or control characters"
+        )
     return SecretStr(token)
 
 

@@ -45,7 +45,7 @@ def loads(text: str | bytes) -> Any:
 
 
 def decimal_text(value: Decimal) -> str:
-    """Plain positional text of a finite Decimal, trailing zeros kept: '0.00000100', not '1.00E-6'."""
+    """Positional text of a finite Decimal, trailing zeros kept: '0.00000100', not '1.00E-6'."""
     return format(value, "f")
 
 

@@ -23,13 +23,22 @@ def order_summary(order: Order, received_at: float) -> list[str]:
     expiry = expiry_for(order, received_at)
     rows = [
         ("Merchant", clean(order.company_name, limit=80)),
-        ("Order", f"{order.id}  (customer {order.customer_id}, type {clean(order.type, limit=20)})"),
+        (
+            "Order",
+            f"{order.id}  (customer {order.customer_id}, type {clean(order.type, limit=20)})",
+        ),
         ("Token", clean(order.token, limit=120)),
-        ("Status", f"{clean(order.status.label, limit=40)}  [{clean(order.status.code, limit=40)}]"),
+        (
+            "Status",
+            f"{clean(order.status.label, limit=40)}  [{clean(order.status.code, limit=40)}]",
+        ),
         ("Amount", f"{fiat_text(order.amount_fiat, currency)}  =  {amount}"),
         ("Rate", rate_text(order)),
         ("Address", clean(order.address, limit=200) or MISSING),
-        ("Created", f"{server_time_text(order.created_at)}  ({epoch_ms_text(order.created_at_ms)})"),
+        (
+            "Created",
+            f"{server_time_text(order.created_at)}  ({epoch_ms_text(order.created_at_ms)})",
+        ),
         ("Expiry", expiry.summary),
         ("E-mail", clean(order.email, limit=120) if order.email else MISSING),
         ("Transactions", str(len(order.transactions))),

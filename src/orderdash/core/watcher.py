@@ -30,7 +30,9 @@ class Failure:
 class WatchEvents(Protocol):
     """What the watcher reports; the dashboard turns each call into a message."""
 
-    def on_fetched(self, kind: Kind, fetched: Fetched, new_transaction_ids: tuple[int, ...]) -> None: ...
+    def on_fetched(
+        self, kind: Kind, fetched: Fetched, new_transaction_ids: tuple[int, ...]
+    ) -> None: ...
 
     def on_failure(self, failure: Failure) -> None: ...
 

@@ -187,8 +187,15 @@ class SimulatorASGI:
                 return _Reply(200, sim.list_orders())
             if method == "POST":
                 obj = _object(body)
-                allowed = {"companyName", "coin", "currency", "amountFiat", "token", "email",
-                           "lifetimeS"}
+                allowed = {
+                    "companyName",
+                    "coin",
+                    "currency",
+                    "amountFiat",
+                    "token",
+                    "email",
+                    "lifetimeS",
+                }
                 _only(obj, allowed)
                 kwargs: dict[str, Any] = {}
                 if "companyName" in obj:

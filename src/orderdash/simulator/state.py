@@ -203,8 +203,12 @@ class Fault:
         """Build from a parsed JSON object (snake_case or camelCase keys); ValueError if bad."""
         if not isinstance(obj, dict):
             raise ValueError("a fault is a JSON object")
-        aliases = {"bodyB64": "body_b64", "dripDelay": "drip_delay", "resetAfter": "reset_after",
-                   "dripChunk": "drip_chunk"}
+        aliases = {
+            "bodyB64": "body_b64",
+            "dripDelay": "drip_delay",
+            "resetAfter": "reset_after",
+            "dripChunk": "drip_chunk",
+        }
         names = {f.name for f in dataclasses.fields(cls)}
         kwargs: dict[str, Any] = {}
         for key, value in obj.items():

@@ -39,7 +39,9 @@ class OrderDashApp(App[None]):
         self._bell = settings.bell
 
     def on_mount(self) -> None:
-        self.push_screen(DashboardScreen(self.client, self.settings, token=self._token, clock=self._clock))
+        self.push_screen(
+            DashboardScreen(self.client, self.settings, token=self._token, clock=self._clock)
+        )
 
     async def on_unmount(self) -> None:
         await self.client.aclose()
@@ -66,14 +68,30 @@ class OrderDashApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         dashboard = self.dashboard
-        yield SystemCommand("Refresh now", "Fetch the order and the rate now", dashboard.action_refresh)
-        yield SystemCommand("Copy order token", "Copy the token of the order on screen", dashboard.action_copy_token)
-        yield SystemCommand("Copy payment address", "Copy the address customers pay to", dashboard.action_copy_address)
-        yield SystemCommand("Copy coin amount", "Copy the amount in coin, exact digits", dashboard.action_copy_amount)
         yield SystemCommand(
-            "Copy transaction hash", "Copy the full hash of the selected transaction", dashboard.action_copy_hash
+            "Refresh now", "Fetch the order and the rate now", dashboard.action_refresh
         )
-        yield SystemCommand("Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell)
+        yield SystemCommand(
+            "Copy order token", "Copy the token of the order on screen", dashboard.action_copy_token
+        )
+        yield SystemCommand(
+            "Copy payment address",
+            "Copy the address customers pay to",
+            dashboard.action_copy_address,
+        )
+        yield SystemCommand(
+            "Copy coin amount",
+            "Copy the amount in coin, exact digits",
+            dashboard.action_copy_amount,
+        )
+        yield SystemCommand(
+            "Copy transaction hash",
+            "Copy the full hash of the selected transaction",
+            dashboard.action_copy_hash,
+        )
+        yield SystemCommand(
+            "Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell
+        )
 
 
 def make_app(
@@ -90,5 +108,6 @@ def make_app(
             bearer_token=settings.bearer_token,
             timeouts=settings.timeouts,
             max_body_bytes=settings.max_body_bytes,
+            clock=clock,
         )
     return OrderDashApp(settings, client, token=token, clock=clock)

@@ -26,7 +26,9 @@ def run_demo(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
     bearer_token = secrets.token_urlsafe(24)
     interval = args.customer_interval if args.customer_interval > 0 else None
     simulator = Simulator(seed=args.seed)
-    with SimulatorServer(simulator, bearer_token=bearer_token, customer_interval=interval) as server:
+    with SimulatorServer(
+        simulator, bearer_token=bearer_token, customer_interval=interval
+    ) as server:
         settings, _ = load_settings(
             {**overrides, "base_url": server.base_url, "bearer_token": bearer_token},
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},

@@ -49,7 +49,9 @@ class _Reporter:
     def __init__(self, screen: DashboardScreen, token: str, generation: int) -> None:
         self._screen, self._token, self._generation = screen, token, generation
 
-    def on_fetched(self, kind: Kind, fetched: Fetched, new_transaction_ids: tuple[int, ...]) -> None:
+    def on_fetched(
+        self, kind: Kind, fetched: Fetched, new_transaction_ids: tuple[int, ...]
+    ) -> None:
         self._screen.post_message(
             OrderFetched(self._token, self._generation, kind, fetched, new_transaction_ids)
         )
@@ -66,7 +68,12 @@ class DashboardScreen(Screen[None]):
         Binding("r", "refresh", "Refresh", tooltip="Fetch the order and the rate now"),
         Binding("c", "copy_address", "Copy address", tooltip="Copy the payment address"),
         Binding("y", "copy_amount", "Copy amount", tooltip="Copy the coin amount, exact digits"),
-        Binding("o", "open_transaction", "Open tx", tooltip="Open the selected transaction's explorer page"),
+        Binding(
+            "o",
+            "open_transaction",
+            "Open tx",
+            tooltip="Open the selected transaction's explorer page",
+        ),
         Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
         Binding("escape", "focus_table", "Table", show=False),
     ]
@@ -119,7 +126,9 @@ class DashboardScreen(Screen[None]):
         narrow = event.size.width < QR_MIN_SCREEN_WIDTH
         self.set_class(narrow, "-narrow")
         detail = self.query_one(OrderDetail)
-        detail.border_subtitle = f"QR hidden: needs {QR_MIN_SCREEN_WIDTH}+ columns" if narrow else ""
+        detail.border_subtitle = (
+            f"QR hidden: needs {QR_MIN_SCREEN_WIDTH}+ columns" if narrow else ""
+        )
 
     # -- loading and watching ------------------------------------------------------------------
 
@@ -135,7 +144,9 @@ class DashboardScreen(Screen[None]):
         self.order = None
         self._direction = None
         self.query_one(TokenBar).input.value = token
-        self.query_one(OrderDetail).show_message(joined(Text("Loading ", "italic"), literal(token, limit=80), "\u2026"))
+        self.query_one(OrderDetail).show_message(
+            joined(Text("Loading ", "italic"), literal(token, limit=80), "\u2026")
+        )
         self.query_one(OrderDetail).remove_class("-stale")
         self.query_one(TransactionsPane).reset()
         self.query_one(QRView).text = ""
@@ -188,9 +199,16 @@ class DashboardScreen(Screen[None]):
         detail = self.query_one(OrderDetail)
         detail.show(order, fetched.received_at, self._direction)
         pane = self.query_one(TransactionsPane)
-        pane.show(order.transactions, message.new_transaction_ids, coin_code(order), clean(order.currency.abbreviation, limit=12))
+        pane.show(
+            order.transactions,
+            message.new_transaction_ids,
+            coin_code(order),
+            clean(order.currency.abbreviation, limit=12),
+        )
         self.query_one(QRView).text = clean(order.address or "", limit=500)
-        self.sub_title = f"{clean(order.company_name, limit=40)} \u00b7 {clean(order.token, limit=40)}"
+        self.sub_title = (
+            f"{clean(order.company_name, limit=40)} \u00b7 {clean(order.token, limit=40)}"
+        )
 
         state = self._status.state
         state.loading = False
@@ -249,7 +267,8 @@ class DashboardScreen(Screen[None]):
         detail = self.query_one(OrderDetail)
         detail.set_class(stale, "-stale")
         if stale and state.last_update is not None:
-            detail.border_title = f"Order \u00b7 STALE since {time.strftime('%H:%M:%S', time.localtime(state.last_update))}"
+            since = time.strftime("%H:%M:%S", time.localtime(state.last_update))
+            detail.border_title = f"Order \u00b7 STALE since {since}"
         else:
             detail.border_title = "Order"
         self._status.tick()
@@ -269,7 +288,9 @@ class DashboardScreen(Screen[None]):
             self.notify("No address to copy yet.", severity="warning", markup=False)
             return
         self.app.copy_to_clipboard(self.order.address)
-        self.notify(f"Address copied: {clean(self.order.address, limit=80)}", timeout=3, markup=False)
+        self.notify(
+            f"Address copied: {clean(self.order.address, limit=80)}", timeout=3, markup=False
+        )
 
     def action_copy_amount(self) -> None:
         if self.order is None or self.order.amount is None:
@@ -287,7 +308,11 @@ class DashboardScreen(Screen[None]):
         url = tx.hash_url or ""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc or not url.isprintable():
-            self.notify(f"Not opening a link that is not http(s): {clean(url, limit=80)}", severity="error", markup=False)
+            self.notify(
+                f"Not opening a link that is not http(s): {clean(url, limit=80)}",
+                severity="error",
+                markup=False,
+            )
             return
         self.app.open_url(url)
         self.notify(f"Opening {clean(parts.netloc, limit=60)}\u2026", timeout=3, markup=False)

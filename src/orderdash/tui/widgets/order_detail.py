@@ -32,7 +32,11 @@ TONE_STYLES = {
     Tone.BAD: "bold white on #a54242",
     Tone.UNKNOWN: "bold black on #b0b0b0",
 }
-DIRECTION_MARKS = {1: Text(" \u25b2", "bold green"), -1: Text(" \u25bc", "bold red"), 0: Text(" =", "dim")}
+DIRECTION_MARKS = {
+    1: Text(" \u25b2", "bold green"),
+    -1: Text(" \u25bc", "bold red"),
+    0: Text(" =", "dim"),
+}
 LABEL_STYLE = "dim"
 
 
@@ -74,7 +78,9 @@ class OrderDetail(VerticalScroll, can_focus=False):
     def show(self, order: Order, received_at: float, rate_direction: int | None) -> None:
         self._order = order
         self._expiry = expiry_for(order, received_at)
-        head = Text.assemble(literal(order.company_name, "bold", limit=80), "  ", status_badge(order))
+        head = Text.assemble(
+            literal(order.company_name, "bold", limit=80), "  ", status_badge(order)
+        )
         self.query_one("#detail-head", Static).update(head)
         self.query_one("#detail-money", Static).update(self._money(order, rate_direction))
         self.query_one("#detail-identity", Static).update(self._identity(order))

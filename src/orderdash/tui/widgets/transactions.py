@@ -55,19 +55,25 @@ def row_cells(tx: Transaction) -> dict[str, Text | int]:
 
 
 def transaction_line(tx: Transaction, coin: str, currency: str) -> Text:
-    """Everything about one transaction, for the line under the table."""
-    return joined(
-        Text(f"#{tx.id}  ", "bold"),
-        literal(server_time_text(tx.created_at)),
-        "  ",
-        literal(tx.hash, "bold"),
-        Text(
-            f"\nbase {amount_text(tx.amount.base)} {coin} ({amount_text(tx.amount_fiat.base)} {currency})"
-            f"  total {amount_text(tx.amount.total)} ({amount_text(tx.amount_fiat.total)})"
-            f"  underPaid {amount_text(tx.amount.under_paid)} ({amount_text(tx.amount_fiat.under_paid)})"
-            f"  overPaid {amount_text(tx.amount.over_paid)} ({amount_text(tx.amount_fiat.over_paid)})"
-        ),
+    """Two lines under the table: id, time and the four amounts; then the full hash."""
+
+    def pair(name: str, coin_amount: object, fiat_amount: object) -> str:
+        return f"{name} {amount_text(coin_amount)} {coin} ({amount_text(fiat_amount)} {currency})"  # type: ignore[arg-type]
+
+    amounts = "  \u00b7  ".join(
+        (
+            pair("base", tx.amount.base, tx.amount_fiat.base),
+            pair("total", tx.amount.total, tx.amount_fiat.total),
+            pair("underPaid", tx.amount.under_paid, tx.amount_fiat.under_paid),
+            pair("overPaid", tx.amount.over_paid, tx.amount_fiat.over_paid),
+        )
     )
+    line = joined(
+        Text(f"#{tx.id}  ", "bold"), literal(server_time_text(tx.created_at)), "  ", Text(amounts)
+    )
+    line.append("\n")
+    line.append_text(joined(Text("hash ", "dim"), literal(tx.hash, "bold")))
+    return line
 
 
 class TransactionsTable(DataTable):
@@ -155,7 +161,9 @@ class TransactionsPane(Vertical):
     def table(self) -> TransactionsTable:
         return self.query_one(TransactionsTable)
 
-    def show(self, transactions: Sequence[Transaction], new_ids: Iterable[int], coin: str, currency: str) -> None:
+    def show(
+        self, transactions: Sequence[Transaction], new_ids: Iterable[int], coin: str, currency: str
+    ) -> None:
         self._coin, self._currency = coin, currency
         self.table.sync(transactions, new_ids)
         count = len(self.table.transactions)

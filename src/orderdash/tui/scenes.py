@@ -1,0 +1,116 @@
+"""Reproducible states of the dashboard, for the screenshot script and the snapshot tests.
+
+Each scene runs the real app against an in-process simulator whose clock, like the app's, is
+frozen, so the same scene renders the same screen on any machine (times shown in UTC).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from pydantic import SecretStr
+from textual.pilot import Pilot
+
+from orderdash.core.config import Settings
+from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
+from orderdash.tui.app import OrderDashApp, make_app
+
+#: 2026-11-21 10:00:00 UTC
+FROZEN_NOW = 1795255200.0
+SCENE_BEARER = "scene-bearer-token"
+
+
+async def _loaded(pilot: Pilot) -> None:
+    await _until(pilot, lambda: pilot.app.dashboard.order is not None)  # type: ignore[attr-defined]
+
+
+async def _stale(pilot: Pilot) -> None:
+    await _loaded(pilot)
+    app: OrderDashApp = pilot.app  # type: ignore[assignment]
+    server: SimulatorServer = app.scene_server  # type: ignore[attr-defined]
+    # Retry-After makes the retry countdown the same on every run
+    server.sim.add_fault(Fault(status=503, headers={"Retry-After": "30"}))
+    assert app.dashboard.watcher is not None
+    app.dashboard.watcher.refresh_now()
+    await _until(pilot, lambda: app.dashboard.query_one("#detail").has_class("-stale"))
+
+
+async def _empty(pilot: Pilot) -> None:
+    await pilot.pause()
+
+
+async def _until(pilot: Pilot, predicate: Callable[[], bool], limit: float = 10.0) -> None:
+    deadline = time.monotonic() + limit
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the scene did not reach its state")
+        await pilot.pause(0.05)
+    await pilot.pause(0.1)
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    caption: str
+    size: tuple[int, int]
+    token: str | None
+    settle: Callable[[Pilot], Awaitable[None]] = _loaded
+    bearer: bool = True
+    prepare: Callable[[Simulator], None] = field(default=lambda sim: None)
+
+
+SCENES = (
+    Scene("empty", "Start: type or paste an order token", (120, 36), None, _empty),
+    Scene("order-awaiting-payment", "An order waiting for its payment", (120, 36), DEMO_TOKENS[5]),
+    Scene("order-with-payments", "An order with several payments", (140, 42), DEMO_TOKENS[4]),
+    Scene(
+        "stale",
+        "The service fails: last good data kept, marked stale",
+        (120, 36),
+        DEMO_TOKENS[0],
+        _stale,
+    ),
+    Scene("narrow-80x24", "80x24: everything but the QR", (80, 24), DEMO_TOKENS[1]),
+)
+
+
+def scene(name: str) -> Scene:
+    return next(s for s in SCENES if s.name == name)
+
+
+@contextmanager
+def utc_time() -> Iterator[None]:
+    """Local time is UTC inside: the status line's clock reads the same everywhere."""
+    previous = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = previous
+        time.tzset()
+
+
+@contextmanager
+def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
+    """The app of `chosen`, connected to a frozen-clock simulator that runs while inside."""
+    simulator = Simulator(seed=7, clock=lambda: FROZEN_NOW)
+    chosen.prepare(simulator)
+    with utc_time(), SimulatorServer(simulator, bearer_token=SCENE_BEARER, port=0) as server:
+        settings = Settings(
+            base_url=server.base_url,
+            bearer_token=SecretStr(SCENE_BEARER) if chosen.bearer else None,
+            poll_interval=30.0,
+            refresh_interval=60.0,
+            bell=False,
+        )
+        app = make_app(settings, token=chosen.token, clock=lambda: FROZEN_NOW)
+        app.scene_server = server  # type: ignore[attr-defined]
+        yield app
