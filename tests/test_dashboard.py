@@ -302,3 +302,15 @@ async def test_layout_fits_from_80x24_up(
         detail, qr_region = app.dashboard.query_one(OrderDetail).region, qr.region
         assert not detail.overlaps(qr_region)
         assert not app.dashboard.query_one(TransactionsTable).region.overlaps(detail)
+
+
+async def test_rate_change_shows_its_direction(sim_server: SimulatorServer) -> None:
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        first = app.dashboard.order.exchange_rate
+        sim_server.sim.advance_clock(60)  # the simulator renews its rate each minute
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.dashboard.order.exchange_rate != first)
+        mark = "\u25b2" if app.dashboard.order.exchange_rate > first else "\u25bc"
+        await wait_until(pilot, lambda: f"EUR {mark}" in screen_text(app))

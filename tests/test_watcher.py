@@ -1,0 +1,124 @@
+"""The watcher without Textual: a scripted client, real (short) asyncio time."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from orderdash.core import jsontext
+from orderdash.core.client import Fetched
+from orderdash.core.errors import ServiceError
+from orderdash.core.models import Order, OrderEnvelope
+from orderdash.core.refresh import Kind
+from orderdash.core.watcher import Failure, OrderWatcher
+
+EXAMPLE = OrderEnvelope.model_validate(
+    jsontext.loads((Path(__file__).parent / "fixtures" / "get_order_example.json").read_bytes())
+).data
+
+
+def with_transactions(count: int) -> Order:
+    base = EXAMPLE.transactions[0]
+    txs = tuple(base.model_copy(update={"id": 1000 + i}) for i in range(count))
+    return EXAMPLE.model_copy(update={"transactions": txs})
+
+
+class ScriptedClient:
+    """Answers getOrder from a list (the last answer repeats); counts calls."""
+
+    def __init__(self, answers: list[Order | Exception], *, rates: bool = True) -> None:
+        self.answers = answers
+        self.calls = {Kind.ORDER: 0, Kind.RATES: 0}
+        self.has_bearer_token = rates
+
+    def _next(self, kind: Kind) -> Fetched:
+        self.calls[kind] += 1
+        answer = self.answers[min(self.calls[Kind.ORDER] - 1, len(self.answers) - 1)]
+        if kind is Kind.ORDER and isinstance(answer, Exception):
+            raise answer
+        order = answer if isinstance(answer, Order) else with_transactions(1)
+        return Fetched(order=order, raw={}, received_at=time.time(), elapsed=0.0)
+
+    async def get_order(self, token: str) -> Fetched:
+        return self._next(Kind.ORDER)
+
+    async def refresh_rate(self, token: str) -> Fetched:
+        return self._next(Kind.RATES)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.fetched: list[tuple[Kind, tuple[int, ...]]] = []
+        self.failures: list[Failure] = []
+        self.statuses = 0
+
+    def on_fetched(
+        self, kind: Kind, fetched: Fetched, new_transaction_ids: tuple[int, ...]
+    ) -> None:
+        self.fetched.append((kind, new_transaction_ids))
+
+    def on_failure(self, failure: Failure) -> None:
+        self.failures.append(failure)
+
+    def on_status(self, status: object) -> None:
+        self.statuses += 1
+
+
+async def run_for(watcher: OrderWatcher, seconds: float) -> None:
+    task = asyncio.create_task(watcher.run())
+    await asyncio.sleep(seconds)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    assert task.cancelled()
+
+
+async def test_first_answer_is_the_baseline_and_new_ids_are_reported_once() -> None:
+    client = ScriptedClient([with_transactions(1), with_transactions(1), with_transactions(3)])
+    events = Recorder()
+    watcher = OrderWatcher(client, "t", events, poll_interval=0.05, refresh_interval=60)  # type: ignore[arg-type]
+    await run_for(watcher, 0.4)
+    reported = [ids for _, ids in events.fetched if ids]
+    assert reported == [(1001, 1002)]
+    # the rate call at load, and one more right after the new transactions
+    assert client.calls[Kind.RATES] == 2
+
+
+async def test_a_bug_in_the_client_becomes_a_failure_and_the_loop_goes_on() -> None:
+    client = ScriptedClient([ZeroDivisionError("boom"), with_transactions(1)], rates=False)
+    events = Recorder()
+    watcher = OrderWatcher(client, "t", events, poll_interval=0.05, refresh_interval=60)  # type: ignore[arg-type]
+    await run_for(watcher, 1.2)
+    assert (
+        events.failures
+        and "internal error: ZeroDivisionError: boom" in events.failures[0].error.message
+    )
+    assert any(kind is Kind.ORDER for kind, _ in events.fetched), "recovered after the failure"
+    assert client.calls[Kind.RATES] == 0, "no rate calls without a token"
+
+
+async def test_retry_after_spaces_the_retries() -> None:
+    error = ServiceError("the service failed (HTTP 503)", 503, retry_after=0.5)
+    client = ScriptedClient([error], rates=False)
+    events = Recorder()
+    watcher = OrderWatcher(client, "t", events, poll_interval=0.01, refresh_interval=60)  # type: ignore[arg-type]
+    await run_for(watcher, 1.2)
+    assert 2 <= client.calls[Kind.ORDER] <= 3, "one try per Retry-After, not a storm"
+    assert all(f.retry_in >= 0.5 for f in events.failures)
+
+
+async def test_refresh_now_wakes_the_loop() -> None:
+    client = ScriptedClient([with_transactions(1)])
+    events = Recorder()
+    watcher = OrderWatcher(client, "t", events, poll_interval=30, refresh_interval=60)  # type: ignore[arg-type]
+    task = asyncio.create_task(watcher.run())
+    await asyncio.sleep(0.1)
+    assert client.calls == {Kind.ORDER: 1, Kind.RATES: 1}
+    watcher.refresh_now()
+    await asyncio.sleep(0.1)
+    assert client.calls == {Kind.ORDER: 2, Kind.RATES: 2}
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
