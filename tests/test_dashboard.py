@@ -61,7 +61,13 @@ async def test_every_field_of_the_order_is_on_screen(sim_server: SimulatorServer
         tx = wire["transactions"][0]
         assert amount_text(tx["amount"]["base"]) in text
         assert tx["hash"][:6] in text
-        assert app.dashboard.query_one(QRView).encoded_text == wire["address"]
+        # partly paid: the QR is the payment URI for what is still due (the server's underPaid)
+        due = amount_text(-tx["amount"]["underPaid"])
+        assert (
+            app.dashboard.query_one(QRView).encoded_text
+            == f"bitcoin:{wire['address']}?amount={due}"
+        )
+        assert f"send {due} BTC" not in text and f"{due} BTC" in text
         assert "live" in screen_text(app)
 
 
@@ -80,7 +86,7 @@ async def test_new_transaction_appears_and_the_rate_call_follows(
         await wait_until(pilot, lambda: len(requests_of(sim_server, "rates")) == 2, timeout=3)
         assert table.coordinate_to_cell_key((0, 0)).row_key.value == str(tx["id"]), "newest first"
         assert table.get_cell(str(tx["id"]), "new").plain == "\u25cf"
-        assert "Payment received" in screen_text(app)
+        await wait_until(pilot, lambda: "Payment received" in screen_text(app))
         assert f"{amount_text(tx['amount']['base'])} BTC" in screen_text(app)
 
 

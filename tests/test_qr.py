@@ -1,21 +1,18 @@
 """QR codes: the core matrix, and the widget checked by decoding what it paints.
 
-The scannability tests rebuild a bitmap from the composited screen (what the terminal would
-receive), one pixel per cell column and two per cell row (the two halves of "▀"), and decode
-it with zxing-cpp. A code that only looks right in a snapshot but does not scan fails here.
+The scannability tests read the composited screen back (tests/qr_screen.py: what the terminal
+would receive, rebuilt as a bitmap) and decode it with zxing-cpp. A code that only looks right
+in a snapshot but does not scan fails here.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import dataclass
 
 import pytest
 import zxingcpp
-from PIL import Image
 from rich.cells import cell_len
-from rich.style import Style
 from textual.app import App, ComposeResult
 
 from orderdash.core import qr as core_qr
@@ -29,18 +26,22 @@ from orderdash.core.qr import (
     matrix_for,
 )
 from orderdash.tui.widgets.qr import QRView, caption_lines
+from qr_screen import (
+    BLACK,
+    UPPER_HALF,
+    WHITE,
+    Painted,
+    decode_bitmap,
+    decode_qr_on_screen,
+    find_code,
+    rgb,
+)
 
 LEGACY = "3AxYawtkGxsnTfy6KxswzAFNDiGRuw1dH3"
 BECH32 = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
 TAPROOT = "bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297"
 URI = "bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=0.00012345"
 HOSTILE = "ACME [/] [@click=app.quit]x[/] \x1b[2J"
-
-UPPER_HALF = "\u2580"
-LOWER_HALF = "\u2584"
-FULL_BLOCK = "\u2588"
-BLACK = (0, 0, 0)
-WHITE = (255, 255, 255)
 
 
 # -- core ----------------------------------------------------------------------------------
@@ -173,91 +174,7 @@ def test_caption_lines_fold_shorten_and_clean() -> None:
     assert caption_lines("", 10) == [] and caption_lines(LEGACY, 0) == []
 
 
-# -- reading the screen --------------------------------------------------------------------
-
-
-@dataclass
-class Painted:
-    """The composited screen as cells: (character, style) per column, per row."""
-
-    cells: list[list[tuple[str, Style | None]]]
-
-    @classmethod
-    def of(cls, app: App) -> Painted:
-        # The compositor's strips are what the driver turns into escape codes: reading them is
-        # reading the terminal, after every Textual filter and style has been applied.
-        rows = []
-        for strip in app.screen._compositor.render_strips():
-            row: list[tuple[str, Style | None]] = []
-            for segment in strip:
-                if segment.control:
-                    continue
-                for char in segment.text:
-                    row.append((char, segment.style))
-                    row.extend([("", segment.style)] * (cell_len(char) - 1))
-            rows.append(row)
-        return cls(rows)
-
-    @property
-    def text(self) -> str:
-        return "\n".join("".join(char for char, _ in row) for row in self.cells)
-
-    def bitmap(self) -> list[bytes]:
-        """Two pixel rows per cell row: 0 dark, 255 light."""
-        pixels: list[bytes] = []
-        for row in self.cells:
-            top, bottom = bytearray(), bytearray()
-            for char, style in row:
-                fg = _rgb(style.color if style else None, WHITE)
-                bg = _rgb(style.bgcolor if style else None, BLACK)
-                upper, lower = {
-                    UPPER_HALF: (fg, bg),
-                    LOWER_HALF: (bg, fg),
-                    FULL_BLOCK: (fg, fg),
-                }.get(char, (bg, bg))
-                top.append(_grey(upper))
-                bottom.append(_grey(lower))
-            pixels += [bytes(top), bytes(bottom)]
-        return pixels
-
-
-def _rgb(color, default: tuple[int, int, int]) -> tuple[int, int, int]:
-    return default if color is None else tuple(color.get_truecolor())
-
-
-def _grey(rgb: tuple[int, int, int]) -> int:
-    red, green, blue = rgb
-    return 0 if 0.299 * red + 0.587 * green + 0.114 * blue < 128 else 255
-
-
-def decode(bitmap: list[bytes], text_mode=zxingcpp.TextMode.HRI) -> list[str]:
-    image = Image.frombytes("L", (len(bitmap[0]), len(bitmap)), b"".join(bitmap))
-    image = image.resize((image.width * 4, image.height * 4), Image.Resampling.NEAREST)
-    found = zxingcpp.read_barcodes(
-        image, formats=zxingcpp.BarcodeFormat.QRCode, try_invert=False, text_mode=text_mode
-    )
-    return [barcode.text for barcode in found]
-
-
-def find_code(bitmap: list[bytes], matrix: QRMatrix, scale: int) -> list[tuple[int, int]]:
-    """Pixel offsets where the matrix appears exactly, each module scale x scale pixels."""
-    side = matrix.size * scale
-    expected = [
-        bytes(0 if matrix.modules[y // scale][x // scale] else 255 for x in range(side))
-        for y in range(side)
-    ]
-    anchor = matrix.quiet_zone * scale  # first pixel row of the finder patterns
-    hits = []
-    for y, row in enumerate(bitmap):
-        top = y - anchor
-        if top < 0 or top + len(expected) > len(bitmap):
-            continue
-        x = row.find(expected[anchor])
-        while x != -1:
-            if all(bitmap[top + dy][x : x + side] == line for dy, line in enumerate(expected)):
-                hits.append((x, top))
-            x = row.find(expected[anchor], x + 1)
-    return hits
+# -- the app under test ---------------------------------------------------------------------
 
 
 class QRApp(App):
@@ -298,7 +215,7 @@ async def test_the_painted_code_scans(theme: str, size: tuple[int, int], content
         assert view.note == ""
 
         bitmap = screen.bitmap()
-        assert decode(bitmap) == [content]
+        assert decode_bitmap(bitmap) == [content]
 
         # Module-exact: the matrix appears once, each module scale x scale half-cells.
         matrix = matrix_for(content)
@@ -308,7 +225,7 @@ async def test_the_painted_code_scans(theme: str, size: tuple[int, int], content
         assert top % 2 == 0  # the code starts on a cell boundary
         side = matrix.size * view.scale
         colours = {
-            _rgb(getattr(style, attribute), (-1, -1, -1))
+            rgb(getattr(style, attribute), (-1, -1, -1))
             for row in screen.cells[top // 2 : (top + side + 1) // 2]
             for _, style in row[x : x + side]
             for attribute in ("color", "bgcolor")
@@ -339,7 +256,7 @@ async def test_too_small_hides_the_code_with_a_note(theme: str) -> None:
         flat = " ".join(screen.text.split())
         assert "QR hidden: needs 33x18 cells, have 30x12" in flat
         assert UPPER_HALF not in screen.text
-        assert decode(screen.bitmap()) == []
+        assert decode_bitmap(screen.bitmap()) == []
         # The caption still tells the user the address, folded to the width.
         assert BECH32[:30] in screen.text and BECH32[30:] in screen.text
 
@@ -354,7 +271,7 @@ async def test_resizing_changes_the_scale_and_keeps_it_scannable() -> None:
             await pilot.resize_terminal(*size)
             await pilot.pause()
             assert view.scale == scale
-            assert decode(Painted.of(app).bitmap()) == ([BECH32] if scale else [])
+            assert decode_qr_on_screen(app) == ([BECH32] if scale else [])
 
 
 async def test_setting_text_changes_the_code() -> None:
@@ -362,11 +279,11 @@ async def test_setting_text_changes_the_code() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
         view = app.query_one(QRView)
-        assert decode(Painted.of(app).bitmap()) == [LEGACY]
+        assert decode_qr_on_screen(app) == [LEGACY]
         view.text = URI
         await pilot.pause()
         assert view.encoded_text == URI and view.scale == 1
-        assert decode(Painted.of(app).bitmap()) == [URI]
+        assert decode_qr_on_screen(app) == [URI]
 
 
 async def test_theme_switch_while_shown_keeps_pure_colours() -> None:
@@ -379,7 +296,7 @@ async def test_theme_switch_while_shown_keeps_pure_colours() -> None:
         app.theme = "textual-light"
         await pilot.pause()
         screen = Painted.of(app)
-        assert decode(screen.bitmap()) == [TAPROOT]
+        assert decode_bitmap(screen.bitmap()) == [TAPROOT]
         light_caption = screen.cells[-2]
         # The caption follows the theme; the code does not.
         assert dark_caption[0][1].bgcolor != light_caption[0][1].bgcolor
@@ -410,7 +327,7 @@ async def test_over_capacity_shows_the_error_and_keeps_running() -> None:
         view.text = LEGACY
         await pilot.pause()
         assert app.is_running and view.scale == 1
-        assert decode(Painted.of(app).bitmap()) == [LEGACY]
+        assert decode_qr_on_screen(app) == [LEGACY]
 
 
 async def test_hostile_caption_is_shown_literally() -> None:
@@ -422,7 +339,7 @@ async def test_hostile_caption_is_shown_literally() -> None:
         assert view.encoded_text == HOSTILE  # the code carries the exact bytes
         assert "ACME [/] [@click=app.quit]x[/] \ufffd[2J" in screen.text
         assert not any("\x1b" in char for row in screen.cells for char, _ in row)
-        assert decode(screen.bitmap(), zxingcpp.TextMode.Plain) == [HOSTILE]
+        assert decode_bitmap(screen.bitmap(), zxingcpp.TextMode.Plain) == [HOSTILE]
         # Clicking where the "link" text is does nothing: it was never markup.
         caption_y = next(y for y, row in enumerate(screen.text.splitlines()) if "ACME" in row)
         caption_x = screen.text.splitlines()[caption_y].index("x[/]")
@@ -440,7 +357,7 @@ async def test_no_caption_option_and_max_scale() -> None:
         screen = Painted.of(app)
         assert view.scale == 1
         assert BECH32 not in screen.text
-        assert decode(screen.bitmap()) == [BECH32]
+        assert decode_bitmap(screen.bitmap()) == [BECH32]
 
 
 async def test_repaints_do_not_rebuild(monkeypatch: pytest.MonkeyPatch) -> None:

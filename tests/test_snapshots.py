@@ -10,7 +10,17 @@ import pytest
 from orderdash.tui.scenes import scene, scene_app
 
 
-@pytest.mark.parametrize("name", ["order-with-payments", "stale", "narrow-80x24"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "order-with-payments",
+        "stale",
+        "narrow-80x24",
+        "pos-scan-to-pay",
+        "pos-partly-paid",
+        "pos-paid",
+    ],
+)
 def test_scene_snapshot(snap_compare, name: str) -> None:  # noqa: ANN001 - pytest-textual-snapshot fixture
     chosen = scene(name)
     with scene_app(chosen) as app:

@@ -54,6 +54,15 @@ def _add_dashboard_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--no-bell", dest="bell", action="store_false", default=None, help="no terminal bell"
     )
+    group.add_argument(
+        "--qr-content",
+        choices=("auto", "address", "uri", "server"),
+        help="what the QR encodes: auto (payment URI where the coin has one, else the address), "
+        "address, uri, or server (the service's own image)",
+    )
+    group.add_argument(
+        "--pos-primary", choices=("coin", "fiat"), help="which amount the POS screen shows large"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     tui.add_argument("token", nargs="?", help="order token to open")
     _add_connection_options(tui)
     _add_dashboard_options(tui)
+
+    pos = commands.add_parser("pos", help="open the point-of-sale screen on an order")
+    pos.add_argument("token", help="order token")
+    _add_connection_options(pos)
+    _add_dashboard_options(pos)
 
     demo = commands.add_parser(
         "demo", help="run the simulator in-process and open the dashboard on it"
@@ -119,21 +133,23 @@ def _version() -> str:
     return f"orderdash {__version__}"
 
 
+#: Options that map one to one onto settings of the same name.
+SETTING_OPTIONS = (
+    "base_url",
+    "bearer_token_file",
+    "timeout",
+    "allow_insecure_http",
+    "poll_interval",
+    "refresh_interval",
+    "bell",
+    "qr_content",
+    "pos_primary",
+)
+
+
 def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    names = {
-        "base_url": "base_url",
-        "bearer_token_file": "bearer_token_file",
-        "timeout": "timeout",
-        "allow_insecure_http": "allow_insecure_http",
-        "poll_interval": "poll_interval",
-        "refresh_interval": "refresh_interval",
-        "bell": "bell",
-    }
-    return {
-        key: getattr(args, attr)
-        for key, attr in names.items()
-        if getattr(args, attr, None) is not None
-    }
+    given = {name: getattr(args, name, None) for name in SETTING_OPTIONS}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _load_settings(args: argparse.Namespace, **extra: Any) -> Any:
@@ -166,7 +182,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_demo(args, _settings_overrides(args))
         from orderdash.tui.run import run_dashboard
 
-        return run_dashboard(_load_settings(args), [args.token] if args.token else [])
+        tokens = [args.token] if args.token else []
+        return run_dashboard(_load_settings(args), tokens, pos=command == "pos")
     except OrderdashError as exc:
         print(f"orderdash: {exc.message}", file=sys.stderr)
         return exc.exit_code

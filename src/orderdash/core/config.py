@@ -12,7 +12,7 @@ import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
@@ -44,6 +44,11 @@ class Settings(BaseModel):
     allow_insecure_http: bool = False
     #: Ring the terminal bell when a payment arrives.
     bell: bool = True
+    #: What the QR code encodes: auto (payment URI where the coin has one, else the address),
+    #: address, uri, or server (the service's own qrCode image).
+    qr_content: Literal["auto", "address", "uri", "server"] = "auto"
+    #: Which amount the point-of-sale screen shows large: the coin amount or the fiat amount.
+    pos_primary: Literal["coin", "fiat"] = "coin"
 
     @model_validator(mode="after")
     def _check_base_url(self) -> Settings:

@@ -30,8 +30,10 @@ class OrderDashApp(App[None]):
         *,
         token: str | None = None,
         clock: Callable[[], float] = time.time,
+        open_pos: bool = False,
     ) -> None:
         super().__init__()
+        self._open_pos = open_pos
         self.settings = settings
         self.client = client
         self._token = token
@@ -39,9 +41,14 @@ class OrderDashApp(App[None]):
         self._bell = settings.bell
 
     def on_mount(self) -> None:
-        self.push_screen(
-            DashboardScreen(self.client, self.settings, token=self._token, clock=self._clock)
+        dashboard = DashboardScreen(
+            self.client,
+            self.settings,
+            token=self._token,
+            clock=self._clock,
+            open_pos=self._open_pos,
         )
+        self.push_screen(dashboard)
 
     async def on_unmount(self) -> None:
         await self.client.aclose()
@@ -90,6 +97,11 @@ class OrderDashApp(App[None]):
             dashboard.action_copy_hash,
         )
         yield SystemCommand(
+            "Point of sale",
+            "Full-screen QR and amount for the customer",
+            dashboard.action_point_of_sale,
+        )
+        yield SystemCommand(
             "Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell
         )
 
@@ -100,6 +112,7 @@ def make_app(
     client: OrderClient | None = None,
     token: str | None = None,
     clock: Callable[[], float] = time.time,
+    open_pos: bool = False,
 ) -> OrderDashApp:
     """Build the app; pass `client` to inject one (tests), else it is made from `settings`."""
     if client is None:
@@ -110,4 +123,4 @@ def make_app(
             max_body_bytes=settings.max_body_bytes,
             clock=clock,
         )
-    return OrderDashApp(settings, client, token=token, clock=clock)
+    return OrderDashApp(settings, client, token=token, clock=clock, open_pos=open_pos)

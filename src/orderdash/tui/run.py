@@ -11,10 +11,10 @@ from typing import Any
 from orderdash.core.config import Settings, load_settings
 
 
-def run_dashboard(settings: Settings, tokens: list[str]) -> int:
+def run_dashboard(settings: Settings, tokens: list[str], *, pos: bool = False) -> int:
     from orderdash.tui.app import make_app
 
-    make_app(settings, token=tokens[0] if tokens else None).run()
+    make_app(settings, token=tokens[0] if tokens else None, open_pos=pos).run()
     return 0
 
 

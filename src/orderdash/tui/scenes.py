@@ -11,6 +11,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from pydantic import SecretStr
 from textual.pilot import Pilot
@@ -39,6 +40,26 @@ async def _stale(pilot: Pilot) -> None:
     await _until(pilot, lambda: app.dashboard.query_one("#detail").has_class("-stale"))
 
 
+async def _pos(pilot: Pilot) -> None:
+    from orderdash.tui.screens.pos import PosScreen
+
+    await _loaded(pilot)
+    await _until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, PosScreen) and pilot.app.screen.state is not None,
+    )
+
+
+def _pos_order(sim: Simulator, paid: str = "") -> None:
+    """A fresh bitcoin order at the till; `paid`: "" nothing, "part" a third, "all" in full."""
+    token = sim.create_order(token="till-42", coin="btc", currency="EUR", amount_fiat="42.00")
+    if paid == "part":
+        amount = sim.order_wire(token, with_qr=False)["amount"]
+        sim.add_transaction(token, (amount / 3).quantize(Decimal("0.00000001")))
+    elif paid == "all":
+        sim.add_transaction(token)
+
+
 async def _empty(pilot: Pilot) -> None:
     await pilot.pause()
 
@@ -61,6 +82,7 @@ class Scene:
     settle: Callable[[Pilot], Awaitable[None]] = _loaded
     bearer: bool = True
     prepare: Callable[[Simulator], None] = field(default=lambda sim: None)
+    pos: bool = False
 
 
 SCENES = (
@@ -75,6 +97,42 @@ SCENES = (
         _stale,
     ),
     Scene("narrow-80x24", "80x24: everything but the QR", (80, 24), DEMO_TOKENS[1]),
+    Scene(
+        "pos-scan-to-pay",
+        "Point of sale: scan to pay",
+        (120, 36),
+        "till-42",
+        _pos,
+        prepare=_pos_order,
+        pos=True,
+    ),
+    Scene(
+        "pos-partly-paid",
+        "Point of sale: a third paid, the QR asks for the rest",
+        (120, 36),
+        "till-42",
+        _pos,
+        prepare=lambda sim: _pos_order(sim, "part"),
+        pos=True,
+    ),
+    Scene(
+        "pos-paid",
+        "Point of sale: paid in full",
+        (120, 36),
+        "till-42",
+        _pos,
+        prepare=lambda sim: _pos_order(sim, "all"),
+        pos=True,
+    ),
+    Scene(
+        "pos-80x24",
+        "Point of sale at 80x24",
+        (80, 24),
+        "till-42",
+        _pos,
+        prepare=_pos_order,
+        pos=True,
+    ),
 )
 
 
@@ -111,6 +169,6 @@ def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
             refresh_interval=60.0,
             bell=False,
         )
-        app = make_app(settings, token=chosen.token, clock=lambda: FROZEN_NOW)
+        app = make_app(settings, token=chosen.token, clock=lambda: FROZEN_NOW, open_pos=chosen.pos)
         app.scene_server = server  # type: ignore[attr-defined]
         yield app

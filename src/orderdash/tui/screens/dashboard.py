@@ -25,13 +25,17 @@ from orderdash.core.config import Settings
 from orderdash.core.display import amount_text, coin_code, fiat_text
 from orderdash.core.errors import InvalidToken, NotFound
 from orderdash.core.models import Order
+from orderdash.core.payment import PaymentState, payment_state
+from orderdash.core.qr_payload import QRContent, QRPayload, qr_payload
 from orderdash.core.refresh import Kind, TrackStatus
 from orderdash.core.safetext import clean
 from orderdash.core.tokens import normalize_token
 from orderdash.core.watcher import Failure, OrderWatcher
 from orderdash.tui.messages import FetchFailed, OrderFetched, TokenSubmitted, WatchStatusChanged
+from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.order_detail import OrderDetail, rate_direction
+from orderdash.tui.widgets.payment_qr import show_payload
 from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.status_line import Freshness, StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
@@ -74,6 +78,7 @@ class DashboardScreen(Screen[None]):
             "Open tx",
             tooltip="Open the selected transaction's explorer page",
         ),
+        Binding("p", "point_of_sale", "POS", tooltip="Full-screen view for the paying customer"),
         Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
         Binding("escape", "focus_table", "Table", show=False),
     ]
@@ -85,8 +90,15 @@ class DashboardScreen(Screen[None]):
         *,
         token: str | None = None,
         clock: Callable[[], float] = time.time,
+        open_pos: bool = False,
     ) -> None:
         super().__init__()
+        self.open_pos = open_pos
+        self.payment: PaymentState | None = None
+        self.payload: QRPayload | None = None
+        self.pos: PosScreen | None = None
+        #: The last `qrCode` the rate endpoint sent (getOrder carries none).
+        self._server_qr: str | None = None
         self.client = client
         self.settings = settings
         self.clock = clock
@@ -119,6 +131,8 @@ class DashboardScreen(Screen[None]):
                 self.query_one(TokenBar).input.focus()
             else:
                 self.query_one(TransactionsTable).focus()
+                if self.open_pos:
+                    self.action_point_of_sale()
         else:
             self.query_one(TokenBar).input.focus()
 
@@ -142,6 +156,9 @@ class DashboardScreen(Screen[None]):
         self.generation += 1
         self.token = token
         self.order = None
+        self.payment = None
+        self.payload = None
+        self._server_qr = None
         self._direction = None
         self.query_one(TokenBar).input.value = token
         self.query_one(OrderDetail).show_message(
@@ -195,9 +212,16 @@ class DashboardScreen(Screen[None]):
             self._direction = rate_direction(self.order.exchange_rate, order.exchange_rate)
         self.order = order
         now = self.clock()
-
-        detail = self.query_one(OrderDetail)
-        detail.show(order, fetched.received_at, self._direction)
+        if message.kind is Kind.RATES and order.qr_code:
+            self._server_qr = order.qr_code
+        self.payment = payment_state(order, fetched.received_at)
+        mode = QRContent(self.settings.qr_content)
+        self.payload = qr_payload(order, self.payment, mode, self._server_qr)
+        qr_note = show_payload(self.query_one(QRView), self.payload)
+        what = _qr_what(self.payload, qr_note)
+        self.query_one(OrderDetail).show(
+            order, fetched.received_at, self._direction, self.payment, what
+        )
         pane = self.query_one(TransactionsPane)
         pane.show(
             order.transactions,
@@ -205,7 +229,6 @@ class DashboardScreen(Screen[None]):
             coin_code(order),
             clean(order.currency.abbreviation, limit=12),
         )
-        self.query_one(QRView).text = clean(order.address or "", limit=500)
         self.sub_title = (
             f"{clean(order.company_name, limit=40)} \u00b7 {clean(order.token, limit=40)}"
         )
@@ -219,6 +242,7 @@ class DashboardScreen(Screen[None]):
             state.next_rate_at = now + self.settings.refresh_interval
         self._update_staleness()
         self.query_one(TokenBar).show_error(None)
+        self._update_pos()
         if message.new_transaction_ids:
             self._announce_payment(order, message.new_transaction_ids)
 
@@ -232,6 +256,8 @@ class DashboardScreen(Screen[None]):
                     f"{amount_text(tx.amount.base)} {coin_code(order)} "
                     f"({fiat_text(tx.amount_fiat.base, order.currency.abbreviation)})"
                 )
+        if self.pos is not None:
+            self.pos.payment_arrived()
         if self.settings.bell:
             self.app.bell()
         self.notify(
@@ -283,6 +309,23 @@ class DashboardScreen(Screen[None]):
             self.watcher.refresh_now()
             self.notify("Refreshing\u2026", timeout=1.5, markup=False)
 
+    def action_point_of_sale(self) -> None:
+        if self.pos is not None:
+            return
+        self.pos = PosScreen(primary=self.settings.pos_primary, clock=self.clock)
+        self.app.push_screen(self.pos, callback=self._pos_closed)
+        self.call_after_refresh(self._update_pos)
+
+    def _pos_closed(self, _: None) -> None:
+        self.pos = None
+
+    def _update_pos(self) -> None:
+        if self.pos is None or not self.pos.is_mounted:
+            return
+        if self.order is None or self.payment is None or self.payload is None:
+            return
+        self.pos.show(self.order, self.payment, self.payload, self._status.state.next_rate_at)
+
     def action_copy_address(self) -> None:
         if self.order is None or not self.order.address:
             self.notify("No address to copy yet.", severity="warning", markup=False)
@@ -333,3 +376,20 @@ class DashboardScreen(Screen[None]):
 
     def action_focus_table(self) -> None:
         self.query_one(TransactionsTable).focus()
+
+
+def _qr_what(payload: QRPayload, note: str) -> str:
+    """What the QR code on screen says, in a few words."""
+    if payload.kind == "server" and not note:
+        what = "the server's QR image"
+    elif payload.kind == "uri":
+        what = (
+            "payment URI with the amount due"
+            if "?amount=" in (payload.text or "")
+            else "payment URI"
+        )
+    elif payload.kind == "address":
+        what = "the address"
+    else:
+        what = "nothing"
+    return f"{what} ({note})" if note else what

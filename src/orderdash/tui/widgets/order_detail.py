@@ -21,6 +21,7 @@ from orderdash.core.display import (
 )
 from orderdash.core.expiry import Expiry, expiry_for
 from orderdash.core.models import Order
+from orderdash.core.payment import PaymentState, Phase
 from orderdash.core.status import Tone, tone_of
 from orderdash.tui.text import joined, literal
 
@@ -38,6 +39,17 @@ DIRECTION_MARKS = {
     0: Text(" =", "dim"),
 }
 LABEL_STYLE = "dim"
+PHASE_STYLES = {
+    Phase.AWAITING: "bold",
+    Phase.PARTLY_PAID: "bold #de935f",
+    Phase.UNCLEAR: "bold #de935f",
+    Phase.CONFIRMING: "bold #8fd18f",
+    Phase.CONFIRMED: "bold #8fd18f",
+    Phase.OVERPAID: "bold #de935f",
+    Phase.UNDERPAID: "bold #cc6666",
+    Phase.EXPIRED: "bold #cc6666",
+    Phase.CANCELED: "bold #cc6666",
+}
 
 
 def status_badge(order: Order) -> Text:
@@ -75,14 +87,22 @@ class OrderDetail(VerticalScroll, can_focus=False):
         for part in ("#detail-money", "#detail-times", "#detail-identity"):
             self.query_one(part, Static).update("")
 
-    def show(self, order: Order, received_at: float, rate_direction: int | None) -> None:
+    def show(
+        self,
+        order: Order,
+        received_at: float,
+        rate_direction: int | None,
+        payment: PaymentState,
+        qr_what: str,
+    ) -> None:
         self._order = order
         self._expiry = expiry_for(order, received_at)
         head = Text.assemble(
             literal(order.company_name, "bold", limit=80), "  ", status_badge(order)
         )
         self.query_one("#detail-head", Static).update(head)
-        self.query_one("#detail-money", Static).update(self._money(order, rate_direction))
+        money = self._money(order, rate_direction, payment, qr_what)
+        self.query_one("#detail-money", Static).update(money)
         self.query_one("#detail-identity", Static).update(self._identity(order))
         self.tick(received_at)
 
@@ -92,7 +112,9 @@ class OrderDetail(VerticalScroll, can_focus=False):
         self.query_one("#detail-times", Static).update(self._times(self._order, self._expiry, now))
 
     @staticmethod
-    def _money(order: Order, rate_direction: int | None) -> Table:
+    def _money(
+        order: Order, rate_direction: int | None, payment: PaymentState, qr_what: str
+    ) -> Table:
         currency = order.currency.abbreviation
         fiat = Text(fiat_text(order.amount_fiat, currency), "bold")
         if order.coin_chosen:
@@ -107,11 +129,13 @@ class OrderDetail(VerticalScroll, can_focus=False):
             rate.append_text(DIRECTION_MARKS[rate_direction])
         return _grid(
             [
+                ("Payment", literal(payment.summary, PHASE_STYLES.get(payment.phase, ""))),
                 ("Amount", amount),
                 ("Rate", rate),
                 ("Coin", coin_name),
                 ("Currency", literal(f"{order.currency.currency} ({currency})", limit=60)),
                 ("Address", literal(order.address or MISSING, "bold", limit=200)),
+                ("QR", Text(qr_what, "dim")),
             ]
         )
 

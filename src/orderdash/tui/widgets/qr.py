@@ -1,5 +1,8 @@
 """QRView: a scannable QR code drawn with half blocks, with the encoded text under it.
 
+It can also show a given module matrix (the service's own QR image, recovered module-exact by
+`orderdash.core.qr_image`) with a caption of the caller's choosing: `show_matrix`.
+
 The code is drawn module-exact in pure black on pure white whatever the theme, since a
 phone camera needs contrast and a quiet zone, not the theme's palette. Every string shown
 goes through `clean` and is built as Content, never parsed as markup.
@@ -35,6 +38,8 @@ __all__ = ["QRView", "caption_lines"]
 
 QUIET_ZONE = 2
 CAPTION_MAX_LINES = 3
+#: Lines at most for the note shown between a given matrix and its caption.
+MATRIX_NOTE_MAX_LINES = 2
 EMPTY_NOTE = "no address to encode"
 
 _BLACK = Color.from_rgb(0, 0, 0)
@@ -78,6 +83,8 @@ class _Layout:
     note: str = ""
     note_kind: str = "note"  # component class suffix: "note" or "placeholder"
     caption: tuple[str, ...] = ()
+    source: str = "text"  # "text": encoded from the text; "server": a matrix given as is
+    code_note: tuple[str, ...] = ()  # lines shown between a given matrix and its caption
 
     def code_size(self) -> tuple[int, int]:
         if self.matrix is None or not self.scale:
@@ -111,18 +118,50 @@ def _plan(text: str, width: int, height: int, max_scale: int, with_caption: bool
     except QRError as error:
         # Room for the note and a blank line first; the caption says which text failed.
         return _Layout(width, height, note=str(error), caption=caption(height - 2))
+    return _fit(matrix, text, "", "text", width, height, max_scale, with_caption)
+
+
+def _fit(
+    matrix: QRMatrix,
+    caption_text: str,
+    code_note: str,
+    source: str,
+    width: int,
+    height: int,
+    max_scale: int,
+    with_caption: bool,
+) -> _Layout:
+    """The layout of a matrix known to exist: at the largest scale that fits, or hidden."""
+    if width < 1 or height < 1:
+        return _Layout(width, height, source=source)
+    with_caption = with_caption and bool(caption_text)
+
+    def caption(rows_left: int) -> tuple[str, ...]:
+        if not with_caption:
+            return ()
+        return tuple(caption_lines(caption_text, width, min(CAPTION_MAX_LINES, rows_left)))
+
     # One caption line is reserved: the code is no use if nobody can see what it says.
     reserved = 1 if with_caption else 0
-    scale = best_scale(matrix, width, height - reserved, max_scale)
+    notes = tuple(_wrap_note(code_note, width, MATRIX_NOTE_MAX_LINES)) if code_note else ()
+    scale = best_scale(matrix, width, height - reserved - len(notes), max_scale)
     if scale:
         _, code_rows = cells_needed(matrix, scale)
-        return _Layout(width, height, matrix, scale, caption=caption(height - code_rows))
+        return _Layout(
+            width,
+            height,
+            matrix,
+            scale,
+            caption=caption(height - code_rows - len(notes)),
+            source=source,
+            code_note=notes,
+        )
     columns, rows = cells_needed(matrix, 1)
     note = (
-        f"QR hidden: needs {columns}x{rows + reserved} cells, have {width}x{height}"
+        f"QR hidden: needs {columns}x{rows + reserved + len(notes)} cells, have {width}x{height}"
         " - enlarge the terminal"
     )
-    return _Layout(width, height, note=note, caption=caption(height - 2))
+    return _Layout(width, height, note=note, caption=caption(height - 2), source=source)
 
 
 #: Width asked for when no code fits: enough for the note to wrap over a few lines.
@@ -130,7 +169,11 @@ HIDDEN_NOTE_WIDTH = 26
 
 
 class QRView(Widget):
-    """A QR code for `text`, at the largest scale that fits, with the encoded text under it."""
+    """A QR code for `text`, at the largest scale that fits, with the encoded text under it.
+
+    `show_matrix` shows a given module matrix instead (with its own caption and note) until
+    `text` is set again or `show_matrix(None, ...)` is called.
+    """
 
     ALLOW_SELECT = False
 
@@ -175,10 +218,38 @@ class QRView(Widget):
         self._layout_value = _Layout(0, 0)
         self._strips_key: tuple[object, ...] | None = None
         self._strips: list[Strip] = []
+        # A matrix given by show_matrix, with its caption and note; None in text mode.
+        self._given: tuple[QRMatrix, str, str] | None = None
         self.set_reactive(QRView.text, text)
 
     def validate_text(self, text: object) -> str:
+        # Runs on every assignment, even of the same value: setting `text` is what switches
+        # back from a given matrix to encoding the text.
+        if self._given is not None:
+            self._given = None
+            self.refresh(layout=True)
         return "" if text is None else str(text)
+
+    def show_matrix(self, matrix: QRMatrix | None, caption: str, *, note: str = "") -> None:
+        """Show this exact module matrix (e.g. the service's image) instead of encoding `text`.
+
+        `caption` is shown under the code (cleaned and folded like the text's caption) and
+        `note`, if any, between the code and the caption. The matrix is drawn as given, quiet
+        zone included. `None` goes back to showing the code of `text`.
+        """
+        if matrix is None:
+            given = None
+        elif isinstance(matrix, QRMatrix):
+            given = (
+                matrix,
+                "" if caption is None else str(caption),
+                "" if note is None else str(note),
+            )
+        else:
+            raise TypeError(f"matrix must be a QRMatrix or None, not {type(matrix).__name__}")
+        if given != self._given:
+            self._given = given
+            self.refresh(layout=True)
 
     # -- what tests and callers can ask ------------------------------------------------------
 
@@ -189,23 +260,43 @@ class QRView(Widget):
 
     @property
     def encoded_text(self) -> str:
-        """What the visible code encodes; "" when no code is shown."""
+        """What the visible code encodes; "" when no code is shown or its content is unknown."""
         layout = self._current_layout()
+        if layout.source != "text":
+            return ""
         return layout.matrix.text if layout.matrix is not None and layout.scale else ""
 
     @property
     def note(self) -> str:
-        """The note shown instead of a code ("" while a code is shown)."""
-        return self._current_layout().note
+        """The note shown instead of a code.
+
+        While a code is shown this is "" for text, and the note given to `show_matrix` for a
+        given matrix.
+        """
+        layout = self._current_layout()
+        if layout.scale and self._given is not None:
+            return self._given[2]
+        return layout.note
+
+    @property
+    def source(self) -> str:
+        """ "server" while a matrix given by `show_matrix` is shown, "text" otherwise."""
+        return "text" if self._given is None else "server"
 
     # -- layout ------------------------------------------------------------------------------
 
     def _layout_for(self, width: int, height: int) -> _Layout:
-        key = (self.text, width, height, self._max_scale, self._caption)
+        key = (self.text, self._given, width, height, self._max_scale, self._caption)
         if key != self._layout_key:
-            self._layout_value = _plan(self.text, width, height, self._max_scale, self._caption)
+            self._layout_value = self._plan_now(width, height)
             self._layout_key = key
         return self._layout_value
+
+    def _plan_now(self, width: int, height: int) -> _Layout:
+        if self._given is None:
+            return _plan(self.text, width, height, self._max_scale, self._caption)
+        matrix, caption, note = self._given
+        return _fit(matrix, caption, note, "server", width, height, self._max_scale, self._caption)
 
     def _current_layout(self) -> _Layout:
         width, height = self.size
@@ -217,6 +308,15 @@ class QRView(Widget):
         Asking for the full code width when the height cannot hold it would take space from
         the other panes for nothing.
         """
+        if self._given is not None:
+            matrix, caption, note = self._given
+            reserved = 1 if self._caption and caption else 0
+            for scale in range(self._max_scale, 0, -1):
+                columns, rows = cells_needed(matrix, scale)
+                notes = len(_wrap_note(note, columns, MATRIX_NOTE_MAX_LINES)) if note else 0
+                if rows + reserved + notes <= container.height:
+                    return columns
+            return HIDDEN_NOTE_WIDTH
         if not self.text:
             return len(EMPTY_NOTE)
         try:
@@ -232,9 +332,9 @@ class QRView(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         # Height is free here: the width alone picks the scale.
-        layout = _plan(self.text, width, 10_000, self._max_scale, self._caption)
+        layout = self._plan_now(width, 10_000)
         if layout.scale:
-            return layout.code_size()[1] + len(layout.caption)
+            return layout.code_size()[1] + len(layout.code_note) + len(layout.caption)
         return len(_wrap_note(layout.note, width, 10_000)) + len(layout.caption)
 
     # -- rendering ---------------------------------------------------------------------------
@@ -247,7 +347,7 @@ class QRView(Widget):
 
     def _rendered(self, width: int, height: int) -> list[Strip]:
         base = self.rich_style
-        key = (self.text, width, height, self._max_scale, self._caption, base)
+        key = (self.text, self._given, width, height, self._max_scale, self._caption, base)
         if key != self._strips_key:
             self._strips = self._build_strips(self._layout_for(width, height), base)
             self._strips_key = key
@@ -264,7 +364,11 @@ class QRView(Widget):
             columns, _ = layout.code_size()
             left = (width - columns) // 2
             matrix = layout.matrix
-            for row in _code_rows(matrix.text, matrix.quiet_zone, layout.scale):
+            if layout.source == "text":
+                code = _code_rows(matrix.text, matrix.quiet_zone, layout.scale)
+            else:
+                code = _matrix_rows(matrix, layout.scale)
+            for row in code:
                 body.append(
                     Strip.join(
                         [
@@ -274,6 +378,9 @@ class QRView(Widget):
                         ]
                     )
                 )
+            if layout.code_note:
+                style = self.get_component_rich_style("qrview--note")
+                body.extend(self._text_strip(line, width, style) for line in layout.code_note)
         elif layout.note:
             style = self.get_component_rich_style(f"qrview--{layout.note_kind}")
             room = height - (len(layout.caption) + 1 if layout.caption else 0)
@@ -303,8 +410,18 @@ class QRView(Widget):
 @functools.lru_cache(maxsize=32)
 def _code_rows(text: str, quiet_zone: int, scale: int) -> tuple[Strip, ...]:
     """The code's own strips (no margins), built once per (text, quiet zone, scale)."""
+    return _strips_of(matrix_for(text, quiet_zone), scale)
+
+
+@functools.lru_cache(maxsize=8)
+def _matrix_rows(matrix: QRMatrix, scale: int) -> tuple[Strip, ...]:
+    """The strips of a given matrix, built once per (matrix, scale)."""
+    return _strips_of(matrix, scale)
+
+
+def _strips_of(matrix: QRMatrix, scale: int) -> tuple[Strip, ...]:
     strips: list[Strip] = []
-    for row in half_block_rows(matrix_for(text, quiet_zone), scale):
+    for row in half_block_rows(matrix, scale):
         segments: list[Segment] = []
         run_start = 0
         for index in range(1, len(row) + 1):

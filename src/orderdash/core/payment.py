@@ -1,0 +1,189 @@
+"""What the customer must do now, derived from an order and the time its data arrived.
+
+The service's status code decides when it is one we recognise (service-notes.md lists the
+documented states). While the order is open, the latest transaction's underPaid / overPaid
+figures tell how much is missing or too much; those are the server's own numbers, shown with the
+server's names. When they contradict each other (the published example has both non-zero), the
+state says so instead of picking one. No amount is computed here: `due_coin`/`due_fiat` are
+always numbers the server sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import Enum
+
+from orderdash.core.display import amount_text, coin_code
+from orderdash.core.expiry import Expiry, expiry_for
+from orderdash.core.models import Order, Transaction
+from orderdash.core.safetext import clean
+from orderdash.core.status import Tone, tone_of
+
+
+class Phase(Enum):
+    COIN_NOT_CHOSEN = "coin not chosen"
+    AWAITING = "awaiting payment"
+    PARTLY_PAID = "partly paid"
+    UNCLEAR = "payment received, figures unclear"
+    CONFIRMING = "paid, confirming"
+    CONFIRMED = "confirmed"
+    OVERPAID = "overpaid"
+    UNDERPAID = "underpaid"
+    EXPIRED = "expired"
+    CANCELED = "canceled"
+    UNKNOWN = "unknown"
+
+
+#: Phases in which the customer still has to pay: the QR and the amount due are shown.
+PAYABLE = frozenset({Phase.AWAITING, Phase.PARTLY_PAID})
+#: Phases after which nothing more is expected.
+CLOSED = frozenset({Phase.CONFIRMED, Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED})
+
+_CLOSED_BY_CODE = {
+    "PAID": Phase.CONFIRMING,
+    "UNCONFIRMED": Phase.CONFIRMING,
+    "PAID_UNCONFIRMED": Phase.CONFIRMING,
+    "CONFIRMED": Phase.CONFIRMED,
+    "COMPLETED": Phase.CONFIRMED,
+    "OVERPAID": Phase.OVERPAID,
+    "UNDERPAID": Phase.UNDERPAID,
+    "EXPIRED": Phase.EXPIRED,
+    "CANCELED": Phase.CANCELED,
+    "CANCELLED": Phase.CANCELED,
+}
+
+
+@dataclass(frozen=True)
+class PaymentState:
+    phase: Phase
+    #: The server's status label, as sent (cleaned for display).
+    label: str
+    coin: str
+    currency: str
+    #: What is still to pay (AWAITING: the order amount; PARTLY_PAID: the server's underPaid).
+    due_coin: Decimal | None = None
+    due_fiat: Decimal | None = None
+    #: What was paid too much (the server's overPaid).
+    excess_coin: Decimal | None = None
+    excess_fiat: Decimal | None = None
+    #: The transaction whose figures were used, if any.
+    latest: Transaction | None = None
+    expiry: Expiry | None = None
+
+    @property
+    def payable(self) -> bool:
+        return self.phase in PAYABLE
+
+    def _coin(self, value: Decimal | None) -> str:
+        return f"{amount_text(value)} {self.coin}".strip()
+
+    def _fiat(self, value: Decimal | None) -> str:
+        return f"{amount_text(value, group=True)} {self.currency}".strip()
+
+    @property
+    def headline(self) -> str:
+        """The banner a customer reads from two metres."""
+        match self.phase:
+            case Phase.COIN_NOT_CHOSEN:
+                return "Choose a coin to pay with"
+            case Phase.AWAITING:
+                return "Scan to pay"
+            case Phase.PARTLY_PAID:
+                return f"Partly paid: send {self._coin(self.due_coin)} more"
+            case Phase.UNCLEAR:
+                return "Payment received: check the amounts"
+            case Phase.CONFIRMING:
+                return "Payment received, confirming"
+            case Phase.CONFIRMED:
+                return "Paid"
+            case Phase.OVERPAID:
+                return f"Overpaid by {self._coin(self.excess_coin)}"
+            case Phase.UNDERPAID:
+                return "Underpaid: order closed"
+            case Phase.EXPIRED:
+                return "Expired"
+            case Phase.CANCELED:
+                return "Canceled"
+            case _:
+                return f"Status: {self.label}"
+
+    @property
+    def summary(self) -> str:
+        """One line for the dashboard's detail pane."""
+        match self.phase:
+            case Phase.AWAITING:
+                return f"awaiting {self._coin(self.due_coin)} ({self._fiat(self.due_fiat)})"
+            case Phase.PARTLY_PAID:
+                return (
+                    f"partly paid: {self._coin(self.due_coin)} ({self._fiat(self.due_fiat)}) "
+                    "still due (server's underPaid)"
+                )
+            case Phase.UNCLEAR:
+                latest = self.latest
+                assert latest is not None
+                under = amount_text(latest.amount.under_paid)
+                over = amount_text(latest.amount.over_paid)
+                return (
+                    f"payment received; server says underPaid {under} and overPaid {over} "
+                    f"{self.coin}"
+                )
+            case Phase.OVERPAID if self.excess_coin is not None:
+                return (
+                    f"overpaid by {self._coin(self.excess_coin)} ({self._fiat(self.excess_fiat)})"
+                )
+            case Phase.UNKNOWN:
+                return f"unknown state: {self.label}"
+            case _:
+                return self.phase.value
+
+
+def payment_state(order: Order, received_at: float) -> PaymentState:
+    """The state of `order` whose data arrived at epoch second `received_at`."""
+    base = {
+        "label": clean(order.status.label, limit=60),
+        "coin": coin_code(order),
+        "currency": clean(order.currency.abbreviation, limit=12),
+        "expiry": expiry_for(order, received_at),
+    }
+    latest = max(order.transactions, key=lambda tx: (tx.created_at_ms, tx.id), default=None)
+    code = order.status.code.strip().upper().replace("-", "_").replace(" ", "_")
+    if code in _CLOSED_BY_CODE:
+        phase = _CLOSED_BY_CODE[code]
+        if phase is Phase.OVERPAID and latest is not None and latest.amount.over_paid > 0:
+            return PaymentState(
+                phase,
+                excess_coin=latest.amount.over_paid,
+                excess_fiat=latest.amount_fiat.over_paid,
+                latest=latest,
+                **base,
+            )
+        return PaymentState(phase, latest=latest, **base)
+    if tone_of(order.status.code) is not Tone.OPEN:
+        return PaymentState(Phase.UNKNOWN, latest=latest, **base)
+    if not order.coin_chosen:
+        return PaymentState(Phase.COIN_NOT_CHOSEN, **base)
+    if latest is None:
+        return PaymentState(
+            Phase.AWAITING, due_coin=order.amount, due_fiat=order.amount_fiat, **base
+        )
+    under, over = latest.amount.under_paid, latest.amount.over_paid
+    if under < 0 and over > 0:
+        return PaymentState(Phase.UNCLEAR, latest=latest, **base)
+    if under < 0:
+        return PaymentState(
+            Phase.PARTLY_PAID,
+            due_coin=-under,
+            due_fiat=-latest.amount_fiat.under_paid,
+            latest=latest,
+            **base,
+        )
+    if over > 0:
+        return PaymentState(
+            Phase.OVERPAID,
+            excess_coin=over,
+            excess_fiat=latest.amount_fiat.over_paid,
+            latest=latest,
+            **base,
+        )
+    return PaymentState(Phase.CONFIRMING, latest=latest, **base)

@@ -1,0 +1,182 @@
+"""Point of sale: the screen turned to the customer. QR as large as fits, the amount due in
+large digits, the address as text, countdowns, and a banner that says in words what happened.
+
+The dashboard owns the data and the refresh; this screen only shows what it is handed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Digits, Footer, Static
+
+from orderdash.core.display import amount_text, duration_text
+from orderdash.core.models import Order
+from orderdash.core.payment import PaymentState, Phase
+from orderdash.core.qr_payload import QRPayload
+from orderdash.tui.text import joined, literal
+from orderdash.tui.widgets.payment_qr import show_payload
+from orderdash.tui.widgets.qr import QRView
+
+#: Banner colour class per phase (see app.tcss).
+BANNER_CLASSES = {
+    Phase.AWAITING: "-open",
+    Phase.COIN_NOT_CHOSEN: "-neutral",
+    Phase.PARTLY_PAID: "-partial",
+    Phase.UNCLEAR: "-partial",
+    Phase.CONFIRMING: "-good",
+    Phase.CONFIRMED: "-good",
+    Phase.OVERPAID: "-partial",
+    Phase.UNDERPAID: "-bad",
+    Phase.EXPIRED: "-bad",
+    Phase.CANCELED: "-bad",
+    Phase.UNKNOWN: "-neutral",
+}
+FLASHES = 6
+FLASH_PERIOD = 0.25
+
+
+def digits_width(text: str) -> int:
+    return sum(3 if ch.isdigit() else 1 for ch in text)
+
+
+class PosScreen(Screen[None]):
+    #: Short terminals get a one-row banner so the code keeps its rows (see app.tcss).
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    BINDINGS = [
+        Binding("escape", "back", "Back to the dashboard"),
+        Binding("p", "back", "Back", show=False),
+    ]
+
+    def __init__(self, *, primary: str = "coin", clock: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        self.primary = primary
+        self.clock = clock
+        self.state: PaymentState | None = None
+        self.order: Order | None = None
+        self.next_rate_at: float | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Loading\u2026"), id="pos-banner", classes="-neutral")
+        with Horizontal(id="pos-body"):
+            yield QRView(id="pos-qr", max_scale=3)
+            with Vertical(id="pos-side"):
+                yield Static("Amount due", id="pos-due-label")
+                yield Digits("", id="pos-digits")
+                yield Static(id="pos-primary")
+                yield Static(id="pos-secondary")
+                yield Static(id="pos-address")
+                yield Static(id="pos-times")
+                yield Static(id="pos-merchant")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._tick)
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def show(
+        self,
+        order: Order,
+        state: PaymentState,
+        payload: QRPayload,
+        next_rate_at: float | None,
+    ) -> None:
+        self.order, self.state, self.next_rate_at = order, state, next_rate_at
+        banner = self.query_one("#pos-banner", Static)
+        banner.update(literal(state.headline, limit=120))
+        for name in set(BANNER_CLASSES.values()):
+            banner.set_class(name == BANNER_CLASSES[state.phase], name)
+
+        qr = self.query_one("#pos-qr", QRView)
+        qr.display = state.payable
+        # nothing to pay: the banner takes the room the code had, readable across the shop
+        self.set_class(not state.payable, "-settled")
+        note = show_payload(qr, payload) if state.payable else ""
+
+        self._show_amounts(state)
+        address = literal(order.address or "\u2014", "bold", limit=200)
+        if note:
+            address.append("\n")
+            address.append_text(literal(note, "italic"))
+        heading = Text("Pay to\n" if state.payable else "Address\n", "dim")
+        self.query_one("#pos-address", Static).update(joined(heading, address))
+        merchant = joined(
+            literal(order.company_name, "bold", limit=60), f"  \u00b7  order {order.id}"
+        )
+        self.query_one("#pos-merchant", Static).update(merchant)
+        self._tick()
+
+    def _show_amounts(self, state: PaymentState) -> None:
+        if state.payable:
+            coin, fiat = state.due_coin, state.due_fiat
+            label = "Still due" if state.phase is Phase.PARTLY_PAID else "Amount due"
+        elif state.excess_coin is not None:
+            coin, fiat, label = state.excess_coin, state.excess_fiat, "Paid too much"
+        elif state.latest is not None:
+            # the server's running total of what arrived
+            coin, fiat = state.latest.amount.total, state.latest.amount_fiat.total
+            label = "Received"
+        else:
+            coin = fiat = None
+            label = ""
+        coin_text = f"{amount_text(coin)}" if coin is not None else ""
+        fiat_text = f"{amount_text(fiat, group=True)}" if fiat is not None else ""
+        if self.primary == "fiat":
+            big, big_unit, small = fiat_text, state.currency, f"{coin_text} {state.coin}"
+        else:
+            big, big_unit, small = coin_text, state.coin, f"{fiat_text} {state.currency}"
+        self.query_one("#pos-due-label", Static).update(Text(label, "dim"))
+        digits = self.query_one("#pos-digits", Digits)
+        digits.update(big)
+        self._big_text = big
+        primary = self.query_one("#pos-primary", Static)
+        secondary = self.query_one("#pos-secondary", Static)
+        if big:
+            primary.update(Text(f"{big} {big_unit}", "bold"))
+            secondary.update(Text(small.strip(), "bold"))
+        else:
+            primary.update("")
+            secondary.update("")
+        self._fit_digits()
+
+    def _fit_digits(self) -> None:
+        """Large digits when they fit the side panel; plain bold text otherwise."""
+        big = getattr(self, "_big_text", "")
+        width = self.query_one("#pos-side").content_size.width
+        fits = bool(big) and digits_width(big) <= width
+        self.query_one("#pos-digits", Digits).display = fits
+        self.query_one("#pos-primary", Static).set_class(fits, "-under-digits")
+
+    def on_resize(self, event: Resize) -> None:
+        self.call_after_refresh(self._fit_digits)
+
+    def _tick(self) -> None:
+        if self.state is None:
+            return
+        now = self.clock()
+        parts = []
+        if self.state.payable and self.next_rate_at is not None:
+            parts.append(f"Rate renews in {duration_text(max(self.next_rate_at - now, 0) + 0.999)}")
+        if self.state.payable and self.state.expiry is not None:
+            countdown = self.state.expiry.countdown(now)
+            if countdown:
+                parts.append(countdown[0].upper() + countdown[1:])
+        self.query_one("#pos-times", Static).update(Text("\n".join(parts)))
+
+    def payment_arrived(self) -> None:
+        """Flash the banner: the customer and the cashier both look up."""
+        banner = self.query_one("#pos-banner", Static)
+        for step in range(FLASHES):
+            self.set_timer(
+                FLASH_PERIOD * step, lambda on=step % 2 == 0: banner.set_class(on, "-flash")
+            )
+        self.set_timer(FLASH_PERIOD * FLASHES, lambda: banner.remove_class("-flash"))

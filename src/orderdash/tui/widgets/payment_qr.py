@@ -1,0 +1,21 @@
+"""Putting a QR payload (address, payment URI or the server's image) into a QRView."""
+
+from __future__ import annotations
+
+from orderdash.core.qr_image import QRImageError, cached_matrix_from_data_uri
+from orderdash.core.qr_payload import QRPayload
+from orderdash.tui.widgets.qr import QRView
+
+
+def show_payload(view: QRView, payload: QRPayload) -> str:
+    """Show `payload` in `view`; returns a note for the user when it is not what was asked."""
+    if payload.server_image:
+        try:
+            matrix = cached_matrix_from_data_uri(payload.server_image)
+        except QRImageError as error:
+            view.text = payload.caption.rsplit(" \u00b7 ", 1)[-1]
+            return f"server QR image unusable ({error}): address shown"
+        view.show_matrix(matrix, payload.caption)
+        return payload.note
+    view.text = payload.text or ""
+    return payload.note

@@ -1,0 +1,128 @@
+"""Point of sale: the customer-facing screen, driven by Pilot against the simulator."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from conftest import make_settings, screen_text, wait_until
+from orderdash.core.display import amount_text
+from orderdash.simulator import SimulatorServer
+from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.screens.pos import PosScreen
+from orderdash.tui.widgets.qr import QRView
+from qr_screen import decode_qr_in_region
+
+SIZE = (120, 40)
+
+
+def pos_app(server: SimulatorServer, token: str, **settings: object) -> OrderDashApp:
+    values = {"poll_interval": 0.2, "refresh_interval": 60.0, **settings}
+    return make_app(make_settings(server.base_url, **values), token=token, open_pos=True)
+
+
+def pos_of(app: OrderDashApp) -> PosScreen:
+    assert isinstance(app.screen, PosScreen)
+    return app.screen
+
+
+def banner(app: OrderDashApp) -> str:
+    return str(pos_of(app).query_one("#pos-banner").render())
+
+
+def decoded(app: OrderDashApp) -> list[str]:
+    qr = pos_of(app).query_one("#pos-qr", QRView)
+    return decode_qr_in_region(app, qr.region)
+
+
+async def test_pos_follows_a_payment_from_scan_to_paid(sim_server: SimulatorServer) -> None:
+    sim = sim_server.sim
+    token = sim.create_order(coin="btc", currency="EUR", amount_fiat="40.00")
+    wire = sim.order_wire(token, with_qr=False)
+    address, amount = wire["address"], wire["amount"]
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PosScreen) and "Scan to pay" in screen_text(app)
+        )
+        expected = f"bitcoin:{address}?amount={amount_text(amount)}"
+        await wait_until(pilot, lambda: decoded(app) == [expected])
+        assert f"{amount_text(amount)} BTC" in screen_text(app)
+        assert "40.00 EUR" in screen_text(app)
+        assert address in screen_text(app)
+
+        part = (amount / 4).quantize(Decimal("0.00000001"))
+        sim.add_transaction(token, part)
+        await wait_until(pilot, lambda: "Partly paid: send" in screen_text(app))
+        tx = sim.order_wire(token, with_qr=False)["transactions"][-1]
+        due = -tx["amount"]["underPaid"]
+        assert f"Partly paid: send {amount_text(due)} BTC more" in screen_text(app)
+        # the QR asks for what is left
+        expected = f"bitcoin:{address}?amount={amount_text(due)}"
+        await wait_until(pilot, lambda: decoded(app) == [expected])
+
+        sim.add_transaction(token)  # pays the rest
+        await wait_until(pilot, lambda: "Payment received, confirming" in screen_text(app))
+        assert not pos_of(app).query_one("#pos-qr", QRView).display, "no QR once nothing is due"
+
+
+async def test_escape_returns_to_the_dashboard_and_p_comes_back(
+    sim_server: SimulatorServer,
+) -> None:
+    token = sim_server.sim.create_order(coin="ltc", currency="GBP", amount_fiat="12.00")
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        await pilot.press("escape")
+        assert app.screen is app.dashboard
+        await pilot.press("p")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PosScreen) and "Scan to pay" in screen_text(app)
+        )
+
+
+async def test_fiat_can_be_the_primary_amount(sim_server: SimulatorServer) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="1234.50")
+    app = pos_app(sim_server, token, pos_primary="fiat")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
+        digits = pos_of(app).query_one("#pos-digits")
+        assert digits.display and digits.value == "1,234.50"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 50)])
+async def test_pos_qr_scans_at_every_size(
+    sim_server: SimulatorServer, size: tuple[int, int]
+) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="25.00")
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
+        await pilot.pause(0.2)
+        qr = pos_of(app).query_one("#pos-qr", QRView)
+        assert qr.scale >= 1
+        assert decoded(app) == [qr.encoded_text]
+        if size == (160, 50):
+            assert qr.scale >= 2, "larger modules when there is room"
+
+
+async def test_coin_without_uri_standard_encodes_the_address(sim_server: SimulatorServer) -> None:
+    token = sim_server.sim.create_order(coin="eth", currency="USD", amount_fiat="99.00")
+    address = sim_server.sim.order_wire(token, with_qr=False)["address"]
+    app = pos_app(sim_server, token, qr_content="uri")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
+        await pilot.pause(0.2)
+        assert decoded(app) == [address]
+        assert "no payment URI standard for ETH" in screen_text(app)
+
+
+async def test_server_image_mode_shows_the_services_qr(sim_server: SimulatorServer) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="5.00")
+    address = sim_server.sim.order_wire(token, with_qr=False)["address"]
+    app = pos_app(sim_server, token, qr_content="server")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: pos_of(app).query_one("#pos-qr", QRView).source == "server")
+        await pilot.pause(0.2)
+        assert decoded(app) == [address]  # the simulator's image encodes the address
