@@ -28,7 +28,8 @@ def sim(sim_server: SimulatorServer) -> Simulator:
 
 
 def make_settings(base_url: str, *, bearer: str | None = BEARER, **overrides: object) -> Settings:
-    values: dict[str, object] = {"base_url": base_url, "bell": False}
+    # tests never touch the user's own watch list
+    values: dict[str, object] = {"base_url": base_url, "bell": False, "persist_watchlist": False}
     if bearer is not None:
         values["bearer_token"] = SecretStr(bearer)
     values.update(overrides)

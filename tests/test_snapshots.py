@@ -16,6 +16,7 @@ from orderdash.tui.scenes import scene, scene_app
         "order-with-payments",
         "stale",
         "narrow-80x24",
+        "watch-list",
         "pos-scan-to-pay",
         "pos-partly-paid",
         "pos-paid",

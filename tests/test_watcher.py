@@ -11,7 +11,7 @@ from orderdash.core.client import Fetched
 from orderdash.core.errors import ServiceError
 from orderdash.core.models import Order, OrderEnvelope
 from orderdash.core.refresh import Kind
-from orderdash.core.watcher import Failure, OrderWatcher
+from orderdash.core.watcher import Change, Failure, OrderWatcher
 
 EXAMPLE = OrderEnvelope.model_validate(
     jsontext.loads((Path(__file__).parent / "fixtures" / "get_order_example.json").read_bytes())
@@ -51,18 +51,26 @@ class Recorder:
     def __init__(self) -> None:
         self.fetched: list[tuple[Kind, tuple[int, ...]]] = []
         self.failures: list[Failure] = []
+        self.changes: list[Change] = []
         self.statuses = 0
 
-    def on_fetched(
-        self, kind: Kind, fetched: Fetched, new_transaction_ids: tuple[int, ...]
-    ) -> None:
-        self.fetched.append((kind, new_transaction_ids))
+    def on_fetched(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None:
+        self.fetched.append((kind, change.new_transaction_ids))
+        self.changes.append(change)
 
-    def on_failure(self, failure: Failure) -> None:
+    def on_failure(self, token: str, failure: Failure) -> None:
         self.failures.append(failure)
 
-    def on_status(self, status: object) -> None:
+    def on_status(self, token: str, status: object) -> None:
         self.statuses += 1
+
+
+def watching(client: ScriptedClient, events: Recorder, **intervals: float) -> OrderWatcher:
+    """A watcher with the one order "t" on screen."""
+    watcher = OrderWatcher(client, events, **intervals)  # type: ignore[arg-type]
+    watcher.add("t")
+    watcher.focus({"t"})
+    return watcher
 
 
 async def run_for(watcher: OrderWatcher, seconds: float) -> None:
@@ -79,7 +87,7 @@ async def run_for(watcher: OrderWatcher, seconds: float) -> None:
 async def test_first_answer_is_the_baseline_and_new_ids_are_reported_once() -> None:
     client = ScriptedClient([with_transactions(1), with_transactions(1), with_transactions(3)])
     events = Recorder()
-    watcher = OrderWatcher(client, "t", events, poll_interval=0.05, refresh_interval=60)  # type: ignore[arg-type]
+    watcher = watching(client, events, poll_interval=0.05, refresh_interval=60)
     await run_for(watcher, 0.4)
     reported = [ids for _, ids in events.fetched if ids]
     assert reported == [(1001, 1002)]
@@ -90,7 +98,7 @@ async def test_first_answer_is_the_baseline_and_new_ids_are_reported_once() -> N
 async def test_a_bug_in_the_client_becomes_a_failure_and_the_loop_goes_on() -> None:
     client = ScriptedClient([ZeroDivisionError("boom"), with_transactions(1)], rates=False)
     events = Recorder()
-    watcher = OrderWatcher(client, "t", events, poll_interval=0.05, refresh_interval=60)  # type: ignore[arg-type]
+    watcher = watching(client, events, poll_interval=0.05, refresh_interval=60)
     await run_for(watcher, 1.2)
     assert (
         events.failures
@@ -104,7 +112,7 @@ async def test_retry_after_spaces_the_retries() -> None:
     error = ServiceError("the service failed (HTTP 503)", 503, retry_after=0.5)
     client = ScriptedClient([error], rates=False)
     events = Recorder()
-    watcher = OrderWatcher(client, "t", events, poll_interval=0.01, refresh_interval=60)  # type: ignore[arg-type]
+    watcher = watching(client, events, poll_interval=0.01, refresh_interval=60)
     await run_for(watcher, 1.2)
     assert 2 <= client.calls[Kind.ORDER] <= 3, "one try per Retry-After, not a storm"
     assert all(f.retry_in >= 0.5 for f in events.failures)
@@ -113,12 +121,53 @@ async def test_retry_after_spaces_the_retries() -> None:
 async def test_refresh_now_wakes_the_loop() -> None:
     client = ScriptedClient([with_transactions(1)])
     events = Recorder()
-    watcher = OrderWatcher(client, "t", events, poll_interval=30, refresh_interval=60)  # type: ignore[arg-type]
+    watcher = watching(client, events, poll_interval=30, refresh_interval=60)
     task = asyncio.create_task(watcher.run())
     await asyncio.sleep(0.1)
     assert client.calls == {Kind.ORDER: 1, Kind.RATES: 1}
-    watcher.refresh_now()
+    watcher.refresh_now("t")
     await asyncio.sleep(0.1)
     assert client.calls == {Kind.ORDER: 2, Kind.RATES: 2}
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_status_changes_are_reported_as_changes() -> None:
+    paid = with_transactions(1).model_copy(
+        update={"status": EXAMPLE.status.model_copy(update={"code": "PAID", "label": "Paid"})}
+    )
+    client = ScriptedClient([with_transactions(1), paid], rates=False)
+    events = Recorder()
+    watcher = watching(client, events, poll_interval=0.05, refresh_interval=60)
+    await run_for(watcher, 0.3)
+    changes = [c for c in events.changes if c]
+    assert changes == [Change((), ("IN_PROGRESS", "PAID"))]
+
+
+async def test_orders_added_later_are_read_and_removed_ones_are_not() -> None:
+    client = ScriptedClient([with_transactions(1)], rates=False)
+    events = Recorder()
+    watcher = watching(client, events, poll_interval=0.05, refresh_interval=60)
+    task = asyncio.create_task(watcher.run())
+    await asyncio.sleep(0.1)
+    assert watcher.add("second") and not watcher.add("second")
+    await asyncio.sleep(0.4)
+    watcher.remove("t")
+    calls = client.calls[Kind.ORDER]
+    assert calls >= 3
+    assert watcher.tokens == ["second"]
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_failing_event_handler_does_not_stop_the_refresh() -> None:
+    class Broken(Recorder):
+        def on_fetched(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None:
+            super().on_fetched(token, kind, fetched, change)
+            raise RuntimeError("handler bug")
+
+    client = ScriptedClient([with_transactions(1)], rates=False)
+    events = Broken()
+    watcher = watching(client, events, poll_interval=0.05, refresh_interval=60)
+    await run_for(watcher, 0.4)
+    assert len(events.fetched) >= 4, "reads go on after the handler raised"

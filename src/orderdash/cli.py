@@ -74,9 +74,25 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     tui = commands.add_parser("tui", help="open the dashboard (the default command)")
-    tui.add_argument("token", nargs="?", help="order token to open")
+    tui.add_argument("token", nargs="*", help="order tokens to watch; the first one opens")
     _add_connection_options(tui)
     _add_dashboard_options(tui)
+
+    watch = commands.add_parser(
+        "watch", help="watch many orders: the dashboard's list, or JSON lines with --jsonl"
+    )
+    watch.add_argument("token", nargs="*", help="order tokens to watch")
+    watch.add_argument(
+        "--from",
+        dest="from_file",
+        metavar="FILE",
+        help="read tokens from FILE, one a line (- = stdin)",
+    )
+    watch.add_argument(
+        "--jsonl", action="store_true", help="no screen: print one JSON line per event until Ctrl-C"
+    )
+    _add_connection_options(watch)
+    _add_dashboard_options(watch)
 
     pos = commands.add_parser("pos", help="open the point-of-sale screen on an order")
     pos.add_argument("token", help="order token")
@@ -176,13 +192,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_one_shot(args, rates=command == "rates")
         if command == "simulate":
             return _run_simulate(args)
+        if command == "watch":
+            return _run_watch(args)
         if command == "demo":
             from orderdash.tui.run import run_demo
 
             return run_demo(args, _settings_overrides(args))
         from orderdash.tui.run import run_dashboard
 
-        tokens = [args.token] if args.token else []
+        tokens = args.token if isinstance(args.token, list) else [args.token]
         return run_dashboard(_load_settings(args), tokens, pos=command == "pos")
     except OrderdashError as exc:
         print(f"orderdash: {exc.message}", file=sys.stderr)
@@ -219,6 +237,35 @@ def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
 
         print("\n".join(order_summary(fetched.order, fetched.received_at)))
     return 0
+
+
+def _run_watch(args: argparse.Namespace) -> int:
+    from orderdash.core.errors import UsageError
+    from orderdash.core.watchlist import parse_tokens
+
+    text = "\n".join(args.token)
+    if args.from_file:
+        try:
+            if args.from_file == "-":
+                text += "\n" + sys.stdin.read()
+            else:
+                with open(args.from_file, encoding="utf-8") as handle:
+                    text += "\n" + handle.read()
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"cannot read tokens from {args.from_file}: {error}") from None
+    parsed = parse_tokens(text)
+    for raw, reason in parsed.invalid:
+        print(f"orderdash: skipped {raw[:40]!r}: {reason}", file=sys.stderr)
+    settings = _load_settings(args)
+    if args.jsonl:
+        if not parsed.tokens:
+            raise UsageError("no order tokens to watch")
+        from orderdash.headless import run_jsonl
+
+        return run_jsonl(settings, parsed.tokens)
+    from orderdash.tui.run import run_dashboard
+
+    return run_dashboard(settings, parsed.tokens)
 
 
 def _run_simulate(args: argparse.Namespace) -> int:

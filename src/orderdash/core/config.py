@@ -49,6 +49,14 @@ class Settings(BaseModel):
     qr_content: Literal["auto", "address", "uri", "server"] = "auto"
     #: Which amount the point-of-sale screen shows large: the coin amount or the fiat amount.
     pos_primary: Literal["coin", "fiat"] = "coin"
+    #: Requests per minute for all watched orders together (the service allows 200).
+    budget_per_minute: int = Field(200, ge=1, le=10000)
+    #: Requests in flight at once.
+    concurrency: int = Field(6, ge=1, le=64)
+    #: Where the watch list is kept (default: watchlist.json in the user data dir).
+    watchlist_file: str | None = None
+    #: Keep the watch list across runs.
+    persist_watchlist: bool = True
 
     @model_validator(mode="after")
     def _check_base_url(self) -> Settings:

@@ -1,23 +1,31 @@
-"""Runs the refresh policy for one order against the client, and reports what happened.
+"""Runs the scheduler against the client for every watched order, and reports what happened.
 
-The watcher is plain asyncio: the dashboard runs it inside one Textual worker, so cancelling
-that worker (a new token, quitting) cancels every request of this order at once. It never lets
-an exception out: every failure becomes an `on_failure` report and a scheduled retry.
+Plain asyncio: the dashboard runs `run()` inside one Textual worker and the headless
+`orderdash watch --jsonl` runs it directly; cancelling it cancels every request at once. It never
+lets an exception out: every failure becomes an `on_failure` report and a scheduled retry.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from orderdash.core.client import Fetched, OrderClient
-from orderdash.core.errors import ApiError, AuthError, NotFound, OrderdashError
-from orderdash.core.refresh import Kind, RefreshPolicy, TrackStatus
+from orderdash.core.errors import ApiError, AuthError, NotFound, OrderdashError, RateLimited
+from orderdash.core.refresh import Kind, TrackStatus
+from orderdash.core.scheduler import Scheduler
+from orderdash.core.status import Tone, tone_of
+
+log = logging.getLogger(__name__)
+
+#: Shortest sleep of the loop: a guard against spinning if the schedule ever says "now" wrongly.
+MIN_SLEEP = 0.01
 
 
 @dataclass(frozen=True)
@@ -27,100 +35,163 @@ class Failure:
     retry_in: float
 
 
+@dataclass(frozen=True)
+class Change:
+    """What one read revealed about its order, compared with the previous read."""
+
+    new_transaction_ids: tuple[int, ...] = ()
+    #: (previous code, new code) when the status code changed.
+    status: tuple[str, str] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.new_transaction_ids) or self.status is not None
+
+
 class WatchEvents(Protocol):
-    """What the watcher reports; the dashboard turns each call into a message."""
+    """What the runner reports; the dashboard turns each call into a message.
 
-    def on_fetched(
-        self, kind: Kind, fetched: Fetched, new_transaction_ids: tuple[int, ...]
-    ) -> None: ...
+    A call that raises is logged and dropped: a bug in reporting must not stop the refresh.
+    """
 
-    def on_failure(self, failure: Failure) -> None: ...
+    def on_fetched(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None: ...
 
-    def on_status(self, status: dict[Kind, TrackStatus]) -> None: ...
+    def on_failure(self, token: str, failure: Failure) -> None: ...
+
+    def on_status(self, token: str, status: dict[Kind, TrackStatus]) -> None: ...
+
+
+@dataclass
+class _Seen:
+    ids: set[int] = field(default_factory=set)
+    status: str | None = None
 
 
 class OrderWatcher:
     def __init__(
         self,
         client: OrderClient,
-        token: str,
         events: WatchEvents,
         *,
         poll_interval: float,
         refresh_interval: float,
+        budget_per_minute: int = 200,
+        concurrency: int = 6,
         monotonic: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
     ) -> None:
-        self.token = token
         self._client = client
         self._events = events
         self._monotonic = monotonic
-        self.policy = RefreshPolicy(
+        self.scheduler = Scheduler(
             poll_interval=poll_interval,
             refresh_interval=refresh_interval,
             rates_enabled=client.has_bearer_token,
             now=monotonic(),
+            budget_per_minute=budget_per_minute,
+            concurrency=concurrency,
             rng=rng or random.Random(),
         )
-        #: Transaction ids already reported; None until the first answer sets the baseline.
-        self._seen_ids: set[int] | None = None
+        #: Per order, what the last read showed; absent until the first read sets the baseline.
+        self._seen: dict[str, _Seen] = {}
         self._wake = asyncio.Event()
 
-    def refresh_now(self) -> None:
-        now = self._monotonic()
-        for kind in Kind:
-            self.policy.request_now(kind, now)
+    @property
+    def tokens(self) -> list[str]:
+        return list(self.scheduler.orders)
+
+    def add(self, token: str) -> bool:
+        added = self.scheduler.add(token, self._monotonic())
         self._wake.set()
+        return added
+
+    def remove(self, token: str) -> None:
+        self.scheduler.remove(token, self._monotonic())
+        self._seen.pop(token, None)
+        self._wake.set()
+
+    def focus(self, tokens: Iterable[str]) -> None:
+        self.scheduler.focus(set(tokens), self._monotonic())
+        self._wake.set()
+
+    def refresh_now(self, token: str) -> None:
+        self.scheduler.refresh_now(token, self._monotonic())
+        self._wake.set()
+
+    def status(self, token: str) -> dict[Kind, TrackStatus]:
+        watched = self.scheduler.orders.get(token)
+        return {} if watched is None else watched.policy.status(self._monotonic())
 
     async def run(self) -> None:
         async with asyncio.TaskGroup() as group:
             while True:
                 now = self._monotonic()
-                for kind in self.policy.due(now):
-                    self.policy.started(kind, now)
-                    group.create_task(self._request(kind))
-                wakeup = self.policy.next_wakeup()
+                for token, kind in self.scheduler.due_requests(now):
+                    self.scheduler.started(token, kind, now)
+                    group.create_task(self._request(token, kind))
+                wakeup = self.scheduler.next_wakeup(self._monotonic())
                 self._wake.clear()
-                timeout = None if wakeup is None else max(wakeup - self._monotonic(), 0.0)
+                timeout = None
+                if wakeup is not None:
+                    timeout = max(wakeup - self._monotonic(), MIN_SLEEP)
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(timeout):
                         await self._wake.wait()
 
-    async def _request(self, kind: Kind) -> None:
+    async def _request(self, token: str, kind: Kind) -> None:
         try:
             if kind is Kind.ORDER:
-                fetched = await self._client.get_order(self.token)
+                fetched = await self._client.get_order(token)
             else:
-                fetched = await self._client.refresh_rate(self.token)
+                fetched = await self._client.refresh_rate(token)
         except OrderdashError as error:
-            self._failed(kind, error)
+            self._failed(token, kind, error)
         except Exception as error:  # noqa: BLE001 - a bug here must not stop the refresh
-            self._failed(kind, OrderdashError(f"internal error: {type(error).__name__}: {error}"))
+            bug = OrderdashError(f"internal error: {type(error).__name__}: {error}")
+            self._failed(token, kind, bug)
         else:
-            self.policy.succeeded(kind, self._monotonic())
-            new_ids = self._new_transactions(fetched)
-            if new_ids:
-                self.policy.request_now(Kind.RATES, self._monotonic())
-            self._events.on_fetched(kind, fetched, new_ids)
+            now = self._monotonic()
+            self.scheduler.succeeded(token, kind, now)
+            if token in self.scheduler.orders:
+                change = self._compare(token, fetched)
+                closed = tone_of(fetched.order.status.code) not in (Tone.OPEN, Tone.UNKNOWN)
+                self.scheduler.note_result(token, now, activity=bool(change), closed=closed)
+                self._report(self._events.on_fetched, token, kind, fetched, change)
         finally:
-            self._events.on_status(self.policy.status(self._monotonic()))
+            if token in self.scheduler.orders:
+                self._report(self._events.on_status, token, self.status(token))
             self._wake.set()
 
-    def _failed(self, kind: Kind, error: OrderdashError) -> None:
+    @staticmethod
+    def _report(callback: Callable[..., None], *args: object) -> None:
+        try:
+            callback(*args)
+        except Exception:  # noqa: BLE001 - see WatchEvents
+            log.exception("a watch event handler failed")
+
+    def _failed(self, token: str, kind: Kind, error: OrderdashError) -> None:
         retry_after = error.retry_after if isinstance(error, ApiError) else None
-        delay = self.policy.failed(
+        delay = self.scheduler.failed(
+            token,
             kind,
             self._monotonic(),
             retry_after=retry_after,
             persistent=isinstance(error, AuthError | NotFound),
+            rate_limited=isinstance(error, RateLimited),
         )
-        self._events.on_failure(Failure(kind, error, delay))
+        if token in self.scheduler.orders:
+            self._report(self._events.on_failure, token, Failure(kind, error, delay))
 
-    def _new_transactions(self, fetched: Fetched) -> tuple[int, ...]:
-        ids = [tx.id for tx in fetched.order.transactions]
-        if self._seen_ids is None:
-            self._seen_ids = set(ids)
-            return ()
-        new = tuple(i for i in ids if i not in self._seen_ids)
-        self._seen_ids.update(new)
-        return new
+    def _compare(self, token: str, fetched: Fetched) -> Change:
+        order = fetched.order
+        ids = [tx.id for tx in order.transactions]
+        seen = self._seen.get(token)
+        if seen is None:
+            self._seen[token] = _Seen(set(ids), order.status.code)
+            return Change()
+        new = tuple(i for i in ids if i not in seen.ids)
+        seen.ids.update(new)
+        status = None
+        if order.status.code != seen.status:
+            status = (seen.status or "", order.status.code)
+            seen.status = order.status.code
+        return Change(new, status)

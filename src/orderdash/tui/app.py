@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -28,7 +28,7 @@ class OrderDashApp(App[None]):
         settings: Settings,
         client: OrderClient,
         *,
-        token: str | None = None,
+        tokens: Sequence[str] = (),
         clock: Callable[[], float] = time.time,
         open_pos: bool = False,
     ) -> None:
@@ -36,7 +36,7 @@ class OrderDashApp(App[None]):
         self._open_pos = open_pos
         self.settings = settings
         self.client = client
-        self._token = token
+        self._tokens = list(tokens)
         self._clock = clock
         self._bell = settings.bell
 
@@ -44,7 +44,7 @@ class OrderDashApp(App[None]):
         dashboard = DashboardScreen(
             self.client,
             self.settings,
-            token=self._token,
+            tokens=self._tokens,
             clock=self._clock,
             open_pos=self._open_pos,
         )
@@ -111,10 +111,14 @@ def make_app(
     *,
     client: OrderClient | None = None,
     token: str | None = None,
+    tokens: Sequence[str] = (),
     clock: Callable[[], float] = time.time,
     open_pos: bool = False,
 ) -> OrderDashApp:
-    """Build the app; pass `client` to inject one (tests), else it is made from `settings`."""
+    """Build the app; pass `client` to inject one (tests), else it is made from `settings`.
+
+    `token` (or the first of `tokens`) opens in the detail panes; all of them join the watch list.
+    """
     if client is None:
         client = OrderClient(
             settings.base_url,
@@ -123,4 +127,5 @@ def make_app(
             max_body_bytes=settings.max_body_bytes,
             clock=clock,
         )
-    return OrderDashApp(settings, client, token=token, clock=clock, open_pos=open_pos)
+    every = [token, *tokens] if token else list(tokens)
+    return OrderDashApp(settings, client, tokens=every, clock=clock, open_pos=open_pos)

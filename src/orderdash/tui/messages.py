@@ -8,7 +8,7 @@ from textual.message import Message
 
 from orderdash.core.client import Fetched
 from orderdash.core.refresh import Kind, TrackStatus
-from orderdash.core.watcher import Failure
+from orderdash.core.watcher import Change, Failure
 
 
 @dataclass
@@ -20,17 +20,16 @@ class TokenSubmitted(Message):
 
 @dataclass
 class WatchMessage(Message):
-    """Base of the watcher's reports: `generation` tells stale reports of an old token apart."""
+    """Base of the watcher's reports, each about one watched order."""
 
     token: str
-    generation: int
 
 
 @dataclass
 class OrderFetched(WatchMessage):
     kind: Kind
     fetched: Fetched
-    new_transaction_ids: tuple[int, ...]
+    change: Change
 
 
 @dataclass
@@ -41,3 +40,17 @@ class FetchFailed(WatchMessage):
 @dataclass
 class WatchStatusChanged(WatchMessage):
     status: dict[Kind, TrackStatus]
+
+
+@dataclass
+class OrderChosen(Message):
+    """The user picked an order in the watch list."""
+
+    token: str
+
+
+@dataclass
+class TokensAdded(Message):
+    """Tokens to add to the watch list (from the add dialog)."""
+
+    text: str

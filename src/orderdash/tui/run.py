@@ -14,7 +14,7 @@ from orderdash.core.config import Settings, load_settings
 def run_dashboard(settings: Settings, tokens: list[str], *, pos: bool = False) -> int:
     from orderdash.tui.app import make_app
 
-    make_app(settings, token=tokens[0] if tokens else None, open_pos=pos).run()
+    make_app(settings, tokens=tokens, open_pos=pos).run()
     return 0
 
 

@@ -36,7 +36,7 @@ async def _stale(pilot: Pilot) -> None:
     # Retry-After makes the retry countdown the same on every run
     server.sim.add_fault(Fault(status=503, headers={"Retry-After": "30"}))
     assert app.dashboard.watcher is not None
-    app.dashboard.watcher.refresh_now()
+    app.dashboard.watcher.refresh_now(app.dashboard.token)
     await _until(pilot, lambda: app.dashboard.query_one("#detail").has_class("-stale"))
 
 
@@ -58,6 +58,12 @@ def _pos_order(sim: Simulator, paid: str = "") -> None:
         sim.add_transaction(token, (amount / 3).quantize(Decimal("0.00000001")))
     elif paid == "all":
         sim.add_transaction(token)
+
+
+async def _watching(pilot: Pilot) -> None:
+    await _loaded(pilot)
+    app: OrderDashApp = pilot.app  # type: ignore[assignment]
+    await _until(pilot, lambda: all(e.fetched for e in app.dashboard.entries.values()))
 
 
 async def _empty(pilot: Pilot) -> None:
@@ -83,6 +89,8 @@ class Scene:
     bearer: bool = True
     prepare: Callable[[Simulator], None] = field(default=lambda sim: None)
     pos: bool = False
+    #: More orders on the watch list beside `token`.
+    also_watch: tuple[str, ...] = ()
 
 
 SCENES = (
@@ -97,6 +105,14 @@ SCENES = (
         _stale,
     ),
     Scene("narrow-80x24", "80x24: everything but the QR", (80, 24), DEMO_TOKENS[1]),
+    Scene(
+        "watch-list",
+        "Watching every demo order; the selected one in the panes below",
+        (160, 50),
+        DEMO_TOKENS[0],
+        _watching,
+        also_watch=DEMO_TOKENS[1:],
+    ),
     Scene(
         "pos-scan-to-pay",
         "Point of sale: scan to pay",
@@ -168,7 +184,14 @@ def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
             poll_interval=30.0,
             refresh_interval=60.0,
             bell=False,
+            persist_watchlist=False,
         )
-        app = make_app(settings, token=chosen.token, clock=lambda: FROZEN_NOW, open_pos=chosen.pos)
+        app = make_app(
+            settings,
+            token=chosen.token,
+            tokens=chosen.also_watch,
+            clock=lambda: FROZEN_NOW,
+            open_pos=chosen.pos,
+        )
         app.scene_server = server  # type: ignore[attr-defined]
         yield app

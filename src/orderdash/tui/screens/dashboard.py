@@ -8,7 +8,9 @@ their generation number.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from rich.text import Text
@@ -23,15 +25,23 @@ from textual.widgets import Footer, Header
 from orderdash.core.client import Fetched, OrderClient
 from orderdash.core.config import Settings
 from orderdash.core.display import amount_text, coin_code, fiat_text
-from orderdash.core.errors import InvalidToken, NotFound
+from orderdash.core.errors import NotFound
 from orderdash.core.models import Order
-from orderdash.core.payment import PaymentState, payment_state
+from orderdash.core.payment import PaymentState, Phase, payment_state
 from orderdash.core.qr_payload import QRContent, QRPayload, qr_payload
 from orderdash.core.refresh import Kind, TrackStatus
 from orderdash.core.safetext import clean
-from orderdash.core.tokens import normalize_token
-from orderdash.core.watcher import Failure, OrderWatcher
-from orderdash.tui.messages import FetchFailed, OrderFetched, TokenSubmitted, WatchStatusChanged
+from orderdash.core.watcher import Change, Failure, OrderWatcher
+from orderdash.core.watchlist import WatchListFile, default_path, parse_tokens
+from orderdash.tui.messages import (
+    FetchFailed,
+    OrderChosen,
+    OrderFetched,
+    TokensAdded,
+    TokenSubmitted,
+    WatchStatusChanged,
+)
+from orderdash.tui.screens.alerts import AddTokensScreen, Alert, AlertsScreen
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.order_detail import OrderDetail, rate_direction
@@ -40,6 +50,7 @@ from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.status_line import Freshness, StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTable
+from orderdash.tui.widgets.watch_list import Entry, WatchListPane, WatchTable
 
 #: How long a new transaction keeps its mark in the table.
 NEW_MARK_SECONDS = 30.0
@@ -48,23 +59,19 @@ QR_MIN_SCREEN_WIDTH = 100
 
 
 class _Reporter:
-    """Turns the watcher's callbacks into messages to the screen, tagged with the generation."""
+    """Turns the watcher's callbacks into messages to the screen."""
 
-    def __init__(self, screen: DashboardScreen, token: str, generation: int) -> None:
-        self._screen, self._token, self._generation = screen, token, generation
+    def __init__(self, screen: DashboardScreen) -> None:
+        self._screen = screen
 
-    def on_fetched(
-        self, kind: Kind, fetched: Fetched, new_transaction_ids: tuple[int, ...]
-    ) -> None:
-        self._screen.post_message(
-            OrderFetched(self._token, self._generation, kind, fetched, new_transaction_ids)
-        )
+    def on_fetched(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None:
+        self._screen.post_message(OrderFetched(token, kind, fetched, change))
 
-    def on_failure(self, failure: Failure) -> None:
-        self._screen.post_message(FetchFailed(self._token, self._generation, failure))
+    def on_failure(self, token: str, failure: Failure) -> None:
+        self._screen.post_message(FetchFailed(token, failure))
 
-    def on_status(self, status: dict[Kind, TrackStatus]) -> None:
-        self._screen.post_message(WatchStatusChanged(self._token, self._generation, status))
+    def on_status(self, token: str, status: dict[Kind, TrackStatus]) -> None:
+        self._screen.post_message(WatchStatusChanged(token, status))
 
 
 class DashboardScreen(Screen[None]):
@@ -80,6 +87,14 @@ class DashboardScreen(Screen[None]):
         ),
         Binding("p", "point_of_sale", "POS", tooltip="Full-screen view for the paying customer"),
         Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
+        Binding("a", "add_tokens", "Add", tooltip="Add orders to the watch list (paste several)"),
+        Binding("d", "remove_order", "Remove", tooltip="Remove the selected order from the list"),
+        Binding("u", "undo_remove", "Undo", show=False, tooltip="Put the last removed order back"),
+        Binding("f", "filter", "Filter", tooltip="Filter the watch list by text"),
+        Binding("t", "state_filter", "State", tooltip="Show only orders in one state (cycles)"),
+        Binding("s", "sort", "Sort", tooltip="Sort the watch list by the next column"),
+        Binding("l", "alerts", "Alerts", tooltip="The log of alerts"),
+        Binding("w", "toggle_list", "List", show=False, tooltip="Show or hide the watch list"),
         Binding("escape", "focus_table", "Table", show=False),
     ]
 
@@ -88,12 +103,24 @@ class DashboardScreen(Screen[None]):
         client: OrderClient,
         settings: Settings,
         *,
-        token: str | None = None,
+        tokens: Sequence[str] = (),
         clock: Callable[[], float] = time.time,
         open_pos: bool = False,
     ) -> None:
         super().__init__()
         self.open_pos = open_pos
+        self.initial_tokens = list(tokens)
+        self.entries: dict[str, Entry] = {}
+        self.alerts: list[Alert] = []
+        self._removed: list[tuple[str, Entry]] = []
+        self.store: WatchListFile | None = None
+        if settings.persist_watchlist:
+            path = (
+                Path(settings.watchlist_file).expanduser()
+                if settings.watchlist_file
+                else default_path()
+            )
+            self.store = WatchListFile(path)
         self.payment: PaymentState | None = None
         self.payload: QRPayload | None = None
         self.pos: PosScreen | None = None
@@ -102,17 +129,23 @@ class DashboardScreen(Screen[None]):
         self.client = client
         self.settings = settings
         self.clock = clock
-        self.initial_token = token
         self.token: str | None = None
-        self.generation = 0
         self.order: Order | None = None
-        self.watcher: OrderWatcher | None = None
+        self.watcher = OrderWatcher(
+            client,
+            _Reporter(self),
+            poll_interval=settings.poll_interval,
+            refresh_interval=settings.refresh_interval,
+            budget_per_minute=settings.budget_per_minute,
+            concurrency=settings.concurrency,
+        )
         self._direction: int | None = None
         self._told_no_token = False
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield TokenBar()
+        yield WatchListPane(clock=self.clock, id="watch")
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield OrderDetail(id="detail")
@@ -123,18 +156,27 @@ class DashboardScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
-        if self.initial_token:
-            try:
-                self.load(normalize_token(self.initial_token))
-            except InvalidToken as error:
-                self.query_one(TokenBar).show_error(error.message)
-                self.query_one(TokenBar).input.focus()
-            else:
-                self.query_one(TransactionsTable).focus()
-                if self.open_pos:
-                    self.action_point_of_sale()
+        self.run_watcher()
+        saved: list[str] = []
+        if self.store is not None:
+            saved, warning = self.store.load()
+            if warning:
+                self.notify(warning, title="Watch list", severity="warning", markup=False)
+        given = parse_tokens("\n".join(self.initial_tokens), known=saved)
+        for _, reason in given.invalid:
+            self.query_one(TokenBar).show_error(reason)
+        self._add_tokens([*saved, *given.tokens], save=bool(given.tokens))
+        first = next(iter(given.tokens + given.duplicates), None)
+        if first is not None:
+            self.load(first)
+            self.query_one(TransactionsTable).focus()
+            if self.open_pos:
+                self.action_point_of_sale()
+        elif self.entries:
+            self.query_one(WatchTable).focus()
         else:
             self.query_one(TokenBar).input.focus()
+        self._update_list_visibility()
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < QR_MIN_SCREEN_WIDTH
@@ -152,9 +194,11 @@ class DashboardScreen(Screen[None]):
         self.query_one(TransactionsTable).focus()
 
     def load(self, token: str) -> None:
-        """Show `token`'s order from now on; everything of the previous one is cancelled."""
-        self.generation += 1
+        """Show `token`'s order in the detail panes (adding it to the watch list if new)."""
+        if token not in self.entries:
+            self._add_tokens([token], save=True)
         self.token = token
+        self.watcher.focus({token})
         self.order = None
         self.payment = None
         self.payload = None
@@ -179,22 +223,18 @@ class DashboardScreen(Screen[None]):
                 severity="warning",
                 markup=False,
             )
-        self.watch_order(token, self.generation)
+        entry = self.entries.get(token)
+        self._mark_seen(token)
+        if entry is not None and entry.order is not None and entry.fetched is not None:
+            # what the list already knows shows at once; the focused read refreshes it
+            self._show_order(entry.fetched, Kind.ORDER, ())
 
     @work(exclusive=True, group="watch", exit_on_error=False)
-    async def watch_order(self, token: str, generation: int) -> None:
-        watcher = OrderWatcher(
-            self.client,
-            token,
-            _Reporter(self, token, generation),
-            poll_interval=self.settings.poll_interval,
-            refresh_interval=self.settings.refresh_interval,
-        )
-        self.watcher = watcher
-        await watcher.run()
+    async def run_watcher(self) -> None:
+        await self.watcher.run()
 
     def _is_current(self, message: OrderFetched | FetchFailed | WatchStatusChanged) -> bool:
-        return message.generation == self.generation and message.token == self.token
+        return message.token == self.token
 
     @property
     def _status(self) -> StatusLine:
@@ -204,15 +244,35 @@ class DashboardScreen(Screen[None]):
 
     @on(OrderFetched)
     def _order_fetched(self, message: OrderFetched) -> None:
-        if not self._is_current(message):
+        token = message.token
+        entry = self.entries.get(token)
+        if entry is None:  # removed meanwhile
             return
         fetched = message.fetched
+        payment = payment_state(fetched.order, fetched.received_at)
+        updated = replace(
+            entry,
+            fetched=fetched,
+            payment=payment,
+            error=None,
+            failing=False,
+            updated_at=self.clock(),
+        )
+        self.entries[token] = updated
+        if message.change:
+            self._raise_alerts(updated, message.change)
+        self.query_one(WatchListPane).update_entry(self.entries[token])
+        if token == self.token:
+            self._show_order(fetched, message.kind, message.change.new_transaction_ids)
+
+    def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
+        """The focused order into the detail, transactions, QR and status panes."""
         order = fetched.order
         if self.order is not None and order.exchange_rate != self.order.exchange_rate:
             self._direction = rate_direction(self.order.exchange_rate, order.exchange_rate)
         self.order = order
         now = self.clock()
-        if message.kind is Kind.RATES and order.qr_code:
+        if kind is Kind.RATES and order.qr_code:
             self._server_qr = order.qr_code
         self.payment = payment_state(order, fetched.received_at)
         mode = QRContent(self.settings.qr_content)
@@ -225,7 +285,7 @@ class DashboardScreen(Screen[None]):
         pane = self.query_one(TransactionsPane)
         pane.show(
             order.transactions,
-            message.new_transaction_ids,
+            new_ids,
             coin_code(order),
             clean(order.currency.abbreviation, limit=12),
         )
@@ -236,43 +296,58 @@ class DashboardScreen(Screen[None]):
         state = self._status.state
         state.loading = False
         state.last_update = now
-        state.errors.pop(message.kind, None)
-        state.retry_at.pop(message.kind, None)
-        if message.kind is Kind.RATES:
+        state.errors.pop(kind, None)
+        state.retry_at.pop(kind, None)
+        if kind is Kind.RATES:
             state.next_rate_at = now + self.settings.refresh_interval
         self._update_staleness()
         self.query_one(TokenBar).show_error(None)
         self._update_pos()
-        if message.new_transaction_ids:
-            self._announce_payment(order, message.new_transaction_ids)
+        if new_ids:
+            if self.pos is not None:
+                self.pos.payment_arrived()
+            self.set_timer(NEW_MARK_SECONDS, self.query_one(TransactionsTable).clear_new_marks)
 
-    def _announce_payment(self, order: Order, new_ids: tuple[int, ...]) -> None:
-        by_id = {tx.id: tx for tx in order.transactions}
-        parts = []
-        for tx_id in new_ids:
-            tx = by_id.get(tx_id)
-            if tx is not None:
-                parts.append(
-                    f"{amount_text(tx.amount.base)} {coin_code(order)} "
-                    f"({fiat_text(tx.amount_fiat.base, order.currency.abbreviation)})"
-                )
-        if self.pos is not None:
-            self.pos.payment_arrived()
+    def _raise_alerts(self, entry: Entry, change: Change) -> None:
+        """Toast, bell, a mark on the row until seen, and a line in the alerts log."""
+        order, payment = entry.order, entry.payment
+        assert order is not None and payment is not None
+        company = clean(order.company_name, limit=40)
+        texts = []
+        if change.new_transaction_ids:
+            by_id = {tx.id: tx for tx in order.transactions}
+            paid = [
+                f"{amount_text(tx.amount.base)} {coin_code(order)} "
+                f"({fiat_text(tx.amount_fiat.base, order.currency.abbreviation)})"
+                for tx in (by_id.get(i) for i in change.new_transaction_ids)
+                if tx is not None
+            ]
+            texts.append(f"Payment received: {', '.join(paid) or 'new transaction'}")
+        if change.status is not None:
+            before, after = change.status
+            texts.append(f"Status {clean(before, limit=30) or '?'} \u2192 {clean(after, limit=30)}")
+        if payment.phase in (Phase.OVERPAID, Phase.UNDERPAID, Phase.EXPIRED, Phase.UNCLEAR):
+            texts.append(payment.headline)
+        text = clean("; ".join(texts), limit=240)
+        self.alerts.append(Alert(self.clock(), entry.token, company, text))
+        if entry.token != self.token or self.app.screen is not self:
+            entry.unseen = True
         if self.settings.bell:
             self.app.bell()
         self.notify(
-            clean(", ".join(parts), limit=200) or "new transaction",
-            title=f"Payment received \u00b7 {clean(order.company_name, limit=40)}",
-            markup=False,
-            timeout=8,
+            text, title=f"{company} \u00b7 {clean(entry.token, limit=30)}", markup=False, timeout=8
         )
-        self.set_timer(NEW_MARK_SECONDS, self.query_one(TransactionsTable).clear_new_marks)
 
     @on(FetchFailed)
     def _fetch_failed(self, message: FetchFailed) -> None:
+        failure = message.failure
+        entry = self.entries.get(message.token)
+        if entry is not None and failure.kind is Kind.ORDER:
+            failed = replace(entry, error=failure.error.message, failing=True)
+            self.entries[message.token] = failed
+            self.query_one(WatchListPane).update_entry(failed)
         if not self._is_current(message):
             return
-        failure = message.failure
         state = self._status.state
         state.errors[failure.kind] = failure.error.message
         state.retry_at[failure.kind] = self.clock() + failure.retry_in
@@ -305,9 +380,131 @@ class DashboardScreen(Screen[None]):
     # -- actions --------------------------------------------------------------------------------
 
     def action_refresh(self) -> None:
-        if self.watcher is not None and self.token is not None:
-            self.watcher.refresh_now()
+        if self.token is not None:
+            self.watcher.refresh_now(self.token)
             self.notify("Refreshing\u2026", timeout=1.5, markup=False)
+
+    # -- the watch list ---------------------------------------------------------------------------
+
+    def _add_tokens(self, tokens: Sequence[str], *, save: bool) -> list[str]:
+        added = [token for token in tokens if token not in self.entries]
+        for token in added:
+            self.entries[token] = Entry(token)
+            self.watcher.add(token)
+        if added:
+            self.query_one(WatchListPane).set_entries(self.entries.values())
+            self._update_list_visibility()
+            if save:
+                self._save()
+        return added
+
+    def _save(self) -> None:
+        if self.store is None:
+            return
+        try:
+            self.store.save(self.entries)
+        except OSError as error:
+            self.notify(
+                f"The watch list could not be saved: {error}",
+                severity="error",
+                markup=False,
+            )
+
+    def _mark_seen(self, token: str) -> None:
+        entry = self.entries.get(token)
+        if entry is not None and entry.unseen:
+            seen = replace(entry, unseen=False)
+            self.entries[token] = seen
+            self.query_one(WatchListPane).update_entry(seen)
+
+    def _update_list_visibility(self) -> None:
+        pane = self.query_one(WatchListPane)
+        # one order is the single-order dashboard: the list appears from the second one on
+        pane.display = len(self.entries) > 1 and not self.has_class("-list-hidden")
+
+    @on(OrderChosen)
+    def _order_chosen(self, message: OrderChosen) -> None:
+        self.load(message.token)
+
+    @on(WatchTable.RowHighlighted)
+    def _row_highlighted(self, event: WatchTable.RowHighlighted) -> None:
+        # seen = the operator is on the list, on that row (not a row moving under an idle cursor)
+        if event.row_key.value is not None and event.data_table.has_focus:
+            self._mark_seen(event.row_key.value)
+
+    @on(TokensAdded)
+    def _tokens_added(self, message: TokensAdded) -> None:
+        parsed = parse_tokens(message.text, known=self.entries)
+        added = self._add_tokens(parsed.tokens, save=True)
+        parts = [f"Added {len(added)}"]
+        if parsed.duplicates:
+            parts.append(f"{len(parsed.duplicates)} already watched")
+        if parsed.invalid:
+            raw, reason = parsed.invalid[0]
+            more = f" (and {len(parsed.invalid) - 1} more)" if len(parsed.invalid) > 1 else ""
+            parts.append(f"{len(parsed.invalid)} refused: {clean(raw, limit=30)}: {reason}{more}")
+        severity = "warning" if parsed.invalid else "information"
+        self.notify("; ".join(parts), severity=severity, markup=False)
+
+    def action_add_tokens(self) -> None:
+        def added(text: str | None) -> None:
+            if text:
+                self.post_message(TokensAdded(text))
+
+        self.app.push_screen(AddTokensScreen(), callback=added)
+
+    def action_remove_order(self) -> None:
+        token = self.query_one(WatchListPane).selected_token()
+        if token is None:
+            token = self.token
+        if token is None or token not in self.entries:
+            self.notify("No order selected.", severity="warning", markup=False)
+            return
+        self._removed.append((token, self.entries.pop(token)))
+        self.watcher.remove(token)
+        self.query_one(WatchListPane).remove(token)
+        self._update_list_visibility()
+        self._save()
+        self.notify(
+            f"Removed {clean(token, limit=40)} \u2014 press u to undo", timeout=6, markup=False
+        )
+
+    def action_undo_remove(self) -> None:
+        if not self._removed:
+            self.notify("Nothing to undo.", markup=False)
+            return
+        token, entry = self._removed.pop()
+        self.entries[token] = entry
+        self.watcher.add(token)
+        if token == self.token:
+            self.watcher.focus({token})
+        self.query_one(WatchListPane).add(entry)
+        self._update_list_visibility()
+        self._save()
+        self.notify(f"Back on the list: {clean(token, limit=40)}", timeout=3, markup=False)
+
+    def action_filter(self) -> None:
+        self.remove_class("-list-hidden")
+        self._update_list_visibility()
+        self.query_one("#watch-filter").focus()
+
+    def action_state_filter(self) -> None:
+        state = self.query_one(WatchListPane).cycle_state_filter()
+        self.notify(f"Showing: {state}", timeout=2, markup=False)
+
+    def action_sort(self) -> None:
+        self.query_one(WatchListPane).cycle_sort()
+
+    def action_toggle_list(self) -> None:
+        self.toggle_class("-list-hidden")
+        self._update_list_visibility()
+
+    def action_alerts(self) -> None:
+        self.app.push_screen(AlertsScreen(self.alerts), callback=self._alert_chosen)
+
+    def _alert_chosen(self, token: str | None) -> None:
+        if token is not None and token in self.entries:
+            self.load(token)
 
     def action_point_of_sale(self) -> None:
         if self.pos is not None:

@@ -62,6 +62,8 @@ class PosScreen(Screen[None]):
         self.state: PaymentState | None = None
         self.order: Order | None = None
         self.next_rate_at: float | None = None
+        #: Data handed over before the widgets exist waits here.
+        self._pending: tuple[Order, PaymentState, QRPayload, float | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Loading\u2026"), id="pos-banner", classes="-neutral")
@@ -79,6 +81,17 @@ class PosScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
+        self.call_after_refresh(self._show_pending)
+
+    def _show_pending(self) -> None:
+        if self._pending is not None:
+            self.show(*self._pending)
+
+    @property
+    def _ready(self) -> bool:
+        """The widgets exist: a screen's Mount can come before its children's, and data can
+        still arrive while the screen is being taken down."""
+        return self.is_mounted and bool(self.query("#pos-banner"))
 
     def action_back(self) -> None:
         self.dismiss()
@@ -90,6 +103,10 @@ class PosScreen(Screen[None]):
         payload: QRPayload,
         next_rate_at: float | None,
     ) -> None:
+        if not self._ready:
+            self._pending = (order, state, payload, next_rate_at)
+            return
+        self._pending = None
         self.order, self.state, self.next_rate_at = order, state, next_rate_at
         banner = self.query_one("#pos-banner", Static)
         banner.update(literal(state.headline, limit=120))
@@ -174,8 +191,11 @@ class PosScreen(Screen[None]):
 
     def payment_arrived(self) -> None:
         """Flash the banner: the customer and the cashier both look up."""
+        if not self._ready:
+            return
         banner = self.query_one("#pos-banner", Static)
-        for step in range(FLASHES):
+        banner.add_class("-flash")
+        for step in range(1, FLASHES):  # Textual refuses a timer of 0 s: step 0 is done above
             self.set_timer(
                 FLASH_PERIOD * step, lambda on=step % 2 == 0: banner.set_class(on, "-flash")
             )

@@ -73,17 +73,44 @@ def status_text(state: Freshness, now: float) -> Text:
     return line
 
 
+def text_key(text: Text) -> tuple[object, ...]:
+    """What a Text shows: its characters, base style and styled spans (Text's own == ignores
+    the base style)."""
+    return (text.plain, str(text.style), tuple(text.spans))
+
+
+def text_shape(text: Text) -> str:
+    """The characters of `text` with every digit as 0: two texts of the same shape take the same
+    cells, so a countdown that only changes digits needs no new layout."""
+    return text.plain.translate(_DIGITS_AS_ZERO)
+
+
+_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
+
+
 class StatusLine(Static):
-    """Re-renders itself once a second; nothing else on screen repaints for the countdown."""
+    """Re-renders itself once a second; nothing else on screen repaints for the countdown.
+
+    A tick that would show the same text repaints nothing, and one that only changes digits
+    repaints this line without a layout pass over the screen.
+    """
 
     def __init__(self, clock: Callable[[], float] = time.time, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._clock = clock
         self.state = Freshness()
+        self._shown: tuple[object, ...] | None = None
+        self._shape: str | None = None
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.tick)
         self.tick()
 
     def tick(self) -> None:
-        self.update(status_text(self.state, self._clock()))
+        text = status_text(self.state, self._clock())
+        key = text_key(text)
+        if key == self._shown:
+            return
+        shape = text_shape(text)
+        self.update(text, layout=shape != self._shape)
+        self._shown, self._shape = key, shape

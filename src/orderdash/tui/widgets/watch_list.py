@@ -1,0 +1,368 @@
+"""The operator's watch list: one row per watched order, sortable, filterable, with alerts."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Input, Label
+
+from orderdash.core.client import Fetched
+from orderdash.core.display import amount_text, coin_code
+from orderdash.core.models import Order
+from orderdash.core.payment import PaymentState, Phase
+from orderdash.core.safetext import clean, shorten_middle
+from orderdash.core.status import tone_of
+from orderdash.tui.messages import OrderChosen
+from orderdash.tui.text import literal
+from orderdash.tui.widgets.order_detail import TONE_STYLES
+
+ALERT_MARK = Text("\u25cf", "bold #de935f")
+AGE_REFRESH_SECONDS = 5.0
+
+#: State filters, in the order `t` cycles through them.
+STATE_FILTERS: dict[str, frozenset[Phase] | None] = {
+    "all": None,
+    "open": frozenset({Phase.AWAITING, Phase.COIN_NOT_CHOSEN}),
+    "partly paid": frozenset({Phase.PARTLY_PAID, Phase.UNCLEAR}),
+    "paid": frozenset({Phase.CONFIRMING, Phase.CONFIRMED, Phase.OVERPAID}),
+    "closed": frozenset({Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED}),
+    "problems": frozenset(),  # by health, not by phase
+}
+
+
+@dataclass
+class Entry:
+    """What the list knows of one watched order."""
+
+    token: str
+    fetched: Fetched | None = None
+    payment: PaymentState | None = None
+    error: str | None = None
+    failing: bool = False
+    updated_at: float | None = None
+    unseen: bool = False
+
+    @property
+    def order(self) -> Order | None:
+        return None if self.fetched is None else self.fetched.order
+
+    @property
+    def health(self) -> str:
+        if self.failing and self.order is None:
+            return "error"
+        if self.failing:
+            return "stale"
+        return "ok" if self.order is not None else "loading"
+
+    @property
+    def last_tx_ms(self) -> int | None:
+        if self.order is None or not self.order.transactions:
+            return None
+        return max(tx.created_at_ms for tx in self.order.transactions)
+
+    def in_filter(self, state: str, text: str) -> bool:
+        phases = STATE_FILTERS[state]
+        if state == "problems":
+            if self.health in ("ok", "loading"):
+                return False
+        elif phases is not None and (self.payment is None or self.payment.phase not in phases):
+            return False
+        if not text:
+            return True
+        haystack = [self.token]
+        if self.order is not None:
+            haystack += [self.order.company_name, self.order.status.label, self.order.coin or ""]
+            haystack += [self.order.address or "", self.order.currency.abbreviation]
+        return any(text.lower() in value.lower() for value in haystack)
+
+
+def age_text(seconds: float | None) -> str:
+    """Coarse on purpose: the cell changes at most once a minute."""
+    if seconds is None:
+        return "\u2014"
+    if seconds < 60:
+        return "<1m"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h"
+    return f"{int(seconds // 86400)}d"
+
+
+HEALTH_STYLES = {"ok": "green", "stale": "bold #de935f", "error": "bold #cc6666", "loading": "dim"}
+COLUMNS = (
+    ("alert", " "),
+    ("token", "Token"),
+    ("company", "Company"),
+    ("coin", "Coin"),
+    ("fiat", "Fiat"),
+    ("amount", "Amount"),
+    ("status", "Status"),
+    ("payment", "Payment"),
+    ("txs", "Txs"),
+    ("last_tx", "Last tx"),
+    ("age", "Data"),
+    ("health", "Health"),
+)
+
+
+class TokenCell(Text):
+    """The token column's cell: shows the token shortened, carries it whole for sorting."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__(shorten_middle(clean(token), 16))
+        self.token = token
+
+
+def cells(entry: Entry, now: float) -> dict[str, Any]:
+    order, payment = entry.order, entry.payment
+    last_tx = entry.last_tx_ms
+    values: dict[str, Any] = {
+        "alert": ALERT_MARK if entry.unseen else Text(""),
+        "token": TokenCell(entry.token),
+        "age": Text(age_text(None if entry.updated_at is None else now - entry.updated_at)),
+        "last_tx": Text(age_text(None if last_tx is None else now - last_tx / 1000)),
+        "health": Text(entry.health, HEALTH_STYLES[entry.health]),
+    }
+    if order is None:
+        blank = Text(clean(entry.error or "", limit=40), "dim")
+        values.update({k: Text("") for k in ("coin", "fiat", "amount", "status", "txs")})
+        values.update({"company": blank, "payment": Text("")})
+        return values
+    values.update(
+        {
+            "company": literal(order.company_name, limit=24),
+            "coin": Text(coin_code(order) or "\u2014"),
+            "fiat": Text(
+                f"{amount_text(order.amount_fiat, group=True)} "
+                f"{clean(order.currency.abbreviation, limit=8)}",
+                justify="right",
+            ),
+            "amount": Text(
+                amount_text(order.amount) if order.amount is not None else "\u2014", justify="right"
+            ),
+            "status": literal(
+                f" {order.status.label} ", TONE_STYLES[tone_of(order.status.code)], limit=24
+            ),
+            "payment": literal(payment.headline if payment else "", limit=40),
+            "txs": Text(str(len(order.transactions)), justify="right"),
+        }
+    )
+    return values
+
+
+def sort_key(entry: Entry, column: str) -> tuple:
+    order = entry.order
+    missing = (1,)
+    match column:
+        case "token":
+            return (0, entry.token)
+        case "company":
+            return (0, order.company_name.lower()) if order else missing
+        case "coin":
+            return (0, order.coin_base_name or "") if order else missing
+        case "fiat":
+            return (0, order.currency.abbreviation, order.amount_fiat) if order else missing
+        case "amount":
+            return (0, order.amount) if order and order.amount is not None else missing
+        case "status":
+            return (0, order.status.code) if order else missing
+        case "payment":
+            return (0, entry.payment.phase.value) if entry.payment else missing
+        case "txs":
+            return (0, len(order.transactions)) if order else missing
+        case "last_tx":
+            return (0, -(entry.last_tx_ms or 0))
+        case "age":
+            return (0, -(entry.updated_at or 0))
+        case "health":
+            return (0, ["error", "stale", "loading", "ok"].index(entry.health))
+        case _:  # alert
+            return (0, not entry.unseen)
+
+
+class WatchTable(DataTable):
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        for key, label in COLUMNS:
+            self.add_column(label, key=key)
+
+
+class WatchListPane(Vertical):
+    """The list. The screen owns the entries; this pane shows them and reports choices."""
+
+    def __init__(self, clock: Callable[[], float] = time.time, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.clock = clock
+        self.entries: dict[str, Entry] = {}
+        self.state_filter = "all"
+        self.text_filter = ""
+        # a stable order by default: rows do not jump under the cursor when alerts come in
+        self.sort_column = "token"
+        self.sort_reverse = False
+        self._shown: dict[str, dict[str, Any]] = {}
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="watch-filter-row"):
+            yield Label("Filter", id="watch-filter-label")
+            yield Input(
+                placeholder="text in token, company, status, coin, address", id="watch-filter"
+            )
+        yield WatchTable(id="watch-table")
+
+    def on_mount(self) -> None:
+        self.set_interval(AGE_REFRESH_SECONDS, self._refresh_ages)
+        self._retitle()
+
+    @property
+    def table(self) -> WatchTable:
+        return self.query_one(WatchTable)
+
+    # -- data from the screen --------------------------------------------------------------------
+
+    def set_entries(self, entries: Iterable[Entry]) -> None:
+        self.entries = {entry.token: entry for entry in entries}
+        self.rebuild()
+
+    def add(self, entry: Entry) -> None:
+        self.entries[entry.token] = entry
+        self.rebuild()
+
+    def remove(self, token: str) -> None:
+        self.entries.pop(token, None)
+        self.rebuild()
+
+    def update_entry(self, entry: Entry) -> None:
+        """One order changed: update its cells in place (re-sort or re-filter only if needed)."""
+        previous = self.entries.get(entry.token)
+        self.entries[entry.token] = entry
+        visible = entry.in_filter(self.state_filter, self.text_filter)
+        if visible != (entry.token in self._shown):
+            self.rebuild()
+            return
+        if visible:
+            old = self._shown[entry.token]
+            new = cells(entry, self.clock())
+            for column, value in new.items():
+                if old.get(column) != value:
+                    self.table.update_cell(entry.token, column, value, update_width=True)
+            self._shown[entry.token] = new
+            moved = previous is None or sort_key(previous, self.sort_column) != sort_key(
+                entry, self.sort_column
+            )
+            if moved:
+                self._sort()
+        self._retitle()
+
+    def rebuild(self) -> None:
+        """Show the entries that pass the filters, sorted; keeps the cursor on its order."""
+        table = self.table
+        selected = self.selected_token()
+        table.clear()
+        self._shown.clear()
+        now = self.clock()
+        for entry in self.entries.values():
+            if entry.in_filter(self.state_filter, self.text_filter):
+                row = cells(entry, now)
+                self._shown[entry.token] = row
+                table.add_row(*(row[key] for key, _ in COLUMNS), key=entry.token)
+        self._sort()
+        if selected in self._shown:
+            table.move_cursor(row=table.get_row_index(selected), scroll=False)
+        self._retitle()
+
+    def _sort(self) -> None:
+        if not self._shown:
+            return
+        column, entries = self.sort_column, self.entries
+        # ties keep the order of the token, so equal rows do not swap places between updates
+        self.table.sort(
+            "token",
+            key=lambda cell: (sort_key(entries[cell.token], column), cell.token),
+            reverse=self.sort_reverse,
+        )
+
+    def _refresh_ages(self) -> None:
+        now = self.clock()
+        for token, shown in self._shown.items():
+            entry = self.entries[token]
+            fresh = cells(entry, now)
+            for column in ("age", "last_tx"):
+                if fresh[column] != shown[column]:
+                    self.table.update_cell(token, column, fresh[column])
+                    shown[column] = fresh[column]
+
+    def _retitle(self) -> None:
+        counts = Counter(
+            entry.payment.phase.value if entry.payment else entry.health
+            for entry in self.entries.values()
+        )
+        parts = [f"Watching {len(self.entries)}"] + [
+            f"{n} {state}" for state, n in counts.most_common()
+        ]
+        shown = (
+            f" \u00b7 showing {len(self._shown)}" if len(self._shown) != len(self.entries) else ""
+        )
+        filters = f" \u00b7 filter: {self.state_filter}" if self.state_filter != "all" else ""
+        self.border_title = " \u00b7 ".join(parts) + shown + filters
+        sort = f"sorted by {dict(COLUMNS)[self.sort_column].strip() or 'alerts'}"
+        self.border_subtitle = f"{sort}{' (reversed)' if self.sort_reverse else ''}"
+
+    # -- user actions --------------------------------------------------------------------------
+
+    def selected_token(self) -> str | None:
+        table = self.table
+        if not self._shown or table.cursor_row < 0 or table.cursor_row >= table.row_count:
+            return None
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        return row_key.value
+
+    def cycle_state_filter(self) -> str:
+        names = list(STATE_FILTERS)
+        self.state_filter = names[(names.index(self.state_filter) + 1) % len(names)]
+        self.rebuild()
+        return self.state_filter
+
+    def sort_by(self, column: str) -> None:
+        if column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = column, False
+        self._sort()
+        self._retitle()
+
+    def cycle_sort(self) -> str:
+        keys = [key for key, _ in COLUMNS]
+        self.sort_by(keys[(keys.index(self.sort_column) + 1) % len(keys)])
+        return self.sort_column
+
+    @on(Input.Changed, "#watch-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.text_filter = event.value.strip()
+        self.rebuild()
+
+    @on(Input.Submitted, "#watch-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.table.focus()
+
+    @on(DataTable.HeaderSelected)
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        self.sort_by(str(event.column_key.value))
+
+    @on(DataTable.RowSelected, "#watch-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(OrderChosen(event.row_key.value))

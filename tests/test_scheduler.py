@@ -1,0 +1,222 @@
+"""The watch-list scheduler with a fake clock: budget, priorities, backoff, fairness."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Callable
+from itertools import pairwise
+
+from orderdash.core.refresh import Kind
+from orderdash.core.scheduler import CLOSED_INTERVAL, WINDOW, Scheduler
+
+LATENCY = 0.08
+STEP = 0.05
+
+
+class Harness:
+    """Drives a scheduler like the runner does: start what is due, finish it after LATENCY."""
+
+    def __init__(
+        self,
+        orders: int,
+        *,
+        focused: set[str] = frozenset(),
+        budget: int = 200,
+        seed: int = 1,
+        outcome: Callable[[str, Kind, float], str] | None = None,
+    ) -> None:
+        self.now = 0.0
+        self.s = Scheduler(
+            poll_interval=10,
+            refresh_interval=60,
+            rates_enabled=True,
+            now=0.0,
+            budget_per_minute=budget,
+            rng=random.Random(seed),
+        )
+        self.tokens = [f"order-{i:03d}" for i in range(orders)]
+        for token in self.tokens:
+            self.s.add(token, self.now)
+        self.s.focus(set(focused), self.now)
+        self.starts: list[tuple[float, str, Kind]] = []
+        self.in_flight: list[tuple[float, str, Kind]] = []
+        self.outcome = outcome or (lambda token, kind, now: "ok")
+        self.max_in_flight = 0
+
+    def run(self, seconds: float) -> None:
+        end = self.now + seconds
+        while self.now < end:
+            for done in [f for f in self.in_flight if f[0] <= self.now]:
+                self.in_flight.remove(done)
+                _, token, kind = done
+                result = self.outcome(token, kind, self.now)
+                if result == "ok":
+                    self.s.succeeded(token, kind, self.now)
+                elif result == "429":
+                    self.s.failed(token, kind, self.now, retry_after=30.0, rate_limited=True)
+                else:
+                    self.s.failed(token, kind, self.now)
+            started = self.s.due_requests(self.now)
+            for token, kind in started:
+                self.s.started(token, kind, self.now)
+                self.starts.append((self.now, token, kind))
+                self.in_flight.append((self.now + LATENCY, token, kind))
+            self.max_in_flight = max(self.max_in_flight, len(self.in_flight))
+            wakeup = self.s.next_wakeup(self.now)
+            assert wakeup is None or wakeup >= self.now
+            if wakeup == self.now and not started:
+                # "runnable now" yet nothing started: the real loop would spin
+                assert self.s.due_requests(self.now) == [], "due work was left unstarted"
+                raise AssertionError(f"next_wakeup says now at {self.now} but nothing can start")
+            # jump to the next event, as the runner sleeps until then
+            events = [f[0] for f in self.in_flight] + ([wakeup] if wakeup is not None else [])
+            upcoming = min(events, default=end)
+            self.now = max(upcoming, self.now + 1e-6) if upcoming > self.now else self.now + STEP
+
+    def starts_of(self, token: str, kind: Kind = Kind.ORDER) -> list[float]:
+        return [t for t, tok, k in self.starts if tok == token and k is kind]
+
+
+def max_in_any_window(times: list[float]) -> int:
+    times = sorted(times)
+    best, left = 0, 0
+    for right, t in enumerate(times):
+        while times[left] + WINDOW <= t:  # half-open window [t - 60 s, t], as the scheduler counts
+            left += 1
+        best = max(best, right - left + 1)
+    return best
+
+
+def test_budget_is_never_exceeded_over_a_simulated_hour_with_500_orders() -> None:
+    h = Harness(500, focused={"order-000"})
+    h.run(3600)
+    assert max_in_any_window([t for t, _, _ in h.starts]) <= 200
+    assert len(h.starts) > 150 * 60, "and the budget is actually used"
+    assert h.max_in_flight <= h.s.concurrency
+
+
+def test_the_order_on_screen_keeps_its_intervals_under_load() -> None:
+    h = Harness(500, focused={"order-007"})
+    h.run(600)
+    polls = h.starts_of("order-007")
+    gaps = [b - a for a, b in pairwise(polls)]
+    assert max(gaps) <= 10 + 0.5
+    rates = h.starts_of("order-007", Kind.RATES)
+    assert len(rates) >= 10 and max(b - a for a, b in pairwise(rates)) <= 60 + 0.5
+
+
+def test_no_starvation_every_order_is_read_within_the_sweep_bound() -> None:
+    h = Harness(500, focused={"order-000"})
+    h.run(1200)
+    bound = h.s.sweep_bound()
+    for token in h.tokens[1:]:
+        polls = h.starts_of(token)
+        assert polls, f"{token} never read"
+        assert polls[0] <= bound
+        assert all(b - a <= bound for a, b in pairwise(polls)), token
+
+
+def test_first_reads_are_staggered_not_a_thundering_herd() -> None:
+    h = Harness(100)
+    h.run(5)
+    first_second = [t for t, _, _ in h.starts if t < 1.0]
+    assert len(first_second) <= 4
+    gaps = [b[0] - a[0] for a, b in pairwise(h.starts)]
+    assert min(gaps) >= h.s.pacing - 1e-9
+
+
+def test_recent_activity_is_read_more_often_than_the_rest() -> None:
+    h = Harness(300)
+    h.run(60)
+    h.s.note_result("order-050", h.now, activity=True, closed=False)
+    start = h.now
+    h.run(240)
+    active = [t for t in h.starts_of("order-050") if t > start]
+    quiet = [t for t in h.starts_of("order-051") if t > start]
+    assert len(active) >= 2 * len(quiet) >= 2
+
+
+def test_closed_orders_are_read_rarely() -> None:
+    h = Harness(20)
+    h.run(1)
+    h.run(30)
+    h.s.note_result("order-003", h.now, activity=False, closed=True)
+    start = h.now
+    h.run(1800)
+    closed = [t for t in h.starts_of("order-003") if t > start]
+    open_ = [t for t in h.starts_of("order-004") if t > start]
+    assert len(closed) <= 1800 / CLOSED_INTERVAL + 1
+    assert len(open_) > 3 * len(closed)
+
+
+def test_a_failing_order_backs_off_and_the_others_go_on() -> None:
+    h = Harness(30, outcome=lambda token, kind, now: "fail" if token == "order-009" else "ok")
+    h.run(600)
+    failing = h.starts_of("order-009")
+    healthy = h.starts_of("order-010")
+    assert len(failing) <= len(healthy) + 1, "a failing order costs no more than a healthy one"
+    assert len(healthy) >= 600 / h.s.background_interval() - 2
+
+
+def test_retry_after_holds_every_request() -> None:
+    limited = {"done": False}
+
+    def outcome(token: str, kind: Kind, now: float) -> str:
+        if token == "order-002" and not limited["done"] and now > 20:
+            limited["done"] = True
+            return "429"
+        return "ok"
+
+    h = Harness(50, focused={"order-000"}, outcome=outcome)
+    h.run(120)
+    assert limited["done"]
+    hold_started = h.s.hold_until - 30.0
+    during = [t for t, _, _ in h.starts if hold_started < t < h.s.hold_until]
+    assert during == []
+    assert any(t >= h.s.hold_until for t, _, _ in h.starts), "resumes after the hold"
+
+
+def test_new_transaction_on_a_background_order_gets_one_rate_call() -> None:
+    h = Harness(10, focused={"order-000"})
+    h.run(30)
+    assert h.starts_of("order-005", Kind.RATES) == []
+    h.s.note_result("order-005", h.now, activity=True, closed=False)
+    h.run(10)
+    assert len(h.starts_of("order-005", Kind.RATES)) == 1
+    h.run(120)
+    assert len(h.starts_of("order-005", Kind.RATES)) == 1, "no periodic rate calls off screen"
+
+
+def test_rate_calls_only_for_the_orders_on_screen() -> None:
+    h = Harness(40, focused={"order-001"})
+    h.run(300)
+    rate_tokens = {tok for _, tok, k in h.starts if k is Kind.RATES}
+    assert rate_tokens == {"order-001"}
+
+
+def test_focus_moves_reads_at_once() -> None:
+    h = Harness(200, focused={"order-000"})
+    h.run(30)
+    h.s.focus({"order-150"}, h.now)
+    moved = h.now
+    h.run(1)
+    assert any(moved <= t <= moved + 0.2 for t in h.starts_of("order-150"))
+    assert any(moved <= t <= moved + 0.2 for t in h.starts_of("order-150", Kind.RATES))
+
+
+def test_add_and_remove() -> None:
+    s = Scheduler(poll_interval=10, refresh_interval=60, rates_enabled=False, now=0.0)
+    assert s.add("a", 0.0) and not s.add("a", 0.0)
+    s.remove("a", 0.0)
+    assert s.orders == {} and s.due_requests(0.0) == [] and s.next_wakeup(0.0) is None
+
+
+def test_fair_share_grows_with_the_list() -> None:
+    counts = defaultdict(float)
+    for n in (10, 100, 500):
+        h = Harness(n)
+        counts[n] = h.s.background_interval()
+    assert counts[10] == 30.0  # three poll intervals at least
+    assert counts[500] > counts[100] > counts[10]
+    assert counts[500] <= 500 * 60 / (200 * 0.9) + 1e-9

@@ -1,0 +1,179 @@
+"""The operators' watch list, driven by Pilot against the simulator; and the headless watcher."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+
+from conftest import make_settings, screen_text, wait_until
+from orderdash.core.display import amount_text
+from orderdash.headless import watch_jsonl
+from orderdash.simulator import DEMO_TOKENS, SimulatorServer
+from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.screens.alerts import AddTokensScreen, AlertsScreen
+from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable
+
+SIZE = (160, 50)
+
+
+def list_app(server: SimulatorServer, tokens: list[str], **settings: object) -> OrderDashApp:
+    values = {"poll_interval": 0.3, "refresh_interval": 60.0, **settings}
+    return make_app(make_settings(server.base_url, **values), tokens=tokens)
+
+
+def shown(app: OrderDashApp) -> list[str]:
+    table = app.dashboard.query_one(WatchTable)
+    return [table.coordinate_to_cell_key((row, 0)).row_key.value for row in range(table.row_count)]
+
+
+def all_loaded(app: OrderDashApp) -> bool:
+    return bool(app.dashboard.entries) and all(e.fetched for e in app.dashboard.entries.values())
+
+
+async def test_add_by_paste_remove_and_undo(sim_server: SimulatorServer) -> None:
+    app = list_app(sim_server, list(DEMO_TOKENS[:2]))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: all_loaded(app))
+        assert sorted(shown(app)) == sorted(DEMO_TOKENS[:2])
+        await pilot.press("a")
+        assert isinstance(app.screen, AddTokensScreen)
+        app.screen.query_one(
+            "#add-tokens"
+        ).text = f"{DEMO_TOKENS[2]}\n{DEMO_TOKENS[3]}, {DEMO_TOKENS[0]}\n..\n"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: len(app.dashboard.entries) == 4)
+        text = screen_text(app)
+        assert "Added 2" in text and "1 already watched" in text and "1 refused" in text
+        await wait_until(pilot, lambda: all_loaded(app))
+
+        app.dashboard.query_one(WatchTable).focus()
+        app.dashboard.query_one(WatchTable).move_cursor(row=shown(app).index(DEMO_TOKENS[3]))
+        await pilot.press("d")
+        assert DEMO_TOKENS[3] not in app.dashboard.entries and DEMO_TOKENS[3] not in shown(app)
+        assert DEMO_TOKENS[3] not in app.dashboard.watcher.tokens
+        await pilot.press("u")
+        assert DEMO_TOKENS[3] in shown(app) and DEMO_TOKENS[3] in app.dashboard.watcher.tokens
+
+
+async def test_filter_by_text_and_state_and_sort(sim_server: SimulatorServer) -> None:
+    app = list_app(sim_server, list(DEMO_TOKENS))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: all_loaded(app))
+        pane = app.dashboard.query_one(WatchListPane)
+        assert "Watching 7" in str(pane.border_title)
+        await pilot.press("f")
+        await pilot.press(*"bakery")
+        assert shown(app) == [DEMO_TOKENS[4]]  # Corner Bakery
+        app.dashboard.query_one("#watch-filter").value = ""
+        await pilot.press("enter")
+        assert len(shown(app)) == 7
+        await pilot.press("t")  # open
+        assert set(shown(app)) == {DEMO_TOKENS[5], DEMO_TOKENS[6]}
+        await pilot.press("t")  # partly paid
+        assert set(shown(app)) == {DEMO_TOKENS[0], DEMO_TOKENS[1]}
+        for _ in range(4):  # paid, closed, problems, back to all
+            await pilot.press("t")
+        assert len(shown(app)) == 7
+        pane.sort_by("fiat")
+        fiats = [app.dashboard.entries[t].order.amount_fiat for t in shown(app)]
+        currencies = [app.dashboard.entries[t].order.currency.abbreviation for t in shown(app)]
+        assert list(zip(currencies, fiats, strict=True)) == sorted(
+            zip(currencies, fiats, strict=True)
+        )
+        pane.sort_by("fiat")  # again: reversed
+        assert [app.dashboard.entries[t].order.currency.abbreviation for t in shown(app)] == sorted(
+            currencies, reverse=True
+        )
+        await pilot.click(WatchTable, offset=(20, 0))  # the Company header
+        companies = [app.dashboard.entries[t].order.company_name for t in shown(app)]
+        assert companies == sorted(companies, key=str.lower)
+
+
+async def test_choosing_a_row_opens_the_order_in_the_panes(sim_server: SimulatorServer) -> None:
+    app = list_app(sim_server, list(DEMO_TOKENS[:3]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: all_loaded(app))
+        assert app.dashboard.token == DEMO_TOKENS[0]
+        table = app.dashboard.query_one(WatchTable)
+        table.focus()
+        table.move_cursor(row=shown(app).index(DEMO_TOKENS[2]))
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: app.dashboard.order is not None and app.dashboard.order.token == DEMO_TOKENS[2],
+        )
+        assert "Tea & Biscuits" in screen_text(app)
+        scheduler = app.dashboard.watcher.scheduler
+        assert (
+            scheduler.orders[DEMO_TOKENS[2]].focused
+            and not scheduler.orders[DEMO_TOKENS[0]].focused
+        )
+
+
+async def test_payment_on_a_background_order_raises_an_alert(sim_server: SimulatorServer) -> None:
+    background = DEMO_TOKENS[5]  # awaiting payment, not on screen
+    app = list_app(
+        sim_server, [DEMO_TOKENS[0], background], poll_interval=0.2, budget_per_minute=600
+    )
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: all_loaded(app))
+        tx = sim_server.sim.add_transaction(background, "1.5")
+        paid = f"Payment received: {amount_text(tx['amount']['base'])} USDT"
+        await wait_until(pilot, lambda: app.dashboard.entries[background].unseen, timeout=15)
+        text = screen_text(app)
+        assert paid in text
+        assert "\u25cf" in text  # the row's mark
+        assert app.dashboard.alerts[-1].token == background
+        await pilot.press("l")
+        assert isinstance(app.screen, AlertsScreen)
+        assert paid in screen_text(app)
+        await pilot.press("enter")  # opens that order
+        await wait_until(pilot, lambda: app.dashboard.token == background)
+        assert not app.dashboard.entries[background].unseen, "seen once opened"
+
+
+async def test_the_list_persists_across_runs(sim_server: SimulatorServer, tmp_path: Path) -> None:
+    path = tmp_path / "watchlist.json"
+    settings = {"persist_watchlist": True, "watchlist_file": str(path)}
+    first = list_app(sim_server, list(DEMO_TOKENS[:3]), **settings)
+    async with first.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: all_loaded(first))
+    assert json.loads(path.read_text())["tokens"] == list(DEMO_TOKENS[:3])
+    second = list_app(sim_server, [], **settings)
+    async with second.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: all_loaded(second))
+        assert sorted(shown(second)) == sorted(DEMO_TOKENS[:3])
+        second.dashboard.query_one(WatchTable).focus()
+        await pilot.press("d")
+    assert len(json.loads(path.read_text())["tokens"]) == 2
+
+
+async def test_headless_watch_prints_one_json_line_per_event(sim_server: SimulatorServer) -> None:
+    out = io.StringIO()
+    token = sim_server.sim.create_order(coin="eth", currency="USD", amount_fiat="50.00")
+    settings = make_settings(sim_server.base_url, poll_interval=0.1, budget_per_minute=1200)
+    task = asyncio.create_task(watch_jsonl(settings, [token, DEMO_TOKENS[0]], out))
+    await asyncio.sleep(0.6)
+    sim_server.sim.add_transaction(token, "0.000000000000000001")
+    sim_server.sim.set_status(DEMO_TOKENS[0], "CANCELED")
+    sim_server.sim.set_fields(DEMO_TOKENS[0], {"companyName": "Evil \x1b[2J Ltd"})
+    await asyncio.sleep(1.5)
+    sim_server.stop()
+    await asyncio.sleep(1.5)
+    sim_server.start()
+    await asyncio.sleep(2.5)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    text = out.getvalue()
+    assert "\x1b" not in text
+    events = [json.loads(line) for line in text.splitlines()]
+    kinds = [(e["event"], e["token"]) for e in events]
+    assert ("transaction", token) in kinds and ("status", DEMO_TOKENS[0]) in kinds
+    tx = next(e for e in events if e["event"] == "transaction")
+    assert '"amount": 0.000000000000000001' in text and tx["coin"] == "eth"
+    status = next(e for e in events if e["event"] == "status")
+    assert (status["previous"], status["code"]) == ("IN_PROGRESS", "CANCELED")
+    assert ("error", token) in kinds and ("recovered", token) in kinds
+    assert kinds.count(("error", token)) == 1, "one error line per outage, not one per retry"
