@@ -30,7 +30,13 @@ def run_demo(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
         simulator, bearer_token=bearer_token, customer_interval=interval
     ) as server:
         settings, _ = load_settings(
-            {**overrides, "base_url": server.base_url, "bearer_token": bearer_token},
+            # the demo has its own orders: it neither reads nor writes the user's watch list
+            {
+                **overrides,
+                "base_url": server.base_url,
+                "bearer_token": bearer_token,
+                "persist_watchlist": False,
+            },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
         )
-        return run_dashboard(settings, [DEMO_TOKENS[0]])
+        return run_dashboard(settings, list(DEMO_TOKENS))
