@@ -17,16 +17,24 @@ KEYS = (
     ("y", "copy the coin amount, with every digit"),
     ("o", "open the selected transaction on the block explorer"),
     ("\u2191 \u2193", "select a transaction: its full hash and amounts show under the table"),
+    ("p", "point of sale: the QR, the amount due and the outcome, for the customer"),
+    ("a", "add orders to the watch list (paste several at once)"),
+    ("d / u", "remove the selected order from the list / undo"),
+    ("f / t / s", "filter the list by text / by state / sort by the next column"),
+    ("Enter", "in the list: open that order in the panes"),
+    ("l", "the alerts log"),
+    ("w", "hide or show the watch list"),
     ("ctrl+p", "command palette: copy token, copy hash, toggle the bell, theme"),
     ("?", "this help"),
     ("q", "quit"),
 )
 
 ABOUT = (
-    "The order is polled every poll interval; a new transaction refreshes the exchange rate "
-    "at once, rings the bell and is marked \u25cf in the table. The rate is refreshed every "
-    "minute when a bearer token is configured. When the service cannot be reached the last good "
-    "data stays on screen, marked STALE, and the dashboard retries by itself."
+    "The order on screen is polled every poll interval; a new transaction refreshes the exchange "
+    "rate at once, rings the bell and is marked \u25cf in the table. The rate is refreshed every "
+    "minute when a bearer token is configured. The other watched orders share the request budget "
+    "(200 a minute by default). When the service cannot be reached the last good data stays on "
+    "screen, marked STALE, and the dashboard retries by itself."
 )
 
 
