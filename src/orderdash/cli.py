@@ -41,6 +41,12 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
         help="allow plain http:// to a host other than loopback",
     )
     group.add_argument("--config", metavar="PATH", help="TOML config file (or ORDERDASH_CONFIG)")
+    group.add_argument(
+        "--log",
+        dest="log_file",
+        metavar="FILE",
+        help="log request outcomes and timings to FILE, secrets redacted (or ORDERDASH_LOG_FILE)",
+    )
 
 
 def _add_dashboard_options(parser: argparse.ArgumentParser) -> None:
@@ -160,6 +166,7 @@ SETTING_OPTIONS = (
     "bell",
     "qr_content",
     "pos_primary",
+    "log_file",
 )
 
 
@@ -177,6 +184,10 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> Any:
     settings, warnings = load_settings({**_settings_overrides(args), **extra}, env)
     for warning in warnings:
         print(f"orderdash: warning: {warning}", file=sys.stderr)
+    from orderdash.core.logs import configure_logging
+
+    # the log file, or nowhere: never the terminal (the dashboard owns it, --jsonl owns stdout)
+    configure_logging(settings.log_file, secrets=[settings.bearer_token])
     return settings
 
 

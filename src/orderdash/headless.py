@@ -18,6 +18,7 @@ from typing import IO, Any
 from orderdash.core import jsontext
 from orderdash.core.client import Fetched, OrderClient
 from orderdash.core.config import Settings
+from orderdash.core.logs import ensure_configured
 from orderdash.core.payment import payment_state
 from orderdash.core.refresh import Kind, TrackStatus
 from orderdash.core.watcher import Change, Failure, OrderWatcher
@@ -107,6 +108,8 @@ async def watch_jsonl(
 
 
 def run_jsonl(settings: Settings, tokens: Sequence[str]) -> int:
+    # stdout carries the JSON lines: logging goes to the log file or nowhere
+    ensure_configured(settings.log_file, [settings.bearer_token])
     try:
         asyncio.run(watch_jsonl(settings, tokens))
     except KeyboardInterrupt:

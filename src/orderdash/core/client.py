@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import ipaddress
+import logging
 import sys
 import time
 import zlib
@@ -51,6 +52,8 @@ from orderdash.core.errors import (
 from orderdash.core.models import Order, OrderEnvelope, RatesEnvelope
 from orderdash.core.safetext import clean
 from orderdash.core.tokens import token_segment
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 #: A longer wait than this from Retry-After is treated as this: a dashboard must come back.
@@ -179,12 +182,19 @@ class OrderClient:
         self, url: str, token: str, *, headers: dict[str, str] | None, rates: bool
     ) -> Fetched:
         started = time.monotonic()
+        status: int | None = None
         try:
             status, response_headers, body = await self._fetch(url, headers)
             order, raw = self._interpret(status, response_headers, body, token, rates=rates)
         except OrderdashError as exc:
             secret = self._bearer_token.get_secret_value() if self._bearer_token else None
-            raise exc.redacted(secret) from None
+            error = exc.redacted(secret)
+            _log_outcome(rates, token, started, status, error)
+            raise error from None
+        except Exception as exc:
+            _log_outcome(rates, token, started, status, exc)
+            raise
+        _log_outcome(rates, token, started, status, None)
         return Fetched(
             order=order, raw=raw, received_at=self._clock(), elapsed=time.monotonic() - started
         )
@@ -259,7 +269,11 @@ class OrderClient:
     ) -> tuple[Order, dict[str, Any]]:
         what = "rate refresh" if rates else "order lookup"
         if 300 <= status < 400:
-            target = urlsplit(headers.get("location", "")).netloc or "another address"
+            try:
+                target = urlsplit(headers.get("location", "")).netloc
+            except ValueError:  # e.g. "http://[bad": a hostile Location must not crash us
+                target = ""
+            target = self._without_secret(target) or "another address"
             raise UnexpectedRedirect(
                 f"the {what} was redirected (HTTP {status}) to {clean(target, limit=60)}; "
                 "redirects are not followed: check the base URL"
@@ -293,9 +307,9 @@ class OrderClient:
             if rates:
                 rates_envelope = RatesEnvelope.model_validate(document)
                 if not rates_envelope.success:
-                    server_message = (
-                        clean(rates_envelope.message, limit=120) if rates_envelope.message else None
-                    )
+                    # redact before cutting: a token cut in two would escape the redaction
+                    echoed = self._without_secret(rates_envelope.message)
+                    server_message = clean(echoed, limit=120) if echoed else None
                     raise FailureReported(
                         f"the service reported a failure: {server_message or 'no message given'}",
                         server_message,
@@ -311,6 +325,12 @@ class OrderClient:
             ) from None
         return order, document["data"]
 
+    def _without_secret(self, text: str | None) -> str | None:
+        secret = self._bearer_token.get_secret_value() if self._bearer_token else ""
+        if text and secret and secret in text:
+            return text.replace(secret, "[redacted]")
+        return text
+
     @staticmethod
     def _parse_json(body: bytes, headers: httpx.Headers) -> Any:
         if not body.strip():
@@ -325,6 +345,45 @@ class OrderClient:
         if not isinstance(document, dict):
             raise InvalidResponse("the service sent JSON that is not an object")
         return document
+
+
+def _log_outcome(
+    rates: bool, token: str, started: float, status: int | None, error: BaseException | None
+) -> None:
+    """One line per request for the log file: endpoint, order token, status/error, elapsed ms.
+
+    The bearer token is never an argument here; the log handler redacts it anyway (logs.py).
+    """
+    if not log.isEnabledFor(logging.INFO):
+        return
+    endpoint = "rates" if rates else "order"
+    elapsed_ms = (time.monotonic() - started) * 1000
+    shown = clean(token, limit=80)
+    outcome = "-" if status is None else str(status)
+    if error is None:
+        log.info(
+            "request %s token=%r status=%s elapsed_ms=%.0f", endpoint, shown, outcome, elapsed_ms
+        )
+    elif isinstance(error, OrderdashError):
+        log.warning(
+            "request %s token=%r status=%s error=%s elapsed_ms=%.0f: %s",
+            endpoint,
+            shown,
+            outcome,
+            type(error).__name__,
+            elapsed_ms,
+            error.message,
+        )
+    else:
+        log.error(
+            "request %s token=%r status=%s error=%s elapsed_ms=%.0f: unexpected",
+            endpoint,
+            shown,
+            outcome,
+            type(error).__name__,
+            elapsed_ms,
+            exc_info=error,
+        )
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -57,6 +57,9 @@ class Settings(BaseModel):
     watchlist_file: str | None = None
     #: Keep the watch list across runs.
     persist_watchlist: bool = True
+    #: Log request outcomes and timings here (rotated at 1 MiB, 3 kept, mode 0600; secrets
+    #: redacted). Never logged to the terminal.
+    log_file: str | None = None
 
     @model_validator(mode="after")
     def _check_base_url(self) -> Settings:
@@ -78,6 +81,14 @@ class Settings(BaseModel):
                 f"plain http:// to {parts.hostname} would send the token unencrypted; use https:// "
                 "or set allow_insecure_http"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _check_bearer_token(self) -> Settings:
+        token = self.bearer_token.get_secret_value() if self.bearer_token else ""
+        # it travels as an HTTP header value: visible ASCII only (the token itself is never shown)
+        if token and not (token.isascii() and token.isprintable() and " " not in token.strip()):
+            raise ValueError("the bearer token must be one word of visible ASCII characters")
         return self
 
     @property

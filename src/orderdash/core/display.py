@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from orderdash.core import jsontext
 from orderdash.core.models import Order, ServerTime
 from orderdash.core.safetext import clean
 
@@ -32,6 +33,20 @@ def rate_text(order: Order) -> str:
         return "coin not chosen yet"
     currency = clean(order.currency.abbreviation, limit=12)
     return f"1 {coin_code(order)} = {amount_text(order.exchange_rate, group=True)} {currency}"
+
+
+def json_value_text(value: object, *, limit: int | None = 80) -> str:
+    """A value whose type the spec does not show (`dueDate`): text as sent, anything else as
+    compact JSON with the digits sent (never Python's repr: `{'at': Decimal('1.5')}`)."""
+    if value is None:
+        return MISSING
+    if isinstance(value, str):
+        return clean(value, limit=limit)
+    try:
+        text = jsontext.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return clean(text, limit=limit)
 
 
 def server_time_text(value: ServerTime | None) -> str:

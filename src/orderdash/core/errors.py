@@ -29,6 +29,9 @@ class OrderdashError(Exception):
         if secret and secret in self.message:
             self.message = self.message.replace(secret, "[redacted]")
             self.args = (self.message,)
+        server_message = getattr(self, "server_message", None)
+        if secret and server_message and secret in server_message:
+            self.server_message = server_message.replace(secret, "[redacted]")
         return self
 
 

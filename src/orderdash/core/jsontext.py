@@ -10,6 +10,11 @@ import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+#: Deepest nesting of arrays and objects accepted. The API's answers are four levels deep; the
+#: parser's own limit depends on how deep the caller's stack already is (a body could parse in
+#: the CLI and fail in the app), and `dumps` of a 900-level value ran out of stack.
+MAX_DEPTH = 64
+
 
 class JsonTextError(ValueError):
     """The text is not JSON this project accepts (syntax, NaN/Infinity, nesting, size)."""
@@ -29,10 +34,11 @@ def _parse_decimal(text: str) -> Decimal:
 def loads(text: str | bytes) -> Any:
     """Parse JSON, keeping fractional numbers as Decimal with the digits sent.
 
-    NaN, Infinity and -Infinity are rejected (they are not JSON and not money).
+    NaN, Infinity and -Infinity are rejected (they are not JSON and not money), and so is
+    nesting deeper than `MAX_DEPTH`.
     """
     try:
-        return json.loads(text, parse_float=_parse_decimal, parse_constant=_reject_constant)
+        value = json.loads(text, parse_float=_parse_decimal, parse_constant=_reject_constant)
     except JsonTextError:
         raise
     except RecursionError as exc:
@@ -42,6 +48,25 @@ def loads(text: str | bytes) -> Any:
     except ValueError as exc:
         # json.JSONDecodeError, and int() refusing a number of thousands of digits.
         raise JsonTextError(str(exc).splitlines()[0][:200]) from exc
+    _check_depth(value)
+    return value
+
+
+def _check_depth(value: Any) -> None:
+    """JsonTextError when arrays and objects nest deeper than MAX_DEPTH (level by level, no
+    recursion, so it costs one pass over the containers)."""
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise JsonTextError("the JSON is nested too deeply")
+        level = [
+            child
+            for container in level
+            for child in (container.values() if isinstance(container, dict) else container)
+            if isinstance(child, dict | list)
+        ]
 
 
 def decimal_text(value: Decimal) -> str:

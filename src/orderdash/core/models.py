@@ -11,7 +11,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, model_validator
 from pydantic.alias_generators import to_camel
 
 #: Largest magnitude and finest fraction accepted for a money value (10^±40): wider than any
@@ -42,6 +42,42 @@ def _to_money(value: Any) -> Decimal:
 
 
 Money = Annotated[Decimal, BeforeValidator(_to_money)]
+
+#: A JSON integer, as the spec says: never a bool, text or a fraction coerced into one, and within
+#: 64 bits, so that no time or id computed from it can overflow (a 400-digit `expiresAt` made the
+#: expiry arithmetic raise OverflowError inside the app).
+WireInt = Annotated[int, Strict(), Field(ge=-(2**63), le=2**63 - 1)]
+#: A JSON boolean, never "false" or 0 read as one.
+WireBool = Annotated[bool, Strict()]
+
+#: Deepest nesting accepted in a field whose type the spec does not give (`dueDate`).
+_MAX_JSON_DEPTH = 32
+
+
+def _to_json_value(value: Any) -> Any:
+    """Any JSON value as parsed by `jsontext` (numbers may be Decimal), not nested too deeply."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > _MAX_JSON_DEPTH:
+            raise ValueError("nested too deeply")
+        if isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                raise ValueError("expected a JSON value")
+            stack.extend((member, depth + 1) for member in item.values())
+        elif isinstance(item, list):
+            stack.extend((member, depth + 1) for member in item)
+        elif isinstance(item, Decimal):
+            if not item.is_finite():
+                raise ValueError("expected a finite number")
+        elif item is not None and not isinstance(item, str | bool | int):
+            # float included: it would mean the body was parsed lossily somewhere
+            raise ValueError("expected a JSON value")
+    return value
+
+
+#: A value whose type the spec does not show: kept as sent (numbers as Decimal).
+JsonAny = Annotated[Any, BeforeValidator(_to_json_value)]
 
 
 class WireModel(BaseModel):
@@ -76,7 +112,7 @@ class ServerTime(BaseModel):
 
 
 class Currency(WireModel):
-    id: int
+    id: WireInt
     currency: str
     abbreviation: str
 
@@ -101,19 +137,19 @@ class TxAmounts(WireModel):
 
 
 class Transaction(WireModel):
-    id: int
+    id: WireInt
     hash: str
     hash_url: str | None = None
     amount: TxAmounts
     amount_fiat: TxAmounts
     created_at: ServerTime
-    created_at_ms: int = Field(alias="createdAtMiliseconds")
+    created_at_ms: WireInt = Field(alias="createdAtMiliseconds")
 
 
 class Order(WireModel):
     company_name: str
-    id: int
-    customer_id: int
+    id: WireInt
+    customer_id: WireInt
     token: str
     # coin, coin_base_name, exchange_rate and amount are null until the buyer chooses a coin
     coin: str | None = None
@@ -121,13 +157,13 @@ class Order(WireModel):
     exchange_rate: Money | None = None
     amount_fiat: Money
     amount: Money | None = None
-    due_date: JsonValue = None
+    due_date: JsonAny = None
     currency: Currency
     created_at: ServerTime
-    created_at_ms: int = Field(alias="createdAtMiliseconds")
+    created_at_ms: WireInt = Field(alias="createdAtMiliseconds")
     type: str
-    expires_at: int | None = None
-    expiration_time: int | None = None
+    expires_at: WireInt | None = None
+    expiration_time: WireInt | None = None
     email: str | None = None
     address: str | None = None
     qr_code: str | None = None
@@ -143,13 +179,13 @@ class Order(WireModel):
 class OrderEnvelope(WireModel):
     """getOrder: `{status, data}`."""
 
-    status: int
+    status: WireInt
     data: Order
 
 
 class RatesEnvelope(WireModel):
     """Update Exchange rate: `{success, data, message}`; `data` may be absent on failure."""
 
-    success: bool
+    success: WireBool
     data: Order | None = None
     message: str | None = None

@@ -91,6 +91,8 @@ class PaymentState:
                 return "Scan to pay"
             case Phase.PARTLY_PAID:
                 return f"Partly paid: send {self._coin(self.due_coin)} more"
+            case Phase.UNCLEAR if self.latest is None:
+                return "Amount unclear: check the amounts"
             case Phase.UNCLEAR:
                 return "Payment received: check the amounts"
             case Phase.CONFIRMING:
@@ -119,6 +121,8 @@ class PaymentState:
                     f"partly paid: {self._coin(self.due_coin)} ({self._fiat(self.due_fiat)}) "
                     "still due (server's underPaid)"
                 )
+            case Phase.UNCLEAR if self.latest is None:
+                return "the order amount is not a positive number: check the amounts"
             case Phase.UNCLEAR:
                 latest = self.latest
                 assert latest is not None
@@ -164,11 +168,16 @@ def payment_state(order: Order, received_at: float) -> PaymentState:
     if not order.coin_chosen:
         return PaymentState(Phase.COIN_NOT_CHOSEN, **base)
     if latest is None:
+        assert order.amount is not None
+        if order.amount <= 0:
+            # nothing sensible to ask the customer for: say so rather than show a QR to pay
+            return PaymentState(Phase.UNCLEAR, **base)
         return PaymentState(
             Phase.AWAITING, due_coin=order.amount, due_fiat=order.amount_fiat, **base
         )
     under, over = latest.amount.under_paid, latest.amount.over_paid
-    if under < 0 and over > 0:
+    if (under < 0 and over > 0) or under > 0 or over < 0:
+        # both at once (the published example), or a sign the spec never shows: no guessing
         return PaymentState(Phase.UNCLEAR, latest=latest, **base)
     if under < 0:
         return PaymentState(

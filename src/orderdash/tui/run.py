@@ -3,19 +3,37 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from orderdash.core.config import Settings, load_settings
+from orderdash.core.logs import ensure_configured
+
+log = logging.getLogger(__name__)
 
 
 def run_dashboard(settings: Settings, tokens: list[str], *, pos: bool = False) -> int:
     from orderdash.tui.app import make_app
 
-    make_app(settings, tokens=tokens, open_pos=pos).run()
-    return 0
+    # while the screen is up nothing may log to the terminal: the log file or nowhere
+    ensure_configured(settings.log_file, [settings.bearer_token])
+    log.info(
+        "dashboard started: %s, %d order(s), poll %gs, rate %gs",
+        settings.base_url,
+        len(tokens),
+        settings.poll_interval,
+        settings.refresh_interval,
+    )
+    app = make_app(settings, tokens=tokens, open_pos=pos)
+    try:
+        app.run()
+    finally:
+        log.info("dashboard stopped (exit code %s)", app.return_code)
+    # a crash (Textual has printed its traceback) must not look like success to a script
+    return app.return_code or 0
 
 
 def run_demo(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
@@ -24,6 +42,8 @@ def run_demo(args: argparse.Namespace, overrides: Mapping[str, Any]) -> int:
 
     # the demo's credential lives only in this process: nothing to leak, nothing to configure
     bearer_token = secrets.token_urlsafe(24)
+    # the in-process simulator (uvicorn) logs too: never onto the dashboard's terminal
+    ensure_configured(None, [bearer_token])
     interval = args.customer_interval if args.customer_interval > 0 else None
     simulator = Simulator(seed=args.seed)
     with SimulatorServer(

@@ -527,10 +527,25 @@ class DashboardScreen(Screen[None]):
         if self.order is None or not self.order.address:
             self.notify("No address to copy yet.", severity="warning", markup=False)
             return
-        self.app.copy_to_clipboard(self.order.address)
-        self.notify(
-            f"Address copied: {clean(self.order.address, limit=80)}", timeout=3, markup=False
-        )
+        if self._copy(self.order.address, "address"):
+            self.notify(
+                f"Address copied: {clean(self.order.address, limit=80)}", timeout=3, markup=False
+            )
+
+    def _copy(self, text: str, what: str) -> bool:
+        """Copy server text as is, or refuse: a control character would travel to wherever it is
+        pasted (a wallet, a shell), and a lone surrogate cannot even be encoded for the
+        terminal's clipboard sequence (it used to stop the app with UnicodeEncodeError)."""
+        if not text.isprintable():
+            self.notify(
+                f"The {what} holds control characters or invalid text and cannot be copied: "
+                f"{clean(text, limit=60)}",
+                severity="error",
+                markup=False,
+            )
+            return False
+        self.app.copy_to_clipboard(text)
+        return True
 
     def action_copy_amount(self) -> None:
         if self.order is None or self.order.amount is None:
@@ -558,14 +573,12 @@ class DashboardScreen(Screen[None]):
         self.notify(f"Opening {clean(parts.netloc, limit=60)}\u2026", timeout=3, markup=False)
 
     def action_copy_token(self) -> None:
-        if self.token:
-            self.app.copy_to_clipboard(self.token)
+        if self.token and self._copy(self.token, "order token"):
             self.notify("Order token copied.", timeout=3, markup=False)
 
     def action_copy_hash(self) -> None:
         tx = self.query_one(TransactionsTable).selected()
-        if tx is not None:
-            self.app.copy_to_clipboard(tx.hash)
+        if tx is not None and self._copy(tx.hash, "transaction hash"):
             self.notify("Transaction hash copied.", timeout=3, markup=False)
 
     def action_focus_token(self) -> None:

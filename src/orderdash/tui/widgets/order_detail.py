@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 from orderdash.core.display import (
@@ -24,6 +27,7 @@ from orderdash.core.models import Order
 from orderdash.core.payment import PaymentState, Phase
 from orderdash.core.status import Tone, tone_of
 from orderdash.tui.text import joined, literal
+from orderdash.tui.widgets.status_line import text_key, text_shape
 
 TONE_STYLES = {
     Tone.OPEN: "bold black on #f0c674",
@@ -56,7 +60,14 @@ def status_badge(order: Order) -> Text:
     return literal(f" {order.status.label} ", TONE_STYLES[tone_of(order.status.code)], limit=40)
 
 
-def _grid(rows: list[tuple[str, Text]]) -> Table:
+#: Widget's own border title descriptor, which OrderDetail wraps.
+_BORDER_TITLE = Widget.__dict__["border_title"]
+
+Rows = list[tuple[str, Text]]
+Key = tuple[object, ...]
+
+
+def _grid(rows: Rows) -> Table:
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style=LABEL_STYLE, no_wrap=True, min_width=9)
     grid.add_column(overflow="fold")
@@ -66,7 +77,27 @@ def _grid(rows: list[tuple[str, Text]]) -> Table:
 
 
 class OrderDetail(VerticalScroll, can_focus=False):
-    """Shows one order; `show` hands it the data, `tick` moves the expiry countdown."""
+    """Shows one order; `show` hands it the data, `tick` moves the expiry countdown.
+
+    Each part is rebuilt and repainted only when what it shows changed, and without a layout
+    pass when only digits changed (a countdown, a new amount of the same length): a poll that
+    brings nothing new repaints nothing here.
+    """
+
+    PARTS = ("#detail-head", "#detail-money", "#detail-times", "#detail-identity")
+
+    # The screen sets the border title ("Order", or "STALE since ...") on every answer; Textual
+    # repaints the whole pane on every set, even to the same text. Here a set that changes
+    # nothing is dropped.
+    @property  # type: ignore[override]
+    def border_title(self) -> str | None:
+        return _BORDER_TITLE.__get__(self, type(self))
+
+    @border_title.setter
+    def border_title(self, title: object) -> None:
+        if isinstance(title, str) and title == _BORDER_TITLE.__get__(self, type(self)):
+            return
+        _BORDER_TITLE.__set__(self, title)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Enter an order token above.", "dim"), id="detail-head")
@@ -78,14 +109,17 @@ class OrderDetail(VerticalScroll, can_focus=False):
         self.border_title = "Order"
         self._expiry: Expiry | None = None
         self._order: Order | None = None
+        # per part: what it shows (to skip equal updates) and its shape (to skip layouts)
+        self._shown: dict[str, Key] = {}
+        self._shapes: dict[str, Key] = {}
 
     def show_message(self, message: Text) -> None:
         """No order to show (loading, not found): one line instead of the fields."""
         self._order = None
         self._expiry = None
-        self.query_one("#detail-head", Static).update(message)
+        self._set("#detail-head", (text_key(message),), (text_shape(message),), lambda: message)
         for part in ("#detail-money", "#detail-times", "#detail-identity"):
-            self.query_one(part, Static).update("")
+            self._set(part, (), (), lambda: "")
 
     def show(
         self,
@@ -100,21 +134,33 @@ class OrderDetail(VerticalScroll, can_focus=False):
         head = Text.assemble(
             literal(order.company_name, "bold", limit=80), "  ", status_badge(order)
         )
-        self.query_one("#detail-head", Static).update(head)
-        money = self._money(order, rate_direction, payment, qr_what)
-        self.query_one("#detail-money", Static).update(money)
-        self.query_one("#detail-identity", Static).update(self._identity(order))
+        self._set("#detail-head", (text_key(head),), (text_shape(head),), lambda: head)
+        self._set_grid("#detail-money", self._money_rows(order, rate_direction, payment, qr_what))
+        self._set_grid("#detail-identity", self._identity_rows(order))
         self.tick(received_at)
 
     def tick(self, now: float) -> None:
         if self._order is None or self._expiry is None:
             return
-        self.query_one("#detail-times", Static).update(self._times(self._order, self._expiry, now))
+        self._set_grid("#detail-times", self._times_rows(self._order, self._expiry, now))
+
+    def _set_grid(self, part: str, rows: Rows) -> None:
+        key = tuple((label, text_key(value)) for label, value in rows)
+        shape = tuple((label, text_shape(value)) for label, value in rows)
+        self._set(part, key, shape, lambda: _grid(rows))
+
+    def _set(self, part: str, key: Key, shape: Key, build: Callable[[], RenderableType]) -> None:
+        """Show `build()` in `part` unless it shows `key` already; lay out again only when the
+        shape (the text with digits masked) changed."""
+        if self._shown.get(part) == key:
+            return
+        self.query_one(part, Static).update(build(), layout=self._shapes.get(part) != shape)
+        self._shown[part], self._shapes[part] = key, shape
 
     @staticmethod
-    def _money(
+    def _money_rows(
         order: Order, rate_direction: int | None, payment: PaymentState, qr_what: str
-    ) -> Table:
+    ) -> Rows:
         currency = order.currency.abbreviation
         fiat = Text(fiat_text(order.amount_fiat, currency), "bold")
         if order.coin_chosen:
@@ -127,20 +173,18 @@ class OrderDetail(VerticalScroll, can_focus=False):
         rate = Text(rate_text(order))
         if rate_direction is not None and order.exchange_rate is not None:
             rate.append_text(DIRECTION_MARKS[rate_direction])
-        return _grid(
-            [
-                ("Payment", literal(payment.summary, PHASE_STYLES.get(payment.phase, ""))),
-                ("Amount", amount),
-                ("Rate", rate),
-                ("Coin", coin_name),
-                ("Currency", literal(f"{order.currency.currency} ({currency})", limit=60)),
-                ("Address", literal(order.address or MISSING, "bold", limit=200)),
-                ("QR", Text(qr_what, "dim")),
-            ]
-        )
+        return [
+            ("Payment", literal(payment.summary, PHASE_STYLES.get(payment.phase, ""))),
+            ("Amount", amount),
+            ("Rate", rate),
+            ("Coin", coin_name),
+            ("Currency", literal(f"{order.currency.currency} ({currency})", limit=60)),
+            ("Address", literal(order.address or MISSING, "bold", limit=200)),
+            ("QR", Text(qr_what, "dim")),
+        ]
 
     @staticmethod
-    def _times(order: Order, expiry: Expiry, now: float) -> Table:
+    def _times_rows(order: Order, expiry: Expiry, now: float) -> Rows:
         created = joined(
             literal(server_time_text(order.created_at)),
             Text(f"  ({epoch_ms_text(order.created_at_ms)})", "dim"),
@@ -149,23 +193,21 @@ class OrderDetail(VerticalScroll, can_focus=False):
         expires = Text(countdown or "unit unknown", "bold" if countdown else "italic")
         expires.append(f"  ({expiry.raw})", "dim")
         due = literal(MISSING if order.due_date is None else order.due_date, limit=80)
-        return _grid([("Created", created), ("Expires", expires), ("Due date", due)])
+        return [("Created", created), ("Expires", expires), ("Due date", due)]
 
     @staticmethod
-    def _identity(order: Order) -> Table:
+    def _identity_rows(order: Order) -> Rows:
         urls = order.urls
-        return _grid(
-            [
-                ("Order", Text(f"{order.id}  \u00b7  customer {order.customer_id}")),
-                ("Type", literal(order.type, limit=40)),
-                ("Status", literal(f"{order.status.label}  [{order.status.code}]", limit=80)),
-                ("Token", literal(order.token, limit=200)),
-                ("E-mail", literal(order.email or MISSING, limit=120)),
-                ("Success", literal(urls.success_url or MISSING, limit=200)),
-                ("Cancel", literal(urls.cancel_url or MISSING, limit=200)),
-                ("Callback", literal(urls.callback_url or MISSING, limit=200)),
-            ]
-        )
+        return [
+            ("Order", Text(f"{order.id}  \u00b7  customer {order.customer_id}")),
+            ("Type", literal(order.type, limit=40)),
+            ("Status", literal(f"{order.status.label}  [{order.status.code}]", limit=80)),
+            ("Token", literal(order.token, limit=200)),
+            ("E-mail", literal(order.email or MISSING, limit=120)),
+            ("Success", literal(urls.success_url or MISSING, limit=200)),
+            ("Cancel", literal(urls.cancel_url or MISSING, limit=200)),
+            ("Callback", literal(urls.callback_url or MISSING, limit=200)),
+        ]
 
 
 def rate_direction(previous: Decimal | None, current: Decimal | None) -> int | None:

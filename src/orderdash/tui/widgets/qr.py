@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from itertools import groupby
 
 from rich.cells import cell_len
 from rich.color import Color
@@ -29,7 +30,6 @@ from orderdash.core.qr import (
     QRMatrix,
     best_scale,
     cells_needed,
-    half_block_rows,
     matrix_for,
 )
 from orderdash.core.safetext import clean, shorten_middle
@@ -420,14 +420,24 @@ def _matrix_rows(matrix: QRMatrix, scale: int) -> tuple[Strip, ...]:
 
 
 def _strips_of(matrix: QRMatrix, scale: int) -> tuple[Strip, ...]:
+    """One strip per text row: each cell shows two module half-rows (see `half_block_rows`),
+    runs of equal cells become one segment. Built from the module rows directly, runs counted
+    once per module and widened by `scale`, and equal row pairs (the quiet zone, and every pair
+    at an even scale) share one strip."""
+    size = matrix.size
+    half_rows = [row for row in matrix.modules for _ in range(scale)]
+    if len(half_rows) % 2:
+        half_rows.append((False,) * size)
+    built: dict[tuple[tuple[bool, ...], tuple[bool, ...]], Strip] = {}
     strips: list[Strip] = []
-    for row in half_block_rows(matrix, scale):
-        segments: list[Segment] = []
-        run_start = 0
-        for index in range(1, len(row) + 1):
-            if index == len(row) or row[index] != row[run_start]:
-                glyph, style = _CELLS[row[run_start]]
-                segments.append(Segment(glyph * (index - run_start), style))
-                run_start = index
-        strips.append(Strip(segments, len(row)))
+    for index in range(0, len(half_rows), 2):
+        pair = (half_rows[index], half_rows[index + 1])
+        strip = built.get(pair)
+        if strip is None:
+            segments = []
+            for cell, run in groupby(zip(*pair, strict=True)):
+                glyph, style = _CELLS[cell]
+                segments.append(Segment(glyph * (sum(1 for _ in run) * scale), style))
+            strip = built[pair] = Strip(segments, size * scale)
+        strips.append(strip)
     return tuple(strips)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, is_
+from typing import Any
 
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
@@ -17,6 +18,7 @@ from orderdash.core.display import amount_text, server_time_text
 from orderdash.core.models import Transaction
 from orderdash.core.safetext import shorten_middle
 from orderdash.tui.text import joined, literal
+from orderdash.tui.widgets.status_line import text_shape
 
 NEW_MARK = Text("\u25cf", "bold green")
 HASH_WIDTH = 13
@@ -83,69 +85,81 @@ def _newest_first(tx: Transaction) -> tuple[int, int]:
     return (tx.created_at_ms, tx.id)
 
 
-# Everything a row (or the detail line under the table, or the explorer link) shows, read with
-# C-level getters so that comparing an answer of 10,000 transactions with the previous one costs
-# a few milliseconds instead of pydantic model equality (~30 ms) plus rebuilding every row's
-# cells. Amounts compare by value, as the models do.
+# Everything a row, the line under the table or the explorer link shows, read with C-level
+# getters (map over attrgetter): comparing an answer of 10,000 transactions with the previous one
+# this way costs a few milliseconds, where pydantic model equality costs ~30 ms. Amounts compare
+# by value, as the models do.
 _ID = attrgetter("id")
-_LINE = attrgetter("hash", "hash_url", "created_at_ms")
-_AMOUNT = attrgetter("amount")
-_AMOUNT_FIAT = attrgetter("amount_fiat")
-_CREATED_AT = attrgetter("created_at")
-_FIELDS = attrgetter("__dict__")
+_SHOWN = (
+    (attrgetter("hash"),),
+    (attrgetter("hash_url"),),
+    (attrgetter("created_at_ms"),),
+    (attrgetter("amount"), attrgetter("__dict__")),
+    (attrgetter("amount_fiat"), attrgetter("__dict__")),
+    (attrgetter("created_at"), attrgetter("__dict__")),
+)
 
 
-@dataclass(frozen=True)
+def _column(getters: tuple[Callable[[Any], Any], ...], transactions: Sequence[Any]) -> list[Any]:
+    values: Iterable[Any] = transactions
+    for getter in getters:
+        values = map(getter, values)
+    return list(values)
+
+
+@dataclass
 class _Snapshot:
     """What the rows of a list of transactions show, column by column, in the list's order."""
 
     ids: list[int]
-    lines: list[tuple[object, ...]]
-    amounts: list[dict[str, object]]
-    amounts_fiat: list[dict[str, object]]
-    created: list[dict[str, object]]
+    columns: tuple[list[Any], ...]
 
     @classmethod
     def of(cls, transactions: Sequence[Transaction]) -> _Snapshot:
-        return cls(
-            list(map(_ID, transactions)),
-            list(map(_LINE, transactions)),
-            list(map(_FIELDS, map(_AMOUNT, transactions))),
-            list(map(_FIELDS, map(_AMOUNT_FIAT, transactions))),
-            list(map(_FIELDS, map(_CREATED_AT, transactions))),
-        )
+        columns = tuple(_column(getters, transactions) for getters in _SHOWN)
+        return cls(list(map(_ID, transactions)), columns)
 
-    def columns(self, start: int = 0, stop: int | None = None) -> tuple[list[object], ...]:
-        return (
-            self.lines[start:stop],
-            self.amounts[start:stop],
-            self.amounts_fiat[start:stop],
-            self.created[start:stop],
-        )
+    def row(self, index: int) -> tuple[Any, ...]:
+        return tuple(column[index] for column in self.columns)
 
     def changed_rows(self, start: int, old: _Snapshot) -> list[int]:
-        """Indices `start + i` whose row differs from row `i` of `old` (ids already aligned)."""
+        """Indices `start + i` whose row shows something else than row `i` of `old` (the ids
+        are aligned already)."""
         stop = start + len(old.ids)
-        if self.columns(start, stop) == old.columns():
+        if all(
+            mine[start:stop] == theirs
+            for mine, theirs in zip(self.columns, old.columns, strict=True)
+        ):
             return []
-        rows = zip(*self.columns(start, stop), strict=True)
-        return [start + i for i, row in enumerate(rows) if row != old.row(i)]
+        return [start + i for i in range(len(old.ids)) if self.row(start + i) != old.row(i)]
 
-    def row(self, index: int) -> tuple[object, ...]:
-        return (
-            self.lines[index],
-            self.amounts[index],
-            self.amounts_fiat[index],
-            self.created[index],
+    def take(self, index: int, other: _Snapshot, other_index: int) -> None:
+        """Row `index` shows what row `other_index` of `other` shows from now on."""
+        for mine, theirs in zip(self.columns, other.columns, strict=True):
+            mine[index] = theirs[other_index]
+
+    def extend(self, other: _Snapshot) -> None:
+        self.ids.extend(other.ids)
+        for mine, theirs in zip(self.columns, other.columns, strict=True):
+            mine.extend(theirs)
+
+    def part(self, start: int, stop: int | None = None) -> _Snapshot:
+        return _Snapshot(self.ids[start:stop], tuple(c[start:stop] for c in self.columns))
+
+    def __add__(self, other: _Snapshot) -> _Snapshot:
+        return _Snapshot(
+            self.ids + other.ids,
+            tuple(a + b for a, b in zip(self.columns, other.columns, strict=True)),
         )
 
 
 class TransactionsTable(DataTable):
     """A DataTable keyed by transaction id, newest first.
 
-    `sync` touches only what changed: an answer equal to the previous one costs no table
-    operation at all, a new transaction one `add_row`, and rows go on top without re-sorting
-    the table.
+    `sync` touches only what changed: an answer that shows the same as the previous one costs
+    no table operation at all, a new transaction one `add_row`, and new rows go on top without
+    re-sorting the table. The table keeps the transaction objects it first saw as long as they
+    show the same (`transactions`, `selected()` return those).
     """
 
     def on_mount(self) -> None:
@@ -155,8 +169,11 @@ class TransactionsTable(DataTable):
             self.add_column(Text(label, justify="right" if "_" in key else "left"), key=key)
         self.transactions: dict[int, Transaction] = {}
         self._new: set[int] = set()
-        # the transactions last given to sync and what their rows show
-        self._synced: Sequence[Transaction] = ()
+        self._marking: set[int] = set()  # ids to mark as new while a sync adds rows
+        self._last_first: Transaction | None = None  # the first object of the last answer
+        # the answer as the table holds it (the objects it keeps), in the answer's order, and
+        # what those rows show
+        self._synced: list[Transaction] = []
         self._snapshot: _Snapshot | None = None
         # row order, newest first: ids and their row keys
         self._order: list[int] = []
@@ -165,59 +182,99 @@ class TransactionsTable(DataTable):
     def sync(self, transactions: Sequence[Transaction], new_ids: Iterable[int] = ()) -> list[int]:
         """Bring the table to `transactions`; returns the ids of the rows it added."""
         incoming = transactions if isinstance(transactions, tuple | list) else list(transactions)
-        added: list[int] = []
-        if not _same_objects(incoming, self._synced):
-            snapshot = _Snapshot.of(incoming)
-            if snapshot != self._snapshot:
-                added = self._apply(incoming, snapshot)
-            self._synced, self._snapshot = incoming, snapshot
-        for tx_id in new_ids:
+        # new rows get their mark as they are added (one table change less per payment)
+        self._marking = set(new_ids)
+        try:
+            added = [] if _same_objects(incoming, self._synced) else self._sync(incoming)
+        finally:
+            marking, self._marking = self._marking, set()
+        for tx_id in marking:
             if tx_id in self.transactions and tx_id not in self._new:
                 self._new.add(tx_id)
                 self.update_cell(str(tx_id), "new", NEW_MARK)
         return added
 
-    def _apply(self, incoming: Sequence[Transaction], snapshot: _Snapshot) -> list[int]:
-        """Add, update and remove rows so the table shows `incoming`; returns the added ids."""
-        old = self._snapshot
-        count = 0 if old is None else len(old.ids)
-        changed: list[int] = []  # indices into incoming of rows to update
-        removed: list[int] = []  # ids
-        if old is None or not self.transactions:
-            fresh = list(range(len(incoming)))
-        elif snapshot.ids[:count] == old.ids:  # the usual answer: new transactions at the end
-            changed = snapshot.changed_rows(0, old)
-            fresh = list(range(count, len(incoming)))
-        elif 0 < count <= len(incoming) and snapshot.ids[len(incoming) - count :] == old.ids:
-            start = len(incoming) - count
-            changed = snapshot.changed_rows(start, old)
-            fresh = list(range(start))
-        else:
-            changed, fresh, removed = self._compare_by_id(snapshot)
+    def _sync(self, incoming: Sequence[Transaction]) -> list[int]:
+        old, count = self._snapshot, len(self._synced)
+        # Does the source hand back the same objects for unchanged transactions? Then the table
+        # takes its objects, and the next answer is recognised by identity alone. Fresh objects
+        # in every answer (the client today) are compared and then dropped: the table keeps
+        # the ones it has, so nothing is freed here.
+        first = incoming[0] if incoming else None
+        reused, self._last_first = first is not None and first is self._last_first, first
+        if old is None:
+            return self._replace(incoming, _Snapshot.of(incoming))
+        if count <= len(incoming) and _same_objects(incoming[:count], self._synced):
+            # the objects the table holds, and more after them: only the new ones need reading
+            return self._extend(incoming, _Snapshot.of(incoming[count:]), start=count)
+        snapshot = _Snapshot.of(incoming)
+        if snapshot.ids[:count] == old.ids:  # the usual answer: new transactions at the end
+            self._take_changed(incoming, snapshot, snapshot.changed_rows(0, old), start=0)
+            if reused:
+                self._adopt(incoming[:count], snapshot.part(0, count))
+            return self._extend(incoming, snapshot.part(count), start=count)
+        start = len(incoming) - count
+        if count and start >= 0 and snapshot.ids[start:] == old.ids:  # or at the start
+            self._take_changed(incoming, snapshot, snapshot.changed_rows(start, old), start=start)
+            self._synced = list(incoming[:start]) + self._synced
+            self._snapshot = snapshot.part(0, start) + old
+            return self._add(incoming[:start])
+        return self._replace(incoming, snapshot)
+
+    def _adopt(self, transactions: Sequence[Transaction], snapshot: _Snapshot) -> None:
+        """Hold these objects (showing what the held rows show) instead of the held ones."""
+        self._synced = list(transactions)
+        self._snapshot = snapshot
+        self.transactions.update(zip(snapshot.ids, transactions, strict=True))
+
+    def _take_changed(
+        self, incoming: Sequence[Transaction], snapshot: _Snapshot, changed: list[int], start: int
+    ) -> None:
+        """Rows whose transaction shows something new: update their cells and hold the new
+        object. `changed` index `incoming`; its row `start + i` is the held row `i`."""
+        assert self._snapshot is not None
+        for index in changed:
+            self._update_row(incoming[index])
+            self._synced[index - start] = incoming[index]
+            self._snapshot.take(index - start, snapshot, index)
+
+    def _extend(self, incoming: Sequence[Transaction], tail: _Snapshot, *, start: int) -> list[int]:
+        """The held rows, then `incoming[start:]` (whose snapshot is `tail`)."""
+        assert self._snapshot is not None
+        fresh = incoming[start:]
+        if not fresh:
+            return []
+        self._synced.extend(fresh)
+        self._snapshot.extend(tail)
+        return self._add(fresh)
+
+    def _replace(self, incoming: Sequence[Transaction], snapshot: _Snapshot) -> list[int]:
+        """Any other answer (or the first): compare by id, then hold this answer."""
+        changed, removed = self._compare_by_id(snapshot) if self._snapshot is not None else ([], [])
         if len(removed) > 50:
             # remove_row re-indexes the whole table each time: rebuilding is cheaper
             self.reset()
-            changed, fresh, removed = [], list(range(len(incoming))), []
+            changed, removed = [], []
         for index in changed:
             self._update_row(incoming[index])
         for tx_id in removed:
             self._remove(tx_id)
-        return self._add([incoming[index] for index in fresh])
+        added = self._add(incoming)
+        self.transactions.update(zip(snapshot.ids, incoming, strict=True))
+        self._synced, self._snapshot = list(incoming), snapshot
+        return added
 
-    def _compare_by_id(self, snapshot: _Snapshot) -> tuple[list[int], list[int], list[int]]:
-        """(changed, fresh) indices into `snapshot` and removed ids, whatever the order."""
+    def _compare_by_id(self, snapshot: _Snapshot) -> tuple[list[int], list[int]]:
+        """Indices into `snapshot` of rows that changed, and the ids no longer there."""
         old = self._snapshot
         assert old is not None
         old_rows = {tx_id: index for index, tx_id in enumerate(old.ids)}
-        changed, fresh = [], []
+        changed = []
         for index, tx_id in enumerate(snapshot.ids):
             known = old_rows.pop(tx_id, None)
-            if known is None:
-                if tx_id not in self.transactions:
-                    fresh.append(index)
-            elif snapshot.row(index) != old.row(known):
+            if known is not None and snapshot.row(index) != old.row(known):
                 changed.append(index)
-        return changed, fresh, [tx_id for tx_id in old_rows if tx_id in self.transactions]
+        return changed, [tx_id for tx_id in old_rows if tx_id in self.transactions]
 
     def _update_row(self, tx: Transaction) -> None:
         known = self.transactions.get(tx.id)
@@ -237,15 +294,15 @@ class TransactionsTable(DataTable):
         del self._order[index]
         del self._keys[index]
 
-    def _add(self, transactions: list[Transaction]) -> list[int]:
-        """Add rows for `transactions` (ids not in the table yet) where they belong."""
+    def _add(self, transactions: Sequence[Transaction]) -> list[int]:
+        """Add rows for those of `transactions` not in the table yet, where they belong."""
         unique = {tx.id: tx for tx in transactions if tx.id not in self.transactions}
         fresh = sorted(unique.values(), key=_newest_first, reverse=True)
         if not fresh:
             return []
         top = self.transactions[self._order[0]] if self._order else None
         ids = [tx.id for tx in fresh]
-        keys = [self.add_row(Text(""), *row_cells(tx).values(), key=str(tx.id)) for tx in fresh]
+        keys = [self._add_row(tx) for tx in fresh]
         self.transactions.update(unique)
         if top is None:
             # an empty table: the rows went in in order. The cursor goes where it always went:
@@ -262,19 +319,27 @@ class TransactionsTable(DataTable):
             order = [tx.id for tx in everything]
             key_of = dict(zip(self._order + ids, self._keys + keys, strict=True))
             self._place(order, [key_of[tx_id] for tx_id in order], shift=None)
-        return ids.copy()
+        return ids
+
+    def _add_row(self, tx: Transaction) -> RowKey:
+        mark = NEW_MARK if tx.id in self._marking else Text("")
+        if tx.id in self._marking:
+            self._new.add(tx.id)
+        return self.add_row(mark, *row_cells(tx).values(), key=str(tx.id))
 
     def _place(self, order: list[int], keys: list[RowKey], *, shift: int | None) -> None:
-        """Show the rows in `order` (what DataTable.sort does once it has the order), keeping
-        the cursor on the transaction it was on."""
-        selected = self._order[self.cursor_row] if 0 <= self.cursor_row < len(self._order) else None
+        """Show the rows in `order`: what DataTable.sort does once it has the order, without
+        sorting 10,000 rows through a Python key. The cursor stays on its transaction."""
+        row = self.cursor_row
+        selected = self._order[row] if 0 <= row < len(self._order) else None
         self._order, self._keys = order, keys
         self._row_locations = TwoWayDict(dict(zip(keys, range(len(keys)), strict=True)))
         self._update_count += 1
         self.refresh()
         if selected is not None:
-            row = self.cursor_row + shift if shift is not None else order.index(selected)
-            self.move_cursor(row=row, scroll=False)
+            self.move_cursor(
+                row=row + shift if shift is not None else order.index(selected), scroll=False
+            )
 
     def clear_new_marks(self) -> None:
         for tx_id in self._new:
@@ -286,7 +351,7 @@ class TransactionsTable(DataTable):
         self.clear()
         self.transactions.clear()
         self._new.clear()
-        self._synced, self._snapshot = (), None
+        self._synced, self._snapshot, self._last_first = [], None, None
         self._order, self._keys = [], []
 
     def selected(self) -> Transaction | None:
@@ -302,7 +367,7 @@ class TransactionsTable(DataTable):
 
 
 def _same_objects(a: Sequence[object], b: Sequence[object]) -> bool:
-    """The same transaction objects in the same order (the same answer shown again)."""
+    """The same objects in the same order: an answer the table holds already."""
     return a is b or (len(a) == len(b) and all(map(is_, a, b)))
 
 
@@ -317,6 +382,8 @@ class TransactionsPane(Vertical):
         self.border_title = "Transactions"
         self._coin = ""
         self._currency = ""
+        self._described: tuple[object, ...] | None = None
+        self._shape: str | None = None
 
     @property
     def table(self) -> TransactionsTable:
@@ -327,22 +394,33 @@ class TransactionsPane(Vertical):
     ) -> None:
         self._coin, self._currency = coin, currency
         self.table.sync(transactions, new_ids)
-        count = len(self.table.transactions)
-        self.border_title = f"Transactions ({count})"
+        self._set_title(f"Transactions ({len(self.table.transactions)})")
         self._describe_selected()
 
     def reset(self) -> None:
         self.table.reset()
-        self.border_title = "Transactions"
-        self.query_one("#tx-detail", Static).update(Text("No transactions yet.", "dim"))
+        self._set_title("Transactions")
+        self._describe_selected()
+
+    def _set_title(self, title: str) -> None:
+        # setting a border title repaints the pane, even to the same text
+        if self.border_title != title:
+            self.border_title = title
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._describe_selected()
 
     def _describe_selected(self) -> None:
         tx = self.table.selected()
-        detail = self.query_one("#tx-detail", Static)
+        # the table keeps a transaction's object while it shows the same: same object, same line
+        described = (id(tx), tx, self._coin, self._currency)
+        if described == self._described:
+            return
+        self._described = described
         if tx is None:
-            detail.update(Text("No transactions yet.", "dim"))
+            line = Text("No transactions yet.", "dim")
         else:
-            detail.update(transaction_line(tx, self._coin, self._currency))
+            line = transaction_line(tx, self._coin, self._currency)
+        shape = text_shape(line)
+        self.query_one("#tx-detail", Static).update(line, layout=shape != self._shape)
+        self._shape = shape

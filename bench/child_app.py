@@ -1,0 +1,157 @@
+"""Bench-only entry point, run in a fresh interpreter by the start-up and idle cases.
+
+    python bench/child_app.py SPEC_JSON OUT_JSON
+
+SPEC_JSON: {"mode": "orderdash" | "bare" | "idle", "base_url": ..., "token": ...,
+"token_file": ..., "width": ..., "height": ..., "idle_seconds": ..., "settle": ...}
+
+"orderdash" builds the dashboard the way `orderdash tui TOKEN --bearer-token-file F` does (the
+CLI's parser, the settings loader, `make_app`) and exits at the first paint that shows the order;
+"bare" is a Textual app with a Header, a Static and a Footer that exits at its first paint;
+"idle" opens the order and then measures CPU and repaints while nothing happens. Both apps
+render through the same counting driver. The result goes to OUT_JSON.
+"""
+
+from __future__ import annotations
+
+import time
+
+MAIN_AT = time.monotonic()  # the interpreter is up and running this file
+
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import sys  # noqa: E402
+from typing import Any  # noqa: E402
+
+STAMPS: dict[str, float] = {}
+
+
+def build_bare() -> tuple[Any, Any, Any]:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Header, Static
+
+    text = "A bare Textual app: a header, this line and a footer."
+
+    class BareApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield Static(text)
+            yield Footer()
+
+    app = BareApp()
+
+    def shown(screen: str) -> bool:
+        return text in screen
+
+    return app, lambda: True, shown
+
+
+def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """The app as `orderdash tui TOKEN --bearer-token-file F` builds it: the CLI's parser, the
+    settings loader (environment and config file included), `make_app`."""
+    import inspect
+
+    from orderdash.cli import SETTING_OPTIONS, build_parser
+    from orderdash.core.config import load_settings
+    from orderdash.tui.app import make_app
+
+    argv = ["tui", spec["token"], "--base-url", spec["base_url"]]
+    argv += ["--bearer-token-file", spec["token_file"], "--no-bell"]
+    args = build_parser().parse_args(argv)
+    overrides = {name: getattr(args, name, None) for name in SETTING_OPTIONS}
+    settings, _ = load_settings({k: v for k, v in overrides.items() if v is not None})
+    # one token, or a list of them since the watch list
+    tokens = args.token if isinstance(args.token, list) else [args.token]
+    if "tokens" in inspect.signature(make_app).parameters:
+        app = make_app(settings, tokens=tokens)
+    else:
+        app = make_app(settings, token=tokens[0])
+    # when the first getOrder went out and came back, for the breakdown of the start-up time
+    get_order = app.client.get_order
+
+    async def timed_get_order(token: str) -> Any:
+        STAMPS.setdefault("fetch_started_at", time.monotonic())
+        fetched = await get_order(token)
+        STAMPS.setdefault("fetched_at", time.monotonic())
+        return fetched
+
+    app.client.get_order = timed_get_order  # type: ignore[method-assign]
+
+    def ready() -> bool:
+        try:
+            return app.dashboard.order is not None
+        except LookupError:
+            return False
+
+    def shown(screen: str) -> bool:
+        order = app.dashboard.order
+        if order is None or order.company_name not in screen:
+            return False
+        return all(tx.hash[:6] in screen for tx in order.transactions[:1])
+
+    return app, ready, shown
+
+
+def main() -> None:
+    spec = json.loads(sys.argv[1])
+    out_path = sys.argv[2]
+    mode = spec["mode"]
+    from appkit import PaintLog, run_app, screen_text
+
+    app, ready, shown = build_bare() if mode == "bare" else build_orderdash(spec)
+    result: dict[str, Any] = {"mode": mode, "main_at": MAIN_AT, "built_at": time.monotonic()}
+
+    async def body(app: Any, paints: PaintLog) -> None:
+        # The first paint after which the data is on screen: "ready" is checked before the
+        # paint (the data was handed to the widgets), the screen text after it.
+        while True:
+            was_ready = ready()
+            paint = await paints.next_paint(within=30)
+            if paint is None:
+                raise TimeoutError("no paint showed the data within 30 s")
+            if was_ready and shown(screen_text(app)):
+                break
+        result["paint_at"] = paint.wall
+        result["paints_before"] = len(paints.paints)
+        result["max_rss_kib_at_paint"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        if mode == "idle":
+            await measure_idle(app, paints, spec, result)
+
+    asyncio.run(run_app(app, body, size=(spec["width"], spec["height"])))
+    result["max_rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result.update(STAMPS)
+    with open(out_path, "w", encoding="utf-8") as handle:
+        json.dump(result, handle)
+
+
+async def measure_idle(app: Any, paints: Any, spec: dict[str, Any], result: dict[str, Any]) -> None:
+    await asyncio.sleep(spec.get("settle", 2.0))  # the first rate call and its repaint
+    driver = paints.driver
+    first_paint = len(paints.paints)
+    bytes0, writes0 = driver.bytes_written, driver.writes
+    usage0 = resource.getrusage(resource.RUSAGE_SELF)
+    wall0 = time.monotonic()
+    await asyncio.sleep(spec["idle_seconds"])
+    usage1 = resource.getrusage(resource.RUSAGE_SELF)
+    wall1 = time.monotonic()
+    window = paints.paints[first_paint:]
+    cpu = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
+    full = app.screen._compositor.render_full_update().render_segments(app.console)
+    width, height = app.size
+    result.update(
+        window=wall1 - wall0,
+        cpu=cpu,
+        bytes=driver.bytes_written - bytes0,
+        writes=driver.writes - writes0,
+        paints=len(window),
+        cells=sum(p.cells for p in window),
+        max_cells=max((p.cells for p in window), default=0),
+        full_updates=sum(1 for p in window if p.full),
+        full_repaint_bytes=len(full.encode("utf-8")),
+        screen_cells=width * height,
+    )
+
+
+if __name__ == "__main__":
+    main()

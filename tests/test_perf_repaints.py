@@ -1,0 +1,160 @@
+"""The per-second ticks and the polls repaint only what changed (bench/ measures the cost).
+
+The status line and the detail pane's expiry countdown tick every second, and every poll hands
+the detail pane the order again: an unchanged text must not be set again, and a text that only
+changes digits must not cost a layout pass.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from orderdash.core.models import OrderEnvelope
+from orderdash.core.payment import payment_state
+from orderdash.core.qr import build_matrix, half_block_rows
+from orderdash.core.refresh import Kind
+from orderdash.tui.widgets import qr as qr_module
+from orderdash.tui.widgets.order_detail import OrderDetail
+from orderdash.tui.widgets.status_line import StatusLine, text_shape
+
+FIXTURE = Path(__file__).parent / "fixtures" / "get_order_example.json"
+NOW = 1_795_255_200.0
+
+
+def recorded(widget: Static) -> list[dict[str, Any]]:
+    """Every `update` call on `widget` from now on, as its keyword arguments."""
+    calls: list[dict[str, Any]] = []
+    original = widget.update
+
+    def update(*args: Any, **kwargs: Any) -> None:
+        calls.append(kwargs)
+        original(*args, **kwargs)
+
+    widget.update = update  # type: ignore[method-assign]
+    return calls
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class StatusApp(App[None]):
+    def __init__(self, clock: Clock) -> None:
+        super().__init__()
+        self.clock = clock
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(clock=self.clock)
+
+
+async def test_the_status_line_repaints_only_what_changes() -> None:
+    clock = Clock()
+    app = StatusApp(clock)
+    async with app.run_test() as pilot:
+        line = app.query_one(StatusLine)
+        line.state.last_update = NOW - 5
+        line.state.next_rate_at = NOW + 42.5
+        line.tick()
+        calls = recorded(line)
+        line.tick()
+        line.tick()
+        assert calls == [], "the same text is not set again"
+        clock.now += 1  # next rate in 0:41: same shape
+        line.tick()
+        assert calls == [{"layout": False}]
+        line.state.errors[Kind.ORDER] = "the service failed (HTTP 503)"
+        line.state.retry_at[Kind.ORDER] = NOW + 30
+        line.tick()
+        assert calls[-1] == {"layout": True}, "another text, another shape: laid out again"
+        await pilot.pause()
+        assert "stale since" in str(line.render())
+
+
+def test_shapes_mask_digits_only() -> None:
+    assert text_shape(Text("expires in 59:58")) == text_shape(Text("expires in 10:07"))
+    assert text_shape(Text("expires in 9:59")) != text_shape(Text("expires in 10:00"))
+
+
+def example_order() -> Any:
+    from orderdash.core import jsontext
+
+    return OrderEnvelope.model_validate(jsontext.loads(FIXTURE.read_bytes())).data
+
+
+class DetailApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield OrderDetail()
+
+
+async def test_the_detail_pane_repaints_only_what_changes() -> None:
+    app = DetailApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        detail = app.query_one(OrderDetail)
+        order = example_order()
+        payment = payment_state(order, NOW)
+        detail.show(order, NOW, None, payment, "the address")
+        detail.tick(NOW + 100.2)  # expires in 58:19
+        await pilot.pause()
+        parts = {part: recorded(detail.query_one(part, Static)) for part in OrderDetail.PARTS}
+        # a poll with the same data in new objects; the service counts expirationTime down
+        # (shown raw beside the countdown: the times part changes, in digits only)
+        poll = example_order().model_copy(update={"expiration_time": 3_600_000 - 100_400})
+        detail.show(poll, NOW + 100.4, None, payment, "the address")
+        detail.tick(NOW + 100.6)  # the same second of the countdown
+        assert parts["#detail-times"] == [{"layout": False}]
+        detail.tick(NOW + 101.4)  # 58:18
+        assert parts["#detail-times"] == [{"layout": False}] * 2
+        assert not any(calls for part, calls in parts.items() if part != "#detail-times")
+        # a new rate: the money part changes
+        changed = order.model_copy(update={"exchange_rate": order.exchange_rate + 1})
+        detail.show(changed, NOW + 101.4, 1, payment, "the address")
+        assert len(parts["#detail-money"]) == 1
+        assert not parts["#detail-head"] and not parts["#detail-identity"]
+
+
+@pytest.mark.parametrize("text", ["bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", "x" * 300])
+@pytest.mark.parametrize("scale", [1, 2, 3])
+def test_qr_strips_are_module_exact(text: str, scale: int) -> None:
+    """The run-length strips equal the half-block rows of the matrix, cell for cell."""
+    matrix = build_matrix(text, quiet_zone=2)
+    strips = qr_module._strips_of(matrix, scale)
+    expected = half_block_rows(matrix, scale)
+    assert len(strips) == len(expected)
+    for strip, row in zip(strips, expected, strict=True):
+        # (glyph, style) per cell, as the old per-cell drawing did
+        cells = [qr_module._CELLS[pair] for pair in row]
+        drawn = [
+            (segment.text[i], segment.style) for segment in strip for i in range(len(segment.text))
+        ]
+        assert drawn == cells
+
+
+async def test_setting_the_same_border_title_repaints_nothing() -> None:
+    """The screen sets the detail pane's title on every answer; only a new title repaints."""
+    app = DetailApp()
+    async with app.run_test() as pilot:
+        detail = app.query_one(OrderDetail)
+        detail.border_title = "Order \u00b7 STALE since 10:00:00"
+        await pilot.pause()
+        refreshes: list[dict[str, Any]] = []
+        original = detail.refresh
+
+        def refresh(*args: Any, **kwargs: Any) -> Any:
+            refreshes.append(kwargs)
+            return original(*args, **kwargs)
+
+        detail.refresh = refresh  # type: ignore[method-assign]
+        detail.border_title = "Order \u00b7 STALE since 10:00:00"
+        assert refreshes == []
+        detail.border_title = "Order"
+        assert refreshes and detail.border_title == "Order"

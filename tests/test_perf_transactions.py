@@ -1,0 +1,180 @@
+"""The transactions table does only the work an answer calls for (bench/ measures the time).
+
+Each test counts the DataTable operations a `show` makes: an unchanged answer makes none, a new
+transaction one `add_row` and no sort, a changed amount one `update_cell`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+from textual.app import App, ComposeResult
+
+from orderdash.core import jsontext
+from orderdash.core.models import Transaction
+from orderdash.tui.widgets.transactions import NEW_MARK, TransactionsPane, TransactionsTable
+
+OPERATIONS = ("add_row", "add_rows", "update_cell", "remove_row", "clear", "sort", "move_cursor")
+
+
+def wire(tx_id: int, minute: int, base: str = "0.0001") -> dict[str, Any]:
+    return {
+        "id": tx_id,
+        "hash": f"{tx_id:064x}",
+        "hashUrl": f"https://explorer.example/btc/tx/{tx_id:064x}",
+        "amount": {"base": base, "total": base, "underPaid": "-0.0002", "overPaid": "0"},
+        "amountFiat": {"base": "9.00", "total": "9.00", "underPaid": "-18.00", "overPaid": "0.00"},
+        "createdAt": f"2026-11-21 10:{minute:02d}",
+        "createdAtMiliseconds": 1795255200000 + minute * 60_000,
+    }
+
+
+def parsed(wires: list[dict[str, Any]]) -> tuple[Transaction, ...]:
+    """Fresh model objects, as every answer of the client brings (Decimal, never float)."""
+    document = jsontext.loads(jsontext.dumps(copy.deepcopy(wires)))
+    return tuple(Transaction.model_validate(tx) for tx in document)
+
+
+class PaneApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield TransactionsPane()
+
+
+@contextmanager
+def counting(table: TransactionsTable) -> Iterator[Counter[str]]:
+    """Counts the DataTable operations called on `table` from outside the DataTable."""
+    counts: Counter[str] = Counter()
+    depth = 0
+    originals = {name: getattr(table, name) for name in OPERATIONS}
+
+    def counted(name: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            nonlocal depth
+            if depth == 0:
+                counts[name] += 1
+            depth += 1
+            try:
+                return originals[name](*args, **kwargs)
+            finally:
+                depth -= 1
+
+        return call
+
+    for name in OPERATIONS:
+        setattr(table, name, counted(name))
+    try:
+        yield counts
+    finally:
+        for name in OPERATIONS:
+            delattr(table, name)
+
+
+def order_of(table: TransactionsTable) -> list[int]:
+    keys = (table.coordinate_to_cell_key((row, 0)).row_key for row in range(table.row_count))
+    return [int(key.value) for key in keys if key.value is not None]
+
+
+async def test_an_unchanged_answer_touches_nothing() -> None:
+    wires = [wire(100 + i, i) for i in range(40)]
+    app = PaneApp()
+    async with app.run_test() as pilot:
+        pane = app.query_one(TransactionsPane)
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        await pilot.pause()
+        table = pane.table
+        rows = dict(table.rows)
+        with counting(table) as counts:
+            # equal content in new objects (a poll), then the very same objects again
+            again = parsed(wires)
+            assert pane.table.sync(again) == []
+            pane.show(again, (), "BTC", "EUR")
+            pane.show(again, (), "BTC", "EUR")
+        assert not counts, f"an unchanged answer made table operations: {dict(counts)}"
+        assert dict(table.rows) == rows
+
+
+async def test_a_new_transaction_is_one_row_on_top_without_a_sort() -> None:
+    wires = [wire(100 + i, i) for i in range(40)]
+    app = PaneApp()
+    async with app.run_test() as pilot:
+        pane = app.query_one(TransactionsPane)
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        await pilot.pause()
+        table = pane.table
+        await pilot.press("up", "up")  # from the answer's first (oldest) transaction
+        selected = table.selected()
+        assert selected is not None
+        with counting(table) as counts:
+            added = table.sync(parsed([*wires, wire(999, 50)]), new_ids=(999,))
+        assert added == [999]
+        assert counts["add_row"] == 1 and not counts["update_cell"], "the mark comes with the row"
+        assert not counts["sort"] and not counts["clear"] and not counts["remove_row"]
+        assert order_of(table) == [999, *range(139, 99, -1)], "newest first"
+        assert table.get_cell("999", "new") == NEW_MARK
+        selected_now = table.selected()
+        assert selected_now is not None and selected_now.id == selected.id, "the cursor stays"
+
+
+async def test_a_changed_amount_updates_its_cells_only() -> None:
+    wires = [wire(100 + i, i) for i in range(10)]
+    app = PaneApp()
+    async with app.run_test() as pilot:
+        pane = app.query_one(TransactionsPane)
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        await pilot.pause()
+        table = pane.table
+        changed = copy.deepcopy(wires)
+        changed[3]["amount"]["base"] = "0.00012"
+        changed[5]["amount"]["total"] = "0.0003"
+        with counting(table) as counts:
+            assert table.sync(parsed(changed)) == []
+        assert counts == Counter(update_cell=2)
+        assert table.get_cell("103", "coin_base").plain == "0.00012"
+        assert table.get_cell("105", "coin_total").plain == "0.0003"
+        assert table.transactions[105].amount.total == Decimal("0.0003")
+
+
+async def test_other_answers_still_come_out_right() -> None:
+    wires = [wire(100 + i, i) for i in range(10)]
+    app = PaneApp()
+    async with app.run_test() as pilot:
+        pane = app.query_one(TransactionsPane)
+        table = pane.table
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        await pilot.pause()
+        # newest first from the service, and an older transaction that arrives late
+        late = [wire(90, 0), *reversed(wires[1:]), wire(120, 30)]
+        assert sorted(table.sync(parsed(late))) == [90, 120]
+        assert order_of(table) == [120, *range(109, 100, -1), 90]
+        assert 100 not in table.transactions, "a transaction the service dropped goes"
+        # the same, but the identical objects extended (a client that reuses what it read)
+        held = table._synced
+        assert table.sync([*held, *parsed([wire(121, 31)])]) == [121]
+        assert order_of(table)[0] == 121
+        pane.reset()
+        assert table.row_count == 0 and not table.transactions
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        assert order_of(table) == list(range(109, 99, -1))
+
+
+async def test_the_line_under_the_table_is_rebuilt_only_when_it_changes() -> None:
+    wires = [wire(100 + i, i) for i in range(5)]
+    app = PaneApp()
+    async with app.run_test() as pilot:
+        pane = app.query_one(TransactionsPane)
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        await pilot.pause()
+        detail = pane.query_one("#tx-detail")
+        updates = []
+        original = detail.update
+        detail.update = lambda *a, **k: (updates.append(k), original(*a, **k))  # type: ignore[method-assign]
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        assert updates == []
+        await pilot.press("up")  # the cursor starts on the answer's first (oldest) transaction
+        await pilot.pause()
+        assert updates == [{"layout": False}], "another transaction, same shape: no layout"
