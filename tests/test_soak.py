@@ -195,7 +195,25 @@ def task_kinds() -> dict[str, int]:
     return kinds
 
 
+def clear_memo_caches() -> int:
+    """Empty every `functools.lru_cache` of orderdash, rich and textual (module functions and
+    methods): they are bounded but fill slowly (rich's Segment._split_cells holds 16,384
+    entries, a few MB), which would read as growth for minutes. What stays is what is held."""
+    cleared = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(("orderdash", "rich", "textual")):
+            continue
+        for value in list(vars(module).values()):
+            owners = [value, *vars(value).values()] if isinstance(value, type) else [value]
+            for owner in owners:
+                if callable(getattr(owner, "cache_clear", None)) and hasattr(owner, "cache_info"):
+                    owner.cache_clear()
+                    cleared += 1
+    return cleared
+
+
 def measure(app: Any, port: int, t: float) -> Sample:
+    clear_memo_caches()
     gc.collect()
     memory, _ = tracemalloc.get_traced_memory()
     kinds = task_kinds()

@@ -122,8 +122,10 @@ async def test_payment_on_a_background_order_raises_an_alert(sim_server: Simulat
         tx = sim_server.sim.add_transaction(background, "1.5")
         paid = f"Payment received: {amount_text(tx['amount']['base'])} USDT"
         await wait_until(pilot, lambda: app.dashboard.entries[background].unseen, timeout=15)
+        assert app.dashboard.alerts[-1].text.startswith(paid)
+        # the toast (it may wrap, so its first words)
+        await wait_until(pilot, lambda: "Payment received" in screen_text(app))
         text = screen_text(app)
-        assert paid in text
         assert "\u25cf" in text  # the row's mark
         assert app.dashboard.alerts[-1].token == background
         await pilot.press("l")
