@@ -57,7 +57,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "long",
-    max_examples=1000,
+    max_examples=800,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

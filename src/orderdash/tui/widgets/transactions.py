@@ -86,9 +86,9 @@ def _newest_first(tx: Transaction) -> tuple[int, int]:
 
 
 # Everything a row, the line under the table or the explorer link shows, read with C-level
-# getters (map over attrgetter): comparing an answer of 10,000 transactions with the previous one
-# this way costs a few milliseconds, where pydantic model equality costs ~30 ms. Amounts compare
-# by value, as the models do.
+# getters (map over attrgetter) and compared column by column: about 10 ms for an answer of
+# 10,000 transactions, where pydantic model equality costs ~30 ms. Amounts compare by value, as
+# the models do (an amount re-sent with other trailing zeros is not re-rendered).
 _ID = attrgetter("id")
 _SHOWN = (
     (attrgetter("hash"),),
