@@ -75,6 +75,17 @@ def test_token_file_readable_by_others_is_warned_about(tmp_path: Path) -> None:
     assert "Zq9-secret" not in warnings[0]
 
 
+def test_a_poll_faster_than_the_budget_allows_is_warned_about(tmp_path: Path) -> None:
+    env = {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", ""))}
+    _, warnings = load_settings({"poll_interval": 0.2, "budget_per_minute": 200}, env)
+    assert warnings == [
+        "poll_interval 0.2 s asks for 300 requests a minute, over budget_per_minute 200: "
+        "polling will pause whenever the budget is spent"
+    ]
+    _, at_the_limit = load_settings({"poll_interval": 0.3, "budget_per_minute": 200}, env)
+    assert at_the_limit == []
+
+
 @pytest.mark.parametrize(
     ("cli", "message"),
     [

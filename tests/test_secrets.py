@@ -363,6 +363,27 @@ def test_a_token_file_readable_by_others_is_warned_about(
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 
+async def test_the_token_file_warning_is_shown_on_the_dashboard_too(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    """The CLI prints it before the dashboard takes the terminal over, which hides it: the
+    dashboard shows it again."""
+    path = token_file(tmp_path, mode=0o644)
+    settings, warnings = load_settings(
+        {
+            "base_url": sim_server.base_url,
+            "bearer_token_file": str(path),
+            "persist_watchlist": False,
+        },
+        {"ORDERDASH_CONFIG": os.devnull},
+    )
+    assert len(warnings) == 1
+    app = make_app(settings, token=TOKEN, notices=warnings)
+    async with app.run_test(size=(140, 40), notifications=True) as pilot:
+        await wait_until(pilot, lambda: "readable by others: chmod 600" in screen_text(app))
+        no_token(screen_text(app))
+
+
 def test_a_token_that_cannot_be_a_header_is_a_config_error(
     sim_server: SimulatorServer, tmp_path: Path
 ) -> None:

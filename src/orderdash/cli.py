@@ -175,7 +175,8 @@ def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {name: value for name, value in given.items() if value is not None}
 
 
-def _load_settings(args: argparse.Namespace, **extra: Any) -> Any:
+def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[str]]:
+    """The settings, and the warnings (already printed) that a full-screen app shows again."""
     from orderdash.core.config import load_settings
 
     env: dict[str, str] = dict(os.environ)
@@ -188,7 +189,7 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> Any:
 
     # the log file, or nowhere: never the terminal (the dashboard owns it, --jsonl owns stdout)
     configure_logging(settings.log_file, secrets=[settings.bearer_token])
-    return settings
+    return settings, warnings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -212,7 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from orderdash.tui.run import run_dashboard
 
         tokens = args.token if isinstance(args.token, list) else [args.token]
-        return run_dashboard(_load_settings(args), tokens, pos=command == "pos")
+        settings, warnings = _load_settings(args)
+        return run_dashboard(settings, tokens, pos=command == "pos", notices=warnings)
     except OrderdashError as exc:
         print(f"orderdash: {exc.message}", file=sys.stderr)
         return exc.exit_code
@@ -226,7 +228,7 @@ def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
     from orderdash.core.client import OrderClient
     from orderdash.core.tokens import normalize_token
 
-    settings = _load_settings(args)
+    settings, _ = _load_settings(args)
     token = normalize_token(args.token)
 
     async def fetch() -> Any:
@@ -267,7 +269,7 @@ def _run_watch(args: argparse.Namespace) -> int:
     parsed = parse_tokens(text)
     for raw, reason in parsed.invalid:
         print(f"orderdash: skipped {raw[:40]!r}: {reason}", file=sys.stderr)
-    settings = _load_settings(args)
+    settings, _ = _load_settings(args)
     if args.jsonl:
         if not parsed.tokens:
             raise UsageError("no order tokens to watch")

@@ -260,9 +260,11 @@ class OrderClient:
         return body
 
     def _too_large(self, size: int, *, at_least: bool = False) -> str:
-        limit_mib = self._max_body_bytes / (1024 * 1024)
-        more = "over" if at_least else ""
-        return f"the response is too large ({more} {size:,} bytes; the limit is {limit_mib:g} MiB)"
+        """`at_least`: reading stopped at the first byte over the limit, the size is unknown."""
+        limit = f"{self._max_body_bytes / (1024 * 1024):g} MiB"
+        if at_least:
+            return f"the response is too large (over the {limit} limit)"
+        return f"the response is too large ({size:,} bytes; the limit is {limit})"
 
     def _interpret(
         self, status: int, headers: httpx.Headers, body: bytes, token: str, *, rates: bool
@@ -275,14 +277,14 @@ class OrderClient:
                 target = ""
             target = self._without_secret(target) or "another address"
             raise UnexpectedRedirect(
-                f"the {what} was redirected (HTTP {status}) to {clean(target, limit=60)}; "
-                "redirects are not followed: check the base URL"
+                f"the {what} was redirected (HTTP {status}) to {clean(target, limit=60)}, "
+                "not followed: check the base URL"
             )
         if status in (401, 403):
             if rates:
                 raise AuthRefused(
-                    f"the service refused the bearer token (HTTP {status}); check it, and that no "
-                    "proxy drops headers with underscores such as bearer_token"
+                    f"the service refused the bearer token (HTTP {status}): check it, and that no "
+                    "proxy drops the bearer_token header (underscores)"
                 )
             raise AuthRefused(
                 f"the service requires authentication for the order lookup (HTTP {status})"
@@ -386,12 +388,33 @@ def _log_outcome(
         )
 
 
+#: pydantic's words for a value of the wrong JSON type, in the words of JSON (a user reading
+#: "Input should be a valid tuple" has to know how the models are written).
+_JSON_TYPE_WORDS = {
+    "missing": "is missing",
+    "string_type": "should be a string",
+    "int_type": "should be a whole number",
+    "int_parsing": "should be a whole number",
+    "int_from_float": "should be a whole number",
+    "bool_type": "should be true or false",
+    "bool_parsing": "should be true or false",
+    "dict_type": "should be a JSON object",
+    "model_type": "should be a JSON object",
+    "model_attributes_type": "should be a JSON object",
+    "list_type": "should be a JSON array",
+    "tuple_type": "should be a JSON array",
+}
+
+
 def _first_error(exc: ValidationError) -> str:
     errors = exc.errors(include_url=False, include_input=False)
     first = errors[0]
-    location = ".".join(str(part) for part in first["loc"]) or "body"
+    location = clean(".".join(str(part) for part in first["loc"]) or "body", limit=60)
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{clean(location, limit=60)}: {first['msg']}{more}"
+    words = _JSON_TYPE_WORDS.get(first["type"])
+    if words is not None:
+        return f"{location} {words}{more}"
+    return f"{location}: {first['msg'].removeprefix('Value error, ')}{more}"
 
 
 __all__ = [

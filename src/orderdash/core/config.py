@@ -179,10 +179,20 @@ def load_settings(
     for layer in layers:
         merged.update(_resolve_token(layer, warnings))
     try:
-        return Settings.model_validate(merged), warnings
+        settings = Settings.model_validate(merged)
     except ValidationError as exc:
         error = exc.errors(include_url=False, include_input=False)[0]
         where = ".".join(str(p) for p in error["loc"])
         message = error["msg"].removeprefix("Value error, ")
         prefix = f"invalid setting {where}: " if where else "invalid settings: "
         raise ConfigError(prefix + message) from None
+    wanted = 60 / settings.poll_interval
+    if wanted > settings.budget_per_minute:
+        # the scheduler keeps the budget: such a poll comes in bursts, then stops for the rest
+        # of the minute while the screen still says "live"
+        warnings.append(
+            f"poll_interval {settings.poll_interval:g} s asks for {wanted:,.0f} requests a "
+            f"minute, over budget_per_minute {settings.budget_per_minute}: polling will pause "
+            "whenever the budget is spent"
+        )
+    return settings, warnings

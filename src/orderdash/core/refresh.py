@@ -2,9 +2,11 @@
 
 Two tracks, one per kind of request: the getOrder poll (how new transactions are seen) and the
 rate refresh (the service renews the rate every minute and after each new transaction). Each
-track has at most one request in flight. A failure backs off exponentially with jitter, bounded
-by the track's interval, and a Retry-After from the server is honoured. Times are monotonic
-seconds so a wall-clock jump can neither stall nor flood the schedule.
+track has at most one request in flight. A failure backs off exponentially with jitter: quick
+first retries (a blip heals in a second or two), then never faster than the healthy interval,
+growing to `BACKOFF_GROWTH` intervals in a long outage; a Retry-After from the server is
+honoured. Times are monotonic seconds so a wall-clock jump can neither stall nor flood the
+schedule.
 """
 
 from __future__ import annotations
@@ -13,8 +15,20 @@ import random
 from dataclasses import dataclass, field
 from enum import Enum
 
-#: First retry delay after a failure; doubles per failure up to the track's interval.
+#: First retry step after a failure; doubles per failure.
 MIN_BACKOFF = 1.0
+#: In a long outage the step stops at this many intervals (and at `MAX_BACKOFF` seconds, unless
+#: the interval itself is longer): fewer requests at a server that is down, recovery still seen
+#: within two intervals.
+BACKOFF_GROWTH = 2
+MAX_BACKOFF = 300.0
+
+
+def backoff_step(interval: float, failures: int) -> float:
+    """The retry step after `failures` failures in a row; the delay is 0.5-1x of it, and never
+    below `interval` once the step has reached it."""
+    ceiling = max(interval, min(interval * BACKOFF_GROWTH, MAX_BACKOFF))
+    return min(ceiling, MIN_BACKOFF * 2 ** min(failures - 1, 32))
 
 
 class Kind(Enum):
@@ -100,8 +114,11 @@ class RefreshPolicy:
         if persistent:
             delay = track.interval
         else:
-            backoff = min(track.interval, MIN_BACKOFF * 2 ** (track.failures - 1))
-            delay = backoff * (0.5 + 0.5 * self.rng.random())
+            step = backoff_step(track.interval, track.failures)
+            delay = step * (0.5 + 0.5 * self.rng.random())
+            if step >= track.interval:
+                # an outage must not cost more requests than healthy polling
+                delay = max(delay, track.interval)
         if retry_after is not None:
             delay = max(delay, retry_after)
         track.next_due = now + delay

@@ -11,6 +11,7 @@ from textual.screen import Screen
 
 from orderdash.core.client import OrderClient
 from orderdash.core.config import Settings
+from orderdash.tui import textual_fixes
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
 
@@ -30,14 +31,18 @@ class OrderDashApp(App[None]):
         *,
         tokens: Sequence[str] = (),
         clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
         open_pos: bool = False,
+        notices: Sequence[str] = (),
     ) -> None:
         super().__init__()
+        self._notices = list(notices)
         self._open_pos = open_pos
         self.settings = settings
         self.client = client
         self._tokens = list(tokens)
         self._clock = clock
+        self._monotonic = monotonic
         self._bell = settings.bell
 
     def on_mount(self) -> None:
@@ -46,9 +51,12 @@ class OrderDashApp(App[None]):
             self.settings,
             tokens=self._tokens,
             clock=self._clock,
+            monotonic=self._monotonic,
             open_pos=self._open_pos,
         )
         self.push_screen(dashboard)
+        for notice in self._notices:
+            self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)
 
     async def on_unmount(self) -> None:
         await self.client.aclose()
@@ -113,12 +121,18 @@ def make_app(
     token: str | None = None,
     tokens: Sequence[str] = (),
     clock: Callable[[], float] = time.time,
+    monotonic: Callable[[], float] = time.monotonic,
     open_pos: bool = False,
+    notices: Sequence[str] = (),
 ) -> OrderDashApp:
     """Build the app; pass `client` to inject one (tests), else it is made from `settings`.
 
     `token` (or the first of `tokens`) opens in the detail panes; all of them join the watch list.
+    `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
+    so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
+    (the terminal's earlier output is hidden behind it).
     """
+    textual_fixes.install()
     if client is None:
         client = OrderClient(
             settings.base_url,
@@ -128,4 +142,12 @@ def make_app(
             clock=clock,
         )
     every = [token, *tokens] if token else list(tokens)
-    return OrderDashApp(settings, client, tokens=every, clock=clock, open_pos=open_pos)
+    return OrderDashApp(
+        settings,
+        client,
+        tokens=every,
+        clock=clock,
+        monotonic=monotonic,
+        open_pos=open_pos,
+        notices=notices,
+    )

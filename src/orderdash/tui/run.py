@@ -6,7 +6,7 @@ import argparse
 import logging
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from orderdash.core.config import Settings, load_settings
@@ -15,7 +15,10 @@ from orderdash.core.logs import ensure_configured
 log = logging.getLogger(__name__)
 
 
-def run_dashboard(settings: Settings, tokens: list[str], *, pos: bool = False) -> int:
+def run_dashboard(
+    settings: Settings, tokens: list[str], *, pos: bool = False, notices: Sequence[str] = ()
+) -> int:
+    """`notices`: warnings printed before the screen took over the terminal, shown again."""
     from orderdash.tui.app import make_app
 
     # while the screen is up nothing may log to the terminal: the log file or nowhere
@@ -27,7 +30,7 @@ def run_dashboard(settings: Settings, tokens: list[str], *, pos: bool = False) -
         settings.poll_interval,
         settings.refresh_interval,
     )
-    app = make_app(settings, tokens=tokens, open_pos=pos)
+    app = make_app(settings, tokens=tokens, open_pos=pos, notices=notices)
     try:
         app.run()
     finally:

@@ -191,6 +191,7 @@ def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
             token=chosen.token,
             tokens=chosen.also_watch,
             clock=lambda: FROZEN_NOW,
+            monotonic=lambda: 0.0,  # countdowns frozen at their full length
             open_pos=chosen.pos,
         )
         app.scene_server = server  # type: ignore[attr-defined]

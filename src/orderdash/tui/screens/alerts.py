@@ -25,7 +25,7 @@ class Alert:
 
 
 class AlertsScreen(ModalScreen[str | None]):
-    """Every alert of this session, newest first; Enter opens the order."""
+    """The alerts of this session (the latest 1000), newest first; Enter opens the order."""
 
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Close"),

@@ -8,6 +8,7 @@ their generation number.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -54,6 +55,9 @@ from orderdash.tui.widgets.watch_list import Entry, WatchListPane, WatchTable
 
 #: How long a new transaction keeps its mark in the table.
 NEW_MARK_SECONDS = 30.0
+#: A dashboard left open for weeks keeps the latest alerts and undoable removals, not all.
+MAX_ALERTS = 1000
+MAX_UNDO = 100
 #: Below this width the QR would squeeze the order and its payments: it is hidden, with a note.
 QR_MIN_SCREEN_WIDTH = 100
 
@@ -105,14 +109,15 @@ class DashboardScreen(Screen[None]):
         *,
         tokens: Sequence[str] = (),
         clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
         open_pos: bool = False,
     ) -> None:
         super().__init__()
         self.open_pos = open_pos
         self.initial_tokens = list(tokens)
         self.entries: dict[str, Entry] = {}
-        self.alerts: list[Alert] = []
-        self._removed: list[tuple[str, Entry]] = []
+        self.alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
+        self._removed: deque[tuple[str, Entry]] = deque(maxlen=MAX_UNDO)
         self.store: WatchListFile | None = None
         if settings.persist_watchlist:
             path = (
@@ -129,6 +134,7 @@ class DashboardScreen(Screen[None]):
         self.client = client
         self.settings = settings
         self.clock = clock
+        self.monotonic = monotonic
         self.token: str | None = None
         self.order: Order | None = None
         self.watcher = OrderWatcher(
@@ -151,7 +157,7 @@ class DashboardScreen(Screen[None]):
                 yield OrderDetail(id="detail")
                 yield TransactionsPane(id="transactions-pane")
             yield QRView(id="qr")
-        yield StatusLine(clock=self.clock, id="status")
+        yield StatusLine(clock=self.monotonic, id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -299,7 +305,7 @@ class DashboardScreen(Screen[None]):
         state.errors.pop(kind, None)
         state.retry_at.pop(kind, None)
         if kind is Kind.RATES:
-            state.next_rate_at = now + self.settings.refresh_interval
+            state.next_rate_at = self.monotonic() + self.settings.refresh_interval
         self._update_staleness()
         self.query_one(TokenBar).show_error(None)
         self._update_pos()
@@ -350,7 +356,7 @@ class DashboardScreen(Screen[None]):
             return
         state = self._status.state
         state.errors[failure.kind] = failure.error.message
-        state.retry_at[failure.kind] = self.clock() + failure.retry_in
+        state.retry_at[failure.kind] = self.monotonic() + failure.retry_in
         if self.order is None and failure.kind is Kind.ORDER:
             self.query_one(OrderDetail).show_message(literal(failure.error.message, "bold"))
             if isinstance(failure.error, NotFound):
@@ -500,7 +506,7 @@ class DashboardScreen(Screen[None]):
         self._update_list_visibility()
 
     def action_alerts(self) -> None:
-        self.app.push_screen(AlertsScreen(self.alerts), callback=self._alert_chosen)
+        self.app.push_screen(AlertsScreen(list(self.alerts)), callback=self._alert_chosen)
 
     def _alert_chosen(self, token: str | None) -> None:
         if token is not None and token in self.entries:
@@ -509,7 +515,9 @@ class DashboardScreen(Screen[None]):
     def action_point_of_sale(self) -> None:
         if self.pos is not None:
             return
-        self.pos = PosScreen(primary=self.settings.pos_primary, clock=self.clock)
+        self.pos = PosScreen(
+            primary=self.settings.pos_primary, clock=self.clock, monotonic=self.monotonic
+        )
         self.app.push_screen(self.pos, callback=self._pos_closed)
         self.call_after_refresh(self._update_pos)
 

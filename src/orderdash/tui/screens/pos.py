@@ -55,10 +55,17 @@ class PosScreen(Screen[None]):
         Binding("p", "back", "Back", show=False),
     ]
 
-    def __init__(self, *, primary: str = "coin", clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        *,
+        primary: str = "coin",
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__()
         self.primary = primary
         self.clock = clock
+        self.monotonic = monotonic
         self.state: PaymentState | None = None
         self.order: Order | None = None
         self.next_rate_at: float | None = None
@@ -182,7 +189,8 @@ class PosScreen(Screen[None]):
         now = self.clock()
         parts = []
         if self.state.payable and self.next_rate_at is not None:
-            parts.append(f"Rate renews in {duration_text(max(self.next_rate_at - now, 0) + 0.999)}")
+            left = max(self.next_rate_at - self.monotonic(), 0)
+            parts.append(f"Rate renews in {duration_text(left + 0.999)}")
         if self.state.payable and self.state.expiry is not None:
             countdown = self.state.expiry.countdown(now)
             if countdown:

@@ -19,6 +19,7 @@ from orderdash.core.display import (
     coin_code,
     epoch_ms_text,
     fiat_text,
+    json_value_text,
     rate_text,
     server_time_text,
 )
@@ -192,7 +193,7 @@ class OrderDetail(VerticalScroll, can_focus=False):
         countdown = expiry.countdown(now)
         expires = Text(countdown or "unit unknown", "bold" if countdown else "italic")
         expires.append(f"  ({expiry.raw})", "dim")
-        due = literal(MISSING if order.due_date is None else order.due_date, limit=80)
+        due = Text(json_value_text(order.due_date, limit=80))
         return [("Created", created), ("Expires", expires), ("Due date", due)]
 
     @staticmethod

@@ -21,7 +21,9 @@ class Freshness:
     last_update: float | None = None  # wall time of the last good data
     rates_enabled: bool = True
     loading: bool = False
-    #: The last error and the wall time of the next try, per failing kind of request.
+    #: The last error and the time of the next try, per failing kind of request. `retry_at` and
+    #: `next_rate_at` are read off the monotonic clock the line counts down with (a wall-clock
+    #: step back of an hour once showed "next rate in 1:00:59").
     errors: dict[Kind, str] = field(default_factory=dict)
     retry_at: dict[Kind, float] = field(default_factory=dict)
     next_rate_at: float | None = None
@@ -46,6 +48,7 @@ def _in(seconds: float) -> str:
 
 
 def status_text(state: Freshness, now: float) -> Text:
+    """The line at monotonic time `now` (the countdowns); `last_update` is shown as wall time."""
     line = Text()
     if state.stale:
         line.append(" \u25b2 retrying ", "bold white on #a54242")
@@ -67,7 +70,7 @@ def status_text(state: Freshness, now: float) -> Text:
         line.append(" \u00b7 rate refresh failing, retry in ", "#de935f")
         line.append(_in(state.retry_at.get(Kind.RATES, now) - now), "#de935f")
         line.append(": ", "#de935f")
-        line.append_text(literal(state.errors[Kind.RATES], "#de935f", limit=120))
+        line.append_text(literal(state.errors[Kind.RATES], "#de935f", limit=160))
     elif state.next_rate_at is not None:
         line.append(f" \u00b7 next rate in {_in(state.next_rate_at - now)}")
     return line
@@ -95,7 +98,7 @@ class StatusLine(Static):
     repaints this line without a layout pass over the screen.
     """
 
-    def __init__(self, clock: Callable[[], float] = time.time, **kwargs: object) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._clock = clock
         self.state = Freshness()

@@ -283,7 +283,8 @@ class TransactionsTable(DataTable):
         old, new = row_cells(known), row_cells(tx)
         for column, value in new.items():
             if old[column] != value:
-                self.update_cell(str(tx.id), column, value)
+                # a longer amount must widen its column, never be cut to the old width
+                self.update_cell(str(tx.id), column, value, update_width=True)
         self.transactions[tx.id] = tx
 
     def _remove(self, tx_id: int) -> None:
