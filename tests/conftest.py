@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -79,3 +82,16 @@ async def wait_until(pilot, predicate, *, timeout: float = 5.0, step: float = 0.
                 f"condition not met within {timeout} s; screen:\n{screen_text(pilot.app)}"
             )
         await pilot.pause(step)
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`orderdash ARGS` in a fresh interpreter that sees none of the user's settings."""
+    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    clean_env["ORDERDASH_CONFIG"] = os.devnull
+    return subprocess.run(
+        [sys.executable, "-m", "orderdash", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean_env, **(env or {})},
+    )

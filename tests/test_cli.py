@@ -11,23 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BEARER
+from conftest import BEARER, run_cli
 from orderdash.core import jsontext
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 
 TOKEN = DEMO_TOKENS[0]
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
-    clean_env["ORDERDASH_CONFIG"] = os.devnull
-    return subprocess.run(
-        [sys.executable, "-m", "orderdash", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**clean_env, **(env or {})},
-    )
 
 
 @pytest.fixture

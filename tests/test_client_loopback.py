@@ -6,6 +6,7 @@ import base64
 import gzip
 import socket
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from pydantic import SecretStr
@@ -125,23 +126,6 @@ async def test_each_fault_is_its_typed_error(
     assert (await client.get_order(TOKEN)).order.token == TOKEN  # recovers at once
 
 
-async def test_redirect_is_not_followed_and_the_token_does_not_travel(
-    sim_server: SimulatorServer,
-) -> None:
-    with SimulatorServer(Simulator(seed=1), bearer_token=BEARER) as other:
-        sim_server.sim.add_fault(
-            Fault(
-                endpoint="rates",
-                status=307,
-                headers={"Location": f"{other.base_url}/orders/api/{TOKEN}/rates"},
-            )
-        )
-        async with make_client(make_settings(sim_server.base_url)) as client:
-            with pytest.raises(errors.UnexpectedRedirect):
-                await client.refresh_rate(TOKEN)
-        assert other.sim.requests == []
-
-
 async def test_failure_envelope_carries_the_server_message(
     client: OrderClient, sim: Simulator
 ) -> None:
@@ -208,3 +192,67 @@ async def test_server_stopped_mid_session_then_restarted(
         await client.get_order(TOKEN)
     sim_server.start()
     assert (await client.get_order(TOKEN)).order.token == TOKEN
+
+
+def many_transactions(count: int) -> list[dict[str, Any]]:
+    D = Decimal  # noqa: N806 - sent as JSON numbers with these digits
+    return [
+        {
+            "id": 1000 + n,
+            "hash": f"{n:064x}",
+            "hashUrl": None,
+            "amount": {"base": D("0.00001000"), "underPaid": 0, "overPaid": 0, "total": D("1E-5")},
+            "amountFiat": {"base": D("0.97"), "underPaid": 0, "overPaid": 0, "total": D("0.97")},
+            "createdAt": "2026-11-21 10:00:00",
+            "createdAtMiliseconds": 1795255200000 + n,
+        }
+        for n in range(count)
+    ]
+
+
+async def test_a_big_order_is_parsed_off_the_event_loop_and_keeps_its_transactions(
+    client: OrderClient, sim: Simulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big order (10,000 transactions is ~4 MB, half a second of parsing) polled every few
+    seconds: the parsing must not freeze the screen, and the transactions that did not change
+    come back as the same objects (every answer differs: `expirationTime` counts down)."""
+    import threading
+
+    parsed_on: list[str] = []
+    interpret = OrderClient._interpret
+
+    def recording(self: OrderClient, *args: object, **kwargs: object) -> object:
+        parsed_on.append(threading.current_thread().name)
+        return interpret(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(OrderClient, "_interpret", recording)
+    await client.get_order(TOKEN)
+    assert parsed_on == [threading.main_thread().name], "a small answer: parsed in place"
+
+    wire = many_transactions(1500)
+    sim.set_fields(TOKEN, {"transactions": wire})
+    first = await client.get_order(TOKEN)
+    assert parsed_on[1] != threading.main_thread().name
+    again = await client.get_order(TOKEN)
+    assert len(again.order.transactions) == 1500
+    pairs = zip(again.order.transactions, first.order.transactions, strict=True)
+    assert all(a is b for a, b in pairs)
+
+    # one changed in place (the same value in other digits), one new: those two are read again
+    D = Decimal  # noqa: N806
+    changed = [dict(tx) for tx in wire]
+    changed[7] = {**wire[7], "amount": {**wire[7]["amount"], "base": D("0.000010000")}}
+    changed.append(many_transactions(1501)[-1])
+    sim.set_fields(TOKEN, {"transactions": changed})
+    third = await client.get_order(TOKEN)
+    txs = third.order.transactions
+    assert len(txs) == 1501 and format(txs[7].amount.base, "f") == "0.000010000"
+    assert txs[7] is not again.order.transactions[7] and txs[1500].id == 2500
+    assert all(txs[i] is again.order.transactions[i] for i in range(1500) if i != 7)
+
+    # an invalid transaction among reused ones: the error names its place in the whole answer
+    broken = [dict(tx) for tx in changed]
+    broken[1200] = {**changed[1200], "hash": 5}
+    sim.set_fields(TOKEN, {"transactions": broken})
+    with pytest.raises(errors.InvalidResponse, match=r"data\.transactions\.1200\.hash"):
+        await client.get_order(TOKEN)

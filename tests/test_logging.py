@@ -7,7 +7,6 @@ import logging
 import os
 import re
 import stat
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from conftest import BEARER, make_client, make_settings
+from conftest import BEARER, make_client, make_settings, run_cli
 from orderdash.core import errors
 from orderdash.core.config import load_settings
 from orderdash.core.logs import (
@@ -55,18 +54,6 @@ def read(path: Path) -> str:
 def request_lines(path: Path) -> list[re.Match[str]]:
     lines = read(path).splitlines()
     return [m for m in map(LINE.match, lines) if m is not None]
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
-    clean_env["ORDERDASH_CONFIG"] = os.devnull
-    return subprocess.run(
-        [sys.executable, "-m", "orderdash", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**clean_env, **(env or {})},
-    )
 
 
 async def test_each_request_is_one_line_with_its_outcome_and_time(

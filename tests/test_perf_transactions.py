@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from decimal import Decimal
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from orderdash.core import jsontext
 from orderdash.core.models import Transaction
@@ -43,6 +44,18 @@ def parsed(wires: list[dict[str, Any]]) -> tuple[Transaction, ...]:
 class PaneApp(App[None]):
     def compose(self) -> ComposeResult:
         yield TransactionsPane()
+
+
+@asynccontextmanager
+async def showing(count: int) -> AsyncIterator[tuple[Pilot[None], TransactionsPane, list[Any]]]:
+    """A pane that shows `count` transactions (ids 100 up), settled; and their wire form."""
+    wires = [wire(100 + i, i) for i in range(count)]
+    app = PaneApp()
+    async with app.run_test() as pilot:
+        pane = app.query_one(TransactionsPane)
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        await pilot.pause()
+        yield pilot, pane, wires
 
 
 @contextmanager
@@ -80,12 +93,7 @@ def order_of(table: TransactionsTable) -> list[int]:
 
 
 async def test_an_unchanged_answer_touches_nothing() -> None:
-    wires = [wire(100 + i, i) for i in range(40)]
-    app = PaneApp()
-    async with app.run_test() as pilot:
-        pane = app.query_one(TransactionsPane)
-        pane.show(parsed(wires), (), "BTC", "EUR")
-        await pilot.pause()
+    async with showing(40) as (pilot, pane, wires):
         table = pane.table
         rows = dict(table.rows)
         with counting(table) as counts:
@@ -99,12 +107,7 @@ async def test_an_unchanged_answer_touches_nothing() -> None:
 
 
 async def test_a_new_transaction_is_one_row_on_top_without_a_sort() -> None:
-    wires = [wire(100 + i, i) for i in range(40)]
-    app = PaneApp()
-    async with app.run_test() as pilot:
-        pane = app.query_one(TransactionsPane)
-        pane.show(parsed(wires), (), "BTC", "EUR")
-        await pilot.pause()
+    async with showing(40) as (pilot, pane, wires):
         table = pane.table
         await pilot.press("up", "up")  # from the answer's first (oldest) transaction
         selected = table.selected()
@@ -121,12 +124,7 @@ async def test_a_new_transaction_is_one_row_on_top_without_a_sort() -> None:
 
 
 async def test_a_changed_amount_updates_its_cells_only() -> None:
-    wires = [wire(100 + i, i) for i in range(10)]
-    app = PaneApp()
-    async with app.run_test() as pilot:
-        pane = app.query_one(TransactionsPane)
-        pane.show(parsed(wires), (), "BTC", "EUR")
-        await pilot.pause()
+    async with showing(10) as (pilot, pane, wires):
         table = pane.table
         changed = copy.deepcopy(wires)
         changed[3]["amount"]["base"] = "0.00012"
@@ -140,13 +138,8 @@ async def test_a_changed_amount_updates_its_cells_only() -> None:
 
 
 async def test_other_answers_still_come_out_right() -> None:
-    wires = [wire(100 + i, i) for i in range(10)]
-    app = PaneApp()
-    async with app.run_test() as pilot:
-        pane = app.query_one(TransactionsPane)
+    async with showing(10) as (pilot, pane, wires):
         table = pane.table
-        pane.show(parsed(wires), (), "BTC", "EUR")
-        await pilot.pause()
         # newest first from the service, and an older transaction that arrives late
         late = [wire(90, 0), *reversed(wires[1:]), wire(120, 30)]
         assert sorted(table.sync(parsed(late))) == [90, 120]
@@ -163,12 +156,7 @@ async def test_other_answers_still_come_out_right() -> None:
 
 
 async def test_the_line_under_the_table_is_rebuilt_only_when_it_changes() -> None:
-    wires = [wire(100 + i, i) for i in range(5)]
-    app = PaneApp()
-    async with app.run_test() as pilot:
-        pane = app.query_one(TransactionsPane)
-        pane.show(parsed(wires), (), "BTC", "EUR")
-        await pilot.pause()
+    async with showing(5) as (pilot, pane, wires):
         detail = pane.query_one("#tx-detail")
         updates = []
         original = detail.update

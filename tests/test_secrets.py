@@ -201,12 +201,15 @@ async def test_screen_notifications_and_screenshots_never_show_it(
     assert len(rates) >= 2 and {r["bearer"] for r in rates} == {"ok"}, "on the rate call"
 
 
-async def test_never_across_a_redirect_to_another_host(sim_server: SimulatorServer) -> None:
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+async def test_never_across_a_redirect_to_another_host(
+    sim_server: SimulatorServer, status: int
+) -> None:
     with SimulatorServer(Simulator(seed=1), bearer_token=BEARER) as other:
         sim_server.sim.add_fault(
             Fault(
                 endpoint="rates",
-                status=308,
+                status=status,
                 headers={"Location": f"{other.base_url}/orders/api/{TOKEN}/rates"},
             )
         )

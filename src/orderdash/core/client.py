@@ -12,7 +12,6 @@ Safety rules that shape this file (see PITFALLS.md):
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import ipaddress
 import logging
 import sys
@@ -20,6 +19,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -49,7 +49,7 @@ from orderdash.core.errors import (
     Timeout,
     UnexpectedRedirect,
 )
-from orderdash.core.models import Order, OrderEnvelope, RatesEnvelope
+from orderdash.core.models import Order, OrderEnvelope, RatesEnvelope, Transaction
 from orderdash.core.safetext import clean
 from orderdash.core.tokens import token_segment
 
@@ -78,6 +78,15 @@ class Fetched:
     elapsed: float
 
 
+#: Answers at least this large are parsed and validated in a worker thread: a 10,000-transaction
+#: order (~4 MB) takes about half a second, which on the event loop would freeze the screen.
+LARGE_BODY_BYTES = 256 * 1024
+#: Orders with at least this many transactions keep their validated transactions for the next
+#: answer (see `_Reuse`); how many such orders are remembered.
+REUSE_MIN_TRANSACTIONS = 200
+REMEMBERED_ORDERS = 8
+
+
 def is_loopback_host(host: str) -> bool:
     host = host.strip("[]").lower()
     if host == "localhost" or host.endswith(".localhost"):
@@ -96,6 +105,8 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     try:
         seconds = float(value)
     except ValueError:
+        import email.utils  # an HTTP-date is rare: not worth its import on every start
+
         try:
             when = email.utils.parsedate_to_datetime(value)
         except (TypeError, ValueError):
@@ -128,6 +139,8 @@ class OrderClient:
         self._timeouts = timeouts or Timeouts()
         self._max_body_bytes = max_body_bytes
         self._clock = clock
+        #: Per big order (by token, most recent last): its transactions as last received.
+        self._reuse: dict[str, _Reuse] = {}
         self._http = httpx.AsyncClient(
             follow_redirects=False,
             timeout=httpx.Timeout(
@@ -185,7 +198,7 @@ class OrderClient:
         status: int | None = None
         try:
             status, response_headers, body = await self._fetch(url, headers)
-            order, raw = self._interpret(status, response_headers, body, token, rates=rates)
+            order, raw = await self._interpret_answer(status, response_headers, body, token, rates)
         except OrderdashError as exc:
             secret = self._bearer_token.get_secret_value() if self._bearer_token else None
             error = exc.redacted(secret)
@@ -266,8 +279,30 @@ class OrderClient:
             return f"the response is too large (over the {limit} limit)"
         return f"the response is too large ({size:,} bytes; the limit is {limit})"
 
+    async def _interpret_answer(
+        self, status: int, headers: httpx.Headers, body: bytes, token: str, rates: bool
+    ) -> tuple[Order, dict[str, Any]]:
+        if status != 200 or len(body) < LARGE_BODY_BYTES:
+            return self._interpret(status, headers, body, token, rates=rates)
+        reuse = self._reuse.pop(token, None) or _Reuse()
+        order, raw = await asyncio.to_thread(
+            self._interpret, status, headers, body, token, rates=rates, reuse=reuse
+        )
+        if len(order.transactions) >= REUSE_MIN_TRANSACTIONS:
+            self._reuse[token] = reuse
+            while len(self._reuse) > REMEMBERED_ORDERS:
+                del self._reuse[next(iter(self._reuse))]
+        return order, raw
+
     def _interpret(
-        self, status: int, headers: httpx.Headers, body: bytes, token: str, *, rates: bool
+        self,
+        status: int,
+        headers: httpx.Headers,
+        body: bytes,
+        token: str,
+        *,
+        rates: bool,
+        reuse: _Reuse | None = None,
     ) -> tuple[Order, dict[str, Any]]:
         what = "rate refresh" if rates else "order lookup"
         if 300 <= status < 400:
@@ -305,6 +340,13 @@ class OrderClient:
             )
 
         document = self._parse_json(body, headers)
+        if reuse is not None:
+            return reuse.interpret(document, lambda doc: self._validate(doc, what, rates=rates))
+        return self._validate(document, what, rates=rates)
+
+    def _validate(
+        self, document: dict[str, Any], what: str, *, rates: bool
+    ) -> tuple[Order, dict[str, Any]]:
         try:
             if rates:
                 rates_envelope = RatesEnvelope.model_validate(document)
@@ -347,6 +389,82 @@ class OrderClient:
         if not isinstance(document, dict):
             raise InvalidResponse("the service sent JSON that is not an object")
         return document
+
+
+class _Reuse:
+    """The validated transactions of a big order, kept for its next answer.
+
+    A big order's answer is mostly transactions that were in the previous answer too (every
+    answer differs anyway: `expirationTime` counts down). A transaction whose wire object is
+    the same as before, strictly (same types, same digits), gets the model it had, without
+    validation; and the table, seeing the same objects, has nothing to compare. Anything else,
+    or any doubt, takes the full path.
+    """
+
+    def __init__(self) -> None:
+        self._by_id: dict[object, tuple[Any, Transaction]] = {}
+
+    def interpret(
+        self,
+        document: dict[str, Any],
+        validate: Callable[[dict[str, Any]], tuple[Order, dict[str, Any]]],
+    ) -> tuple[Order, dict[str, Any]]:
+        data = document.get("data")
+        wire = data.get("transactions") if isinstance(data, dict) else None
+        if not isinstance(wire, list) or not self._by_id:
+            return self._remember(validate(document))
+        kept: dict[int, Transaction] = {}
+        fresh: list[Any] = []
+        for index, tx in enumerate(wire):
+            known = self._by_id.get(_tx_key(tx))
+            if known is not None and _same_wire(known[0], tx):
+                kept[index] = known[1]
+            else:
+                fresh.append(tx)
+        if not kept:
+            return self._remember(validate(document))
+        assert isinstance(data, dict)
+        try:
+            order, _ = validate({**document, "data": {**data, "transactions": fresh}})
+        except InvalidResponse:
+            # the message must name the transaction's place in the whole answer
+            return self._remember(validate(document))
+        new = iter(order.transactions)
+        merged = tuple(kept[i] if i in kept else next(new) for i in range(len(wire)))
+        order = order.model_copy(update={"transactions": merged})
+        return self._remember((order, data))
+
+    def _remember(self, result: tuple[Order, dict[str, Any]]) -> tuple[Order, dict[str, Any]]:
+        order, data = result
+        wire = data.get("transactions")
+        if isinstance(wire, list) and len(wire) == len(order.transactions):
+            self._by_id = {
+                key: (tx, model)
+                for tx, model in zip(wire, order.transactions, strict=True)
+                if (key := _tx_key(tx)) is not None
+            }
+        else:
+            self._by_id = {}
+        return result
+
+
+def _tx_key(tx: Any) -> object:
+    tx_id = tx.get("id") if isinstance(tx, dict) else None
+    return tx_id if type(tx_id) in (int, str) else None
+
+
+def _same_wire(a: Any, b: Any) -> bool:
+    """Equal as JSON text would be: `==` says 1.0 == 1.00 and True == 1, which for money and
+    for validation are different answers."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_wire(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same_wire, a, b))
+    if isinstance(a, Decimal):
+        return a.as_tuple() == b.as_tuple()
+    return bool(a == b)
 
 
 def _log_outcome(

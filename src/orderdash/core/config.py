@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -142,6 +141,8 @@ def _layer_from_env(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _layer_from_toml(path: Path, required: bool) -> dict[str, Any]:
+    import tomllib  # only when there is a file to read
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from dataclasses import dataclass
+
+# qrcode imports its Pillow image drawers "for backwards compatibility" whenever Pillow is
+# installed (it is, beside the tests). We draw no images; Pillow costs ~15 ms of start-up.
+sys.modules.setdefault("qrcode.image.styles.moduledrawers.pil", None)  # type: ignore[arg-type]
 
 import qrcode
 from qrcode import constants

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -11,7 +12,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Label, TextArea
+from textual.widgets import DataTable, Label
+
+if TYPE_CHECKING:
+    from textual.widgets import TextArea
 
 from orderdash.tui.text import literal
 
@@ -75,15 +79,22 @@ class AddTokensScreen(ModalScreen[str | None]):
     ]
 
     def compose(self) -> ComposeResult:
+        # the editor costs ~25 ms to import: paid when the dialog first opens, not at start-up
+        from textual.widgets import TextArea
+
         with Vertical(id="add-body") as body:
             body.border_title = "Add orders to the watch list"
             body.border_subtitle = "ctrl+s adds \u00b7 Esc cancels"
             yield Label("One token per line (or separated by spaces or commas):")
             yield TextArea(id="add-tokens", soft_wrap=True, show_line_numbers=False)
 
+    @property
+    def _editor(self) -> TextArea:
+        return self.query_one("#add-tokens")  # type: ignore[return-value]
+
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        self._editor.focus()
 
     def action_submit(self) -> None:
-        text = self.query_one(TextArea).text
+        text = self._editor.text
         self.dismiss(text if text.strip() else None)

@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from rich.text import Text
@@ -43,7 +44,6 @@ from orderdash.tui.messages import (
     WatchStatusChanged,
 )
 from orderdash.tui.screens.alerts import AddTokensScreen, Alert, AlertsScreen
-from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.order_detail import OrderDetail, rate_direction
 from orderdash.tui.widgets.payment_qr import show_payload
@@ -52,6 +52,9 @@ from orderdash.tui.widgets.status_line import Freshness, StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTable
 from orderdash.tui.widgets.watch_list import Entry, WatchListPane, WatchTable
+
+if TYPE_CHECKING:
+    from orderdash.tui.screens.pos import PosScreen
 
 #: How long a new transaction keeps its mark in the table.
 NEW_MARK_SECONDS = 30.0
@@ -515,6 +518,9 @@ class DashboardScreen(Screen[None]):
     def action_point_of_sale(self) -> None:
         if self.pos is not None:
             return
+        # imported when first opened: the big digits and the screen are not needed before
+        from orderdash.tui.screens.pos import PosScreen
+
         self.pos = PosScreen(
             primary=self.settings.pos_primary, clock=self.clock, monotonic=self.monotonic
         )
