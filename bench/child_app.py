@@ -2,12 +2,13 @@
 
     python bench/child_app.py SPEC_JSON OUT_JSON
 
-SPEC_JSON: {"mode": "orderdash" | "bare" | "idle", "base_url": ..., "token": ...,
+SPEC_JSON: {"mode": "orderdash" | "bare" | "floor" | "idle", "base_url": ..., "token": ...,
 "token_file": ..., "width": ..., "height": ..., "idle_seconds": ..., "settle": ...}
 
 "orderdash" builds the dashboard the way `orderdash tui TOKEN --bearer-token-file F` does (the
 CLI's parser, the settings loader, `make_app`) and exits at the first paint that shows the order;
 "bare" is a Textual app with a Header, a Static and a Footer that exits at its first paint;
+"floor" is the same app after importing httpx and pydantic's BaseModel (the dependencies);
 "idle" opens the order and then measures CPU and repaints while nothing happens. Both apps
 render through the same counting driver. The result goes to OUT_JSON.
 """
@@ -27,7 +28,13 @@ from typing import Any  # noqa: E402
 STAMPS: dict[str, float] = {}
 
 
-def build_bare() -> tuple[Any, Any, Any]:
+def build_bare(*, with_dependencies: bool = False) -> tuple[Any, Any, Any]:
+    if with_dependencies:
+        # what any client of the service in this stack loads before its first request: the
+        # HTTP client and the model library (pydantic's BaseModel machinery, not just its
+        # lazy top-level package)
+        import httpx  # noqa: F401
+        from pydantic import BaseModel  # noqa: F401
     from textual.app import App, ComposeResult
     from textual.widgets import Footer, Header, Static
 
@@ -97,9 +104,17 @@ def main() -> None:
     spec = json.loads(sys.argv[1])
     out_path = sys.argv[2]
     mode = spec["mode"]
+    if mode not in ("bare", "floor"):
+        # as `orderdash` starts (cli.main): no cyclic collection until the app's first paint
+        from orderdash.core import startup
+
+        startup.pause()
     from appkit import PaintLog, run_app, screen_text
 
-    app, ready, shown = build_bare() if mode == "bare" else build_orderdash(spec)
+    if mode in ("bare", "floor"):
+        app, ready, shown = build_bare(with_dependencies=mode == "floor")
+    else:
+        app, ready, shown = build_orderdash(spec)
     result: dict[str, Any] = {"mode": mode, "main_at": MAIN_AT, "built_at": time.monotonic()}
 
     async def body(app: Any, paints: PaintLog) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.widgets import DataTable
 
 from orderdash.core import jsontext
 from orderdash.core.models import Transaction
@@ -137,6 +138,19 @@ async def test_a_changed_amount_updates_its_cells_only() -> None:
         assert table.transactions[105].amount.total == Decimal("0.0003")
 
 
+def assert_row_bookkeeping(table: TransactionsTable) -> None:
+    """The table's own row order (which it hands DataTable, see `_NewestOnTop`) is the one
+    DataTable renders and maps keys with: checked against DataTable's own computations."""
+    locations = table._row_locations
+    assert len(locations) == table.row_count == len(table._keys)
+    for index, key in enumerate(table._keys):
+        assert locations.get_key(index) == key and locations.get(key) == index
+    assert locations.get_key(-1) is None and locations.get_key(table.row_count) is None
+    assert table.ordered_rows == DataTable.ordered_rows.fget(table)  # type: ignore[attr-defined]
+    assert table._y_offsets == DataTable._y_offsets.fget(table)  # type: ignore[attr-defined]
+    assert order_of(table) == [int(key.value) for key in table._keys if key.value is not None]
+
+
 async def test_other_answers_still_come_out_right() -> None:
     async with showing(10) as (pilot, pane, wires):
         table = pane.table
@@ -145,14 +159,26 @@ async def test_other_answers_still_come_out_right() -> None:
         assert sorted(table.sync(parsed(late))) == [90, 120]
         assert order_of(table) == [120, *range(109, 100, -1), 90]
         assert 100 not in table.transactions, "a transaction the service dropped goes"
+        assert_row_bookkeeping(table)
         # the same, but the identical objects extended (a client that reuses what it read)
         held = table._synced
         assert table.sync([*held, *parsed([wire(121, 31)])]) == [121]
         assert order_of(table)[0] == 121
+        assert_row_bookkeeping(table)
+        # two more on top at once, then one more: rows added on top in place
+        held = table._synced
+        assert table.sync([*held, *parsed([wire(122, 32), wire(123, 33)])]) == [123, 122]
+        assert table.sync([*table._synced, *parsed([wire(124, 34)])]) == [124]
+        assert order_of(table)[:4] == [124, 123, 122, 121]
+        assert_row_bookkeeping(table)
         pane.reset()
         assert table.row_count == 0 and not table.transactions
         pane.show(parsed(wires), (), "BTC", "EUR")
         assert order_of(table) == list(range(109, 99, -1))
+        assert_row_bookkeeping(table)
+        assert table.sync([*table._synced, *parsed([wire(130, 40)])]) == [130]
+        assert order_of(table) == [130, *range(109, 99, -1)]
+        assert_row_bookkeeping(table)
 
 
 async def test_the_line_under_the_table_is_rebuilt_only_when_it_changes() -> None:

@@ -193,6 +193,16 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from orderdash.core import startup
+
+    paused = startup.pause()  # see core/startup.py: ~70 ms of the dashboard's start
+    try:
+        return _main(argv)
+    finally:
+        startup.end(paused)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     command = args.command or "tui"
     if args.command is None:
@@ -289,6 +299,9 @@ def _run_simulate(args: argparse.Namespace) -> int:
     prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
     print(f"rate endpoint token: in {path} (pass --bearer-token-file {path})", file=sys.stderr)
     interval = args.customer_interval if args.customer_interval > 0 else None
+    from orderdash.core import startup
+
+    startup.resume()  # a server for hours: the collector back on
     run_simulator(
         args.host, args.port, token, seed=args.seed, prefix=prefix, customer_interval=interval
     )

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import IO, Any
 
-from orderdash.core import jsontext
+from orderdash.core import jsontext, startup
 from orderdash.core.client import Fetched, OrderClient
 from orderdash.core.config import Settings
 from orderdash.core.logs import ensure_configured
@@ -110,6 +110,7 @@ async def watch_jsonl(
 def run_jsonl(settings: Settings, tokens: Sequence[str]) -> int:
     # stdout carries the JSON lines: logging goes to the log file or nowhere
     ensure_configured(settings.log_file, [settings.bearer_token])
+    startup.resume()  # from here on it runs for hours: the collector back on
     try:
         asyncio.run(watch_jsonl(settings, tokens))
     except KeyboardInterrupt:

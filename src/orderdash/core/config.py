@@ -141,7 +141,7 @@ def _layer_from_env(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _layer_from_toml(path: Path, required: bool) -> dict[str, Any]:
-    import tomllib  # only when there is a file to read
+    import tomllib  # not at start-up: most runs have no config file
 
     try:
         with path.open("rb") as handle:

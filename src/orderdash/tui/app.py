@@ -9,6 +9,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from orderdash.core import startup
 from orderdash.core.client import OrderClient
 from orderdash.core.config import Settings
 from orderdash.tui import textual_fixes
@@ -55,6 +56,8 @@ class OrderDashApp(App[None]):
             open_pos=self._open_pos,
         )
         self.push_screen(dashboard)
+        # the first paint is the end of the start-up (core/startup.py)
+        self.call_after_refresh(startup.resume)
         for notice in self._notices:
             self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)
 

@@ -1,0 +1,68 @@
+"""The cyclic garbage collector is paused while orderdash starts (core/startup.py)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from conftest import make_settings, wait_until
+from orderdash import cli
+from orderdash.core import startup
+from orderdash.simulator import DEMO_TOKENS, SimulatorServer
+from orderdash.tui.app import make_app
+
+TOKEN = DEMO_TOKENS[0]
+
+
+@pytest.fixture(autouse=True)
+def collector_restored() -> Iterator[None]:
+    """Whatever a test does, the worker goes on with the collector on and nothing frozen."""
+    yield
+    startup.end(True)
+    gc.enable()
+    gc.unfreeze()
+
+
+def test_main_pauses_the_collector_and_turns_it_back_on(
+    sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    seen: list[bool] = []
+    one_shot = cli._run_one_shot
+
+    def recording(*args: object, **kwargs: object) -> int:
+        seen.append(gc.isenabled())
+        return one_shot(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "_run_one_shot", recording)
+    monkeypatch.setenv("ORDERDASH_CONFIG", "/dev/null")
+    assert cli.main(["get", TOKEN, "--json", "--base-url", sim_server.base_url]) == 0
+    assert seen == [False], "paused while it ran"
+    assert gc.isenabled() and gc.get_freeze_count() == 0, "back on, nothing frozen"
+    assert TOKEN in capsys.readouterr().out
+
+
+def test_resume_freezes_what_start_up_made_and_only_undoes_a_pause() -> None:
+    assert startup.pause() is True
+    assert not gc.isenabled()
+    made = [[n] for n in range(1000)]  # tracked objects, as start-up makes them
+    startup.resume()
+    assert gc.isenabled() and gc.get_freeze_count() >= len(made)
+    gc.unfreeze()
+    startup.resume()  # not paused: nothing to undo, nothing frozen again
+    assert gc.get_freeze_count() == 0
+    gc.disable()  # off by someone else: neither pause nor resume touches it
+    assert startup.pause() is False
+    startup.resume()
+    assert not gc.isenabled()
+
+
+async def test_the_dashboard_resumes_the_collector_after_its_first_paint(
+    sim_server: SimulatorServer,
+) -> None:
+    startup.pause()
+    app = make_app(make_settings(sim_server.base_url), token=TOKEN)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, gc.isenabled)
+        assert gc.get_freeze_count() > 0
