@@ -40,12 +40,7 @@ def make_settings(base_url: str, *, bearer: str | None = BEARER, **overrides: ob
 
 
 def make_client(settings: Settings) -> OrderClient:
-    return OrderClient(
-        settings.base_url,
-        bearer_token=settings.bearer_token,
-        timeouts=settings.timeouts,
-        max_body_bytes=settings.max_body_bytes,
-    )
+    return OrderClient.from_settings(settings)
 
 
 @pytest.fixture

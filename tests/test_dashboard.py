@@ -143,12 +143,13 @@ async def test_failure_shows_stale_data_and_recovers(sim_server: SimulatorServer
         sim_server.sim.add_fault(Fault(status=503))
         app.dashboard.action_refresh()
         await wait_until(pilot, lambda: detail.has_class("-stale"))
+        await wait_until(pilot, lambda: "HTTP 503" in screen_text(app))  # on the next paint
         text = screen_text(app)
         assert "STALE since" in text and "retrying" in text and "HTTP 503" in text
         assert "Demo Shop" in text, "the last good data stays on screen"
         sim_server.sim.clear_faults()
         await wait_until(pilot, lambda: not detail.has_class("-stale"), timeout=8)
-        assert "live" in screen_text(app)
+        await wait_until(pilot, lambda: "live" in screen_text(app))
 
 
 async def test_server_stopped_then_back(sim_server: SimulatorServer) -> None:
@@ -158,7 +159,8 @@ async def test_server_stopped_then_back(sim_server: SimulatorServer) -> None:
         await wait_until(pilot, lambda: app.dashboard.order is not None)
         sim_server.stop()
         await wait_until(pilot, lambda: detail.has_class("-stale"))
-        assert "cannot connect" in screen_text(app)
+        # the status line says why on its next paint
+        await wait_until(pilot, lambda: "cannot connect" in screen_text(app))
         sim_server.start()
         await wait_until(pilot, lambda: not detail.has_class("-stale"), timeout=8)
 

@@ -54,7 +54,7 @@ class StatusApp(App[None]):
         self.clock = clock
 
     def compose(self) -> ComposeResult:
-        yield StatusLine(clock=self.clock)
+        yield StatusLine(monotonic=self.clock)
 
 
 async def test_the_status_line_repaints_only_what_changes() -> None:

@@ -242,12 +242,7 @@ def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
     token = normalize_token(args.token)
 
     async def fetch() -> Any:
-        async with OrderClient(
-            settings.base_url,
-            bearer_token=settings.bearer_token,
-            timeouts=settings.timeouts,
-            max_body_bytes=settings.max_body_bytes,
-        ) as client:
+        async with OrderClient.from_settings(settings) as client:
             return await (client.refresh_rate(token) if rates else client.get_order(token))
 
     fetched = asyncio.run(fetch())

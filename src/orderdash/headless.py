@@ -88,12 +88,7 @@ async def watch_jsonl(
     """Watch `tokens` until cancelled, writing events to `out`."""
     import time
 
-    async with OrderClient(
-        settings.base_url,
-        bearer_token=settings.bearer_token,
-        timeouts=settings.timeouts,
-        max_body_bytes=settings.max_body_bytes,
-    ) as client:
+    async with OrderClient.from_settings(settings) as client:
         watcher = OrderWatcher(
             client,
             JsonLinesEvents(out, clock or time.time),

@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 # httpx imports its optional command-line tool (click, rich, pygments) whenever those packages
@@ -52,6 +52,9 @@ from orderdash.core.errors import (
 from orderdash.core.models import Order, OrderEnvelope, RatesEnvelope, Transaction
 from orderdash.core.safetext import clean
 from orderdash.core.tokens import token_segment
+
+if TYPE_CHECKING:
+    from orderdash.core.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +165,19 @@ class OrderClient:
             transport=transport,
             # proxies from the environment, except for a loopback service (the simulator)
             trust_env=not loopback,
+        )
+
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, *, clock: Callable[[], float] = time.time
+    ) -> OrderClient:
+        """The client every command uses: origin, token, timeouts and body cap from settings."""
+        return cls(
+            settings.base_url,
+            bearer_token=settings.bearer_token,
+            timeouts=settings.timeouts,
+            max_body_bytes=settings.max_body_bytes,
+            clock=clock,
         )
 
     @property

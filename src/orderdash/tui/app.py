@@ -137,13 +137,7 @@ def make_app(
     """
     textual_fixes.install()
     if client is None:
-        client = OrderClient(
-            settings.base_url,
-            bearer_token=settings.bearer_token,
-            timeouts=settings.timeouts,
-            max_body_bytes=settings.max_body_bytes,
-            clock=clock,
-        )
+        client = OrderClient.from_settings(settings, clock=clock)
     every = [token, *tokens] if token else list(tokens)
     return OrderDashApp(
         settings,

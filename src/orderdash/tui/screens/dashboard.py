@@ -160,7 +160,7 @@ class DashboardScreen(Screen[None]):
                 yield OrderDetail(id="detail")
                 yield TransactionsPane(id="transactions-pane")
             yield QRView(id="qr")
-        yield StatusLine(clock=self.monotonic, id="status")
+        yield StatusLine(monotonic=self.monotonic, id="status")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -98,9 +98,9 @@ class StatusLine(Static):
     repaints this line without a layout pass over the screen.
     """
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, **kwargs: object) -> None:
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._clock = clock
+        self._monotonic = monotonic
         self.state = Freshness()
         self._shown: tuple[object, ...] | None = None
         self._shape: str | None = None
@@ -110,7 +110,7 @@ class StatusLine(Static):
         self.tick()
 
     def tick(self) -> None:
-        text = status_text(self.state, self._clock())
+        text = status_text(self.state, self._monotonic())
         key = text_key(text)
         if key == self._shown:
             return
