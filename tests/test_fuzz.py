@@ -51,7 +51,7 @@ from orderdash.tui.screens.pos import PosScreen
 
 settings.register_profile(
     "ci",
-    max_examples=50,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     derandomize=True,
