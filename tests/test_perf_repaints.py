@@ -158,3 +158,49 @@ async def test_setting_the_same_border_title_repaints_nothing() -> None:
         assert refreshes == []
         detail.border_title = "Order"
         assert refreshes and detail.border_title == "Order"
+
+
+class KeysApp(App[None]):
+    """Two focusable widgets with the same shown keys, and one with a key of its own."""
+
+    def compose(self) -> ComposeResult:
+        from textual.binding import Binding
+        from textual.widgets import Button
+
+        from orderdash.tui.widgets.keys import KeysFooter
+
+        class Extra(Button):
+            BINDINGS = [Binding("x", "press", "Extra key")]
+
+        yield Button("one", id="one")
+        yield Button("two", id="two")
+        yield Extra("three", id="three")
+        yield KeysFooter()
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
+    from orderdash.tui.widgets.keys import KeysFooter
+
+    app = KeysApp()
+    async with app.run_test() as pilot:
+        footer = app.query_one(KeysFooter)
+        await pilot.pause()
+        rebuilt: list[str] = []
+        original = footer.recompose
+
+        async def recompose() -> None:
+            rebuilt.append(app.focused.id if app.focused else "")
+            await original()
+
+        footer.recompose = recompose  # type: ignore[method-assign]
+        app.query_one("#two").focus()  # the same keys: nothing to rebuild
+        await pilot.pause()
+        await pilot.pause()
+        assert rebuilt == []
+        app.query_one("#three").focus()  # a key of its own: shown
+        await pilot.pause()
+        await pilot.pause()
+        assert rebuilt == ["three"]
+        assert "Extra key" in "".join(
+            segment.text for strip in app.screen._compositor.render_strips() for segment in strip
+        )

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from orderdash.core.client import Fetched, OrderClient
 from orderdash.core.config import Settings
@@ -45,6 +45,7 @@ from orderdash.tui.messages import (
 )
 from orderdash.tui.screens.alerts import AddTokensScreen, Alert, AlertsScreen
 from orderdash.tui.text import joined, literal
+from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail, rate_direction
 from orderdash.tui.widgets.payment_qr import show_payload
 from orderdash.tui.widgets.qr import QRView
@@ -161,7 +162,7 @@ class DashboardScreen(Screen[None]):
                 yield TransactionsPane(id="transactions-pane")
             yield QRView(id="qr")
         yield StatusLine(monotonic=self.monotonic, id="status")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)

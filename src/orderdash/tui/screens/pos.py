@@ -15,13 +15,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Digits, Footer, Static
+from textual.widgets import Digits, Static
 
 from orderdash.core.display import amount_text, duration_text
 from orderdash.core.models import Order
 from orderdash.core.payment import PaymentState, Phase
 from orderdash.core.qr_payload import QRPayload
 from orderdash.tui.text import joined, literal
+from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.payment_qr import show_payload
 from orderdash.tui.widgets.qr import QRView
 
@@ -84,7 +85,7 @@ class PosScreen(Screen[None]):
                 yield Static(id="pos-address")
                 yield Static(id="pos-times")
                 yield Static(id="pos-merchant")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)

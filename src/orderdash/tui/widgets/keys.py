@@ -1,0 +1,34 @@
+"""The footer of keys, rebuilt only when the keys it shows change."""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+from textual.widgets import Footer
+
+
+class KeysFooter(Footer):
+    """Textual's Footer, which rebuilds its ~20 key widgets whenever the screen's bindings are
+    refreshed, that is on every focus change: five times before the dashboard's first paint
+    with an order (~30 ms of start-up, measured with bench/run.py --case startup), each time
+    showing the same keys. This one rebuilds when what it would show differs."""
+
+    _shown: tuple[object, ...] | None = None
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen:
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        if not self.is_attached:
+            return
+        shown = tuple(
+            (binding.key, binding.action, binding.description, enabled, tooltip)
+            for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+            if binding.show
+        )
+        if shown != self._shown:
+            self._shown = shown
+            await self.recompose()
