@@ -5,12 +5,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from textual.widgets import Digits
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.display import amount_text
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
-from orderdash.tui.screens.pos import PosScreen
+from orderdash.tui.screens.pos import PosScreen, digits_width
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import decode_qr_in_region
 
@@ -87,8 +88,33 @@ async def test_fiat_can_be_the_primary_amount(sim_server: SimulatorServer) -> No
     app = pos_app(sim_server, token, pos_primary="fiat")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
-        digits = pos_of(app).query_one("#pos-digits")
-        assert digits.display and digits.value == "1,234.50"
+        digits = pos_of(app).query_one("#pos-digits", Digits)
+        # the digits are sized once the code beside them has its size (a frame later)
+        await wait_until(pilot, lambda: digits.display)
+        assert digits.value == "1,234.50"
+        assert "1,234.50 EUR" in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [(72, 24), (80, 24), (120, 40), (160, 50)])
+@pytest.mark.parametrize("primary", ["coin", "fiat"])
+async def test_big_digits_are_shown_exactly_when_they_fit_beside_the_code(
+    sim_server: SimulatorServer, size: tuple[int, int], primary: str
+) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="98765.43")
+    app = pos_app(sim_server, token, pos_primary=primary)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
+        pos = pos_of(app)
+        qr = pos.query_one("#pos-qr", QRView)
+        await wait_until(pilot, lambda: decoded(app) == [qr.encoded_text])
+        await pilot.pause(0.2)
+        digits = pos.query_one("#pos-digits", Digits)
+        side = pos.query_one("#pos-side")
+        fits = digits_width(digits.value) <= side.content_size.width
+        assert digits.display == fits, (digits.value, side.content_size.width)
+        # the amount is on screen either way, in digits or as bold text
+        unit = "EUR" if primary == "fiat" else "BTC"
+        assert f"{digits.value} {unit}" in screen_text(app)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 50)])

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Digits, Static
 
@@ -48,6 +49,18 @@ def digits_width(text: str) -> int:
     return sum(3 if ch.isdigit() else 1 for ch in text)
 
 
+class PosSide(Vertical):
+    """The amounts column. Its width follows the code beside it (which grows and shrinks with
+    the amount), not only the terminal's: it reports each resize, so the screen shows the big
+    digits only while they fit."""
+
+    class Resized(Message):
+        pass
+
+    def on_resize(self, event: Resize) -> None:
+        self.post_message(self.Resized())
+
+
 class PosScreen(Screen[None]):
     #: Short terminals get a one-row banner so the code keeps its rows (see app.tcss).
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
@@ -77,7 +90,7 @@ class PosScreen(Screen[None]):
         yield Static(Text("Loading\u2026"), id="pos-banner", classes="-neutral")
         with Horizontal(id="pos-body"):
             yield QRView(id="pos-qr", max_scale=3)
-            with Vertical(id="pos-side"):
+            with PosSide(id="pos-side"):
                 yield Static("Amount due", id="pos-due-label")
                 yield Digits("", id="pos-digits")
                 yield Static(id="pos-primary")
@@ -181,8 +194,8 @@ class PosScreen(Screen[None]):
         self.query_one("#pos-digits", Digits).display = fits
         self.query_one("#pos-primary", Static).set_class(fits, "-under-digits")
 
-    def on_resize(self, event: Resize) -> None:
-        self.call_after_refresh(self._fit_digits)
+    def on_pos_side_resized(self, event: PosSide.Resized) -> None:
+        self._fit_digits()
 
     def _tick(self) -> None:
         if self.state is None:
