@@ -40,16 +40,23 @@ def decoded(app: OrderDashApp) -> list[str]:
 async def test_pos_follows_a_payment_from_scan_to_paid(sim_server: SimulatorServer) -> None:
     sim = sim_server.sim
     token = sim.create_order(coin="btc", currency="EUR", amount_fiat="40.00")
-    wire = sim.order_wire(token, with_qr=False)
-    address, amount = wire["address"], wire["amount"]
+    address = sim.order_wire(token, with_qr=False)["address"]
+
+    def amount_now() -> str:
+        # renewed every minute: what the simulator serves now
+        return amount_text(sim.order_wire(token, with_qr=False)["amount"])
+
     app = pos_app(sim_server, token)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(
             pilot, lambda: isinstance(app.screen, PosScreen) and "Scan to pay" in screen_text(app)
         )
-        expected = f"bitcoin:{address}?amount={amount_text(amount)}"
-        await wait_until(pilot, lambda: decoded(app) == [expected])
-        assert f"{amount_text(amount)} BTC" in screen_text(app)
+        await wait_until(
+            pilot,
+            lambda: decoded(app) == [f"bitcoin:{address}?amount={amount_now()}"]
+            and f"{amount_now()} BTC" in screen_text(app),
+        )
+        amount = Decimal(amount_now())
         assert "40.00 EUR" in screen_text(app)
         assert address in screen_text(app)
 

@@ -198,6 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     paused = startup.pause()  # see core/startup.py: ~70 ms of the dashboard's start
     try:
         return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C at any point, parsing the arguments included
+        return EXIT_INTERRUPTED
     finally:
         startup.end(paused)
 
@@ -228,8 +230,6 @@ def _main(argv: Sequence[str] | None) -> int:
     except OrderdashError as exc:
         print(f"orderdash: {exc.message}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
 
 
 def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:

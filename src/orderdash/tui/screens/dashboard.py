@@ -83,6 +83,10 @@ class _Reporter:
 
 
 class DashboardScreen(Screen[None]):
+    #: `on_mount` focuses what fits the start (the order's table, the list or the token
+    #: input). Textual's default would focus the token input first, a frame earlier, and the
+    #: footer would show that input's keys (only "/") and then rebuild for the table's.
+    AUTO_FOCUS = ""
     BINDINGS = [
         Binding("r", "refresh", "Refresh", tooltip="Fetch the order and the rate now"),
         Binding("c", "copy_address", "Copy address", tooltip="Copy the payment address"),
