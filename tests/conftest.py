@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -13,6 +14,15 @@ from pydantic import SecretStr
 from orderdash.core.client import OrderClient, Timeouts
 from orderdash.core.config import Settings
 from orderdash.simulator import Simulator, SimulatorServer
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A shell starts a background job (`pytest &`) with SIGINT ignored, and a Python child that
+    # inherits an ignored SIGINT never raises KeyboardInterrupt: the tests that stop a command
+    # with Ctrl-C would wait for it forever. The children of a process that handles SIGINT start
+    # with the default disposition.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 #: The simulator's credential in tests; every test that captures output greps for it.
 BEARER = "test-bearer-Xy7-never-shown"

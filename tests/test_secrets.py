@@ -337,7 +337,12 @@ def test_json_lines_never_carry_it(sim_server: SimulatorServer, tmp_path: Path) 
                 time.sleep(0.05)
         finally:
             process.send_signal(signal.SIGINT)
-            process.wait(timeout=10)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()  # fail without leaving it running
+                process.wait()
+                raise
     lines = out.read_text().splitlines()
     events = [json.loads(line)["event"] for line in lines]
     assert events[:3] == ["error", "recovered", "transaction"], lines
