@@ -15,6 +15,7 @@ from orderdash.core.client import OrderClient, Timeouts
 from orderdash.core.config import Settings
 from orderdash.simulator import Simulator, SimulatorServer
 
+
 def pytest_configure(config: pytest.Config) -> None:
     # A shell starts a background job (`pytest &`) with SIGINT ignored, and a Python child that
     # inherits an ignored SIGINT never raises KeyboardInterrupt: the tests that stop a command

@@ -53,8 +53,10 @@ async def test_pos_follows_a_payment_from_scan_to_paid(sim_server: SimulatorServ
         )
         await wait_until(
             pilot,
-            lambda: decoded(app) == [f"bitcoin:{address}?amount={amount_now()}"]
-            and f"{amount_now()} BTC" in screen_text(app),
+            lambda: (
+                decoded(app) == [f"bitcoin:{address}?amount={amount_now()}"]
+                and f"{amount_now()} BTC" in screen_text(app)
+            ),
         )
         amount = Decimal(amount_now())
         assert "40.00 EUR" in screen_text(app)

@@ -69,4 +69,3 @@ async def test_install_wraps_once() -> None:
     textual_fixes.install()
     assert DataTable._update_column_widths is measure
     assert measure.__wrapped__.__name__ == "_update_column_widths"
-
