@@ -16,8 +16,9 @@ that count: the row keeps showing the longer value cut at the old width ("ACME [
 The measuring steps are wrapped here to count as an update when they change a width.
 
 `install()` applies them once (`make_app` calls it). The dependency is pinned to 8.2.x; the
-tests at the end of tests/test_soak.py check both leaks on the real app, so an upgrade that
-changes either code path shows there.
+tests at the end of tests/test_soak.py check both leaks on the real app and
+tests/test_textual_fixes.py the column widths, so an upgrade that changes any of these code
+paths shows there.
 """
 
 from __future__ import annotations
