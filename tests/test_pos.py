@@ -104,7 +104,7 @@ async def test_fiat_can_be_the_primary_amount(sim_server: SimulatorServer) -> No
         assert "1,234.50 EUR" in screen_text(app)
 
 
-@pytest.mark.parametrize("size", [(72, 24), (80, 24), (120, 40), (160, 50)])
+@pytest.mark.parametrize("size", [(60, 24), (72, 24), (80, 24), (120, 40), (160, 50)])
 @pytest.mark.parametrize("primary", ["coin", "fiat"])
 async def test_big_digits_are_shown_exactly_when_they_fit_beside_the_code(
     sim_server: SimulatorServer, size: tuple[int, int], primary: str
@@ -126,7 +126,7 @@ async def test_big_digits_are_shown_exactly_when_they_fit_beside_the_code(
         assert f"{digits.value} {unit}" in screen_text(app)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 50)])
+@pytest.mark.parametrize("size", [(60, 24), (80, 24), (100, 30), (160, 50)])
 async def test_pos_qr_scans_at_every_size(
     sim_server: SimulatorServer, size: tuple[int, int]
 ) -> None:

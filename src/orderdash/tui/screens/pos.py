@@ -64,6 +64,8 @@ class PosSide(Vertical):
 class PosScreen(Screen[None]):
     #: Short terminals get a one-row banner so the code keeps its rows (see app.tcss).
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    #: Below 72 columns the code may take three quarters of the width (see app.tcss).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (72, "-wide")]
     BINDINGS = [
         Binding("escape", "back", "Back to the dashboard"),
         Binding("p", "back", "Back", show=False),
