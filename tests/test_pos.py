@@ -116,11 +116,15 @@ async def test_big_digits_are_shown_exactly_when_they_fit_beside_the_code(
         pos = pos_of(app)
         qr = pos.query_one("#pos-qr", QRView)
         await wait_until(pilot, lambda: decoded(app) == [qr.encoded_text])
-        await pilot.pause(0.2)
         digits = pos.query_one("#pos-digits", Digits)
         side = pos.query_one("#pos-side")
-        fits = digits_width(digits.value) <= side.content_size.width
-        assert digits.display == fits, (digits.value, side.content_size.width)
+
+        def fitted() -> bool:
+            return digits.display == (digits_width(digits.value) <= side.content_size.width)
+
+        # settles once the code and the column beside it have their sizes; a fit that is never
+        # redone for the column's final width fails here
+        await wait_until(pilot, fitted)
         # the amount is on screen either way, in digits or as bold text
         unit = "EUR" if primary == "fiat" else "BTC"
         assert f"{digits.value} {unit}" in screen_text(app)
