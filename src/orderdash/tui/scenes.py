@@ -149,6 +149,15 @@ SCENES = (
         prepare=_pos_order,
         pos=True,
     ),
+    Scene(
+        "pos-60x24",
+        "Point of sale at 60x24: the code first",
+        (60, 24),
+        "till-42",
+        _pos,
+        prepare=_pos_order,
+        pos=True,
+    ),
 )
 
 
