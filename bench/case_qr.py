@@ -27,7 +27,7 @@ def payment_uri(length: int = 100) -> str:
 
 def clear_widget_caches(view: Any) -> None:
     """Every cache the QR path keeps, whatever qr.py holds in this version."""
-    from orderdash.core.qr import matrix_for
+    from orderdash.core.qr.matrix import matrix_for
     from orderdash.tui.widgets import qr as qr_module
 
     matrix_for.cache_clear()
@@ -58,7 +58,7 @@ async def measure(options: Options) -> dict[str, list[float]]:
     from appkit import run_app, wait_for
     from textual.app import App, ComposeResult
 
-    from orderdash.core.qr import build_matrix
+    from orderdash.core.qr.matrix import build_matrix
     from orderdash.tui.widgets.qr import QRView
 
     uri = payment_uri()

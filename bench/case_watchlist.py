@@ -3,7 +3,7 @@ this process against the simulator. Measured: the time until the list shows all 
 over a steady window (`--idle-seconds`, at most 60 s) the request rate at the simulator against
 the budget, the UI thread's CPU and the cost of one list update.
 
-Runs only once `orderdash.core.scheduler` exists (the watch list has landed).
+Runs only once `orderdash.core.polling.scheduler` exists (the watch list has landed).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ ORDERS = 500
 
 
 def landed() -> bool:
-    return importlib.util.find_spec("orderdash.core.scheduler") is not None
+    return importlib.util.find_spec("orderdash.core.polling.scheduler") is not None
 
 
 async def measure(options: Options, server: Any) -> dict[str, Any]:

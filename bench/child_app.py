@@ -60,7 +60,7 @@ def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
     import inspect
 
     from orderdash.cli import SETTING_OPTIONS, build_parser
-    from orderdash.core.config import load_settings
+    from orderdash.core.runtime.config import load_settings
     from orderdash.tui.app import make_app
 
     argv = ["tui", spec["token"], "--base-url", spec["base_url"]]
@@ -106,7 +106,7 @@ def main() -> None:
     mode = spec["mode"]
     if mode not in ("bare", "floor"):
         # as `orderdash` starts (cli.main): no cyclic collection until the app's first paint
-        from orderdash.core import startup
+        from orderdash.core.runtime import startup
 
         startup.pause()
     from appkit import PaintLog, run_app, screen_text

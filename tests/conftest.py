@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from pydantic import SecretStr
 
-from orderdash.core.client import OrderClient, Timeouts
-from orderdash.core.config import Settings
+from orderdash.core.runtime.config import Settings
+from orderdash.core.service.client import OrderClient, Timeouts
 from orderdash.simulator import Simulator, SimulatorServer
 
 

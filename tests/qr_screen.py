@@ -20,7 +20,7 @@ from rich.style import Style
 from textual.app import App
 from textual.geometry import Region
 
-from orderdash.core.qr import QRMatrix
+from orderdash.core.qr.matrix import QRMatrix
 
 __all__ = [
     "BLACK",

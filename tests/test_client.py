@@ -12,8 +12,8 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from orderdash.core import errors
-from orderdash.core.client import OrderClient, Timeouts, parse_retry_after
+from orderdash.core.service import errors
+from orderdash.core.service.client import OrderClient, Timeouts, parse_retry_after
 
 SECRET = "s3cr3t-bearer-VALUE-42"
 EXAMPLE = (Path(__file__).parent / "fixtures" / "get_order_example.json").read_text()

@@ -12,8 +12,8 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import BEARER, make_client, make_settings
-from orderdash.core import errors
-from orderdash.core.client import OrderClient, Timeouts
+from orderdash.core.service import errors
+from orderdash.core.service.client import OrderClient, Timeouts
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 
 TOKEN = DEMO_TOKENS[0]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from orderdash.core.config import DEFAULT_BASE_URL, Settings, load_settings
-from orderdash.core.errors import ConfigError
+from orderdash.core.runtime.config import DEFAULT_BASE_URL, Settings, load_settings
+from orderdash.core.service.errors import ConfigError
 
 
 def write(path: Path, text: str, mode: int = 0o600) -> Path:

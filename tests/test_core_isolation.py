@@ -8,9 +8,10 @@ from pathlib import Path
 
 import orderdash.core
 
+CORE_ROOT = Path(orderdash.core.__file__).parent
 CORE_MODULES = sorted(
-    f"orderdash.core.{path.stem}"
-    for path in Path(orderdash.core.__file__).parent.glob("*.py")
+    "orderdash.core." + ".".join(path.relative_to(CORE_ROOT).with_suffix("").parts)
+    for path in CORE_ROOT.rglob("*.py")
     if path.stem != "__init__"
 )
 
@@ -24,9 +25,11 @@ def imported_after(statement: str) -> set[str]:
 
 
 def test_core_modules_are_found() -> None:
-    assert {"orderdash.core.client", "orderdash.core.models", "orderdash.core.config"} <= set(
-        CORE_MODULES
-    )
+    assert {
+        "orderdash.core.service.client",
+        "orderdash.core.service.models",
+        "orderdash.core.runtime.config",
+    } <= set(CORE_MODULES)
 
 
 def test_core_imports_without_textual_or_rich() -> None:

@@ -6,7 +6,7 @@ import pytest
 from textual.widgets import Input
 
 from conftest import BEARER, make_settings, screen_text, wait_until
-from orderdash.core.display import amount_text
+from orderdash.core.domain.display import amount_text
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.widgets.order_detail import OrderDetail

@@ -4,7 +4,7 @@ For each fault a test asserts the one-line message on the status line, the data 
 under the stale marker, the backoff (requests counted over a window, against the bound the
 refresh policy allows) and the recovery once the fault is gone, with no key pressed. Requests
 are counted in the simulator's request log, or, while no server answers (refused, stopped), in
-the client's own log (one record per request, see core/logs.py).
+the client's own log (one record per request, see core/runtime/logs.py).
 
 Poll interval 0.2 s, rate interval 60 s (unless noted), 140x48, notifications on. "Bound" is the
 most starts `RefreshPolicy.failed` allows in the window (steps 1, 2, 4 s... up to twice the
@@ -69,8 +69,8 @@ from typing import Any
 import pytest
 
 from conftest import BEARER, make_client, make_settings, screen_text, wait_until
-from orderdash.core import errors
-from orderdash.core.refresh import MIN_BACKOFF
+from orderdash.core.polling.refresh import MIN_BACKOFF
+from orderdash.core.service import errors
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.widgets.order_detail import OrderDetail
@@ -159,7 +159,7 @@ def counts(sim: Simulator, start: float, end: float) -> dict[str, int]:
 
 
 class ClientLog(logging.Handler):
-    """The client's one record per request (core/client.py), for when no server sees them."""
+    """The client's one record per request (core/service/client.py), when no server sees them."""
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
@@ -178,7 +178,7 @@ class ClientLog(logging.Handler):
 
 @pytest.fixture
 def client_log() -> Iterator[ClientLog]:
-    logger = logging.getLogger("orderdash.core.client")
+    logger = logging.getLogger("orderdash.core.service.client")
     handler = ClientLog()
     level = logger.level
     logger.addHandler(handler)

@@ -33,17 +33,17 @@ from hypothesis import strategies as st
 from pydantic import SecretStr, ValidationError
 
 from conftest import make_settings, screen_text
-from orderdash.core import jsontext
-from orderdash.core.client import Fetched, OrderClient
-from orderdash.core.display import amount_text, epoch_ms_text, rate_text, server_time_text
-from orderdash.core.errors import OrderdashError
-from orderdash.core.expiry import expiry_for
-from orderdash.core.models import Order, OrderEnvelope, RatesEnvelope
-from orderdash.core.payment import payment_state
-from orderdash.core.qr_payload import QRContent, qr_payload
-from orderdash.core.refresh import Kind
-from orderdash.core.summary import order_summary
-from orderdash.core.watcher import Change
+from orderdash.core.domain.display import amount_text, epoch_ms_text, rate_text, server_time_text
+from orderdash.core.domain.expiry import expiry_for
+from orderdash.core.domain.payment import payment_state
+from orderdash.core.domain.summary import order_summary
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.polling.watcher import Change
+from orderdash.core.qr.payload import QRContent, qr_payload
+from orderdash.core.service import jsontext
+from orderdash.core.service.client import Fetched, OrderClient
+from orderdash.core.service.errors import OrderdashError
+from orderdash.core.service.models import Order, OrderEnvelope, RatesEnvelope
 from orderdash.simulator import Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.messages import OrderFetched

@@ -24,9 +24,9 @@ from textual.app import App
 from textual.widget import Widget
 
 from conftest import BEARER, make_client, make_settings, screen_text, wait_until
-from orderdash.core import errors, jsontext
-from orderdash.core.client import Fetched, OrderClient
-from orderdash.core.refresh import Kind
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.service import errors, jsontext
+from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.screens.pos import PosScreen

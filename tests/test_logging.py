@@ -15,15 +15,15 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import BEARER, make_client, make_settings, run_cli
-from orderdash.core import errors
-from orderdash.core.config import load_settings
-from orderdash.core.logs import (
+from orderdash.core.runtime.config import load_settings
+from orderdash.core.runtime.logs import (
     REDACTED,
     LogSetup,
     RedactSecrets,
     configure_logging,
     secret_forms,
 )
+from orderdash.core.service import errors
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
 
 TOKEN = DEMO_TOKENS[0]
@@ -170,7 +170,7 @@ def test_the_file_is_private_and_rotates_at_a_bounded_size(tmp_path: Path) -> No
         setup = configure_logging(path, [BEARER], max_bytes=4000, backup_count=3)
         try:
             assert mode_of(path) == 0o600
-            log = logging.getLogger("orderdash.core.client")
+            log = logging.getLogger("orderdash.core.service.client")
             for n in range(400):
                 log.info("line %d with the token %s and some padding %s", n, BEARER, "x" * 40)
         finally:
@@ -192,7 +192,7 @@ def test_nothing_is_logged_to_the_terminal(
     for target in (None, tmp_path / "file.log"):
         setup: LogSetup = configure_logging(target, [BEARER])
         try:
-            logging.getLogger("orderdash.core.watcher").error("a handler failed %s", BEARER)
+            logging.getLogger("orderdash.core.polling.watcher").error("a handler failed %s", BEARER)
             logging.getLogger("uvicorn.error").warning("a library warning")
             try:
                 raise KeyError("x")

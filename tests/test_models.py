@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from orderdash.core import jsontext
-from orderdash.core.models import Order, OrderEnvelope, RatesEnvelope
+from orderdash.core.service import jsontext
+from orderdash.core.service.models import Order, OrderEnvelope, RatesEnvelope
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from orderdash.core import jsontext
-from orderdash.core.expiry import Confidence
-from orderdash.core.models import Order, OrderEnvelope
-from orderdash.core.payment import Phase, payment_state
-from orderdash.core.qr_payload import QRContent, payment_uri, qr_payload
+from orderdash.core.domain.expiry import Confidence
+from orderdash.core.domain.payment import Phase, payment_state
+from orderdash.core.qr.payload import QRContent, payment_uri, qr_payload
+from orderdash.core.service import jsontext
+from orderdash.core.service.models import Order, OrderEnvelope
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ARRIVED = 1795255200.0

@@ -15,10 +15,10 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from orderdash.core.models import OrderEnvelope
-from orderdash.core.payment import payment_state
-from orderdash.core.qr import build_matrix, half_block_rows
-from orderdash.core.refresh import Kind
+from orderdash.core.domain.payment import payment_state
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.qr.matrix import build_matrix, half_block_rows
+from orderdash.core.service.models import OrderEnvelope
 from orderdash.tui.widgets import qr as qr_module
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.status_line import StatusLine, text_shape
@@ -86,7 +86,7 @@ def test_shapes_mask_digits_only() -> None:
 
 
 def example_order() -> Any:
-    from orderdash.core import jsontext
+    from orderdash.core.service import jsontext
 
     return OrderEnvelope.model_validate(jsontext.loads(FIXTURE.read_bytes())).data
 

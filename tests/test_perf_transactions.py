@@ -17,8 +17,8 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from orderdash.core import jsontext
-from orderdash.core.models import Transaction
+from orderdash.core.service import jsontext
+from orderdash.core.service.models import Transaction
 from orderdash.tui.widgets.transactions import NEW_MARK, TransactionsPane, TransactionsTable
 
 OPERATIONS = ("add_row", "add_rows", "update_cell", "remove_row", "clear", "sort", "move_cursor")

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Digits
 
 from conftest import make_settings, screen_text, wait_until
-from orderdash.core.display import amount_text
+from orderdash.core.domain.display import amount_text
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.screens.pos import PosScreen, digits_width

@@ -15,8 +15,8 @@ import zxingcpp
 from rich.cells import cell_len
 from textual.app import App, ComposeResult
 
-from orderdash.core import qr as core_qr
-from orderdash.core.qr import (
+from orderdash.core.qr import matrix as core_qr
+from orderdash.core.qr.matrix import (
     QRError,
     QRMatrix,
     best_scale,
@@ -150,7 +150,7 @@ def test_half_block_rows_are_module_exact(scale: int) -> None:
 
 def test_core_qr_does_not_import_textual_or_rich() -> None:
     code = (
-        "import sys, orderdash.core.qr\n"
+        "import sys, orderdash.core.qr.matrix\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
         "print(','.join(bad))\n"
     )

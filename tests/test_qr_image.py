@@ -2,7 +2,7 @@
 
 PNGs come from qrcode + pillow (what a server would produce) and from a small writer here
 that covers every colour type, bit depth and filter type; the recovered modules must equal
-what orderdash.core.qr builds for the same text and settings, bit for bit.
+what orderdash.core.qr.matrix builds for the same text and settings, bit for bit.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.geometry import Region, Size
 
-import orderdash.core.qr_image as qr_image_module
-from orderdash.core.qr import QRMatrix, build_matrix
-from orderdash.core.qr_image import (
+import orderdash.core.qr.image as qr_image_module
+from orderdash.core.qr.image import (
     QRImageError,
     cached_matrix_from_data_uri,
     decode_png,
     matrix_from_data_uri,
 )
+from orderdash.core.qr.matrix import QRMatrix, build_matrix
 from orderdash.simulator import DEMO_TOKENS, Simulator
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import (
@@ -631,9 +631,9 @@ def test_core_module_is_plain_python() -> None:
             imported.add(node.module)
     allowed = {"__future__", "array", "base64", "binascii", "functools", "struct", "sys", "zlib"}
     allowed |= {"collections.abc", "typing"}
-    assert imported <= allowed | {"orderdash.core.qr"}, imported
+    assert imported <= allowed | {"orderdash.core.qr.matrix"}, imported
     code = (
-        "import sys, orderdash.core.qr_image\n"
+        "import sys, orderdash.core.qr.image\n"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))"
     )
     result = subprocess.run(

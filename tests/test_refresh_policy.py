@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from orderdash.core.refresh import MIN_BACKOFF, Kind, RefreshPolicy
+from orderdash.core.polling.refresh import MIN_BACKOFF, Kind, RefreshPolicy
 
 
 def policy(*, rates: bool = True, now: float = 1000.0) -> RefreshPolicy:

@@ -7,8 +7,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from itertools import pairwise
 
-from orderdash.core.refresh import Kind
-from orderdash.core.scheduler import CLOSED_INTERVAL, WINDOW, Scheduler
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.polling.scheduler import CLOSED_INTERVAL, WINDOW, Scheduler
 
 LATENCY = 0.08
 STEP = 0.05

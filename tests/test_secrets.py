@@ -23,8 +23,8 @@ from pydantic import ValidationError
 
 from conftest import BEARER, make_client, make_settings, screen_text, wait_until
 from orderdash.cli import build_parser
-from orderdash.core import errors
-from orderdash.core.config import load_settings
+from orderdash.core.runtime.config import load_settings
+from orderdash.core.service import errors
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui.app import make_app
 from orderdash.tui.widgets.order_detail import OrderDetail

@@ -50,7 +50,7 @@ from textual.timer import Timer
 from textual.widgets._toast import Toast, ToastHolder
 
 from conftest import BEARER, make_settings, wait_until
-from orderdash.core import jsontext
+from orderdash.core.service import jsontext
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.app import make_app
 from orderdash.tui.widgets.watch_list import WatchTable

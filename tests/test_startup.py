@@ -1,4 +1,4 @@
-"""The cyclic garbage collector is paused while orderdash starts (core/startup.py)."""
+"""The cyclic garbage collector is paused while orderdash starts (core/runtime/startup.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from conftest import make_settings, wait_until
 from orderdash import cli
-from orderdash.core import startup
+from orderdash.core.runtime import startup
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.app import make_app
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from orderdash.core.errors import InvalidToken
-from orderdash.core.tokens import MAX_TOKEN_LENGTH, normalize_token, token_segment
+from orderdash.core.service.errors import InvalidToken
+from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, normalize_token, token_segment
 
 
 @pytest.mark.parametrize(

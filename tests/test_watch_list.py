@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from conftest import make_settings, screen_text, wait_until
-from orderdash.core.display import amount_text
+from orderdash.core.domain.display import amount_text
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app

@@ -6,12 +6,12 @@ import asyncio
 import time
 from pathlib import Path
 
-from orderdash.core import jsontext
-from orderdash.core.client import Fetched
-from orderdash.core.errors import ServiceError
-from orderdash.core.models import Order, OrderEnvelope
-from orderdash.core.refresh import Kind
-from orderdash.core.watcher import Change, Failure, OrderWatcher
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
+from orderdash.core.service import jsontext
+from orderdash.core.service.client import Fetched
+from orderdash.core.service.errors import ServiceError
+from orderdash.core.service.models import Order, OrderEnvelope
 
 EXAMPLE = OrderEnvelope.model_validate(
     jsontext.loads((Path(__file__).parent / "fixtures" / "get_order_example.json").read_bytes())

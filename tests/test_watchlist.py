@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orderdash.core.watchlist import WatchListFile, parse_tokens
+from orderdash.core.watching.store import WatchListFile, parse_tokens
 
 
 def test_round_trip(tmp_path: Path) -> None:

@@ -177,7 +177,7 @@ def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[str]]:
     """The settings, and the warnings (already printed) that a full-screen app shows again."""
-    from orderdash.core.config import load_settings
+    from orderdash.core.runtime.config import load_settings
 
     env: dict[str, str] = dict(os.environ)
     if getattr(args, "config", None):
@@ -185,7 +185,7 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
     settings, warnings = load_settings({**_settings_overrides(args), **extra}, env)
     for warning in warnings:
         print(f"orderdash: warning: {warning}", file=sys.stderr)
-    from orderdash.core.logs import configure_logging
+    from orderdash.core.runtime.logs import configure_logging
 
     # the log file, or nowhere: never the terminal (the dashboard owns it, --jsonl owns stdout)
     configure_logging(settings.log_file, secrets=[settings.bearer_token])
@@ -193,9 +193,9 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from orderdash.core import startup
+    from orderdash.core.runtime import startup
 
-    paused = startup.pause()  # see core/startup.py: ~70 ms of the dashboard's start
+    paused = startup.pause()  # see core/runtime/startup.py: ~70 ms of the dashboard's start
     try:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C at any point, parsing the arguments included
@@ -209,7 +209,7 @@ def _main(argv: Sequence[str] | None) -> int:
     command = args.command or "tui"
     if args.command is None:
         args = build_parser().parse_args(["tui", *(argv if argv is not None else sys.argv[1:])])
-    from orderdash.core.errors import OrderdashError
+    from orderdash.core.service.errors import OrderdashError
 
     try:
         if command in ("get", "rates"):
@@ -235,8 +235,8 @@ def _main(argv: Sequence[str] | None) -> int:
 def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
     import asyncio
 
-    from orderdash.core.client import OrderClient
-    from orderdash.core.tokens import normalize_token
+    from orderdash.core.service.client import OrderClient
+    from orderdash.core.service.tokens import normalize_token
 
     settings, _ = _load_settings(args)
     token = normalize_token(args.token)
@@ -247,19 +247,19 @@ def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
 
     fetched = asyncio.run(fetch())
     if args.json:
-        from orderdash.core import jsontext
+        from orderdash.core.service import jsontext
 
         print(jsontext.dumps(fetched.raw, indent=2))
     else:
-        from orderdash.core.summary import order_summary
+        from orderdash.core.domain.summary import order_summary
 
         print("\n".join(order_summary(fetched.order, fetched.received_at)))
     return 0
 
 
 def _run_watch(args: argparse.Namespace) -> int:
-    from orderdash.core.errors import UsageError
-    from orderdash.core.watchlist import parse_tokens
+    from orderdash.core.service.errors import UsageError
+    from orderdash.core.watching.store import parse_tokens
 
     text = "\n".join(args.token)
     if args.from_file:
@@ -294,7 +294,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
     prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
     print(f"rate endpoint token: in {path} (pass --bearer-token-file {path})", file=sys.stderr)
     interval = args.customer_interval if args.customer_interval > 0 else None
-    from orderdash.core import startup
+    from orderdash.core.runtime import startup
 
     startup.resume()  # a server for hours: the collector back on
     run_simulator(

@@ -15,13 +15,14 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import IO, Any
 
-from orderdash.core import jsontext, startup
-from orderdash.core.client import Fetched, OrderClient
-from orderdash.core.config import Settings
-from orderdash.core.logs import ensure_configured
-from orderdash.core.payment import payment_state
-from orderdash.core.refresh import Kind, TrackStatus
-from orderdash.core.watcher import Change, Failure, OrderWatcher
+from orderdash.core.domain.payment import payment_state
+from orderdash.core.polling.refresh import Kind, TrackStatus
+from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
+from orderdash.core.runtime import startup
+from orderdash.core.runtime.config import Settings
+from orderdash.core.runtime.logs import ensure_configured
+from orderdash.core.service import jsontext
+from orderdash.core.service.client import Fetched, OrderClient
 
 
 class JsonLinesEvents:

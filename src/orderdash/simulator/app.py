@@ -41,7 +41,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from orderdash.core import jsontext
+from orderdash.core.service import jsontext
 from orderdash.simulator.state import Fault, Simulator, UnknownOrderError
 
 BEARER_HEADER = b"bearer_token"

@@ -441,30 +441,11 @@ class Simulator:
         token: str | None = None,
         email: str | None = None,
         lifetime_s: float = 3600,
-    ) -> str:
-        """Create an open order and return its token. ValueError on bad input or a taken token."""
-        return self._create_order(
-            company_name=company_name,
-            coin=coin,
-            currency=currency,
-            amount_fiat=amount_fiat,
-            token=token,
-            email=email,
-            lifetime_s=lifetime_s,
-        )
-
-    def _create_order(
-        self,
-        *,
-        company_name: str,
-        coin: str | None,
-        currency: str,
-        amount_fiat: Decimal | str,
-        token: str | None,
-        email: str | None,
-        lifetime_s: float,
         age_s: float = 0.0,
     ) -> str:
+        """Create an open order and return its token. ValueError on bad input or a taken token.
+
+        `age_s` back-dates its creation (the demo's lived-in orders)."""
         if not isinstance(company_name, str):
             raise ValueError("company_name must be text")
         coin_info: CoinInfo | None = None
@@ -518,10 +499,13 @@ class Simulator:
                 return token
 
     # ------------------------------------------------------------------ payments
-    def add_transaction(self, token: str, amount: Decimal | str | None = None) -> dict[str, Any]:
-        """Record a payment in coin (None = exactly what remains) and return the wire dict."""
+    def add_transaction(
+        self, token: str, amount: Decimal | str | None = None, *, age_s: float = 0.0
+    ) -> dict[str, Any]:
+        """Record a payment in coin (None = exactly what remains) and return the wire dict;
+        `age_s` back-dates it."""
         with self._lock:
-            return self._add_transaction(token, amount, age_s=0.0)
+            return self._add_transaction(token, amount, age_s=age_s)
 
     def _add_transaction(
         self, token: str, amount: Decimal | str | None, *, age_s: float

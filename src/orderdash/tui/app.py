@@ -9,9 +9,9 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from orderdash.core import startup
-from orderdash.core.client import OrderClient
-from orderdash.core.config import Settings
+from orderdash.core.runtime import startup
+from orderdash.core.runtime.config import Settings
+from orderdash.core.service.client import OrderClient
 from orderdash.tui import textual_fixes
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
@@ -56,7 +56,7 @@ class OrderDashApp(App[None]):
             open_pos=self._open_pos,
         )
         self.push_screen(dashboard)
-        # the first paint is the end of the start-up (core/startup.py)
+        # the first paint is the end of the start-up (core/runtime/startup.py)
         self.call_after_refresh(startup.resume)
         for notice in self._notices:
             self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)

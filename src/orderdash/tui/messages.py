@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from orderdash.core.client import Fetched
-from orderdash.core.refresh import Kind, TrackStatus
-from orderdash.core.watcher import Change, Failure
+from orderdash.core.polling.refresh import Kind, TrackStatus
+from orderdash.core.polling.watcher import Change, Failure
+from orderdash.core.service.client import Fetched
 
 
 @dataclass

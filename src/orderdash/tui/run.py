@@ -9,8 +9,8 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from orderdash.core.config import Settings, load_settings
-from orderdash.core.logs import ensure_configured
+from orderdash.core.runtime.config import Settings, load_settings
+from orderdash.core.runtime.logs import ensure_configured
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from decimal import Decimal
 from pydantic import SecretStr
 from textual.pilot import Pilot
 
-from orderdash.core.config import Settings
+from orderdash.core.runtime.config import Settings
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 

@@ -24,17 +24,17 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Header
 
-from orderdash.core.client import Fetched, OrderClient
-from orderdash.core.config import Settings
-from orderdash.core.display import amount_text, coin_code, fiat_text
-from orderdash.core.errors import NotFound
-from orderdash.core.models import Order
-from orderdash.core.payment import PaymentState, Phase, payment_state
-from orderdash.core.qr_payload import QRContent, QRPayload, qr_payload
-from orderdash.core.refresh import Kind, TrackStatus
+from orderdash.core.domain.display import amount_text, coin_code, fiat_text
+from orderdash.core.domain.payment import PaymentState, Phase, payment_state
+from orderdash.core.polling.refresh import Kind, TrackStatus
+from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
+from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload
+from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean
-from orderdash.core.watcher import Change, Failure, OrderWatcher
-from orderdash.core.watchlist import WatchListFile, default_path, parse_tokens
+from orderdash.core.service.client import Fetched, OrderClient
+from orderdash.core.service.errors import NotFound
+from orderdash.core.service.models import Order
+from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui.messages import (
     FetchFailed,
     OrderChosen,

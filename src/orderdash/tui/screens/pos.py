@@ -18,10 +18,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Digits, Static
 
-from orderdash.core.display import amount_text, duration_text
-from orderdash.core.models import Order
-from orderdash.core.payment import PaymentState, Phase
-from orderdash.core.qr_payload import QRPayload
+from orderdash.core.domain.display import amount_text, duration_text
+from orderdash.core.domain.payment import PaymentState, Phase
+from orderdash.core.qr.payload import QRPayload
+from orderdash.core.service.models import Order
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.payment_qr import show_payload

@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from orderdash.core.display import (
+from orderdash.core.domain.display import (
     MISSING,
     amount_text,
     coin_code,
@@ -23,10 +23,10 @@ from orderdash.core.display import (
     rate_text,
     server_time_text,
 )
-from orderdash.core.expiry import Expiry, expiry_for
-from orderdash.core.models import Order
-from orderdash.core.payment import PaymentState, Phase
-from orderdash.core.status import Tone, tone_of
+from orderdash.core.domain.expiry import Expiry, expiry_for
+from orderdash.core.domain.payment import PaymentState, Phase
+from orderdash.core.domain.status import Tone, tone_of
+from orderdash.core.service.models import Order
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.status_line import text_key, text_shape
 

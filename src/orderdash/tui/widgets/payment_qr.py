@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from orderdash.core.qr_image import QRImageError, cached_matrix_from_data_uri
-from orderdash.core.qr_payload import QRPayload
+from orderdash.core.qr.image import QRImageError, cached_matrix_from_data_uri
+from orderdash.core.qr.payload import QRPayload
 from orderdash.tui.widgets.qr import QRView
 
 

@@ -1,7 +1,7 @@
 """QRView: a scannable QR code drawn with half blocks, with the encoded text under it.
 
 It can also show a given module matrix (the service's own QR image, recovered module-exact by
-`orderdash.core.qr_image`) with a caption of the caller's choosing: `show_matrix`.
+`orderdash.core.qr.image`) with a caption of the caller's choosing: `show_matrix`.
 
 The code is drawn module-exact in pure black on pure white whatever the theme, since a
 phone camera needs contrast and a quiet zone, not the theme's palette. Every string shown
@@ -25,7 +25,7 @@ from textual.strip import Strip
 from textual.style import Style as ContentStyle
 from textual.widget import Widget
 
-from orderdash.core.qr import (
+from orderdash.core.qr.matrix import (
     QRError,
     QRMatrix,
     best_scale,

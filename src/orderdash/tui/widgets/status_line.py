@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from rich.text import Text
 from textual.widgets import Static
 
-from orderdash.core.display import duration_text
-from orderdash.core.refresh import Kind, TrackStatus
+from orderdash.core.domain.display import duration_text
+from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.tui.text import literal
 
 

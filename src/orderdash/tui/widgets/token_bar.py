@@ -7,8 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Static
 
-from orderdash.core.errors import InvalidToken
-from orderdash.core.tokens import MAX_TOKEN_LENGTH, normalize_token
+from orderdash.core.service.errors import InvalidToken
+from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, normalize_token
 from orderdash.tui.messages import TokenSubmitted
 from orderdash.tui.text import literal
 

@@ -16,9 +16,9 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import Row, RowKey
 
-from orderdash.core.display import amount_text, server_time_text
-from orderdash.core.models import Transaction
+from orderdash.core.domain.display import amount_text, server_time_text
 from orderdash.core.safetext import shorten_middle
+from orderdash.core.service.models import Transaction
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.status_line import text_shape
 

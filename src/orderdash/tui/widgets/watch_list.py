@@ -14,12 +14,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label
 
-from orderdash.core.client import Fetched
-from orderdash.core.display import amount_text, coin_code
-from orderdash.core.models import Order
-from orderdash.core.payment import PaymentState, Phase
+from orderdash.core.domain.display import amount_text, coin_code
+from orderdash.core.domain.payment import PaymentState, Phase
+from orderdash.core.domain.status import tone_of
 from orderdash.core.safetext import clean, shorten_middle
-from orderdash.core.status import tone_of
+from orderdash.core.service.client import Fetched
+from orderdash.core.service.models import Order
 from orderdash.tui.messages import OrderChosen
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.order_detail import TONE_STYLES

@@ -25,7 +25,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from orderdash.core.refresh import Kind, RefreshPolicy
+from orderdash.core.polling.refresh import Kind, RefreshPolicy
 
 WINDOW = 60.0
 #: An order with a new transaction or status change within this many seconds is "recent".

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 
-from orderdash.core.display import amount_text
-from orderdash.core.models import Order
-from orderdash.core.payment import PaymentState
+from orderdash.core.domain.display import amount_text
+from orderdash.core.domain.payment import PaymentState
 from orderdash.core.safetext import clean
+from orderdash.core.service.models import Order
 
 
 class QRContent(StrEnum):

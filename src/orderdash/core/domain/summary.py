@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orderdash.core.display import (
+from orderdash.core.domain.display import (
     MISSING,
     amount_text,
     coin_code,
@@ -11,9 +11,9 @@ from orderdash.core.display import (
     rate_text,
     server_time_text,
 )
-from orderdash.core.expiry import expiry_for
-from orderdash.core.models import Order
+from orderdash.core.domain.expiry import expiry_for
 from orderdash.core.safetext import clean
+from orderdash.core.service.models import Order
 
 
 def order_summary(order: Order, received_at: float) -> list[str]:

@@ -12,7 +12,6 @@ Safety rules that shape this file (see PITFALLS.md):
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import sys
 import time
@@ -32,8 +31,9 @@ import httpx
 from pydantic import SecretStr, ValidationError
 
 from orderdash import __version__
-from orderdash.core import jsontext
-from orderdash.core.errors import (
+from orderdash.core.safetext import clean
+from orderdash.core.service import jsontext
+from orderdash.core.service.errors import (
     ApiError,
     AuthRefused,
     AuthRequired,
@@ -49,26 +49,18 @@ from orderdash.core.errors import (
     Timeout,
     UnexpectedRedirect,
 )
-from orderdash.core.models import Order, OrderEnvelope, RatesEnvelope, Transaction
-from orderdash.core.safetext import clean
-from orderdash.core.tokens import token_segment
+from orderdash.core.service.models import Order, OrderEnvelope, RatesEnvelope, Transaction
+from orderdash.core.service.net import Timeouts, is_loopback_host
+from orderdash.core.service.tokens import token_segment
 
 if TYPE_CHECKING:
-    from orderdash.core.config import Settings
+    from orderdash.core.runtime.config import Settings
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 #: A longer wait than this from Retry-After is treated as this: a dashboard must come back.
 MAX_RETRY_AFTER = 3600.0
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    connect: float = 5.0
-    read: float = 10.0
-    #: The whole call, connect to last byte: a slow-drip server is cut off here.
-    deadline: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -88,16 +80,6 @@ LARGE_BODY_BYTES = 256 * 1024
 #: answer (see `_Reuse`); how many such orders are remembered.
 REUSE_MIN_TRANSACTIONS = 200
 REMEMBERED_ORDERS = 8
-
-
-def is_loopback_host(host: str) -> bool:
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from orderdash.core.client import Fetched, OrderClient
-from orderdash.core.errors import ApiError, AuthError, NotFound, OrderdashError, RateLimited
-from orderdash.core.refresh import Kind, TrackStatus
-from orderdash.core.scheduler import Scheduler
-from orderdash.core.status import Tone, tone_of
+from orderdash.core.domain.status import Tone, tone_of
+from orderdash.core.polling.refresh import Kind, TrackStatus
+from orderdash.core.polling.scheduler import Scheduler
+from orderdash.core.service.client import Fetched, OrderClient
+from orderdash.core.service.errors import ApiError, AuthError, NotFound, OrderdashError, RateLimited
 
 log = logging.getLogger(__name__)
 

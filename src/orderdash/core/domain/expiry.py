@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from orderdash.core.display import MISSING, duration_text, epoch_ms_text
-from orderdash.core.models import Order
+from orderdash.core.domain.display import MISSING, duration_text, epoch_ms_text
+from orderdash.core.service.models import Order
 
 #: Epoch milliseconds from 2001 on; smaller values are not epoch ms.
 EPOCH_MS_FLOOR = 10**12

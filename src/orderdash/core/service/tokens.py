@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from orderdash.core.errors import InvalidToken
 from orderdash.core.safetext import clean
+from orderdash.core.service.errors import InvalidToken
 
 MAX_TOKEN_LENGTH = 200
 

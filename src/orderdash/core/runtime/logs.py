@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from pydantic import SecretStr
 
-from orderdash.core.errors import ConfigError
+from orderdash.core.service.errors import ConfigError
 
 #: The logger every module of the project logs under (`logging.getLogger(__name__)`).
 LOGGER_NAME = "orderdash"

@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-from orderdash.core.client import Timeouts, is_loopback_host
-from orderdash.core.errors import ConfigError
 from orderdash.core.safetext import clean
+from orderdash.core.service.errors import ConfigError
+from orderdash.core.service.net import Timeouts, is_loopback_host
 
 ENV_PREFIX = "ORDERDASH_"
 DEFAULT_BASE_URL = "http://127.0.0.1:8765"

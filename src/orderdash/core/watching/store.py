@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orderdash.core.errors import InvalidToken
-from orderdash.core.tokens import normalize_token
+from orderdash.core.service.errors import InvalidToken
+from orderdash.core.service.tokens import normalize_token
 
 FORMAT_VERSION = 1
 #: More tokens than any shift watches; a file beyond it is not a watch list.

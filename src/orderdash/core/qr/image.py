@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
-from orderdash.core.qr import QRMatrix
+from orderdash.core.qr.matrix import QRMatrix
 
 __all__ = [
     "MAX_IMAGE_SIDE",

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
 
-from orderdash.core.display import amount_text, coin_code
-from orderdash.core.expiry import Expiry, expiry_for
-from orderdash.core.models import Order, Transaction
+from orderdash.core.domain.display import amount_text, coin_code
+from orderdash.core.domain.expiry import Expiry, expiry_for
+from orderdash.core.domain.status import Tone, tone_of
 from orderdash.core.safetext import clean
-from orderdash.core.status import Tone, tone_of
+from orderdash.core.service.models import Order, Transaction
 
 
 class Phase(Enum):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from orderdash.core import jsontext
-from orderdash.core.models import Order, ServerTime
 from orderdash.core.safetext import clean
+from orderdash.core.service import jsontext
+from orderdash.core.service.models import Order, ServerTime
 
 MISSING = "\u2014"  # em dash: the server sent nothing here
 

@@ -1,0 +1,1 @@
+"""What an order means to a person: payment state, expiry, status tones, display text."""

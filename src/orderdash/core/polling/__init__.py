@@ -1,0 +1,1 @@
+"""When to read what: the refresh policy, the request scheduler and the watcher of many orders."""

@@ -1,0 +1,1 @@
+"""Running the program: settings, the log file and the start-up switches."""

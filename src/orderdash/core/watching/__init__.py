@@ -1,0 +1,1 @@
+"""The orders being watched: the list kept on disk, and the dashboard's state."""
