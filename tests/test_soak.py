@@ -14,8 +14,8 @@ simulator's port (/proc/net/tcp, no psutil). After a warm-up all three must stay
 a short variant runs in the default run. `ORDERDASH_SOAK_VERBOSE=1` prints every sample.
 
 Two leaks of Textual 8.2.8 would otherwise dominate the figures; the app mends them
-(`orderdash.tui.textual_fixes`, installed by `make_app`) and the two tests at the end check the
-leaks are gone on the real app:
+(`orderdash.tui.compat`, installed by `make_app`) and tests/test_compat.py checks the leaks
+are gone on the real app:
 - `StylesCache.get_inner_outer` is an `lru_cache(1024)` on an instance method: it keeps the
   StylesCache (and its rendered lines) of up to 1024 widgets long removed. Every toast is two
   widgets: about +130 kB a second in this scene until 1024 are held (~15 MB).
@@ -37,7 +37,6 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
@@ -45,13 +44,11 @@ from typing import Any
 
 import httpx
 import pytest
-from textual._styles_cache import StylesCache
 from textual.timer import Timer
 from textual.widgets._toast import Toast, ToastHolder
 
 from conftest import BEARER, make_settings, wait_until
 from orderdash.core.service import jsontext
-from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.app import make_app
 from orderdash.tui.widgets.watch_list import WatchTable
 
@@ -381,49 +378,3 @@ async def test_soak(tmp_path: Path) -> None:
     check(figures, memory_limit=3_000_000)
     if len(figures.samples) >= 40:
         assert figures.plateau_growth <= 1_500_000, figures.summary()
-
-
-# -- the two Textual leaks, mended on the real app ----------------------------------------------
-
-
-@pytest.fixture
-def idle_server() -> Iterator[SimulatorServer]:
-    from orderdash.simulator import Simulator
-
-    with SimulatorServer(Simulator(seed=7), bearer_token=BEARER) as server:
-        yield server
-
-
-def styles_caches() -> int:
-    gc.collect()
-    return sum(1 for obj in gc.get_objects() if isinstance(obj, StylesCache))
-
-
-async def test_toasts_leave_no_styles_cache_behind(idle_server: SimulatorServer) -> None:
-    """Rounds of toasts: the caches of the removed ones go with them (without the mend each
-    round of 15 kept 15 more). The last layout holds a few removed widgets until the next: a
-    constant, so rounds are compared, not the count before the first toast."""
-    app = make_app(make_settings(idle_server.base_url, poll_interval=5.0), token=DEMO_TOKENS[0])
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
-        counts = []
-        for round_ in range(3):
-            for n in range(15):
-                app.notify(f"payment {round_}.{n}", timeout=0.3, markup=False)
-                await pilot.pause(0.05)
-            await wait_until(pilot, lambda: not app.screen.query(Toast), timeout=5)
-            await pilot.pause(0.3)
-            counts.append(styles_caches())
-        assert counts[-1] <= counts[0] + 2, counts
-
-
-async def test_dismissed_toasts_leave_no_empty_holder(idle_server: SimulatorServer) -> None:
-    app = make_app(make_settings(idle_server.base_url, poll_interval=5.0), token=DEMO_TOKENS[0])
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
-        for n in range(5):
-            app.notify(f"payment {n}", markup=False)
-        await pilot.pause(0.2)
-        app.clear_notifications()
-        await pilot.pause(0.3)
-        assert not app.screen.query(ToastHolder)

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from orderdash.core.runtime import startup
 from orderdash.core.runtime.config import Settings
 from orderdash.core.service.client import OrderClient
-from orderdash.tui import textual_fixes
+from orderdash.tui import compat
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
 
@@ -135,7 +135,7 @@ def make_app(
     so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
     (the terminal's earlier output is hidden behind it).
     """
-    textual_fixes.install()
+    compat.install()
     if client is None:
         client = OrderClient.from_settings(settings, clock=clock)
     every = [token, *tokens] if token else list(tokens)

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from operator import attrgetter, is_
 from typing import Any
 
 from rich.text import Text
-from textual._two_way_dict import TwoWayDict
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
-from textual.widgets.data_table import Row, RowKey
+from textual.widgets.data_table import RowKey
 
 from orderdash.core.domain.display import amount_text, server_time_text
 from orderdash.core.safetext import shorten_middle
 from orderdash.core.service.models import Transaction
+from orderdash.tui.compat.newest_first_table import NewestFirstTable
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.status_line import text_shape
 
@@ -155,7 +154,7 @@ class _Snapshot:
         )
 
 
-class TransactionsTable(DataTable):
+class TransactionsTable(NewestFirstTable):
     """A DataTable keyed by transaction id, newest first.
 
     `sync` touches only what changed: an answer that shows the same as the previous one costs
@@ -306,7 +305,7 @@ class TransactionsTable(DataTable):
         top = self.transactions[self._order[0]] if self._order else None
         ids = [tx.id for tx in fresh]
         on_top = top is not None and _newest_first(fresh[-1]) >= _newest_first(top)
-        if on_top and isinstance(self._row_locations, _NewestOnTop):
+        if on_top and self.adds_on_top:
             # each added row lands on top: the oldest first, so the newest ends up there
             keys = [self._add_row(tx) for tx in reversed(fresh)][::-1]
         else:
@@ -329,36 +328,6 @@ class TransactionsTable(DataTable):
             self._place(order, [key_of[tx_id] for tx_id in order], shift=None)
         return ids
 
-    # -- DataTable's row order, from ours ------------------------------------------------------
-    # After every change DataTable rebuilds the list of its rows in order and the y-offset of
-    # every line, through a key lookup and a small list per row: ~8 ms at 10,000 rows, for
-    # each new payment. The table holds its rows in order already (`_keys`).
-
-    @property
-    def ordered_rows(self) -> list[Row]:
-        keys: list[RowKey] | None = getattr(self, "_keys", None)
-        if keys is None or len(keys) != len(self.rows):
-            return super().ordered_rows
-        cache_key = (len(keys), self._update_count)
-        rows = self._ordered_row_cache.get(cache_key)
-        if rows is None:
-            every = self.rows
-            rows = [every[key] for key in keys]
-            self._ordered_row_cache[cache_key] = rows
-        return rows
-
-    @property
-    def _y_offsets(self) -> list[tuple[RowKey, int]]:
-        keys: list[RowKey] | None = getattr(self, "_keys", None)
-        if keys is None or len(keys) != len(self.rows):
-            return super()._y_offsets
-        offsets = self._offset_cache.get(self._update_count)
-        if offsets is None:
-            # every row is one line high (`_add_row` never asks for more)
-            offsets = list(zip(keys, repeat(0)))
-            self._offset_cache[self._update_count] = offsets
-        return offsets
-
     def _add_row(self, tx: Transaction) -> RowKey:
         mark = NEW_MARK if tx.id in self._marking else Text("")
         if tx.id in self._marking:
@@ -370,12 +339,8 @@ class TransactionsTable(DataTable):
         sorting 10,000 rows through a Python key. The cursor stays on its transaction."""
         row = self.cursor_row
         selected = self._order[row] if 0 <= row < len(self._order) else None
-        self._order, self._keys = order, keys
-        if shift is None or not isinstance(self._row_locations, _NewestOnTop):
-            # after DataTable re-indexed (a removal, a clear) or an older row came in
-            self._row_locations = _NewestOnTop(keys)
-        self._update_count += 1
-        self.refresh()
+        self._order = order
+        self.place_rows(keys, on_top=shift is not None)
         if selected is not None:
             # The same transaction stays selected, one row further down: no highlight to post,
             # and the rows are all repainted anyway. `move_cursor` would refresh the old and
@@ -408,52 +373,6 @@ class TransactionsTable(DataTable):
         if row_key.value is None:
             return None
         return self.transactions.get(int(row_key.value))
-
-
-class _NewestOnTop(TwoWayDict[RowKey, int]):
-    """DataTable's row locations for a table that shows its rows newest first.
-
-    Each row keeps the place in which it was added; its index counts from the last added. A row
-    that DataTable adds (at what it takes for the end) is on top at once, and no other entry
-    changes: a plain TwoWayDict has to be rebuilt for a row on top, hashing every key (~3 ms
-    at 10,000 rows, for each payment). DataTable only adds rows through `__setitem__`; a
-    removal or a sort replaces this object with a plain TwoWayDict.
-    """
-
-    def __init__(self, newest_first: Sequence[RowKey]) -> None:
-        # the plain dicts of TwoWayDict are not kept: these two replace them
-        self._added: list[RowKey] = list(reversed(newest_first))
-        self._place_of: dict[RowKey, int] = {key: n for n, key in enumerate(self._added)}
-
-    def __setitem__(self, key: RowKey, value: int) -> None:
-        # DataTable.add_row passes the row count: a new row, which goes on top
-        self._place_of[key] = len(self._added)
-        self._added.append(key)
-
-    def __delitem__(self, key: RowKey) -> None:
-        del self._added[self._place_of.pop(key)]
-        self._place_of = {key: n for n, key in enumerate(self._added)}
-
-    def __iter__(self) -> Iterator[RowKey]:
-        return iter(self._place_of)
-
-    def __len__(self) -> int:
-        return len(self._added)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._place_of
-
-    def get(self, key: RowKey) -> int | None:
-        place = self._place_of.get(key)
-        return None if place is None else len(self._added) - 1 - place
-
-    def get_key(self, value: int) -> RowKey | None:
-        if not 0 <= value < len(self._added):
-            return None
-        return self._added[len(self._added) - 1 - value]
-
-    def contains_value(self, value: int) -> bool:
-        return 0 <= value < len(self._added)
 
 
 def _same_objects(a: Sequence[object], b: Sequence[object]) -> bool:

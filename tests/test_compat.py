@@ -1,0 +1,165 @@
+"""Each mend of `orderdash.tui.compat` (Textual 8.2.8), checked on its own.
+
+The column widths (Textual issue #3533): a DataTable measures its columns on idle. When a frame
+is drawn between a change and that idle (CI caught it on the watch list: "ACME [/]" for
+"ACME [/] Corp"), Textual 8.2 keeps serving the lines it cached at the old widths. Each test
+draws that frame on purpose, then checks the row as the screen shows it after the idle. The two
+leaks are checked on the real app, the newest-first table against DataTable's own row order.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+from rich.text import Text
+from textual._styles_cache import StylesCache
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable
+from textual.widgets._toast import Toast, ToastHolder
+from textual.widgets.data_table import RowKey
+
+from conftest import BEARER, make_settings, wait_until
+from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
+from orderdash.tui import compat
+from orderdash.tui.app import make_app
+from orderdash.tui.compat.newest_first_table import NewestFirstTable
+
+LONG = "ACME [/] Corp"
+
+
+class TableApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield DataTable()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("Company", key="company")
+        table.add_column("Coin", key="coin")
+        table.add_row(Text("Good Shop"), Text("BTC"), key="good")
+
+
+def row_line(table: DataTable, row_key: str) -> str:
+    """The row's line as the table renders it now (header is line 0)."""
+    y = table.get_row_index(row_key) + 1
+    return "".join(segment.text for segment in table.render_line(y))
+
+
+@pytest.fixture(autouse=True)
+def mended() -> None:
+    compat.install()
+
+
+async def test_a_longer_value_widens_its_column_even_after_a_frame_in_between() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(DataTable)
+        await pilot.pause()
+        table.update_cell("good", "company", Text(LONG), update_width=True)
+        assert LONG not in row_line(table, "good")  # the frame drawn before the idle
+        await pilot.pause()
+        assert f"{LONG}  BTC" in row_line(table, "good")
+
+
+async def test_a_new_wider_row_widens_the_rows_drawn_before_it() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(DataTable)
+        await pilot.pause()
+        table.add_row(Text(LONG), Text("LTC"), key="long")
+        before = row_line(table, "good")
+        await pilot.pause()
+        after = row_line(table, "good")
+        assert before.index("BTC") < after.index("BTC") == len(f" {LONG}  ")
+        assert f"{LONG}  LTC" in row_line(table, "long")
+
+
+async def test_install_wraps_once() -> None:
+    measure = DataTable._update_column_widths
+    compat.install()
+    assert DataTable._update_column_widths is measure
+    assert measure.__wrapped__.__name__ == "_update_column_widths"
+
+
+# -- the two leaks (styles_cache, toast), mended on the real app ---------------------------
+
+
+@pytest.fixture
+def idle_server() -> Iterator[SimulatorServer]:
+    with SimulatorServer(Simulator(seed=7), bearer_token=BEARER) as server:
+        yield server
+
+
+def styles_caches() -> int:
+    gc.collect()
+    return sum(1 for obj in gc.get_objects() if isinstance(obj, StylesCache))
+
+
+async def test_toasts_leave_no_styles_cache_behind(idle_server: SimulatorServer) -> None:
+    """Rounds of toasts: the caches of the removed ones go with them (without the mend each
+    round of 15 kept 15 more). The last layout holds a few removed widgets until the next: a
+    constant, so rounds are compared, not the count before the first toast."""
+    app = make_app(make_settings(idle_server.base_url, poll_interval=5.0), token=DEMO_TOKENS[0])
+    async with app.run_test(size=(140, 48), notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        counts = []
+        for round_ in range(3):
+            for n in range(15):
+                app.notify(f"payment {round_}.{n}", timeout=0.3, markup=False)
+                await pilot.pause(0.05)
+            await wait_until(pilot, lambda: not app.screen.query(Toast), timeout=5)
+            await pilot.pause(0.3)
+            counts.append(styles_caches())
+        assert counts[-1] <= counts[0] + 2, counts
+
+
+async def test_dismissed_toasts_leave_no_empty_holder(idle_server: SimulatorServer) -> None:
+    app = make_app(make_settings(idle_server.base_url, poll_interval=5.0), token=DEMO_TOKENS[0])
+    async with app.run_test(size=(140, 48), notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        for n in range(5):
+            app.notify(f"payment {n}", markup=False)
+        await pilot.pause(0.2)
+        app.clear_notifications()
+        await pilot.pause(0.3)
+        assert not app.screen.query(ToastHolder)
+
+
+# -- newest_first_table --------------------------------------------------------------------------
+
+
+class NewestFirstApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield NewestFirstTable()
+
+
+def stock_order(table: NewestFirstTable) -> list[RowKey]:
+    """The row order DataTable itself derives from its row locations (the overridden
+    `ordered_rows` of Textual 8.2.8, run on our table)."""
+    return [row.key for row in DataTable.ordered_rows.fget(table)]  # type: ignore[attr-defined]
+
+
+async def test_newest_first_rows_agree_with_datatables_own_order() -> None:
+    app = NewestFirstApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(NewestFirstTable)
+        table.add_column("n", key="n")
+        keys = [table.add_row(Text(str(n)), key=str(n)) for n in (3, 2, 1)]
+        table.place_rows(keys, on_top=False)
+        assert table.adds_on_top
+        # two payments arrive: each added row lands on top at once, no re-indexing
+        new = [table.add_row(Text(str(n)), key=str(n)) for n in (4, 5)][::-1]
+        table.place_rows(new + keys, on_top=True)
+        await pilot.pause()
+        expected = ["5", "4", "3", "2", "1"]
+        assert [row.key.value for row in table.ordered_rows] == expected
+        assert [key.value for key in stock_order(table)] == expected
+        assert [table.get_row_index(str(n)) for n in range(5, 0, -1)] == [0, 1, 2, 3, 4]
+        assert [k.value for k, _ in table._y_offsets] == expected
+        # a removal re-indexes the rows the stock way: the next placing starts afresh
+        table.remove_row("3")
+        assert not table.adds_on_top
+        rest = [RowKey(k) for k in ("5", "4", "2", "1")]
+        table.place_rows(rest, on_top=False)
+        assert [key.value for key in stock_order(table)] == ["5", "4", "2", "1"]
