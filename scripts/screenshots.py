@@ -10,9 +10,13 @@ import asyncio
 import sys
 from pathlib import Path
 
-from orderdash.tui.scenes import SCENES, Scene, scene_app
+ROOT = Path(__file__).resolve().parent.parent
+# the scenes are test fixtures: they live with the tests' support code, not in the product
+sys.path.insert(0, str(ROOT / "tests"))
 
-OUT = Path(__file__).resolve().parent.parent / "screenshots"
+from scenes import SCENES, Scene, scene_app  # noqa: E402
+
+OUT = ROOT / "screenshots"
 
 
 async def render(chosen: Scene) -> Path:

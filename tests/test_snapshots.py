@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from orderdash.tui.scenes import scene, scene_app
+from scenes import scene, scene_app
 
 
 @pytest.mark.parametrize(

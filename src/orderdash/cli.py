@@ -219,9 +219,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if command == "watch":
             return _run_watch(args)
         if command == "demo":
-            from orderdash.tui.run import run_demo
-
-            return run_demo(args, _settings_overrides(args))
+            return _run_demo(args)
         from orderdash.tui.run import run_dashboard
 
         tokens = args.token if isinstance(args.token, list) else [args.token]
@@ -284,6 +282,37 @@ def _run_watch(args: argparse.Namespace) -> int:
     from orderdash.tui.run import run_dashboard
 
     return run_dashboard(settings, parsed.tokens)
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    """Start the simulator with its demo orders and a paying customer, then open the dashboard."""
+    import secrets
+
+    from orderdash.core.runtime.config import load_settings
+    from orderdash.core.runtime.logs import ensure_configured
+    from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
+    from orderdash.tui.run import run_dashboard
+
+    # the demo's credential lives only in this process: nothing to leak, nothing to configure
+    bearer_token = secrets.token_urlsafe(24)
+    # the in-process simulator (uvicorn) logs too: never onto the dashboard's terminal
+    ensure_configured(None, [bearer_token])
+    interval = args.customer_interval if args.customer_interval > 0 else None
+    simulator = Simulator(seed=args.seed)
+    with SimulatorServer(
+        simulator, bearer_token=bearer_token, customer_interval=interval
+    ) as server:
+        settings, _ = load_settings(
+            # the demo has its own orders: it neither reads nor writes the user's watch list
+            {
+                **_settings_overrides(args),
+                "base_url": server.base_url,
+                "bearer_token": bearer_token,
+                "persist_watchlist": False,
+            },
+            {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
+        )
+        return run_dashboard(settings, list(DEMO_TOKENS))
 
 
 def _run_simulate(args: argparse.Namespace) -> int:

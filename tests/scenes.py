@@ -1,4 +1,4 @@
-"""Reproducible states of the dashboard, for the screenshot script and the snapshot tests.
+"""Reproducible states of the dashboard, for the snapshot tests and scripts/screenshots.py.
 
 Each scene runs the real app against an in-process simulator whose clock, like the app's, is
 frozen, so the same scene renders the same screen on any machine (times shown in UTC).

@@ -1,0 +1,179 @@
+"""The import rules of the layers, read from the source with `ast` (every import counts: at the
+top, inside a function, under `TYPE_CHECKING`), and checked again on what a real import loads.
+
+- no module of `src/orderdash` takes part in an import cycle;
+- the core never imports textual, rich, the TUI or the simulator;
+- the TUI never imports the simulator (the demo is wired in the CLI);
+- private Textual names (`textual._*`, `textual.widgets._*`) only in `tui/compat/`.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import orderdash
+
+PACKAGE_ROOT = Path(orderdash.__file__).parent
+
+
+def module_files(root: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the package at `root`."""
+    modules = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+def imported_names(module: str, path: Path) -> set[str]:
+    """Every module name an import statement of `path` names (absolute, relative resolved)."""
+    names = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                source = ".".join([*base, node.module] if node.module else base)
+            else:
+                source = node.module or ""
+            names.add(source)
+            # `from package import module` names the module too
+            names.update(f"{source}.{alias.name}" for alias in node.names)
+    return names
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the modules of the same package it imports."""
+    modules = module_files(root)
+
+    def own(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph = {}
+    for module, path in modules.items():
+        targets = {own(name) for name in imported_names(module, path)}
+        graph[module] = {t for t in targets if t is not None and t != module}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def all_imports() -> dict[str, set[str]]:
+    return {
+        module: imported_names(module, path) for module, path in module_files(PACKAGE_ROOT).items()
+    }
+
+
+def test_the_cycle_finder_sees_a_cycle_even_under_type_checking(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg.sub import b\n")
+    (package / "sub" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..c import C\n"
+    )
+    (package / "c.py").write_text("def f():\n    import pkg.a\n")
+    (package / "d.py").write_text("import pkg.a\n")
+    assert cycles(import_graph(package)) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
+
+
+def test_no_module_takes_part_in_an_import_cycle() -> None:
+    graph = import_graph(PACKAGE_ROOT)
+    assert "orderdash.core.service.client" in graph
+    assert cycles(graph) == []
+
+
+def names_any(name: str, forbidden: tuple[str, ...]) -> bool:
+    """`name` is one of `forbidden` or inside one (`textual.app`, not `textualize`)."""
+    return any(name == f or name.startswith(f + ".") for f in forbidden)
+
+
+@pytest.mark.parametrize(
+    ("layer", "forbidden"),
+    [
+        (
+            "orderdash.core",
+            ("textual", "rich", "orderdash.tui", "orderdash.simulator", "orderdash.headless"),
+        ),
+        ("orderdash.tui", ("orderdash.simulator",)),
+        ("orderdash.simulator", ("textual", "rich", "orderdash.tui")),
+    ],
+)
+def test_layer_contract(layer: str, forbidden: tuple[str, ...]) -> None:
+    found = {
+        module: sorted(n for n in names if names_any(n, forbidden))
+        for module, names in all_imports().items()
+        if names_any(module, (layer,))
+    }
+    assert len(found) > 3  # the layer's modules were read
+    assert not {module: bad for module, bad in found.items() if bad}
+
+
+def test_private_textual_names_only_in_compat() -> None:
+    private = {
+        module: sorted(n for n in names if n.startswith("textual") and "._" in f".{n}")
+        for module, names in all_imports().items()
+        if not module.startswith("orderdash.tui.compat")
+    }
+    assert not {m: n for m, n in private.items() if n}
+    # the check does see them where they are
+    compat = all_imports()["orderdash.tui.compat.toast"]
+    assert "textual.widgets._toast" in compat
+
+
+def test_the_app_module_loads_neither_the_simulator_nor_its_server() -> None:
+    code = (
+        "import sys\nimport orderdash.tui.app\n"
+        "print('\\n'.join(m for m in sys.modules if m.split('.')[0] in "
+        "('starlette', 'uvicorn') or m.startswith('orderdash.simulator')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.split() == []
+    assert "orderdash.tui.app" in all_imports()
