@@ -327,7 +327,7 @@ def refresh_now(dashboard: Any) -> None:
 
     watcher = dashboard.watcher
     if inspect.signature(watcher.refresh_now).parameters:
-        watcher.refresh_now(dashboard.token)
+        watcher.refresh_now(dashboard.state.token)
     else:
         watcher.refresh_now()
 

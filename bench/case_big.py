@@ -156,7 +156,7 @@ async def measure(options: Options, server: Any) -> dict[str, Any]:
 
         await cycle("unchanged", "added")
 
-        order = dashboard.order
+        order = dashboard.state.order
         count = len(order.transactions)
         for _ in range(max(1, min(3, options.reps))):
             rebuilt = paints.watch(lambda: table.row_count == count and table_settled(table))

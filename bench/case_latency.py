@@ -46,7 +46,7 @@ async def measure(options: Options, server: Any) -> tuple[list[float], float]:
 
     async def body(app: Any, paints: PaintLog) -> list[float]:
         dashboard = app.dashboard
-        await wait_for(lambda: dashboard.order is not None, within=30)
+        await wait_for(lambda: dashboard.state.order is not None, within=30)
         table = dashboard.query_one(TransactionsTable)
         latencies = []
         for _ in range(options.latency_runs):

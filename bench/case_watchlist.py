@@ -58,7 +58,7 @@ async def measure(options: Options, server: Any) -> dict[str, Any]:
         table = app.dashboard.query_one(WatchTable)
         listed = paints.watch(lambda: table.row_count == ORDERS)
         result["listed"] = (await asyncio.wait_for(listed, 120)).wall - started
-        await wait_for(lambda: app.dashboard.order is not None, within=60)
+        await wait_for(lambda: app.state.order is not None, within=60)
         result["first_order"] = time.monotonic() - started
         first_request = len(sim.requests)
         updates.clear()

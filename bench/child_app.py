@@ -87,12 +87,12 @@ def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
 
     def ready() -> bool:
         try:
-            return app.dashboard.order is not None
+            return app.state.order is not None
         except LookupError:
             return False
 
     def shown(screen: str) -> bool:
-        order = app.dashboard.order
+        order = app.state.order
         if order is None or order.company_name not in screen:
             return False
         return all(tx.hash[:6] in screen for tx in order.transactions[:1])

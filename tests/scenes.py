@@ -26,7 +26,7 @@ SCENE_BEARER = "scene-bearer-token"
 
 
 async def _loaded(pilot: Pilot) -> None:
-    await _until(pilot, lambda: pilot.app.dashboard.order is not None)  # type: ignore[attr-defined]
+    await _until(pilot, lambda: pilot.app.state.order is not None)  # type: ignore[attr-defined]
 
 
 async def _stale(pilot: Pilot) -> None:
@@ -35,8 +35,8 @@ async def _stale(pilot: Pilot) -> None:
     server: SimulatorServer = app.scene_server  # type: ignore[attr-defined]
     # Retry-After makes the retry countdown the same on every run
     server.sim.add_fault(Fault(status=503, headers={"Retry-After": "30"}))
-    assert app.dashboard.watcher is not None
-    app.dashboard.watcher.refresh_now(app.dashboard.token)
+    assert app.watcher is not None
+    app.watcher.refresh_now(app.state.token)
     await _until(pilot, lambda: app.dashboard.query_one("#detail").has_class("-stale"))
 
 
@@ -63,7 +63,7 @@ def _pos_order(sim: Simulator, paid: str = "") -> None:
 async def _watching(pilot: Pilot) -> None:
     await _loaded(pilot)
     app: OrderDashApp = pilot.app  # type: ignore[assignment]
-    await _until(pilot, lambda: all(e.fetched for e in app.dashboard.entries.values()))
+    await _until(pilot, lambda: all(e.fetched for e in app.state.entries.values()))
 
 
 async def _empty(pilot: Pilot) -> None:

@@ -102,7 +102,7 @@ async def test_toasts_leave_no_styles_cache_behind(idle_server: SimulatorServer)
     constant, so rounds are compared, not the count before the first toast."""
     app = make_app(make_settings(idle_server.base_url, poll_interval=5.0), token=DEMO_TOKENS[0])
     async with app.run_test(size=(140, 48), notifications=True) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         counts = []
         for round_ in range(3):
             for n in range(15):
@@ -117,7 +117,7 @@ async def test_toasts_leave_no_styles_cache_behind(idle_server: SimulatorServer)
 async def test_dismissed_toasts_leave_no_empty_holder(idle_server: SimulatorServer) -> None:
     app = make_app(make_settings(idle_server.base_url, poll_interval=5.0), token=DEMO_TOKENS[0])
     async with app.run_test(size=(140, 48), notifications=True) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         for n in range(5):
             app.notify(f"payment {n}", markup=False)
         await pilot.pause(0.2)

@@ -52,7 +52,7 @@ def every_field(wire: dict) -> list[str]:
 async def test_every_field_of_the_order_is_on_screen(sim_server: SimulatorServer) -> None:
     app = dashboard_app(sim_server)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
 
         # the simulator renews the rate and the amount every minute: compare with what it
         # serves now, not with a copy taken before the app read it
@@ -125,15 +125,15 @@ async def test_switching_tokens_moves_the_fast_refresh_to_the_new_order(
     other = DEMO_TOKENS[1]
     app = dashboard_app(sim_server)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         await pilot.press("slash")
         input_widget = app.dashboard.query_one("#token-input", Input)
         input_widget.value = f"  {other}  "
         await pilot.press("enter")
         await wait_until(
-            pilot, lambda: app.dashboard.order is not None and app.dashboard.order.token == other
+            pilot, lambda: app.state.order is not None and app.state.order.token == other
         )
-        workers = app.dashboard.workers
+        workers = app.workers
         watch_workers = [w for w in workers if w.group == "watch" and not w.is_finished]
         assert len(watch_workers) == 1, "one watcher for every order"
         await pilot.pause(0.3)
@@ -143,7 +143,7 @@ async def test_switching_tokens_moves_the_fast_refresh_to_the_new_order(
         # the new order is read every poll interval (0.2 s); the old one only at background pace
         assert len(requests_of(sim_server, "order", other)) - before_new >= 3
         assert len(requests_of(sim_server, "order")) - before_old <= 1
-        assert set(app.dashboard.entries) == {TOKEN, other}, "both stay on the watch list"
+        assert set(app.state.entries) == {TOKEN, other}, "both stay on the watch list"
         assert "Ethereum" in screen_text(app)
 
 
@@ -151,9 +151,9 @@ async def test_failure_shows_stale_data_and_recovers(sim_server: SimulatorServer
     app = dashboard_app(sim_server)
     async with app.run_test(size=SIZE) as pilot:
         detail = app.dashboard.query_one(OrderDetail)
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         sim_server.sim.add_fault(Fault(status=503))
-        app.dashboard.action_refresh()
+        app.action_refresh()
         await wait_until(pilot, lambda: detail.has_class("-stale"))
         await wait_until(pilot, lambda: "HTTP 503" in screen_text(app))  # on the next paint
         text = screen_text(app)
@@ -168,7 +168,7 @@ async def test_server_stopped_then_back(sim_server: SimulatorServer) -> None:
     app = dashboard_app(sim_server)
     async with app.run_test(size=SIZE) as pilot:
         detail = app.dashboard.query_one(OrderDetail)
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         sim_server.stop()
         await wait_until(pilot, lambda: detail.has_class("-stale"))
         # the status line says why on its next paint
@@ -182,7 +182,7 @@ async def test_without_a_bearer_token_it_runs_on_get_order_alone(
 ) -> None:
     app = dashboard_app(sim_server, bearer=None)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         text = screen_text(app)
         assert "Rate refresh is off" in text
         assert "rate refresh off: no bearer token" in text
@@ -215,7 +215,7 @@ async def test_hostile_server_text_is_shown_literally(sim_server: SimulatorServe
     )
     app = dashboard_app(sim_server)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         sim_server.sim.add_transaction(TOKEN, "0.00002")  # notification with the company name
         await wait_until(pilot, lambda: "Payment received" in screen_text(app))
         text = screen_text(app)
@@ -252,7 +252,7 @@ async def test_keys_copy_open_and_help(
         await pilot.press("c")
         assert app.clipboard == wire["address"]
         await pilot.press("y")
-        assert app.clipboard == amount_text(app.dashboard.order.amount)
+        assert app.clipboard == amount_text(app.state.order.amount)
         await pilot.press("o")
         assert opened == [wire["transactions"][0]["hashUrl"]]
         await pilot.press("question_mark")
@@ -331,10 +331,37 @@ async def test_layout_fits_from_80x24_up(
 async def test_rate_change_shows_its_direction(sim_server: SimulatorServer) -> None:
     app = dashboard_app(sim_server)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
-        first = app.dashboard.order.exchange_rate
+        await wait_until(pilot, lambda: app.state.order is not None)
+        first = app.state.order.exchange_rate
         sim_server.sim.advance_clock(60)  # the simulator renews its rate each minute
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.dashboard.order.exchange_rate != first)
-        mark = "\u25b2" if app.dashboard.order.exchange_rate > first else "\u25bc"
+        await wait_until(pilot, lambda: app.state.order.exchange_rate != first)
+        mark = "\u25b2" if app.state.order.exchange_rate > first else "\u25bc"
         await wait_until(pilot, lambda: f"EUR {mark}" in screen_text(app))
+
+
+async def test_the_palettes_bell_toggle_rings_after_no_bell(
+    sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--no-bell`, then "Toggle bell" from the command palette: the next payment rings (it
+    used to say "Bell on." while a second flag kept the bell silent)."""
+    from textual.app import App
+
+    rings: list[None] = []
+    monkeypatch.setattr(App, "bell", lambda self: rings.append(None))
+    app = dashboard_app(sim_server, bell=False)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        sim_server.sim.add_transaction(TOKEN, "0.00001")
+        await wait_until(pilot, lambda: len(app.state.alerts) == 1)
+        assert rings == [], "--no-bell: silent"
+        await pilot.press("ctrl+p")
+        for key in "toggle bell":
+            await pilot.press("space" if key == " " else key)
+        await wait_until(pilot, lambda: "Toggle bell" in screen_text(app))
+        await pilot.pause(0.3)  # the palette's search settles on its best match
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Bell on." in screen_text(app))
+        sim_server.sim.add_transaction(TOKEN, "0.00001")
+        await wait_until(pilot, lambda: len(app.state.alerts) == 2)
+        assert rings == [None]

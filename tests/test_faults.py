@@ -198,7 +198,7 @@ async def loaded(pilot: Any, app: OrderDashApp, server: SimulatorServer) -> None
     await wait_until(
         pilot,
         lambda: (
-            app.dashboard.order is not None
+            app.state.order is not None
             and is_live(app)
             and any(r["endpoint"] == "rates" for r in server.sim.requests)
         ),
@@ -210,7 +210,7 @@ def assert_data_kept(app: OrderDashApp) -> None:
     assert "STALE since" in text, "the stale marker is on the order pane"
     assert COMPANY in text, "the last good order stays on screen"
     assert app.dashboard.query_one(TransactionsTable).row_count == 1, "its payments stay too"
-    assert app.dashboard.order is not None
+    assert app.state.order is not None
 
 
 async def recover(pilot: Any, app: OrderDashApp, within: float = 6.0) -> float:
@@ -475,7 +475,7 @@ async def test_connection_refused_from_the_start(client_log: ClientLog) -> None:
         assert 1 <= order <= bound, row.backoff
         with SimulatorServer(Simulator(seed=7), bearer_token=BEARER, port=port) as server:
             started = time.monotonic()
-            await wait_until(pilot, lambda: is_live(app) and app.dashboard.order is not None)
+            await wait_until(pilot, lambda: is_live(app) and app.state.order is not None)
             row.recovered = f"yes, {time.monotonic() - started:.1f} s after the server came up"
             assert COMPANY in screen_text(app)
             assert server.sim.requests

@@ -292,7 +292,7 @@ async def until(pilot: Any, predicate: Callable[[], bool], name: str) -> None:
 def status_line_text(app: OrderDashApp) -> str:
     """The whole status line, as it would show on a screen wide enough."""
     line = app.dashboard.query_one(StatusLine)
-    return status_text(line.state, time.monotonic()).plain
+    return status_text(line.freshness, time.monotonic()).plain
 
 
 def is_stale(app: OrderDashApp) -> bool:
@@ -383,14 +383,14 @@ async def show_case(pilot: Any, app: OrderDashApp, case: dict[str, Any]) -> None
         # a failing rate refresh leaves the order live and says why on the status line
         await until(pilot, lambda: message in status_line_text(app), name)
         assert not is_stale(app), name
-        error = app.dashboard.query_one(StatusLine).state.errors[Kind.RATES]
+        error = app.state.freshness.errors[Kind.RATES]
     else:
         await until(pilot, lambda: is_stale(app) and message in status_line_text(app), name)
         # the last good data stays, marked stale
         assert "STALE since" in screen_text(app), name
         assert GOOD_COMPANY in screen_text(app), name
         assert widget_of(app, TransactionsTable).row_count == 1, name
-        error = app.dashboard.query_one(StatusLine).state.errors[Kind.ORDER]
+        error = app.state.freshness.errors[Kind.ORDER]
     assert_clean(app, name)
     # toasts come and go over the status line; without them the message is on screen (the
     # status line is one row: a long message is cut at the screen's edge)
@@ -404,8 +404,8 @@ async def back_to_good(pilot: Any, app: OrderDashApp, name: str) -> None:
         pilot,
         lambda: (
             not is_stale(app)
-            and app.dashboard.order is not None
-            and app.dashboard.order.company_name == GOOD_COMPANY
+            and app.state.order is not None
+            and app.state.order.company_name == GOOD_COMPANY
             and "rate refresh failing" not in screen_text(app)
         ),
         timeout=8,
@@ -426,11 +426,11 @@ async def test_dashboard_serves_every_case_after_a_good_answer(
                 await back_to_good(pilot, app, case["name"])
             undo = serve(sim, token, case)
             try:
-                app.dashboard.watcher.refresh_now(token)
+                app.watcher.refresh_now(token)
                 await show_case(pilot, app, case)
             finally:
                 undo()
-            app.dashboard.watcher.refresh_now(token)
+            app.watcher.refresh_now(token)
         await back_to_good(pilot, app, "the end")
 
 
@@ -454,18 +454,18 @@ async def test_point_of_sale_shows_the_string_cases_literally(
         for case in POS_CASES:
             undo = serve(sim, token, case)
             try:
-                app.dashboard.watcher.refresh_now(token)
+                app.watcher.refresh_now(token)
                 texts = case["expect"]["pos"]
                 await until(pilot, lambda t=texts: all(pos_shows(app, x) for x in t), case["name"])
                 assert_clean(app, case["name"])
             finally:
                 undo()
-            app.dashboard.watcher.refresh_now(token)
+            app.watcher.refresh_now(token)
             await wait_until(
                 pilot,
                 lambda: (
-                    app.dashboard.order is not None
-                    and app.dashboard.order.company_name == GOOD_COMPANY
+                    app.state.order is not None
+                    and app.state.order.company_name == GOOD_COMPANY
                     and pos_shows(app, GOOD_COMPANY)
                 ),
             )
@@ -487,14 +487,14 @@ async def test_watch_list_shows_the_string_cases_literally(sim_server: Simulator
             return " ".join(_cell_text(cell) for cell in table.get_row(watched))
 
         def healthy() -> bool:
-            entry = app.dashboard.entries[watched]
+            entry = app.state.entries[watched]
             return entry.order is not None and not entry.failing and GOOD_COMPANY in row_text()
 
         await wait_until(pilot, healthy)
         for case in WATCH_CASES:
             undo = serve(sim, token=watched, case=case)
             try:
-                app.dashboard.watcher.refresh_now(watched)
+                app.watcher.refresh_now(watched)
                 texts = case["expect"]["watch"]
                 await until(
                     pilot,
@@ -506,9 +506,9 @@ async def test_watch_list_shows_the_string_cases_literally(sim_server: Simulator
                 assert_clean(app, case["name"])
             finally:
                 undo()
-            app.dashboard.watcher.refresh_now(watched)
+            app.watcher.refresh_now(watched)
             await wait_until(pilot, healthy)
-        assert app.dashboard.order is not None and app.dashboard.order.token == focused
+        assert app.state.order is not None and app.state.order.token == focused
 
 
 def _cell_text(cell: object) -> str:
@@ -521,10 +521,10 @@ async def test_watch_list_row_of_a_failing_order_says_stale(sim_server: Simulato
     app = dashboard_app(sim_server, tokens=[focused, watched])
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         table = app.dashboard.query_one(WatchTable)
-        await wait_until(pilot, lambda: app.dashboard.entries[watched].order is not None)
+        await wait_until(pilot, lambda: app.state.entries[watched].order is not None)
         for name in ("html-error-page-with-200", "invalid-utf8", "nesting-10000-levels"):
             undo = serve(sim, watched, BY_NAME[name])
-            app.dashboard.watcher.refresh_now(watched)
+            app.watcher.refresh_now(watched)
             await wait_until(
                 pilot,
                 lambda: _cell_text(table.get_cell(watched, "health")) == "stale",
@@ -532,7 +532,7 @@ async def test_watch_list_row_of_a_failing_order_says_stale(sim_server: Simulato
             assert _cell_text(table.get_cell(watched, "company")) == GOOD_COMPANY
             assert_clean(app, name)
             undo()
-            app.dashboard.watcher.refresh_now(watched)
+            app.watcher.refresh_now(watched)
             await wait_until(pilot, lambda: _cell_text(table.get_cell(watched, "health")) == "ok")
 
 
@@ -557,7 +557,7 @@ async def test_copying_an_address_or_hash_with_a_lone_surrogate_keeps_the_app_ru
         await pilot.pause()
         assert app.is_running
         await wait_until(pilot, lambda: "cannot be copied" in screen_text(app))
-        app.dashboard.action_copy_hash()
+        app.action_copy_hash()
         await pilot.pause()
         assert app.is_running
         assert_clean(app, "copy")
@@ -571,7 +571,7 @@ async def test_copy_refuses_an_address_with_control_characters(
     sim.set_fields(token, {"address": "1Addr\x1b]52;c;aGk=\x07"})
     app = dashboard_app(sim_server, token=token)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         app.copy_to_clipboard("before")
         await pilot.press("c")
         await wait_until(pilot, lambda: "cannot be copied" in screen_text(app))
@@ -590,7 +590,7 @@ async def test_a_longer_amount_of_a_known_transaction_is_not_cut(
         await wait_until(pilot, lambda: table.row_count == 1)
         # the same transaction (same id) comes back with more digits
         serve(sim, token, {"serve": {"tx": {"amount": {"base": Decimal("0.000012345678901")}}}})
-        app.dashboard.watcher.refresh_now(token)
+        app.watcher.refresh_now(token)
         await wait_until(
             pilot,
             lambda: _cell_text(table.get_row_at(0)[4]) == "0.000012345678901",
@@ -627,7 +627,7 @@ async def test_a_structured_due_date_is_shown_as_json(sim_server: SimulatorServe
     sim.set_fields(token, {"dueDate": {"at": Decimal("1.50"), "tz": None}})
     app = dashboard_app(sim_server, token=token)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         await pilot.pause()
         assert_clean(app, "due date")
         assert '{"at": 1.50, "tz": null}' in screen_text(app)

@@ -28,7 +28,8 @@ from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
 
 TOKEN = DEMO_TOKENS[0]
 LINE = re.compile(
-    r"^\S+ \S+ (?P<level>[A-Z]+) orderdash\.core\.client: request (?P<endpoint>order|rates) "
+    r"^\S+ \S+ (?P<level>[A-Z]+) orderdash\.core\.service\.client: request "
+    r"(?P<endpoint>order|rates) "
     r"token='(?P<token>[^']*)' status=(?P<status>\d+|-)(?: error=(?P<error>\w+))? "
     r"elapsed_ms=(?P<ms>\d+)(?:: (?P<message>.*))?$"
 )

@@ -19,9 +19,11 @@ from orderdash.core.domain.payment import payment_state
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.qr.matrix import build_matrix, half_block_rows
 from orderdash.core.service.models import OrderEnvelope
+from orderdash.core.watching.state import Freshness
+from orderdash.tui.text import text_shape
 from orderdash.tui.widgets import qr as qr_module
 from orderdash.tui.widgets.order_detail import OrderDetail
-from orderdash.tui.widgets.status_line import StatusLine, text_shape
+from orderdash.tui.widgets.status_line import StatusLine
 
 FIXTURE = Path(__file__).parent / "fixtures" / "get_order_example.json"
 NOW = 1_795_255_200.0
@@ -62,19 +64,18 @@ async def test_the_status_line_repaints_only_what_changes() -> None:
     app = StatusApp(clock)
     async with app.run_test() as pilot:
         line = app.query_one(StatusLine)
-        line.state.last_update = NOW - 5
-        line.state.next_rate_at = NOW + 42.5
-        line.tick()
+        line.freshness = Freshness(last_update=NOW - 5, next_rate_at=NOW + 42.5)
         calls = recorded(line)
         line.tick()
+        line.freshness = Freshness(last_update=NOW - 5, next_rate_at=NOW + 42.5)  # equal: no call
         line.tick()
         assert calls == [], "the same text is not set again"
         clock.now += 1  # next rate in 0:41: same shape
         line.tick()
         assert calls == [{"layout": False}]
-        line.state.errors[Kind.ORDER] = "the service failed (HTTP 503)"
-        line.state.retry_at[Kind.ORDER] = NOW + 30
-        line.tick()
+        line.freshness = line.freshness.failed(
+            Kind.ORDER, "the service failed (HTTP 503)", NOW + 30
+        )
         assert calls[-1] == {"layout": True}, "another text, another shape: laid out again"
         await pilot.pause()
         assert "stale since" in str(line.render())
@@ -139,13 +140,14 @@ def test_qr_strips_are_module_exact(text: str, scale: int) -> None:
         assert drawn == cells
 
 
-async def test_setting_the_same_border_title_repaints_nothing() -> None:
-    """The screen sets the detail pane's title on every answer; only a new title repaints."""
+async def test_setting_the_same_staleness_repaints_nothing() -> None:
+    """The screen sets the detail pane's staleness on every answer; only a change repaints."""
     app = DetailApp()
     async with app.run_test() as pilot:
         detail = app.query_one(OrderDetail)
-        detail.border_title = "Order \u00b7 STALE since 10:00:00"
+        detail.stale_since = NOW
         await pilot.pause()
+        assert detail.border_title.startswith("Order \u00b7 STALE since")
         refreshes: list[dict[str, Any]] = []
         original = detail.refresh
 
@@ -154,10 +156,11 @@ async def test_setting_the_same_border_title_repaints_nothing() -> None:
             return original(*args, **kwargs)
 
         detail.refresh = refresh  # type: ignore[method-assign]
-        detail.border_title = "Order \u00b7 STALE since 10:00:00"
+        detail.stale_since = NOW
         assert refreshes == []
-        detail.border_title = "Order"
+        detail.stale_since = None
         assert refreshes and detail.border_title == "Order"
+        assert not detail.has_class("-stale")
 
 
 class KeysApp(App[None]):

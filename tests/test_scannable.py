@@ -34,7 +34,7 @@ async def test_qr_decodes_to_what_it_claims(
     app = make_app(settings, token=token, open_pos=screen == "pos")
     async with app.run_test(size=size) as pilot:
         app.theme = theme
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         if screen == "pos":
             await wait_until(
                 pilot,

@@ -169,7 +169,7 @@ async def test_screen_notifications_and_screenshots_never_show_it(
     seen: list[str] = []
     async with app.run_test(size=(140, 48), notifications=True) as pilot:
         detail = app.dashboard.query_one(OrderDetail)
-        await wait_until(pilot, lambda: app.dashboard.order is not None)
+        await wait_until(pilot, lambda: app.state.order is not None)
         seen += [screen_text(app), app.export_screenshot()]
         # the server echoes the token in a failure of the rate call
         sim.add_fault(Fault(endpoint="rates", body=ECHO_RATES))
@@ -191,7 +191,7 @@ async def test_screen_notifications_and_screenshots_never_show_it(
         await pilot.press("escape", "l")  # the alerts log
         await pilot.pause()
         seen += [screen_text(app), app.export_screenshot()]
-        seen += [repr(app.dashboard._status.state), repr(app.dashboard.alerts)]
+        seen += [repr(app.state.freshness), repr(app.state.alerts)]
         seen += [repr(n) for n in app._notifications]
     no_token(*seen)
     requests = sim.requests

@@ -22,7 +22,7 @@ are gone on the real app:
 - `ToastRack.show` removes a stale Toast but not its ToastHolder: an empty widget (and its task)
   is left for every toast whose notification expires before its own timer fires.
 (Without the mends, 120 s of this scene grew 18.4 -> 31.5 MB.)
-The undo stack of removed orders (`DashboardScreen._removed`) keeps the last `MAX_UNDO` (100);
+The undo stack of removed orders (`DashboardState.removed`) keeps the last `MAX_UNDO` (100);
 the soak removes one every few seconds and would read it filling up as growth, so it empties
 it after each.
 """
@@ -289,7 +289,7 @@ async def soak(seconds: float, tmp_path: Path) -> Figures:
         try:
             async with app.run_test(size=SIZE, notifications=True) as pilot:
                 screen = app.dashboard
-                await wait_until(pilot, lambda: screen.order is not None, timeout=10)
+                await wait_until(pilot, lambda: app.state.order is not None, timeout=10)
                 loop = asyncio.get_running_loop()
                 started = loop.time()
                 next_pay = next_sample = started
@@ -308,8 +308,8 @@ async def soak(seconds: float, tmp_path: Path) -> Figures:
                             table = screen.query_one(WatchTable)
                             table.move_cursor(row=table.get_row_index(focused))
                             screen.action_remove_order()
-                            assert focused not in screen.entries
-                            screen._removed.clear()  # the undo stack fills up to 100: see above
+                            assert focused not in app.state.entries
+                            app.state.removed.clear()  # the undo stack fills up to 100: see above
                             focused, paid_here = new, 0
                             figures.rotations += 1
                     if now >= next_sample:

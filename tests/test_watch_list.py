@@ -12,7 +12,8 @@ from orderdash.core.domain.display import amount_text
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
-from orderdash.tui.screens.alerts import AddTokensScreen, AlertsScreen
+from orderdash.tui.screens.add_tokens import AddTokensScreen
+from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable
 
 SIZE = (160, 50)
@@ -29,7 +30,7 @@ def shown(app: OrderDashApp) -> list[str]:
 
 
 def all_loaded(app: OrderDashApp) -> bool:
-    return bool(app.dashboard.entries) and all(e.fetched for e in app.dashboard.entries.values())
+    return bool(app.state.entries) and all(e.fetched for e in app.state.entries.values())
 
 
 async def test_add_by_paste_remove_and_undo(sim_server: SimulatorServer) -> None:
@@ -43,7 +44,7 @@ async def test_add_by_paste_remove_and_undo(sim_server: SimulatorServer) -> None
             "#add-tokens"
         ).text = f"{DEMO_TOKENS[2]}\n{DEMO_TOKENS[3]}, {DEMO_TOKENS[0]}\n..\n"
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: len(app.dashboard.entries) == 4)
+        await wait_until(pilot, lambda: len(app.state.entries) == 4)
         text = screen_text(app)
         assert "Added 2" in text and "1 already watched" in text and "1 refused" in text
         await wait_until(pilot, lambda: all_loaded(app))
@@ -51,10 +52,10 @@ async def test_add_by_paste_remove_and_undo(sim_server: SimulatorServer) -> None
         app.dashboard.query_one(WatchTable).focus()
         app.dashboard.query_one(WatchTable).move_cursor(row=shown(app).index(DEMO_TOKENS[3]))
         await pilot.press("d")
-        assert DEMO_TOKENS[3] not in app.dashboard.entries and DEMO_TOKENS[3] not in shown(app)
-        assert DEMO_TOKENS[3] not in app.dashboard.watcher.tokens
+        assert DEMO_TOKENS[3] not in app.state.entries and DEMO_TOKENS[3] not in shown(app)
+        assert DEMO_TOKENS[3] not in app.watcher.tokens
         await pilot.press("u")
-        assert DEMO_TOKENS[3] in shown(app) and DEMO_TOKENS[3] in app.dashboard.watcher.tokens
+        assert DEMO_TOKENS[3] in shown(app) and DEMO_TOKENS[3] in app.watcher.tokens
 
 
 async def test_filter_by_text_and_state_and_sort(sim_server: SimulatorServer) -> None:
@@ -77,17 +78,17 @@ async def test_filter_by_text_and_state_and_sort(sim_server: SimulatorServer) ->
             await pilot.press("t")
         assert len(shown(app)) == 7
         pane.sort_by("fiat")
-        fiats = [app.dashboard.entries[t].order.amount_fiat for t in shown(app)]
-        currencies = [app.dashboard.entries[t].order.currency.abbreviation for t in shown(app)]
+        fiats = [app.state.entries[t].order.amount_fiat for t in shown(app)]
+        currencies = [app.state.entries[t].order.currency.abbreviation for t in shown(app)]
         assert list(zip(currencies, fiats, strict=True)) == sorted(
             zip(currencies, fiats, strict=True)
         )
         pane.sort_by("fiat")  # again: reversed
-        assert [app.dashboard.entries[t].order.currency.abbreviation for t in shown(app)] == sorted(
+        assert [app.state.entries[t].order.currency.abbreviation for t in shown(app)] == sorted(
             currencies, reverse=True
         )
         await pilot.click(WatchTable, offset=(20, 0))  # the Company header
-        companies = [app.dashboard.entries[t].order.company_name for t in shown(app)]
+        companies = [app.state.entries[t].order.company_name for t in shown(app)]
         assert companies == sorted(companies, key=str.lower)
 
 
@@ -95,17 +96,17 @@ async def test_choosing_a_row_opens_the_order_in_the_panes(sim_server: Simulator
     app = list_app(sim_server, list(DEMO_TOKENS[:3]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: all_loaded(app))
-        assert app.dashboard.token == DEMO_TOKENS[0]
+        assert app.state.token == DEMO_TOKENS[0]
         table = app.dashboard.query_one(WatchTable)
         table.focus()
         table.move_cursor(row=shown(app).index(DEMO_TOKENS[2]))
         await pilot.press("enter")
         await wait_until(
             pilot,
-            lambda: app.dashboard.order is not None and app.dashboard.order.token == DEMO_TOKENS[2],
+            lambda: app.state.order is not None and app.state.order.token == DEMO_TOKENS[2],
         )
         assert "Tea & Biscuits" in screen_text(app)
-        scheduler = app.dashboard.watcher.scheduler
+        scheduler = app.watcher.scheduler
         assert (
             scheduler.orders[DEMO_TOKENS[2]].focused
             and not scheduler.orders[DEMO_TOKENS[0]].focused
@@ -121,19 +122,19 @@ async def test_payment_on_a_background_order_raises_an_alert(sim_server: Simulat
         await wait_until(pilot, lambda: all_loaded(app))
         tx = sim_server.sim.add_transaction(background, "1.5")
         paid = f"Payment received: {amount_text(tx['amount']['base'])} USDT"
-        await wait_until(pilot, lambda: app.dashboard.entries[background].unseen, timeout=15)
-        assert app.dashboard.alerts[-1].text.startswith(paid)
+        await wait_until(pilot, lambda: app.state.entries[background].unseen, timeout=15)
+        assert app.state.alerts[-1].text.startswith(paid)
         # the toast (it may wrap, so its first words)
         await wait_until(pilot, lambda: "Payment received" in screen_text(app))
         text = screen_text(app)
         assert "\u25cf" in text  # the row's mark
-        assert app.dashboard.alerts[-1].token == background
+        assert app.state.alerts[-1].token == background
         await pilot.press("l")
         assert isinstance(app.screen, AlertsScreen)
         assert paid in screen_text(app)
         await pilot.press("enter")  # opens that order
-        await wait_until(pilot, lambda: app.dashboard.token == background)
-        assert not app.dashboard.entries[background].unseen, "seen once opened"
+        await wait_until(pilot, lambda: app.state.token == background)
+        assert not app.state.entries[background].unseen, "seen once opened"
 
 
 async def test_the_list_persists_across_runs(sim_server: SimulatorServer, tmp_path: Path) -> None:

@@ -1,18 +1,34 @@
-"""The Textual application and the one factory that builds it (CLI, tests, screenshots)."""
+"""The Textual application and the one factory that builds it (CLI, tests, screenshots).
+
+The app owns the state (`DashboardState`, plain Python), the watcher and the client, all built
+by `make_app`. Screens hold references to them. What the user does to the state (the bell,
+the watch list, copying, the point-of-sale screen) is an app action here, which the keys and
+the command palette both call; the clock tick and the order on screen go down as reactives.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.reactive import reactive
 from textual.screen import Screen
 
+from orderdash.core.domain.display import amount_text, coin_code
+from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.runtime import startup
 from orderdash.core.runtime.config import Settings
+from orderdash.core.safetext import clean
 from orderdash.core.service.client import OrderClient
+from orderdash.core.service.models import Transaction
+from orderdash.core.watching.state import Alert, DashboardState, Shown
+from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
+from orderdash.tui.messages import WatchReporter
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
 
@@ -25,10 +41,20 @@ class OrderDashApp(App[None]):
         Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
     ]
 
+    #: One clock for every countdown on screen: it ticks once a second.
+    tick: reactive[int] = reactive(0, init=False)
+    #: The order on screen as last answered (the point-of-sale screen watches it).
+    shown: reactive[Shown | None] = reactive(None, init=False, always_update=True)
+    #: Bumped when orders join or leave the watch list (the list pane rebuilds).
+    roster: reactive[int] = reactive(0, init=False)
+
     def __init__(
         self,
         settings: Settings,
         client: OrderClient,
+        state: DashboardState,
+        watcher: OrderWatcher,
+        reporter: WatchReporter,
         *,
         tokens: Sequence[str] = (),
         clock: Callable[[], float] = time.time,
@@ -37,25 +63,41 @@ class OrderDashApp(App[None]):
         notices: Sequence[str] = (),
     ) -> None:
         super().__init__()
-        self._notices = list(notices)
-        self._open_pos = open_pos
         self.settings = settings
         self.client = client
+        self.state = state
+        self.watcher = watcher
+        self._reporter = reporter
         self._tokens = list(tokens)
         self._clock = clock
         self._monotonic = monotonic
-        self._bell = settings.bell
+        self._open_pos = open_pos
+        self._notices = list(notices)
+        self._pos: Screen[None] | None = None
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
+        saved: list[str] = []
+        if self.state.store is not None:
+            saved, warning = self.state.store.load()
+            if warning:
+                self.notify(warning, title="Watch list", severity="warning", markup=False)
+        given = parse_tokens("\n".join(self._tokens), known=saved)
+        self.watch_tokens([*saved, *given.tokens], save=bool(given.tokens))
         dashboard = DashboardScreen(
-            self.client,
-            self.settings,
-            tokens=self._tokens,
+            self.state,
+            self.watcher,
+            first=next(iter(given.tokens + given.duplicates), None),
+            token_errors=[reason for _, reason in given.invalid],
             clock=self._clock,
             monotonic=self._monotonic,
             open_pos=self._open_pos,
         )
-        self.push_screen(dashboard)
+        self._reporter.target = dashboard
+        # the watcher starts once the dashboard has focused the order it opens with: its first
+        # read is the focused one, not a background read of the same order
+        await self.push_screen(dashboard)
+        self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
+        self.set_interval(1.0, self._tick)
         # the first paint is the end of the start-up (core/runtime/startup.py)
         self.call_after_refresh(startup.resume)
         for notice in self._notices:
@@ -63,6 +105,9 @@ class OrderDashApp(App[None]):
 
     async def on_unmount(self) -> None:
         await self.client.aclose()
+
+    def _tick(self) -> None:
+        self.tick += 1
 
     @property
     def dashboard(self) -> DashboardScreen:
@@ -75,46 +120,183 @@ class OrderDashApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    # -- the bell: one switch, the state's -------------------------------------------------------
+
     def bell(self) -> None:
-        if self._bell:
+        if self.state.bell:
             super().bell()
 
+    def announce(self, alert: Alert) -> None:
+        """A payment or a status change: the bell and a toast (the log line is the state's)."""
+        self.bell()
+        title = f"{alert.company} \u00b7 {clean(alert.token, limit=30)}"
+        self.notify(alert.text, title=title, markup=False, timeout=8)
+
     def action_toggle_bell(self) -> None:
-        self._bell = not self._bell
-        self.notify(f"Bell {'on' if self._bell else 'off'}.", timeout=2, markup=False)
+        self.state.bell = not self.state.bell
+        self.notify(f"Bell {'on' if self.state.bell else 'off'}.", timeout=2, markup=False)
+
+    # -- the watch list ---------------------------------------------------------------------------
+
+    def watch_tokens(self, tokens: Iterable[str], *, save: bool) -> list[str]:
+        """Watch the tokens not watched yet (kept on disk if `save`); returns those."""
+        added = self.state.add(tokens)
+        for token in added:
+            self.watcher.add(token)
+        if added:
+            self._roster_changed(save=save)
+        return added
+
+    def unwatch(self, token: str | None) -> None:
+        if token is None or not self.state.remove(token):
+            self.notify("No order selected.", severity="warning", markup=False)
+            return
+        self.watcher.remove(token)
+        self._roster_changed(save=True)
+        text = f"Removed {clean(token, limit=40)} \u2014 press u to undo"
+        self.notify(text, timeout=6, markup=False)
+
+    def action_undo_remove(self) -> None:
+        entry = self.state.undo()
+        if entry is None:
+            self.notify("Nothing to undo.", markup=False)
+            return
+        self.watcher.add(entry.token)
+        if entry.token == self.state.token:
+            self.watcher.focus({entry.token})
+        self._roster_changed(save=True)
+        self.notify(f"Back on the list: {clean(entry.token, limit=40)}", timeout=3, markup=False)
+
+    def _roster_changed(self, *, save: bool) -> None:
+        self.roster += 1
+        problem = self.state.save() if save else None
+        if problem:
+            self.notify(problem, severity="error", markup=False)
+
+    def action_add_tokens(self) -> None:
+        # imported when first opened: the editor is not needed before
+        from orderdash.tui.screens.add_tokens import AddTokensScreen
+
+        self.push_screen(AddTokensScreen(), callback=self._tokens_given)
+
+    def _tokens_given(self, text: str | None) -> None:
+        if not text:
+            return
+        parsed = parse_tokens(text, known=self.state.entries)
+        added = self.watch_tokens(parsed.tokens, save=True)
+        parts = [f"Added {len(added)}"]
+        if parsed.duplicates:
+            parts.append(f"{len(parsed.duplicates)} already watched")
+        if parsed.invalid:
+            raw, reason = parsed.invalid[0]
+            more = f" (and {len(parsed.invalid) - 1} more)" if len(parsed.invalid) > 1 else ""
+            parts.append(f"{len(parsed.invalid)} refused: {clean(raw, limit=30)}: {reason}{more}")
+        severity = "warning" if parsed.invalid else "information"
+        self.notify("; ".join(parts), severity=severity, markup=False)
+
+    # -- the order on screen ---------------------------------------------------------------------
+
+    def action_refresh(self) -> None:
+        if self.state.token is not None:
+            self.watcher.refresh_now(self.state.token)
+            self.notify("Refreshing\u2026", timeout=1.5, markup=False)
+
+    def action_point_of_sale(self) -> None:
+        if self._pos is not None:
+            return
+        # imported when first opened: the big digits and the screen are not needed before
+        from orderdash.tui.screens.pos import PosScreen
+
+        self._pos = PosScreen(
+            self.state,
+            primary=self.settings.pos_primary,
+            clock=self._clock,
+            monotonic=self._monotonic,
+        )
+        self.push_screen(self._pos, callback=self._pos_closed)
+
+    def _pos_closed(self, _: None) -> None:
+        self._pos = None
+
+    def action_copy_address(self) -> None:
+        order = self.state.order
+        if order is None or not order.address:
+            self.notify("No address to copy yet.", severity="warning", markup=False)
+            return
+        if self._copy(order.address, "address"):
+            text = f"Address copied: {clean(order.address, limit=80)}"
+            self.notify(text, timeout=3, markup=False)
+
+    def action_copy_amount(self) -> None:
+        order = self.state.order
+        if order is None or order.amount is None:
+            self.notify("No coin amount yet (coin not chosen).", severity="warning", markup=False)
+            return
+        amount = amount_text(order.amount)
+        self.copy_to_clipboard(amount)
+        self.notify(f"Amount copied: {amount} {coin_code(order)}", timeout=3, markup=False)
+
+    def action_copy_token(self) -> None:
+        if self.state.token and self._copy(self.state.token, "order token"):
+            self.notify("Order token copied.", timeout=3, markup=False)
+
+    def action_copy_hash(self) -> None:
+        tx = self.dashboard.selected_transaction()
+        if tx is not None and self._copy(tx.hash, "transaction hash"):
+            self.notify("Transaction hash copied.", timeout=3, markup=False)
+
+    def _copy(self, text: str, what: str) -> bool:
+        """Copy server text as is, or refuse: a control character would travel to wherever it is
+        pasted (a wallet, a shell), and a lone surrogate cannot even be encoded for the
+        terminal's clipboard sequence (it used to stop the app with UnicodeEncodeError)."""
+        if not text.isprintable():
+            self.notify(
+                f"The {what} holds control characters or invalid text and cannot be copied: "
+                f"{clean(text, limit=60)}",
+                severity="error",
+                markup=False,
+            )
+            return False
+        self.copy_to_clipboard(text)
+        return True
+
+    def open_transaction(self, tx: Transaction | None) -> None:
+        """The transaction's explorer page in the browser: http(s) links only."""
+        if tx is None:
+            self.notify("Select a transaction first.", severity="warning", markup=False)
+            return
+        url = tx.hash_url or ""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or not url.isprintable():
+            self.notify(
+                f"Not opening a link that is not http(s): {clean(url, limit=80)}",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.open_url(url)
+        self.notify(f"Opening {clean(parts.netloc, limit=60)}\u2026", timeout=3, markup=False)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        dashboard = self.dashboard
-        yield SystemCommand(
-            "Refresh now", "Fetch the order and the rate now", dashboard.action_refresh
-        )
-        yield SystemCommand(
-            "Copy order token", "Copy the token of the order on screen", dashboard.action_copy_token
-        )
-        yield SystemCommand(
-            "Copy payment address",
-            "Copy the address customers pay to",
-            dashboard.action_copy_address,
-        )
-        yield SystemCommand(
-            "Copy coin amount",
-            "Copy the amount in coin, exact digits",
-            dashboard.action_copy_amount,
-        )
-        yield SystemCommand(
-            "Copy transaction hash",
-            "Copy the full hash of the selected transaction",
-            dashboard.action_copy_hash,
-        )
-        yield SystemCommand(
-            "Point of sale",
-            "Full-screen QR and amount for the customer",
-            dashboard.action_point_of_sale,
-        )
-        yield SystemCommand(
-            "Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell
-        )
+        for title, help_text, action in (
+            ("Refresh now", "Fetch the order and the rate now", self.action_refresh),
+            ("Copy order token", "Copy the token of the order on screen", self.action_copy_token),
+            ("Copy payment address", "Copy the address customers pay to", self.action_copy_address),
+            ("Copy coin amount", "Copy the amount in coin, exact digits", self.action_copy_amount),
+            (
+                "Copy transaction hash",
+                "Copy the full hash of the selected transaction",
+                self.action_copy_hash,
+            ),
+            (
+                "Point of sale",
+                "Full-screen QR and amount for the customer",
+                self.action_point_of_sale,
+            ),
+            ("Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell),
+        ):
+            yield SystemCommand(title, help_text, action)
 
 
 def make_app(
@@ -128,7 +310,8 @@ def make_app(
     open_pos: bool = False,
     notices: Sequence[str] = (),
 ) -> OrderDashApp:
-    """Build the app; pass `client` to inject one (tests), else it is made from `settings`.
+    """Build the app, its state, its watcher and the watch list's store; pass `client` to
+    inject one (tests), else it is made from `settings`.
 
     `token` (or the first of `tokens`) opens in the detail panes; all of them join the watch list.
     `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
@@ -138,10 +321,35 @@ def make_app(
     compat.install()
     if client is None:
         client = OrderClient.from_settings(settings, clock=clock)
+    store = None
+    if settings.persist_watchlist:
+        path = settings.watchlist_file
+        store = WatchListFile(Path(path).expanduser() if path else default_path())
+    state = DashboardState(
+        store=store,
+        bell=settings.bell,
+        qr_content=settings.qr_content,
+        refresh_interval=settings.refresh_interval,
+        rates_enabled=client.has_bearer_token,
+        clock=clock,
+        monotonic=monotonic,
+    )
+    reporter = WatchReporter()
+    watcher = OrderWatcher(
+        client,
+        reporter,
+        poll_interval=settings.poll_interval,
+        refresh_interval=settings.refresh_interval,
+        budget_per_minute=settings.budget_per_minute,
+        concurrency=settings.concurrency,
+    )
     every = [token, *tokens] if token else list(tokens)
     return OrderDashApp(
         settings,
         client,
+        state,
+        watcher,
+        reporter,
         tokens=every,
         clock=clock,
         monotonic=monotonic,

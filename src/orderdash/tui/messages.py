@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.message import Message
+from textual.message_pump import MessagePump
 
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure
@@ -49,8 +50,22 @@ class OrderChosen(Message):
     token: str
 
 
-@dataclass
-class TokensAdded(Message):
-    """Tokens to add to the watch list (from the add dialog)."""
+class WatchReporter:
+    """Turns the watcher's callbacks into messages to `target` (the dashboard, once it is up;
+    the app builds the watcher before any screen exists)."""
 
-    text: str
+    def __init__(self) -> None:
+        self.target: MessagePump | None = None
+
+    def _post(self, message: Message) -> None:
+        if self.target is not None:
+            self.target.post_message(message)
+
+    def on_fetched(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None:
+        self._post(OrderFetched(token, kind, fetched, change))
+
+    def on_failure(self, token: str, failure: Failure) -> None:
+        self._post(FetchFailed(token, failure))
+
+    def on_status(self, token: str, status: dict[Kind, TrackStatus]) -> None:
+        self._post(WatchStatusChanged(token, status))

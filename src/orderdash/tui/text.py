@@ -18,3 +18,18 @@ def literal(value: object, style: str = "", *, limit: int | None = None) -> Text
 def joined(*parts: Text | str, separator: str = "") -> Text:
     """Our own constant strings and server `Text` pieces in one Text (constants are not markup)."""
     return Text(separator).join(Text(part) if isinstance(part, str) else part for part in parts)
+
+
+def text_key(text: Text) -> tuple[object, ...]:
+    """What a Text shows: its characters, base style and styled spans (Text's own == ignores
+    the base style)."""
+    return (text.plain, str(text.style), tuple(text.spans))
+
+
+def text_shape(text: Text) -> str:
+    """The characters of `text` with every digit as 0: two texts of the same shape take the same
+    cells, so a countdown that only changes digits needs no new layout."""
+    return text.plain.translate(_DIGITS_AS_ZERO)
+
+
+_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")

@@ -1,10 +1,8 @@
-"""The alerts log and the dialog to add orders to the watch list."""
+"""The alerts log: what happened this session, newest first."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -12,20 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Label
+from textual.widgets import DataTable
 
-if TYPE_CHECKING:
-    from textual.widgets import TextArea
-
+from orderdash.core.watching.state import Alert
 from orderdash.tui.text import literal
-
-
-@dataclass(frozen=True)
-class Alert:
-    at: float  # wall time
-    token: str
-    company: str
-    text: str
 
 
 class AlertsScreen(ModalScreen[str | None]):
@@ -68,33 +56,3 @@ class AlertsScreen(ModalScreen[str | None]):
     def _chosen(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None and self.alerts:
             self.dismiss(self.alerts[int(event.row_key.value)].token)
-
-
-class AddTokensScreen(ModalScreen[str | None]):
-    """Paste or type one or more order tokens (one per line, or separated by spaces or commas)."""
-
-    BINDINGS = [
-        Binding("escape", "dismiss(None)", "Cancel"),
-        Binding("ctrl+s", "submit", "Add", priority=True),
-    ]
-
-    def compose(self) -> ComposeResult:
-        # the editor costs ~25 ms to import: paid when the dialog first opens, not at start-up
-        from textual.widgets import TextArea
-
-        with Vertical(id="add-body") as body:
-            body.border_title = "Add orders to the watch list"
-            body.border_subtitle = "ctrl+s adds \u00b7 Esc cancels"
-            yield Label("One token per line (or separated by spaces or commas):")
-            yield TextArea(id="add-tokens", soft_wrap=True, show_line_numbers=False)
-
-    @property
-    def _editor(self) -> TextArea:
-        return self.query_one("#add-tokens")  # type: ignore[return-value]
-
-    def on_mount(self) -> None:
-        self._editor.focus()
-
-    def action_submit(self) -> None:
-        text = self._editor.text
-        self.dismiss(text if text.strip() else None)

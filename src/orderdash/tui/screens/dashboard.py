@@ -1,85 +1,57 @@
-"""The single-order dashboard: token input, detail, QR, transactions, status line.
+"""The dashboard: token input, watch list, detail, QR, transactions, status line.
 
-Data flows down from here: the watcher's reports arrive as messages, the screen keeps the
-current order and hands each widget what it shows. Reports of a previous token are dropped by
-their generation number.
+The app owns the state (`DashboardState`, plain Python) and the watcher; this screen composes
+the panes, binds the keys and routes the watcher's reports: the state says what changed, the
+screen hands each widget what it shows. Reports of another token than the one on screen only
+touch the list.
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from typing import Any
 
-from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Header
 
-from orderdash.core.domain.display import amount_text, coin_code, fiat_text
-from orderdash.core.domain.payment import PaymentState, Phase, payment_state
-from orderdash.core.polling.refresh import Kind, TrackStatus
-from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
-from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload
-from orderdash.core.runtime.config import Settings
+from orderdash.core.domain.display import coin_code
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.safetext import clean
-from orderdash.core.service.client import Fetched, OrderClient
+from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
-from orderdash.core.service.models import Order
-from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
+from orderdash.core.service.models import Transaction
+from orderdash.core.watching.state import DashboardState, Freshness
 from orderdash.tui.messages import (
     FetchFailed,
     OrderChosen,
     OrderFetched,
-    TokensAdded,
     TokenSubmitted,
     WatchStatusChanged,
 )
-from orderdash.tui.screens.alerts import AddTokensScreen, Alert, AlertsScreen
-from orderdash.tui.text import joined, literal
+from orderdash.tui.screens.alerts import AlertsScreen
+from orderdash.tui.text import literal
 from orderdash.tui.widgets.keys import KeysFooter
-from orderdash.tui.widgets.order_detail import OrderDetail, rate_direction
-from orderdash.tui.widgets.payment_qr import show_payload
+from orderdash.tui.widgets.order_detail import OrderDetail
+from orderdash.tui.widgets.payment_qr import qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView
-from orderdash.tui.widgets.status_line import Freshness, StatusLine
+from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
-from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTable
-from orderdash.tui.widgets.watch_list import Entry, WatchListPane, WatchTable
+from orderdash.tui.widgets.transactions import TransactionsPane
+from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable
 
-if TYPE_CHECKING:
-    from orderdash.tui.screens.pos import PosScreen
-
-#: How long a new transaction keeps its mark in the table.
-NEW_MARK_SECONDS = 30.0
-#: A dashboard left open for weeks keeps the latest alerts and undoable removals, not all.
-MAX_ALERTS = 1000
-MAX_UNDO = 100
+NO_BEARER = (
+    "Rate refresh is off: it needs a bearer token (--bearer-token-file). The order is still polled."
+)
 #: Below this width the QR would squeeze the order and its payments: it is hidden, with a note.
 QR_MIN_SCREEN_WIDTH = 100
-
-
-class _Reporter:
-    """Turns the watcher's callbacks into messages to the screen."""
-
-    def __init__(self, screen: DashboardScreen) -> None:
-        self._screen = screen
-
-    def on_fetched(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None:
-        self._screen.post_message(OrderFetched(token, kind, fetched, change))
-
-    def on_failure(self, token: str, failure: Failure) -> None:
-        self._screen.post_message(FetchFailed(token, failure))
-
-    def on_status(self, token: str, status: dict[Kind, TrackStatus]) -> None:
-        self._screen.post_message(WatchStatusChanged(token, status))
 
 
 class DashboardScreen(Screen[None]):
@@ -88,20 +60,15 @@ class DashboardScreen(Screen[None]):
     #: footer would show that input's keys (only "/") and then rebuild for the table's.
     AUTO_FOCUS = ""
     BINDINGS = [
-        Binding("r", "refresh", "Refresh", tooltip="Fetch the order and the rate now"),
-        Binding("c", "copy_address", "Copy address", tooltip="Copy the payment address"),
-        Binding("y", "copy_amount", "Copy amount", tooltip="Copy the coin amount, exact digits"),
-        Binding(
-            "o",
-            "open_transaction",
-            "Open tx",
-            tooltip="Open the selected transaction's explorer page",
-        ),
-        Binding("p", "point_of_sale", "POS", tooltip="Full-screen view for the paying customer"),
+        Binding("r", "app.refresh", "Refresh", tooltip="Fetch the order and the rate now"),
+        Binding("c", "app.copy_address", "Copy address", tooltip="Copy the payment address"),
+        Binding("y", "app.copy_amount", "Copy amount", tooltip="Copy the coin amount, exact"),
+        Binding("o", "open_transaction", "Open tx", tooltip="Open the selected transaction"),
+        Binding("p", "app.point_of_sale", "POS", tooltip="Full-screen view for the customer"),
         Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
-        Binding("a", "add_tokens", "Add", tooltip="Add orders to the watch list (paste several)"),
+        Binding("a", "app.add_tokens", "Add", tooltip="Add orders to the watch list"),
         Binding("d", "remove_order", "Remove", tooltip="Remove the selected order from the list"),
-        Binding("u", "undo_remove", "Undo", show=False, tooltip="Put the last removed order back"),
+        Binding("u", "app.undo_remove", "Undo", show=False, tooltip="Put back the last removed"),
         Binding("f", "filter", "Filter", tooltip="Filter the watch list by text"),
         Binding("t", "state_filter", "State", tooltip="Show only orders in one state (cycles)"),
         Binding("s", "sort", "Sort", tooltip="Sort the watch list by the next column"),
@@ -110,335 +77,166 @@ class DashboardScreen(Screen[None]):
         Binding("escape", "focus_table", "Table", show=False),
     ]
 
+    #: How fresh the order on screen is (the state's, handed down to the status line).
+    freshness: reactive[Freshness] = reactive(Freshness, init=False)
+
     def __init__(
         self,
-        client: OrderClient,
-        settings: Settings,
+        state: DashboardState,
+        watcher: OrderWatcher,
         *,
-        tokens: Sequence[str] = (),
+        first: str | None = None,
+        token_errors: Sequence[str] = (),
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         open_pos: bool = False,
     ) -> None:
         super().__init__()
         self.open_pos = open_pos
-        self.initial_tokens = list(tokens)
-        self.entries: dict[str, Entry] = {}
-        self.alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
-        self._removed: deque[tuple[str, Entry]] = deque(maxlen=MAX_UNDO)
-        self.store: WatchListFile | None = None
-        if settings.persist_watchlist:
-            path = (
-                Path(settings.watchlist_file).expanduser()
-                if settings.watchlist_file
-                else default_path()
-            )
-            self.store = WatchListFile(path)
-        self.payment: PaymentState | None = None
-        self.payload: QRPayload | None = None
-        self.pos: PosScreen | None = None
-        #: The last `qrCode` the rate endpoint sent (getOrder carries none).
-        self._server_qr: str | None = None
-        self.client = client
-        self.settings = settings
+        self.state = state
+        self.watcher = watcher
+        #: The order to open first, and why given tokens were refused (from the command line).
+        self.first = first
+        self.token_errors = list(token_errors)
         self.clock = clock
         self.monotonic = monotonic
-        self.token: str | None = None
-        self.order: Order | None = None
-        self.watcher = OrderWatcher(
-            client,
-            _Reporter(self),
-            poll_interval=settings.poll_interval,
-            refresh_interval=settings.refresh_interval,
-            budget_per_minute=settings.budget_per_minute,
-            concurrency=settings.concurrency,
-        )
-        self._direction: int | None = None
         self._told_no_token = False
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield TokenBar()
-        yield WatchListPane(clock=self.clock, id="watch")
+        yield WatchListPane(self.state.entries, clock=self.clock, id="watch")
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield OrderDetail(id="detail")
                 yield TransactionsPane(id="transactions-pane")
             yield QRView(id="qr")
-        yield StatusLine(monotonic=self.monotonic, id="status")
+        yield StatusLine(monotonic=self.monotonic, id="status").data_bind(DashboardScreen.freshness)
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self._tick)
-        self.run_watcher()
-        saved: list[str] = []
-        if self.store is not None:
-            saved, warning = self.store.load()
-            if warning:
-                self.notify(warning, title="Watch list", severity="warning", markup=False)
-        given = parse_tokens("\n".join(self.initial_tokens), known=saved)
-        for _, reason in given.invalid:
+        self.watch(self.app, "tick", self._tick, init=False)
+        self.watch(self.app, "roster", self.query_one(WatchListPane).rebuild)
+        for reason in self.token_errors:
             self.query_one(TokenBar).show_error(reason)
-        self._add_tokens([*saved, *given.tokens], save=bool(given.tokens))
-        first = next(iter(given.tokens + given.duplicates), None)
-        if first is not None:
-            self.load(first)
-            self.query_one(TransactionsTable).focus()
+        if self.first is not None:
+            self.load(self.first)
+            self.query_one(TransactionsPane).table.focus()
             if self.open_pos:
-                self.action_point_of_sale()
-        elif self.entries:
-            self.query_one(WatchTable).focus()
+                self._app.action_point_of_sale()
+        elif self.state.entries:
+            self.query_one(WatchListPane).table.focus()
         else:
             self.query_one(TokenBar).input.focus()
-        self._update_list_visibility()
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < QR_MIN_SCREEN_WIDTH
         self.set_class(narrow, "-narrow")
-        detail = self.query_one(OrderDetail)
-        detail.border_subtitle = (
-            f"QR hidden: needs {QR_MIN_SCREEN_WIDTH}+ columns" if narrow else ""
-        )
+        note = f"QR hidden: needs {QR_MIN_SCREEN_WIDTH}+ columns" if narrow else ""
+        self.query_one(OrderDetail).border_subtitle = note
 
-    # -- loading and watching ------------------------------------------------------------------
+    @property
+    def _app(self) -> Any:
+        """The app (OrderDashApp, which imports this module: not named here)."""
+        return self.app
+
+    def _tick(self) -> None:
+        self.query_one(StatusLine).tick()
+        self.query_one(OrderDetail).tick(self.clock())
+        self.query_one(WatchListPane).tick()
+
+    # -- the order on screen -------------------------------------------------------------------
 
     @on(TokenSubmitted)
     def _token_submitted(self, message: TokenSubmitted) -> None:
         self.load(message.token)
-        self.query_one(TransactionsTable).focus()
+        self.query_one(TransactionsPane).table.focus()
+
+    @on(OrderChosen)
+    def _order_chosen(self, message: OrderChosen) -> None:
+        self.load(message.token)
 
     def load(self, token: str) -> None:
         """Show `token`'s order in the detail panes (adding it to the watch list if new)."""
-        if token not in self.entries:
-            self._add_tokens([token], save=True)
-        self.token = token
+        self._app.watch_tokens([token], save=True)
+        self.state.focus(token)
         self.watcher.focus({token})
-        self.order = None
-        self.payment = None
-        self.payload = None
-        self._server_qr = None
-        self._direction = None
         self.query_one(TokenBar).input.value = token
-        self.query_one(OrderDetail).show_message(
-            joined(Text("Loading ", "italic"), literal(token, limit=80), "\u2026")
-        )
-        self.query_one(OrderDetail).remove_class("-stale")
+        self.query_one(OrderDetail).show_loading(token)
         self.query_one(TransactionsPane).reset()
         self.query_one(QRView).text = ""
         self.sub_title = clean(token, limit=60)
-        self._status.state = Freshness(loading=True, rates_enabled=self.client.has_bearer_token)
-        self._status.tick()
-        if not self.client.has_bearer_token and not self._told_no_token:
+        self.freshness = self.state.freshness
+        if not self.state.rates_enabled and not self._told_no_token:
             self._told_no_token = True
-            self.notify(
-                "Rate refresh is off: it needs a bearer token (--bearer-token-file). "
-                "The order is still polled.",
-                title="No bearer token",
-                severity="warning",
-                markup=False,
-            )
-        entry = self.entries.get(token)
+            self.notify(NO_BEARER, title="No bearer token", severity="warning", markup=False)
         self._mark_seen(token)
-        if entry is not None and entry.order is not None and entry.fetched is not None:
+        entry = self.state.entries.get(token)
+        if entry is not None and entry.fetched is not None:
             # what the list already knows shows at once; the focused read refreshes it
             self._show_order(entry.fetched, Kind.ORDER, ())
 
-    @work(exclusive=True, group="watch", exit_on_error=False)
-    async def run_watcher(self) -> None:
-        await self.watcher.run()
+    def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
+        """The focused order into the detail, transactions, QR and status panes."""
+        shown = self.state.show(fetched, kind, new_ids)
+        order = shown.order
+        what = qr_what(shown.payload, show_payload(self.query_one(QRView), shown.payload))
+        self.query_one(OrderDetail).show(
+            order, fetched.received_at, self.state.direction, shown.payment, what
+        )
+        currency = clean(order.currency.abbreviation, limit=12)
+        pane = self.query_one(TransactionsPane)
+        pane.show(order.transactions, new_ids, coin_code(order), currency)
+        company, token = clean(order.company_name, limit=40), clean(order.token, limit=40)
+        self.sub_title = f"{company} \u00b7 {token}"
+        self._update_freshness()
+        self.query_one(TokenBar).show_error(None)
+        self._app.shown = shown
 
-    def _is_current(self, message: OrderFetched | FetchFailed | WatchStatusChanged) -> bool:
-        return message.token == self.token
-
-    @property
-    def _status(self) -> StatusLine:
-        return self.query_one(StatusLine)
+    def _update_freshness(self) -> None:
+        self.freshness = freshness = self.state.freshness
+        stale = freshness.stale and self.state.order is not None
+        self.query_one(OrderDetail).stale_since = freshness.last_update if stale else None
 
     # -- reports from the watcher --------------------------------------------------------------
 
     @on(OrderFetched)
     def _order_fetched(self, message: OrderFetched) -> None:
-        token = message.token
-        entry = self.entries.get(token)
-        if entry is None:  # removed meanwhile
+        looking = message.token == self.state.token and self.app.screen is self
+        result = self.state.fetched(message.token, message.fetched, message.change, looking=looking)
+        if result is None:  # removed meanwhile
             return
-        fetched = message.fetched
-        payment = payment_state(fetched.order, fetched.received_at)
-        updated = replace(
-            entry,
-            fetched=fetched,
-            payment=payment,
-            error=None,
-            failing=False,
-            updated_at=self.clock(),
-        )
-        self.entries[token] = updated
-        if message.change:
-            self._raise_alerts(updated, message.change)
-        self.query_one(WatchListPane).update_entry(self.entries[token])
-        if token == self.token:
-            self._show_order(fetched, message.kind, message.change.new_transaction_ids)
-
-    def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
-        """The focused order into the detail, transactions, QR and status panes."""
-        order = fetched.order
-        if self.order is not None and order.exchange_rate != self.order.exchange_rate:
-            self._direction = rate_direction(self.order.exchange_rate, order.exchange_rate)
-        self.order = order
-        now = self.clock()
-        if kind is Kind.RATES and order.qr_code:
-            self._server_qr = order.qr_code
-        self.payment = payment_state(order, fetched.received_at)
-        mode = QRContent(self.settings.qr_content)
-        self.payload = qr_payload(order, self.payment, mode, self._server_qr)
-        qr_note = show_payload(self.query_one(QRView), self.payload)
-        what = _qr_what(self.payload, qr_note)
-        self.query_one(OrderDetail).show(
-            order, fetched.received_at, self._direction, self.payment, what
-        )
-        pane = self.query_one(TransactionsPane)
-        pane.show(
-            order.transactions,
-            new_ids,
-            coin_code(order),
-            clean(order.currency.abbreviation, limit=12),
-        )
-        self.sub_title = (
-            f"{clean(order.company_name, limit=40)} \u00b7 {clean(order.token, limit=40)}"
-        )
-
-        state = self._status.state
-        state.loading = False
-        state.last_update = now
-        state.errors.pop(kind, None)
-        state.retry_at.pop(kind, None)
-        if kind is Kind.RATES:
-            state.next_rate_at = self.monotonic() + self.settings.refresh_interval
-        self._update_staleness()
-        self.query_one(TokenBar).show_error(None)
-        self._update_pos()
-        if new_ids:
-            if self.pos is not None:
-                self.pos.payment_arrived()
-            self.set_timer(NEW_MARK_SECONDS, self.query_one(TransactionsTable).clear_new_marks)
-
-    def _raise_alerts(self, entry: Entry, change: Change) -> None:
-        """Toast, bell, a mark on the row until seen, and a line in the alerts log."""
-        order, payment = entry.order, entry.payment
-        assert order is not None and payment is not None
-        company = clean(order.company_name, limit=40)
-        texts = []
-        if change.new_transaction_ids:
-            by_id = {tx.id: tx for tx in order.transactions}
-            paid = [
-                f"{amount_text(tx.amount.base)} {coin_code(order)} "
-                f"({fiat_text(tx.amount_fiat.base, order.currency.abbreviation)})"
-                for tx in (by_id.get(i) for i in change.new_transaction_ids)
-                if tx is not None
-            ]
-            texts.append(f"Payment received: {', '.join(paid) or 'new transaction'}")
-        if change.status is not None:
-            before, after = change.status
-            texts.append(f"Status {clean(before, limit=30) or '?'} \u2192 {clean(after, limit=30)}")
-        if payment.phase in (Phase.OVERPAID, Phase.UNDERPAID, Phase.EXPIRED, Phase.UNCLEAR):
-            texts.append(payment.headline)
-        text = clean("; ".join(texts), limit=240)
-        self.alerts.append(Alert(self.clock(), entry.token, company, text))
-        if entry.token != self.token or self.app.screen is not self:
-            entry.unseen = True
-        if self.settings.bell:
-            self.app.bell()
-        self.notify(
-            text, title=f"{company} \u00b7 {clean(entry.token, limit=30)}", markup=False, timeout=8
-        )
+        entry, alert = result
+        if alert is not None:
+            self._app.announce(alert)
+        self.query_one(WatchListPane).update_entry(entry.token)
+        if message.token == self.state.token:
+            self._show_order(message.fetched, message.kind, message.change.new_transaction_ids)
 
     @on(FetchFailed)
     def _fetch_failed(self, message: FetchFailed) -> None:
         failure = message.failure
-        entry = self.entries.get(message.token)
-        if entry is not None and failure.kind is Kind.ORDER:
-            failed = replace(entry, error=failure.error.message, failing=True)
-            self.entries[message.token] = failed
-            self.query_one(WatchListPane).update_entry(failed)
-        if not self._is_current(message):
+        if self.state.failed(message.token, failure) is not None:
+            self.query_one(WatchListPane).update_entry(message.token)
+        if message.token != self.state.token:
             return
-        state = self._status.state
-        state.errors[failure.kind] = failure.error.message
-        state.retry_at[failure.kind] = self.monotonic() + failure.retry_in
-        if self.order is None and failure.kind is Kind.ORDER:
+        if self.state.order is None and failure.kind is Kind.ORDER:
             self.query_one(OrderDetail).show_message(literal(failure.error.message, "bold"))
             if isinstance(failure.error, NotFound):
                 self.query_one(TokenBar).show_error(failure.error.message)
-        self._update_staleness()
+        self._update_freshness()
 
     @on(WatchStatusChanged)
     def _watch_status_changed(self, message: WatchStatusChanged) -> None:
-        if self._is_current(message):
-            self._status.state.statuses = message.status
-
-    def _update_staleness(self) -> None:
-        state = self._status.state
-        stale = state.stale and self.order is not None
-        detail = self.query_one(OrderDetail)
-        detail.set_class(stale, "-stale")
-        if stale and state.last_update is not None:
-            since = time.strftime("%H:%M:%S", time.localtime(state.last_update))
-            detail.border_title = f"Order \u00b7 STALE since {since}"
-        else:
-            detail.border_title = "Order"
-        self._status.tick()
-
-    def _tick(self) -> None:
-        self.query_one(OrderDetail).tick(self.clock())
-
-    # -- actions --------------------------------------------------------------------------------
-
-    def action_refresh(self) -> None:
-        if self.token is not None:
-            self.watcher.refresh_now(self.token)
-            self.notify("Refreshing\u2026", timeout=1.5, markup=False)
+        self.state.statuses(message.token, message.status)
+        if message.token == self.state.token:
+            self.freshness = self.state.freshness
 
     # -- the watch list ---------------------------------------------------------------------------
 
-    def _add_tokens(self, tokens: Sequence[str], *, save: bool) -> list[str]:
-        added = [token for token in tokens if token not in self.entries]
-        for token in added:
-            self.entries[token] = Entry(token)
-            self.watcher.add(token)
-        if added:
-            self.query_one(WatchListPane).set_entries(self.entries.values())
-            self._update_list_visibility()
-            if save:
-                self._save()
-        return added
-
-    def _save(self) -> None:
-        if self.store is None:
-            return
-        try:
-            self.store.save(self.entries)
-        except OSError as error:
-            self.notify(
-                f"The watch list could not be saved: {error}",
-                severity="error",
-                markup=False,
-            )
-
     def _mark_seen(self, token: str) -> None:
-        entry = self.entries.get(token)
-        if entry is not None and entry.unseen:
-            seen = replace(entry, unseen=False)
-            self.entries[token] = seen
-            self.query_one(WatchListPane).update_entry(seen)
-
-    def _update_list_visibility(self) -> None:
-        pane = self.query_one(WatchListPane)
-        # one order is the single-order dashboard: the list appears from the second one on
-        pane.display = len(self.entries) > 1 and not self.has_class("-list-hidden")
-
-    @on(OrderChosen)
-    def _order_chosen(self, message: OrderChosen) -> None:
-        self.load(message.token)
+        if self.state.mark_seen(token) is not None:
+            self.query_one(WatchListPane).update_entry(token)
 
     @on(WatchTable.RowHighlighted)
     def _row_highlighted(self, event: WatchTable.RowHighlighted) -> None:
@@ -446,61 +244,11 @@ class DashboardScreen(Screen[None]):
         if event.row_key.value is not None and event.data_table.has_focus:
             self._mark_seen(event.row_key.value)
 
-    @on(TokensAdded)
-    def _tokens_added(self, message: TokensAdded) -> None:
-        parsed = parse_tokens(message.text, known=self.entries)
-        added = self._add_tokens(parsed.tokens, save=True)
-        parts = [f"Added {len(added)}"]
-        if parsed.duplicates:
-            parts.append(f"{len(parsed.duplicates)} already watched")
-        if parsed.invalid:
-            raw, reason = parsed.invalid[0]
-            more = f" (and {len(parsed.invalid) - 1} more)" if len(parsed.invalid) > 1 else ""
-            parts.append(f"{len(parsed.invalid)} refused: {clean(raw, limit=30)}: {reason}{more}")
-        severity = "warning" if parsed.invalid else "information"
-        self.notify("; ".join(parts), severity=severity, markup=False)
-
-    def action_add_tokens(self) -> None:
-        def added(text: str | None) -> None:
-            if text:
-                self.post_message(TokensAdded(text))
-
-        self.app.push_screen(AddTokensScreen(), callback=added)
-
     def action_remove_order(self) -> None:
-        token = self.query_one(WatchListPane).selected_token()
-        if token is None:
-            token = self.token
-        if token is None or token not in self.entries:
-            self.notify("No order selected.", severity="warning", markup=False)
-            return
-        self._removed.append((token, self.entries.pop(token)))
-        self.watcher.remove(token)
-        self.query_one(WatchListPane).remove(token)
-        self._update_list_visibility()
-        self._save()
-        self.notify(
-            f"Removed {clean(token, limit=40)} \u2014 press u to undo", timeout=6, markup=False
-        )
-
-    def action_undo_remove(self) -> None:
-        if not self._removed:
-            self.notify("Nothing to undo.", markup=False)
-            return
-        token, entry = self._removed.pop()
-        self.entries[token] = entry
-        self.watcher.add(token)
-        if token == self.token:
-            self.watcher.focus({token})
-        self.query_one(WatchListPane).add(entry)
-        self._update_list_visibility()
-        self._save()
-        self.notify(f"Back on the list: {clean(token, limit=40)}", timeout=3, markup=False)
+        self._app.unwatch(self.query_one(WatchListPane).selected_token() or self.state.token)
 
     def action_filter(self) -> None:
-        self.remove_class("-list-hidden")
-        self._update_list_visibility()
-        self.query_one("#watch-filter").focus()
+        self.query_one(WatchListPane).focus_filter()
 
     def action_state_filter(self) -> None:
         state = self.query_one(WatchListPane).cycle_state_filter()
@@ -510,115 +258,25 @@ class DashboardScreen(Screen[None]):
         self.query_one(WatchListPane).cycle_sort()
 
     def action_toggle_list(self) -> None:
-        self.toggle_class("-list-hidden")
-        self._update_list_visibility()
+        self.query_one(WatchListPane).toggle_hidden()
 
     def action_alerts(self) -> None:
-        self.app.push_screen(AlertsScreen(list(self.alerts)), callback=self._alert_chosen)
+        self.app.push_screen(AlertsScreen(list(self.state.alerts)), callback=self._alert_chosen)
 
     def _alert_chosen(self, token: str | None) -> None:
-        if token is not None and token in self.entries:
+        if token is not None and token in self.state.entries:
             self.load(token)
 
-    def action_point_of_sale(self) -> None:
-        if self.pos is not None:
-            return
-        # imported when first opened: the big digits and the screen are not needed before
-        from orderdash.tui.screens.pos import PosScreen
+    # -- the selected transaction, the focus -----------------------------------------------------
 
-        self.pos = PosScreen(
-            primary=self.settings.pos_primary, clock=self.clock, monotonic=self.monotonic
-        )
-        self.app.push_screen(self.pos, callback=self._pos_closed)
-        self.call_after_refresh(self._update_pos)
-
-    def _pos_closed(self, _: None) -> None:
-        self.pos = None
-
-    def _update_pos(self) -> None:
-        if self.pos is None or not self.pos.is_mounted:
-            return
-        if self.order is None or self.payment is None or self.payload is None:
-            return
-        self.pos.show(self.order, self.payment, self.payload, self._status.state.next_rate_at)
-
-    def action_copy_address(self) -> None:
-        if self.order is None or not self.order.address:
-            self.notify("No address to copy yet.", severity="warning", markup=False)
-            return
-        if self._copy(self.order.address, "address"):
-            self.notify(
-                f"Address copied: {clean(self.order.address, limit=80)}", timeout=3, markup=False
-            )
-
-    def _copy(self, text: str, what: str) -> bool:
-        """Copy server text as is, or refuse: a control character would travel to wherever it is
-        pasted (a wallet, a shell), and a lone surrogate cannot even be encoded for the
-        terminal's clipboard sequence (it used to stop the app with UnicodeEncodeError)."""
-        if not text.isprintable():
-            self.notify(
-                f"The {what} holds control characters or invalid text and cannot be copied: "
-                f"{clean(text, limit=60)}",
-                severity="error",
-                markup=False,
-            )
-            return False
-        self.app.copy_to_clipboard(text)
-        return True
-
-    def action_copy_amount(self) -> None:
-        if self.order is None or self.order.amount is None:
-            self.notify("No coin amount yet (coin not chosen).", severity="warning", markup=False)
-            return
-        amount = amount_text(self.order.amount)
-        self.app.copy_to_clipboard(amount)
-        self.notify(f"Amount copied: {amount} {coin_code(self.order)}", timeout=3, markup=False)
+    def selected_transaction(self) -> Transaction | None:
+        return self.query_one(TransactionsPane).table.selected()
 
     def action_open_transaction(self) -> None:
-        tx = self.query_one(TransactionsTable).selected()
-        if tx is None:
-            self.notify("Select a transaction first.", severity="warning", markup=False)
-            return
-        url = tx.hash_url or ""
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc or not url.isprintable():
-            self.notify(
-                f"Not opening a link that is not http(s): {clean(url, limit=80)}",
-                severity="error",
-                markup=False,
-            )
-            return
-        self.app.open_url(url)
-        self.notify(f"Opening {clean(parts.netloc, limit=60)}\u2026", timeout=3, markup=False)
-
-    def action_copy_token(self) -> None:
-        if self.token and self._copy(self.token, "order token"):
-            self.notify("Order token copied.", timeout=3, markup=False)
-
-    def action_copy_hash(self) -> None:
-        tx = self.query_one(TransactionsTable).selected()
-        if tx is not None and self._copy(tx.hash, "transaction hash"):
-            self.notify("Transaction hash copied.", timeout=3, markup=False)
+        self._app.open_transaction(self.selected_transaction())
 
     def action_focus_token(self) -> None:
         self.query_one(TokenBar).input.focus()
 
     def action_focus_table(self) -> None:
-        self.query_one(TransactionsTable).focus()
-
-
-def _qr_what(payload: QRPayload, note: str) -> str:
-    """What the QR code on screen says, in a few words."""
-    if payload.kind == "server" and not note:
-        what = "the server's QR image"
-    elif payload.kind == "uri":
-        what = (
-            "payment URI with the amount due"
-            if "?amount=" in (payload.text or "")
-            else "payment URI"
-        )
-    elif payload.kind == "address":
-        what = "the address"
-    else:
-        what = "nothing"
-    return f"{what} ({note})" if note else what
+        self.query_one(TransactionsPane).table.focus()

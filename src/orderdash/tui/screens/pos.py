@@ -1,7 +1,8 @@
 """Point of sale: the screen turned to the customer. QR as large as fits, the amount due in
 large digits, the address as text, countdowns, and a banner that says in words what happened.
 
-The dashboard owns the data and the refresh; this screen only shows what it is handed.
+The app owns the data and the refresh; this screen watches the order on screen (`app.shown`)
+and the app's clock tick, and shows them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from orderdash.core.domain.display import amount_text, duration_text
 from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.qr.payload import QRPayload
 from orderdash.core.service.models import Order
+from orderdash.core.watching.state import DashboardState, Shown
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.payment_qr import show_payload
@@ -73,20 +75,20 @@ class PosScreen(Screen[None]):
 
     def __init__(
         self,
+        state: DashboardState,
         *,
         primary: str = "coin",
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
+        self._dashboard_state = state
         self.primary = primary
         self.clock = clock
         self.monotonic = monotonic
         self.state: PaymentState | None = None
         self.order: Order | None = None
         self.next_rate_at: float | None = None
-        #: Data handed over before the widgets exist waits here.
-        self._pending: tuple[Order, PaymentState, QRPayload, float | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Loading\u2026"), id="pos-banner", classes="-neutral")
@@ -103,12 +105,20 @@ class PosScreen(Screen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self._tick)
-        self.call_after_refresh(self._show_pending)
+        self.watch(self.app, "tick", self._tick, init=False)
+        self.watch(self.app, "shown", self._shown_changed, init=False)
+        # a screen's Mount can come before its children's: the order on screen once they exist
+        self.call_after_refresh(self._show, self._dashboard_state.shown)
 
-    def _show_pending(self) -> None:
-        if self._pending is not None:
-            self.show(*self._pending)
+    def _shown_changed(self, shown: Shown | None) -> None:
+        self._show(shown)
+        if shown is not None and shown.new_ids:
+            self.payment_arrived()
+
+    def _show(self, shown: Shown | None) -> None:
+        if shown is not None:
+            next_rate_at = self._dashboard_state.freshness.next_rate_at
+            self.show(shown.order, shown.payment, shown.payload, next_rate_at)
 
     @property
     def _ready(self) -> bool:
@@ -127,9 +137,7 @@ class PosScreen(Screen[None]):
         next_rate_at: float | None,
     ) -> None:
         if not self._ready:
-            self._pending = (order, state, payload, next_rate_at)
             return
-        self._pending = None
         self.order, self.state, self.next_rate_at = order, state, next_rate_at
         banner = self.query_one("#pos-banner", Static)
         banner.update(literal(state.headline, limit=120))

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from decimal import Decimal
 
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widget import Widget
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from orderdash.core.domain.display import (
@@ -25,19 +25,11 @@ from orderdash.core.domain.display import (
 )
 from orderdash.core.domain.expiry import Expiry, expiry_for
 from orderdash.core.domain.payment import PaymentState, Phase
-from orderdash.core.domain.status import Tone, tone_of
+from orderdash.core.domain.status import tone_of
 from orderdash.core.service.models import Order
-from orderdash.tui.text import joined, literal
-from orderdash.tui.widgets.status_line import text_key, text_shape
+from orderdash.tui.styles import TONE_STYLES
+from orderdash.tui.text import joined, literal, text_key, text_shape
 
-TONE_STYLES = {
-    Tone.OPEN: "bold black on #f0c674",
-    Tone.PROGRESS: "bold black on #81a2be",
-    Tone.GOOD: "bold black on #8fd18f",
-    Tone.WARN: "bold black on #de935f",
-    Tone.BAD: "bold white on #a54242",
-    Tone.UNKNOWN: "bold black on #b0b0b0",
-}
 DIRECTION_MARKS = {
     1: Text(" \u25b2", "bold green"),
     -1: Text(" \u25bc", "bold red"),
@@ -60,9 +52,6 @@ PHASE_STYLES = {
 def status_badge(order: Order) -> Text:
     return literal(f" {order.status.label} ", TONE_STYLES[tone_of(order.status.code)], limit=40)
 
-
-#: Widget's own border title descriptor, which OrderDetail wraps.
-_BORDER_TITLE = Widget.__dict__["border_title"]
 
 Rows = list[tuple[str, Text]]
 Key = tuple[object, ...]
@@ -87,18 +76,18 @@ class OrderDetail(VerticalScroll, can_focus=False):
 
     PARTS = ("#detail-head", "#detail-money", "#detail-times", "#detail-identity")
 
-    # The screen sets the border title ("Order", or "STALE since ...") on every answer; Textual
-    # repaints the whole pane on every set, even to the same text. Here a set that changes
-    # nothing is dropped.
-    @property  # type: ignore[override]
-    def border_title(self) -> str | None:
-        return _BORDER_TITLE.__get__(self, type(self))
+    #: Wall time since which the order shown is stale (its poll failing), or None. A reactive:
+    #: the screen sets it on every answer, and only a change repaints the border.
+    stale_since: reactive[float | None] = reactive(None, init=False, layout=False, repaint=False)
 
-    @border_title.setter
-    def border_title(self, title: object) -> None:
-        if isinstance(title, str) and title == _BORDER_TITLE.__get__(self, type(self)):
-            return
-        _BORDER_TITLE.__set__(self, title)
+    def watch_stale_since(self, since: float | None) -> None:
+        self.set_class(since is not None, "-stale")
+        if since is None:
+            self.border_title = "Order"
+        else:
+            self.border_title = (
+                f"Order \u00b7 STALE since {time.strftime('%H:%M:%S', time.localtime(since))}"
+            )
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Enter an order token above.", "dim"), id="detail-head")
@@ -113,6 +102,10 @@ class OrderDetail(VerticalScroll, can_focus=False):
         # per part: what it shows (to skip equal updates) and its shape (to skip layouts)
         self._shown: dict[str, Key] = {}
         self._shapes: dict[str, Key] = {}
+
+    def show_loading(self, token: str) -> None:
+        self.stale_since = None
+        self.show_message(joined(Text("Loading ", "italic"), literal(token, limit=80), "\u2026"))
 
     def show_message(self, message: Text) -> None:
         """No order to show (loading, not found): one line instead of the fields."""
@@ -209,9 +202,3 @@ class OrderDetail(VerticalScroll, can_focus=False):
             ("Cancel", literal(urls.cancel_url or MISSING, limit=200)),
             ("Callback", literal(urls.callback_url or MISSING, limit=200)),
         ]
-
-
-def rate_direction(previous: Decimal | None, current: Decimal | None) -> int | None:
-    if previous is None or current is None:
-        return None
-    return (current > previous) - (current < previous)

@@ -19,3 +19,20 @@ def show_payload(view: QRView, payload: QRPayload) -> str:
         return payload.note
     view.text = payload.text or ""
     return payload.note
+
+
+def qr_what(payload: QRPayload, note: str) -> str:
+    """What the QR code on screen says, in a few words."""
+    if payload.kind == "server" and not note:
+        what = "the server's QR image"
+    elif payload.kind == "uri":
+        what = (
+            "payment URI with the amount due"
+            if "?amount=" in (payload.text or "")
+            else "payment URI"
+        )
+    elif payload.kind == "address":
+        what = "the address"
+    else:
+        what = "nothing"
+    return f"{what} ({note})" if note else what

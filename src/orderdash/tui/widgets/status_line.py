@@ -4,39 +4,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from orderdash.core.domain.display import duration_text
-from orderdash.core.polling.refresh import Kind, TrackStatus
-from orderdash.tui.text import literal
-
-
-@dataclass
-class Freshness:
-    """What the status line knows; the screen updates it, the line renders it every second."""
-
-    last_update: float | None = None  # wall time of the last good data
-    rates_enabled: bool = True
-    loading: bool = False
-    #: The last error and the time of the next try, per failing kind of request. `retry_at` and
-    #: `next_rate_at` are read off the monotonic clock the line counts down with (a wall-clock
-    #: step back of an hour once showed "next rate in 1:00:59").
-    errors: dict[Kind, str] = field(default_factory=dict)
-    retry_at: dict[Kind, float] = field(default_factory=dict)
-    next_rate_at: float | None = None
-    statuses: dict[Kind, TrackStatus] = field(default_factory=dict)
-
-    @property
-    def stale(self) -> bool:
-        """The order poll is failing: what is on screen is no longer being renewed.
-
-        A failing rate call alone does not make the data stale (getOrder keeps it current);
-        it is reported on its own.
-        """
-        return Kind.ORDER in self.errors
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.watching.state import Freshness
+from orderdash.tui.text import literal, text_key, text_shape
 
 
 def _clock(moment: float) -> str:
@@ -76,41 +52,41 @@ def status_text(state: Freshness, now: float) -> Text:
     return line
 
 
-def text_key(text: Text) -> tuple[object, ...]:
-    """What a Text shows: its characters, base style and styled spans (Text's own == ignores
-    the base style)."""
-    return (text.plain, str(text.style), tuple(text.spans))
-
-
-def text_shape(text: Text) -> str:
-    """The characters of `text` with every digit as 0: two texts of the same shape take the same
-    cells, so a countdown that only changes digits needs no new layout."""
-    return text.plain.translate(_DIGITS_AS_ZERO)
-
-
-_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
-
-
 class StatusLine(Static):
-    """Re-renders itself once a second; nothing else on screen repaints for the countdown.
+    """Shows `freshness` (the screen binds it); `tick` (the app's clock, once a second) moves
+    the countdowns, and nothing else on screen repaints for them.
 
     A tick that would show the same text repaints nothing, and one that only changes digits
     repaints this line without a layout pass over the screen.
     """
 
+    DEFAULT_CSS = """
+    /* a long error wraps to a second row rather than losing its advice at the edge */
+    StatusLine {
+        height: auto;
+        max-height: 2;
+        background: $panel;
+    }
+    """
+
+    freshness: reactive[Freshness] = reactive(Freshness, layout=False, repaint=False)
+
     def __init__(self, monotonic: Callable[[], float] = time.monotonic, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._monotonic = monotonic
-        self.state = Freshness()
         self._shown: tuple[object, ...] | None = None
         self._shape: str | None = None
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self.tick)
+        self.tick()
+
+    def watch_freshness(self) -> None:
         self.tick()
 
     def tick(self) -> None:
-        text = status_text(self.state, self._monotonic())
+        if not self.is_mounted:
+            return
+        text = status_text(self.freshness, self._monotonic())
         key = text_key(text)
         if key == self._shown:
             return

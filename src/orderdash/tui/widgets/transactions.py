@@ -18,10 +18,11 @@ from orderdash.core.domain.display import amount_text, server_time_text
 from orderdash.core.safetext import shorten_middle
 from orderdash.core.service.models import Transaction
 from orderdash.tui.compat.newest_first_table import NewestFirstTable
-from orderdash.tui.text import joined, literal
-from orderdash.tui.widgets.status_line import text_shape
+from orderdash.tui.text import joined, literal, text_shape
 
 NEW_MARK = Text("\u25cf", "bold green")
+#: How long a new transaction keeps its mark in the table.
+NEW_MARK_SECONDS = 30.0
 HASH_WIDTH = 13
 # (key, label): the server's own names for the four amounts, coin then fiat
 COLUMNS = (
@@ -402,7 +403,10 @@ class TransactionsPane(Vertical):
         self, transactions: Sequence[Transaction], new_ids: Iterable[int], coin: str, currency: str
     ) -> None:
         self._coin, self._currency = coin, currency
+        new_ids = tuple(new_ids)
         self.table.sync(transactions, new_ids)
+        if new_ids:
+            self.set_timer(NEW_MARK_SECONDS, self.table.clear_new_marks)
         self._set_title(f"Transactions ({len(self.table.transactions)})")
         self._describe_selected()
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -15,73 +14,16 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label
 
 from orderdash.core.domain.display import amount_text, coin_code
-from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.domain.status import tone_of
 from orderdash.core.safetext import clean, shorten_middle
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.models import Order
+from orderdash.core.watching.entry import STATE_FILTERS, Entry
 from orderdash.tui.messages import OrderChosen
+from orderdash.tui.styles import TONE_STYLES
 from orderdash.tui.text import literal
-from orderdash.tui.widgets.order_detail import TONE_STYLES
 
 ALERT_MARK = Text("\u25cf", "bold #de935f")
-AGE_REFRESH_SECONDS = 5.0
-
-#: State filters, in the order `t` cycles through them.
-STATE_FILTERS: dict[str, frozenset[Phase] | None] = {
-    "all": None,
-    "open": frozenset({Phase.AWAITING, Phase.COIN_NOT_CHOSEN}),
-    "partly paid": frozenset({Phase.PARTLY_PAID, Phase.UNCLEAR}),
-    "paid": frozenset({Phase.CONFIRMING, Phase.CONFIRMED, Phase.OVERPAID}),
-    "closed": frozenset({Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED}),
-    "problems": frozenset(),  # by health, not by phase
-}
-
-
-@dataclass
-class Entry:
-    """What the list knows of one watched order."""
-
-    token: str
-    fetched: Fetched | None = None
-    payment: PaymentState | None = None
-    error: str | None = None
-    failing: bool = False
-    updated_at: float | None = None
-    unseen: bool = False
-
-    @property
-    def order(self) -> Order | None:
-        return None if self.fetched is None else self.fetched.order
-
-    @property
-    def health(self) -> str:
-        if self.failing and self.order is None:
-            return "error"
-        if self.failing:
-            return "stale"
-        return "ok" if self.order is not None else "loading"
-
-    @property
-    def last_tx_ms(self) -> int | None:
-        if self.order is None or not self.order.transactions:
-            return None
-        return max(tx.created_at_ms for tx in self.order.transactions)
-
-    def in_filter(self, state: str, text: str) -> bool:
-        phases = STATE_FILTERS[state]
-        if state == "problems":
-            if self.health in ("ok", "loading"):
-                return False
-        elif phases is not None and (self.payment is None or self.payment.phase not in phases):
-            return False
-        if not text:
-            return True
-        haystack = [self.token]
-        if self.order is not None:
-            haystack += [self.order.company_name, self.order.status.label, self.order.coin or ""]
-            haystack += [self.order.address or "", self.order.currency.abbreviation]
-        return any(text.lower() in value.lower() for value in haystack)
+#: Ticks (seconds) between refreshes of the age columns.
+AGE_REFRESH_TICKS = 5
 
 
 def age_text(seconds: float | None) -> str:
@@ -198,18 +140,26 @@ class WatchTable(DataTable):
 
 
 class WatchListPane(Vertical):
-    """The list. The screen owns the entries; this pane shows them and reports choices."""
+    """The list. The app's state owns the entries (this pane holds a reference to its dict);
+    this pane shows them and reports choices. Tell it what changed: `update_entry` for one
+    order, `rebuild` after orders came or went."""
 
-    def __init__(self, clock: Callable[[], float] = time.time, **kwargs: Any) -> None:
+    def __init__(
+        self, entries: dict[str, Entry], clock: Callable[[], float] = time.time, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.clock = clock
-        self.entries: dict[str, Entry] = {}
+        self.entries = entries
         self.state_filter = "all"
         self.text_filter = ""
         # a stable order by default: rows do not jump under the cursor when alerts come in
         self.sort_column = "token"
         self.sort_reverse = False
         self._shown: dict[str, dict[str, Any]] = {}
+        #: The sort key each shown row was placed by (a change of it re-sorts).
+        self._sorted_as: dict[str, tuple] = {}
+        #: The user hid the list (`w`); a filter shows it again.
+        self.hidden_by_user = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="watch-filter-row"):
@@ -220,8 +170,14 @@ class WatchListPane(Vertical):
         yield WatchTable(id="watch-table")
 
     def on_mount(self) -> None:
-        self.set_interval(AGE_REFRESH_SECONDS, self._refresh_ages)
+        self._ticks = 0
         self._retitle()
+
+    def tick(self) -> None:
+        """The app's clock, once a second: the ages move every few seconds."""
+        self._ticks += 1
+        if self._ticks % AGE_REFRESH_TICKS == 0:
+            self._refresh_ages()
 
     @property
     def table(self) -> WatchTable:
@@ -229,22 +185,12 @@ class WatchListPane(Vertical):
 
     # -- data from the screen --------------------------------------------------------------------
 
-    def set_entries(self, entries: Iterable[Entry]) -> None:
-        self.entries = {entry.token: entry for entry in entries}
-        self.rebuild()
-
-    def add(self, entry: Entry) -> None:
-        self.entries[entry.token] = entry
-        self.rebuild()
-
-    def remove(self, token: str) -> None:
-        self.entries.pop(token, None)
-        self.rebuild()
-
-    def update_entry(self, entry: Entry) -> None:
+    def update_entry(self, token: str) -> None:
         """One order changed: update its cells in place (re-sort or re-filter only if needed)."""
-        previous = self.entries.get(entry.token)
-        self.entries[entry.token] = entry
+        entry = self.entries.get(token)
+        if entry is None:
+            self.rebuild()
+            return
         visible = entry.in_filter(self.state_filter, self.text_filter)
         if visible != (entry.token in self._shown):
             self.rebuild()
@@ -256,15 +202,21 @@ class WatchListPane(Vertical):
                 if old.get(column) != value:
                     self.table.update_cell(entry.token, column, value, update_width=True)
             self._shown[entry.token] = new
-            moved = previous is None or sort_key(previous, self.sort_column) != sort_key(
-                entry, self.sort_column
-            )
-            if moved:
+            if self._sorted_as.get(entry.token) != sort_key(entry, self.sort_column):
                 self._sort()
         self._retitle()
 
+    def _update_display(self) -> None:
+        # one order is the single-order dashboard: the list appears from the second one on
+        self.display = len(self.entries) > 1 and not self.hidden_by_user
+
+    def toggle_hidden(self) -> None:
+        self.hidden_by_user = not self.hidden_by_user
+        self._update_display()
+
     def rebuild(self) -> None:
         """Show the entries that pass the filters, sorted; keeps the cursor on its order."""
+        self._update_display()
         table = self.table
         selected = self.selected_token()
         table.clear()
@@ -282,8 +234,10 @@ class WatchListPane(Vertical):
 
     def _sort(self) -> None:
         if not self._shown:
+            self._sorted_as = {}
             return
         column, entries = self.sort_column, self.entries
+        self._sorted_as = {token: sort_key(entries[token], column) for token in self._shown}
         # ties keep the order of the token, so equal rows do not swap places between updates
         self.table.sort(
             "token",
@@ -294,7 +248,9 @@ class WatchListPane(Vertical):
     def _refresh_ages(self) -> None:
         now = self.clock()
         for token, shown in self._shown.items():
-            entry = self.entries[token]
+            entry = self.entries.get(token)
+            if entry is None:  # removed; the next rebuild drops its row
+                continue
             fresh = cells(entry, now)
             for column in ("age", "last_tx"):
                 if fresh[column] != shown[column]:
@@ -325,6 +281,11 @@ class WatchListPane(Vertical):
             return None
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
         return row_key.value
+
+    def focus_filter(self) -> None:
+        self.hidden_by_user = False
+        self._update_display()
+        self.query_one("#watch-filter", Input).focus()
 
     def cycle_state_filter(self) -> str:
         names = list(STATE_FILTERS)
