@@ -29,8 +29,13 @@ from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
 from orderdash.tui.messages import WatchReporter
+from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
+
+NO_BEARER = (
+    "Rate refresh is off: it needs a bearer token (--bearer-token-file). The order is still polled."
+)
 
 
 class OrderDashApp(App[None]):
@@ -74,6 +79,7 @@ class OrderDashApp(App[None]):
         self._open_pos = open_pos
         self._notices = list(notices)
         self._pos: Screen[None] | None = None
+        self._told_no_bearer = False
 
     async def on_mount(self) -> None:
         saved: list[str] = []
@@ -88,8 +94,6 @@ class OrderDashApp(App[None]):
             self.watcher,
             first=next(iter(given.tokens + given.duplicates), None),
             token_errors=[reason for _, reason in given.invalid],
-            clock=self._clock,
-            monotonic=self._monotonic,
             open_pos=self._open_pos,
         )
         self._reporter.target = dashboard
@@ -136,7 +140,20 @@ class OrderDashApp(App[None]):
         self.state.bell = not self.state.bell
         self.notify(f"Bell {'on' if self.state.bell else 'off'}.", timeout=2, markup=False)
 
+    def tell_no_bearer(self) -> None:
+        """Once: the order is polled, but its rate is not refreshed without the token."""
+        if not self._told_no_bearer:
+            self._told_no_bearer = True
+            self.notify(NO_BEARER, title="No bearer token", severity="warning", markup=False)
+
     # -- the watch list ---------------------------------------------------------------------------
+
+    def action_alerts(self) -> None:
+        self.push_screen(AlertsScreen(list(self.state.alerts)), callback=self._alert_chosen)
+
+    def _alert_chosen(self, token: str | None) -> None:
+        if token is not None and token in self.state.entries:
+            self.dashboard.load(token)
 
     def watch_tokens(self, tokens: Iterable[str], *, save: bool) -> list[str]:
         """Watch the tokens not watched yet (kept on disk if `save`); returns those."""

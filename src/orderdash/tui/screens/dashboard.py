@@ -1,15 +1,12 @@
 """The dashboard: token input, watch list, detail, QR, transactions, status line.
 
-The app owns the state (`DashboardState`, plain Python) and the watcher; this screen composes
-the panes, binds the keys and routes the watcher's reports: the state says what changed, the
-screen hands each widget what it shows. Reports of another token than the one on screen only
-touch the list.
-"""
+The app owns the state (`DashboardState`) and the watcher; this screen composes the panes,
+binds the keys and routes the watcher's reports: the state says what changed, the screen hands
+each widget what it shows."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from textual import on
@@ -29,14 +26,7 @@ from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import DashboardState, Freshness
-from orderdash.tui.messages import (
-    FetchFailed,
-    OrderChosen,
-    OrderFetched,
-    TokenSubmitted,
-    WatchStatusChanged,
-)
-from orderdash.tui.screens.alerts import AlertsScreen
+from orderdash.tui import messages
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
@@ -45,11 +35,8 @@ from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane
-from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable
+from orderdash.tui.widgets.watch_list import WatchListPane
 
-NO_BEARER = (
-    "Rate refresh is off: it needs a bearer token (--bearer-token-file). The order is still polled."
-)
 #: Below this width the QR would squeeze the order and its payments: it is hidden, with a note.
 QR_MIN_SCREEN_WIDTH = 100
 
@@ -72,7 +59,7 @@ class DashboardScreen(Screen[None]):
         Binding("f", "filter", "Filter", tooltip="Filter the watch list by text"),
         Binding("t", "state_filter", "State", tooltip="Show only orders in one state (cycles)"),
         Binding("s", "sort", "Sort", tooltip="Sort the watch list by the next column"),
-        Binding("l", "alerts", "Alerts", tooltip="The log of alerts"),
+        Binding("l", "app.alerts", "Alerts", tooltip="The log of alerts"),
         Binding("w", "toggle_list", "List", show=False, tooltip="Show or hide the watch list"),
         Binding("escape", "focus_table", "Table", show=False),
     ]
@@ -87,31 +74,25 @@ class DashboardScreen(Screen[None]):
         *,
         first: str | None = None,
         token_errors: Sequence[str] = (),
-        clock: Callable[[], float] = time.time,
-        monotonic: Callable[[], float] = time.monotonic,
         open_pos: bool = False,
     ) -> None:
         super().__init__()
-        self.open_pos = open_pos
-        self.state = state
-        self.watcher = watcher
+        self.state, self.watcher = state, watcher
         #: The order to open first, and why given tokens were refused (from the command line).
-        self.first = first
-        self.token_errors = list(token_errors)
-        self.clock = clock
-        self.monotonic = monotonic
-        self._told_no_token = False
+        self.first, self.token_errors, self.open_pos = first, list(token_errors), open_pos
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield TokenBar()
-        yield WatchListPane(self.state.entries, clock=self.clock, id="watch")
+        yield WatchListPane(self.state, id="watch")
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield OrderDetail(id="detail")
                 yield TransactionsPane(id="transactions-pane")
             yield QRView(id="qr")
-        yield StatusLine(monotonic=self.monotonic, id="status").data_bind(DashboardScreen.freshness)
+        yield StatusLine(monotonic=self.state.monotonic, id="status").data_bind(
+            DashboardScreen.freshness
+        )
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -142,19 +123,17 @@ class DashboardScreen(Screen[None]):
 
     def _tick(self) -> None:
         self.query_one(StatusLine).tick()
-        self.query_one(OrderDetail).tick(self.clock())
+        self.query_one(OrderDetail).tick(self.state.clock())
         self.query_one(WatchListPane).tick()
 
     # -- the order on screen -------------------------------------------------------------------
 
-    @on(TokenSubmitted)
-    def _token_submitted(self, message: TokenSubmitted) -> None:
+    @on(messages.TokenSubmitted)
+    @on(messages.OrderChosen)
+    def _order_asked(self, message: messages.TokenSubmitted | messages.OrderChosen) -> None:
         self.load(message.token)
-        self.query_one(TransactionsPane).table.focus()
-
-    @on(OrderChosen)
-    def _order_chosen(self, message: OrderChosen) -> None:
-        self.load(message.token)
+        if isinstance(message, messages.TokenSubmitted):  # from the list, the focus stays there
+            self.query_one(TransactionsPane).table.focus()
 
     def load(self, token: str) -> None:
         """Show `token`'s order in the detail panes (adding it to the watch list if new)."""
@@ -167,10 +146,9 @@ class DashboardScreen(Screen[None]):
         self.query_one(QRView).text = ""
         self.sub_title = clean(token, limit=60)
         self.freshness = self.state.freshness
-        if not self.state.rates_enabled and not self._told_no_token:
-            self._told_no_token = True
-            self.notify(NO_BEARER, title="No bearer token", severity="warning", markup=False)
-        self._mark_seen(token)
+        if not self.state.rates_enabled:
+            self._app.tell_no_bearer()
+        self.query_one(WatchListPane).mark_seen(token)
         entry = self.state.entries.get(token)
         if entry is not None and entry.fetched is not None:
             # what the list already knows shows at once; the focused read refreshes it
@@ -185,8 +163,9 @@ class DashboardScreen(Screen[None]):
             order, fetched.received_at, self.state.direction, shown.payment, what
         )
         currency = clean(order.currency.abbreviation, limit=12)
-        pane = self.query_one(TransactionsPane)
-        pane.show(order.transactions, new_ids, coin_code(order), currency)
+        self.query_one(TransactionsPane).show(
+            order.transactions, new_ids, coin_code(order), currency
+        )
         company, token = clean(order.company_name, limit=40), clean(order.token, limit=40)
         self.sub_title = f"{company} \u00b7 {token}"
         self._update_freshness()
@@ -200,8 +179,8 @@ class DashboardScreen(Screen[None]):
 
     # -- reports from the watcher --------------------------------------------------------------
 
-    @on(OrderFetched)
-    def _order_fetched(self, message: OrderFetched) -> None:
+    @on(messages.OrderFetched)
+    def _order_fetched(self, message: messages.OrderFetched) -> None:
         looking = message.token == self.state.token and self.app.screen is self
         result = self.state.fetched(message.token, message.fetched, message.change, looking=looking)
         if result is None:  # removed meanwhile
@@ -213,8 +192,8 @@ class DashboardScreen(Screen[None]):
         if message.token == self.state.token:
             self._show_order(message.fetched, message.kind, message.change.new_transaction_ids)
 
-    @on(FetchFailed)
-    def _fetch_failed(self, message: FetchFailed) -> None:
+    @on(messages.FetchFailed)
+    def _fetch_failed(self, message: messages.FetchFailed) -> None:
         failure = message.failure
         if self.state.failed(message.token, failure) is not None:
             self.query_one(WatchListPane).update_entry(message.token)
@@ -226,23 +205,13 @@ class DashboardScreen(Screen[None]):
                 self.query_one(TokenBar).show_error(failure.error.message)
         self._update_freshness()
 
-    @on(WatchStatusChanged)
-    def _watch_status_changed(self, message: WatchStatusChanged) -> None:
+    @on(messages.WatchStatusChanged)
+    def _watch_status_changed(self, message: messages.WatchStatusChanged) -> None:
         self.state.statuses(message.token, message.status)
         if message.token == self.state.token:
             self.freshness = self.state.freshness
 
     # -- the watch list ---------------------------------------------------------------------------
-
-    def _mark_seen(self, token: str) -> None:
-        if self.state.mark_seen(token) is not None:
-            self.query_one(WatchListPane).update_entry(token)
-
-    @on(WatchTable.RowHighlighted)
-    def _row_highlighted(self, event: WatchTable.RowHighlighted) -> None:
-        # seen = the operator is on the list, on that row (not a row moving under an idle cursor)
-        if event.row_key.value is not None and event.data_table.has_focus:
-            self._mark_seen(event.row_key.value)
 
     def action_remove_order(self) -> None:
         self._app.unwatch(self.query_one(WatchListPane).selected_token() or self.state.token)
@@ -259,13 +228,6 @@ class DashboardScreen(Screen[None]):
 
     def action_toggle_list(self) -> None:
         self.query_one(WatchListPane).toggle_hidden()
-
-    def action_alerts(self) -> None:
-        self.app.push_screen(AlertsScreen(list(self.state.alerts)), callback=self._alert_chosen)
-
-    def _alert_chosen(self, token: str | None) -> None:
-        if token is not None and token in self.state.entries:
-            self.load(token)
 
     # -- the selected transaction, the focus -----------------------------------------------------
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -17,6 +15,7 @@ from orderdash.core.domain.display import amount_text, coin_code
 from orderdash.core.domain.status import tone_of
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.watching.entry import STATE_FILTERS, Entry
+from orderdash.core.watching.state import DashboardState
 from orderdash.tui.messages import OrderChosen
 from orderdash.tui.styles import TONE_STYLES
 from orderdash.tui.text import literal
@@ -140,16 +139,16 @@ class WatchTable(DataTable):
 
 
 class WatchListPane(Vertical):
-    """The list. The app's state owns the entries (this pane holds a reference to its dict);
-    this pane shows them and reports choices. Tell it what changed: `update_entry` for one
-    order, `rebuild` after orders came or went."""
+    """The list. The app's state owns the entries (this pane holds a reference to the state);
+    this pane shows them, marks an order seen when the operator is on its row, and reports
+    choices. Tell it what changed: `update_entry` for one order, `rebuild` after orders came or
+    went."""
 
-    def __init__(
-        self, entries: dict[str, Entry], clock: Callable[[], float] = time.time, **kwargs: Any
-    ) -> None:
+    def __init__(self, state: DashboardState, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.clock = clock
-        self.entries = entries
+        self.state = state
+        self.clock = state.clock
+        self.entries = state.entries
         self.state_filter = "all"
         self.text_filter = ""
         # a stable order by default: rows do not jump under the cursor when alerts come in
@@ -321,6 +320,16 @@ class WatchListPane(Vertical):
     def _header_selected(self, event: DataTable.HeaderSelected) -> None:
         event.stop()
         self.sort_by(str(event.column_key.value))
+
+    def mark_seen(self, token: str) -> None:
+        if self.state.mark_seen(token) is not None:
+            self.update_entry(token)
+
+    @on(DataTable.RowHighlighted, "#watch-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        # seen = the operator is on the list, on that row (not a row moving under an idle cursor)
+        if event.row_key.value is not None and event.data_table.has_focus:
+            self.mark_seen(event.row_key.value)
 
     @on(DataTable.RowSelected, "#watch-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
