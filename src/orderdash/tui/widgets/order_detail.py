@@ -74,6 +74,26 @@ class OrderDetail(VerticalScroll, can_focus=False):
     brings nothing new repaints nothing here.
     """
 
+    DEFAULT_CSS = """
+    OrderDetail {
+        border: round $primary 50%;
+        border-title-color: $text;
+        border-subtitle-color: $text-muted;
+        padding: 0 1;
+        #detail-head, #detail-money, #detail-times {
+            margin-bottom: 1;
+        }
+    }
+    OrderDetail.-stale {
+        border: round $warning;
+        border-title-color: $warning;
+        border-title-style: bold;
+        & > Static {
+            text-opacity: 70%;
+        }
+    }
+    """
+
     PARTS = ("#detail-head", "#detail-money", "#detail-times", "#detail-identity")
 
     #: Wall time since which the order shown is stale (its poll failing), or None. A reactive:

@@ -14,6 +14,39 @@ from orderdash.tui.text import literal
 
 
 class TokenBar(Vertical):
+    DEFAULT_CSS = """
+    TokenBar {
+        height: auto;
+        padding: 0 1;
+        #token-row {
+            height: 1;
+        }
+        #token-label {
+            width: auto;
+            padding: 0 1 0 0;
+            color: $text-muted;
+        }
+        #token-input {
+            border: none;
+            height: 1;
+            padding: 0 1;
+            width: 1fr;
+            background: $boost;
+        }
+        #token-input:focus {
+            background: $primary 30%;
+        }
+        #token-error {
+            display: none;
+            color: $error;
+            height: auto;
+        }
+        #token-error.-visible {
+            display: block;
+        }
+    }
+    """
+
     def compose(self) -> ComposeResult:
         with Horizontal(id="token-row"):
             yield Label("Order token", id="token-label")

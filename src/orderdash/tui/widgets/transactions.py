@@ -384,6 +384,22 @@ def _same_objects(a: Sequence[object], b: Sequence[object]) -> bool:
 class TransactionsPane(Vertical):
     """The table and, under it, the full details of the highlighted transaction."""
 
+    DEFAULT_CSS = """
+    TransactionsPane {
+        border: round $primary 50%;
+        #transactions {
+            height: 1fr;
+        }
+        #tx-detail {
+            height: 2;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+            color: $text-muted;
+            padding: 0 1;
+        }
+    }
+    """
+
     def compose(self) -> ComposeResult:
         yield TransactionsTable(id="transactions")
         yield Static(Text("No transactions yet.", "dim"), id="tx-detail")

@@ -144,6 +144,32 @@ class WatchListPane(Vertical):
     choices. Tell it what changed: `update_entry` for one order, `rebuild` after orders came or
     went."""
 
+    DEFAULT_CSS = """
+    WatchListPane {
+        border: round $primary 50%;
+        border-subtitle-color: $text-muted;
+        #watch-filter-row {
+            height: 1;
+        }
+        #watch-filter-label {
+            width: auto;
+            padding: 0 1;
+            color: $text-muted;
+        }
+        #watch-filter {
+            border: none;
+            height: 1;
+            padding: 0 1;
+            width: 1fr;
+            background: $boost;
+        }
+        #watch-table {
+            height: auto;
+            max-height: 100%;
+        }
+    }
+    """
+
     def __init__(self, state: DashboardState, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.state = state
