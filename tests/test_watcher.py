@@ -66,8 +66,14 @@ class Recorder:
 
 
 def watching(client: ScriptedClient, events: Recorder, **intervals: float) -> OrderWatcher:
-    """A watcher with the one order "t" on screen."""
-    watcher = OrderWatcher(client, events, **intervals)  # type: ignore[arg-type]
+    """A watcher with the one order "t" on screen, polled as fast as asked (no hourly pace)."""
+    watcher = OrderWatcher(
+        client,
+        events,
+        budget_per_minute=100_000,
+        budget_per_hour=10_000_000,
+        **intervals,  # type: ignore[arg-type]
+    )
     watcher.add("t")
     watcher.focus({"t"})
     return watcher

@@ -56,6 +56,8 @@ class TrackStatus:
     failures: int
     #: Seconds until the next request of this kind (0 while one is due or in flight).
     next_in: float
+    #: Refreshed less often than the service renews it because a request budget is short.
+    budget_held: bool = False
 
 
 @dataclass

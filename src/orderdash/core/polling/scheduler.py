@@ -1,33 +1,41 @@
-"""Which order to read next, for a whole watch list, within the service's request budget.
+"""Which order to read next, for a whole watch list, within the service's request budgets.
 
-The service allows 200 requests a minute per endpoint; an operator may watch hundreds of orders.
-Each order keeps its own `RefreshPolicy` (one request per kind in flight, backoff, Retry-After);
-this scheduler decides which of the due requests may start now:
+The service publishes two limits per kind of endpoint (getOrder: 200 a minute and 10,000 an
+hour; the rate endpoint: 200 a minute and 1,000 an hour); an operator may watch hundreds of
+orders. Each order keeps its own `RefreshPolicy` (one request per kind in flight, backoff,
+Retry-After); this scheduler decides which of the due requests may start now:
 
-- a hard budget: never more than `budget_per_minute` request starts in any 60 s window, all
-  orders and both endpoints together, and at most `concurrency` requests in flight;
-- pacing: background requests start at least 60/budget s apart, so a long list is swept
-  smoothly instead of in bursts (and the first sweep is staggered);
+- two budgets, one per endpoint (`budget.py`), each kept in every 60 s and 3600 s window and
+  paced evenly over the hour; at most `concurrency` requests in flight;
+- pacing: background getOrder requests start at least one budget step apart, so a long list is
+  swept smoothly instead of in bursts (and the first sweep is staggered);
 - priority as a head start in time, not a strict order, so nothing starves: the orders on screen
   first (polled every poll interval, rate every refresh interval), then orders with recent
   activity, then the rest round-robin, closed orders (paid, expired, canceled) rarely;
-- the rate call runs for the orders on screen, and once for any order right after a new
-  transaction;
-- a Retry-After from the service holds every request until it has passed.
+- the rate call runs for the orders on a point-of-sale screen and on screen, and once for any
+  order right after a new transaction; when the rate budget is short it goes first to the POS
+  orders, then to the order on screen, and the one-off calls stop (getOrder goes on);
+- a 429 (or a refusal naming a limit) holds the budget of the endpoint that was refused, not
+  the other one, for its Retry-After (a minute when it gives none).
 
 Pure policy: time is passed in (monotonic seconds), nothing here does I/O.
 """
 
 from __future__ import annotations
 
+import heapq
 import random
-from collections import deque
 from dataclasses import dataclass, field
-from enum import IntEnum
+from enum import Enum, IntEnum
 
-from orderdash.core.polling.refresh import Kind, RefreshPolicy
+from orderdash.core.polling.budget import Budget, BudgetUse
+from orderdash.core.polling.refresh import Kind, RefreshPolicy, TrackStatus
 
 WINDOW = 60.0
+#: A 429 without Retry-After holds its budget this long (the per-minute window).
+DEFAULT_LIMIT_HOLD = 60.0
+#: Share of the rate budget's burst that one-off rate calls leave to the orders on screen.
+RATE_ONCE_RESERVE = 0.5
 #: An order with a new transaction or status change within this many seconds is "recent".
 RECENT_SECONDS = 300.0
 #: Closed orders are still read now and then: a late payment or a refund can arrive.
@@ -36,6 +44,10 @@ CLOSED_INTERVAL = 600.0
 MAX_BACKGROUND_BACKOFF = 8
 #: Share of the budget kept free for the orders on screen and for one-off rate calls.
 HEADROOM = 0.1
+#: A recent order is read this many times as often as a quiet one.
+RECENT_SPEEDUP = 3
+#: The whole list's intervals are planned again at least this often (recent activity fades).
+RETUNE_EVERY = 30.0
 
 
 class Priority(IntEnum):
@@ -54,15 +66,76 @@ HEAD_START = {
 }
 
 
+class Lane(Enum):
+    """Requests that share the same gates (budget, reserve, pacing): the earliest due request
+    of each lane is all `next_wakeup` needs, so it never walks the whole list."""
+
+    FOCUSED_ORDER = "focused order"
+    BACKGROUND_ORDER = "background order"
+    RATES = "rates"
+    RATE_ONCE = "one-off rate"
+
+
+@dataclass
+class _DueIndex:
+    """The due time of every waiting request, by lane: heaps with lazy deletion (an entry is
+    live while it equals the order's current entry)."""
+
+    heaps: dict[Lane, list[tuple[float, str, Kind]]] = field(
+        default_factory=lambda: {lane: [] for lane in Lane}
+    )
+    entries: dict[str, frozenset[tuple[Lane, float, Kind]]] = field(default_factory=dict)
+
+    def set(self, token: str, entries: frozenset[tuple[Lane, float, Kind]]) -> None:
+        old = self.entries.get(token, frozenset())
+        if entries == old:
+            return
+        self.entries[token] = entries
+        for lane, due, kind in entries - old:
+            heapq.heappush(self.heaps[lane], (due, token, kind))
+
+    def drop(self, token: str) -> None:
+        self.entries.pop(token, None)
+
+    def _live(self, lane: Lane, item: tuple[float, str, Kind]) -> bool:
+        due, token, kind = item
+        return (lane, due, kind) in self.entries.get(token, ())
+
+    def earliest(self, lane: Lane) -> float | None:
+        heap = self.heaps[lane]
+        while heap and not self._live(lane, heap[0]):
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
+
+    def due(self, now: float, lanes: set[Lane]) -> list[tuple[Lane, float, str, Kind]]:
+        """Every live entry of `lanes` due at `now` (left in place)."""
+        found: set[tuple[Lane, float, str, Kind]] = set()
+        for lane in lanes:
+            heap = self.heaps[lane]
+            taken = []
+            while heap and heap[0][0] <= now:
+                item = heapq.heappop(heap)
+                if self._live(lane, item) and (lane, *item) not in found:
+                    found.add((lane, *item))
+                    taken.append(item)
+            for item in taken:
+                heapq.heappush(heap, item)
+        return list(found)
+
+
 @dataclass
 class Watched:
     token: str
     policy: RefreshPolicy
     focused: bool = False
+    #: On a point-of-sale screen / customer display: its rate comes first.
+    pos: bool = False
     closed: bool = False
     last_activity: float | None = None
     #: A one-off rate call is wanted (new transaction on an order not on screen).
     rate_once: bool = False
+    #: When the one-off rate call was asked for (its place in the queue).
+    rate_once_since: float = 0.0
     rate_in_flight: bool = False
 
     def priority(self, now: float) -> Priority:
@@ -84,11 +157,30 @@ class Scheduler:
     budget_per_minute: int = 200
     concurrency: int = 6
     rng: random.Random = field(default_factory=random.Random)
+    budget_per_hour: int = 10_000
+    rate_budget_per_minute: int = 200
+    rate_budget_per_hour: int = 1_000
     orders: dict[str, Watched] = field(default_factory=dict, init=False)
-    _starts: deque[float] = field(default_factory=deque, init=False)
+    budgets: dict[Kind, Budget] = field(init=False)
     _last_background_start: float = field(default=-1e18, init=False)
     _in_flight: int = field(default=0, init=False)
-    hold_until: float = field(default=-1e18, init=False)
+    #: One-off rate calls may run: the rate budget has room beyond the orders on screen.
+    _rate_once_allowed: bool = field(default=True, init=False)
+    _index: _DueIndex = field(default_factory=_DueIndex, init=False)
+    #: The plan of the last full retune: (background, focused, POS rate, screen rate) intervals.
+    _plan: tuple[float, float, float, float] = field(default=(0.0, 0.0, 0.0, 0.0), init=False)
+    _retuned_at: float = field(default=-1e18, init=False)
+
+    def __post_init__(self) -> None:
+        self.budgets = {
+            Kind.ORDER: Budget("getOrder", self.budget_per_minute, self.budget_per_hour),
+            Kind.RATES: Budget("rate", self.rate_budget_per_minute, self.rate_budget_per_hour),
+        }
+
+    @property
+    def hold_until(self) -> float:
+        """Until when every budget is held (the latest of their holds)."""
+        return max(budget.hold_until for budget in self.budgets.values())
 
     # -- the list ----------------------------------------------------------------------------
 
@@ -111,13 +203,17 @@ class Scheduler:
 
     def remove(self, token: str, now: float) -> None:
         self.orders.pop(token, None)
+        self._index.drop(token)
         self._retune(now)
 
-    def focus(self, tokens: set[str], now: float) -> None:
-        """The orders on screen (the detail pane, the POS screen): read them first and often."""
+    def focus(self, tokens: set[str], now: float, *, pos: set[str] = frozenset()) -> None:
+        """The orders on screen (the detail pane, the POS screen): read them first and often.
+        `pos`: those on a point-of-sale screen, whose rate comes first when the budget is short."""
+        tokens = tokens | pos
         for token, watched in self.orders.items():
             was = watched.focused
             watched.focused = token in tokens
+            watched.pos = token in pos
             if watched.focused and not was:
                 watched.policy.request_now(Kind.ORDER, now)
         self._retune(now)
@@ -125,6 +221,7 @@ class Scheduler:
             watched = self.orders.get(token)
             if watched is not None:
                 watched.policy.request_now(Kind.RATES, now)
+                self._reindex(watched)
 
     def note_result(self, token: str, now: float, *, activity: bool, closed: bool) -> None:
         """After a successful read: `activity` = new transaction or status change."""
@@ -137,115 +234,258 @@ class Scheduler:
             watched.last_activity = now
             if watched.focused:
                 watched.policy.request_now(Kind.RATES, now)
-            elif self.rates_enabled:
+            elif self.rates_enabled and not watched.rate_once:
                 watched.rate_once = True
+                watched.rate_once_since = now
         if activity or closed != was_closed:
-            self._retune(now)
+            # this order's interval now; the list's share at the next full retune
+            self._tune(watched, now)
+        self._reindex(watched)
 
     def refresh_now(self, token: str, now: float) -> None:
         watched = self.orders.get(token)
         if watched is not None:
             for kind in Kind:
                 watched.policy.request_now(kind, now)
+            self._reindex(watched)
 
     # -- budget ------------------------------------------------------------------------------
 
     @property
     def pacing(self) -> float:
-        """Seconds between background request starts."""
-        return WINDOW / self.budget_per_minute
+        """Seconds between background getOrder starts: the order budget's even pace."""
+        return self.budgets[Kind.ORDER].emission_interval
 
-    def background_interval(self, extra: int = 0) -> float:
-        """How often a background order can be read, all of them sharing what the budget leaves."""
-        focused = [w for w in self.orders.values() if w.focused]
-        per_focused = WINDOW / self.poll_interval + (
-            WINDOW / self.refresh_interval if self.rates_enabled else 0
-        )
-        spare = self.budget_per_minute * (1 - HEADROOM) - per_focused * len(focused)
-        spare = max(spare, self.budget_per_minute * HEADROOM)
-        background = len(self.orders) - len(focused) + extra
-        return max(self.poll_interval * 3, WINDOW * background / spare)
+    def _focused_poll_interval(self) -> float:
+        """The poll interval of the orders on screen, stretched when they alone would spend
+        more than the order budget's planned share."""
+        focused = sum(1 for w in self.orders.values() if w.focused)
+        capacity = self.budgets[Kind.ORDER].per_minute_paced * (1 - HEADROOM)
+        if focused == 0:
+            return self.poll_interval
+        return max(self.poll_interval, WINDOW * focused / capacity)
+
+    def _rate_intervals(self) -> tuple[float, float, bool]:
+        """(POS orders' rate interval, other focused orders' rate interval, one-off calls
+        allowed): the rate budget goes to the POS orders first, then to the order on screen."""
+        capacity = self.budgets[Kind.RATES].per_minute_paced * (1 - HEADROOM)
+        pos = sum(1 for w in self.orders.values() if w.pos)
+        screen = sum(1 for w in self.orders.values() if w.focused and not w.pos)
+        per_order = WINDOW / self.refresh_interval
+        pos_interval = self.refresh_interval
+        if pos and pos * per_order > capacity:
+            pos_interval = WINDOW * pos / capacity
+        left = capacity - min(pos * per_order, capacity)
+        screen_interval = self.refresh_interval
+        if screen and screen * per_order > left:
+            # what is left, or else the headroom the plan keeps
+            share = left if left > 0 else self.budgets[Kind.RATES].per_minute_paced * HEADROOM
+            screen_interval = WINDOW * screen / share
+        return pos_interval, screen_interval, left - screen * per_order > 0
+
+    def background_interval(self, extra: int = 0, now: float | None = None) -> float:
+        """How often a background order can be read, all of them sharing what the budget leaves
+        (a recent order counts `RECENT_SPEEDUP` times, a closed one at its own slow pace)."""
+        capacity = self.budgets[Kind.ORDER].per_minute_paced
+        focused = recent = closed = 0
+        for watched in self.orders.values():
+            if watched.focused:
+                focused += 1
+            elif now is not None and watched.priority(now) is Priority.RECENT:
+                recent += 1
+            elif watched.closed:
+                closed += 1
+        per_focused = WINDOW / self._focused_poll_interval()
+        spare = capacity * (1 - HEADROOM) - per_focused * focused - closed * WINDOW / CLOSED_INTERVAL
+        spare = max(spare, capacity * HEADROOM)
+        shares = len(self.orders) - focused - closed + extra + (RECENT_SPEEDUP - 1) * recent
+        return max(self.poll_interval * 3, WINDOW * shares / spare)
 
     def sweep_bound(self) -> float:
         """Seconds within which every background order is read at least once (the round robin)."""
         return self.background_interval() + self.pacing * max(len(self.orders), 1)
 
-    def _budget_free(self, now: float) -> bool:
-        # `start + WINDOW` as in next_wakeup's blocker, so both agree to the last bit
-        while self._starts and self._starts[0] + WINDOW <= now:
-            self._starts.popleft()
-        return len(self._starts) < self.budget_per_minute
+    def planned_per_minute(self, kind: Kind) -> float:
+        """Requests a minute of `kind` the current plan makes (for the budget view)."""
+        total = 0.0
+        for watched in self.orders.values():
+            track = watched.policy.tracks[kind]
+            if track.enabled:
+                total += WINDOW / track.interval
+        return min(total, self.budgets[kind].per_minute_paced)
+
+    def budget_use(self, now: float) -> list[BudgetUse]:
+        """Each budget's use now (last minute, last hour) and the plan's projection."""
+        kinds = [Kind.ORDER, Kind.RATES] if self.rates_enabled else [Kind.ORDER]
+        return [self.budgets[k].use(now, self.planned_per_minute(k)) for k in kinds]
+
+    def rate_held_by_budget(self, token: str, now: float) -> bool:
+        """The rate of `token`, an order on screen, is refreshed less often than the service
+        renews it (every minute) because the rate budget is short or held."""
+        watched = self.orders.get(token)
+        if watched is None or not watched.focused or not self.rates_enabled:
+            return False
+        track = watched.policy.tracks[Kind.RATES]
+        if track.interval > self.refresh_interval and track.interval > WINDOW:
+            return True
+        overdue = not track.in_flight and track.next_due < now - 1.0
+        return overdue and not self.budgets[Kind.RATES].allows(now)
+
+    def status(self, token: str, now: float) -> dict[Kind, TrackStatus]:
+        watched = self.orders.get(token)
+        if watched is None:
+            return {}
+        statuses = watched.policy.status(now)
+        if self.rate_held_by_budget(token, now):
+            rates = statuses[Kind.RATES]
+            statuses[Kind.RATES] = TrackStatus(
+                rates.enabled, rates.in_flight, rates.failures, rates.next_in, budget_held=True
+            )
+        return statuses
 
     def _waiting_first_reads(self) -> int:
         tracks = (w.policy.tracks[Kind.ORDER] for w in self.orders.values())
         return sum(1 for track in tracks if track.last_success is None)
 
     def _retune(self, now: float) -> None:
-        """Give each order the intervals of its priority."""
-        background = self.background_interval()
+        """Plan the list's intervals again and give each order those of its priority."""
+        pos_rate, screen_rate, self._rate_once_allowed = self._rate_intervals()
+        self._plan = (
+            self.background_interval(now=now),
+            self._focused_poll_interval(),
+            pos_rate,
+            screen_rate,
+        )
+        self._retuned_at = now
         for watched in self.orders.values():
-            order_track = watched.policy.tracks[Kind.ORDER]
-            rates_track = watched.policy.tracks[Kind.RATES]
-            priority = watched.priority(now)
-            if priority is Priority.FOCUSED:
-                interval = self.poll_interval
-            elif priority is Priority.RECENT:
-                interval = max(self.poll_interval * 2, background / 3)
-            elif priority is Priority.CLOSED:
-                interval = max(CLOSED_INTERVAL, background)
-            else:
-                interval = background
-            if interval < order_track.interval and order_track.failures == 0:
-                order_track.next_due = min(order_track.next_due, now + interval)
-            order_track.interval = interval
-            rates_track.enabled = watched.focused and self.rates_enabled
+            self._tune(watched, now)
+
+    def _tune(self, watched: Watched, now: float) -> None:
+        """Give one order the intervals of its priority, from the last plan."""
+        background, focused_interval, pos_rate, screen_rate = self._plan
+        order_track = watched.policy.tracks[Kind.ORDER]
+        rates_track = watched.policy.tracks[Kind.RATES]
+        priority = watched.priority(now)
+        if priority is Priority.FOCUSED:
+            interval = focused_interval
+        elif priority is Priority.RECENT:
+            interval = max(self.poll_interval * 2, background / RECENT_SPEEDUP)
+        elif priority is Priority.CLOSED:
+            interval = max(CLOSED_INTERVAL, background)
+        else:
+            interval = background
+        if interval < order_track.interval and order_track.failures == 0:
+            order_track.next_due = min(order_track.next_due, now + interval)
+        order_track.interval = interval
+        rates_track.enabled = watched.focused and self.rates_enabled
+        rate_interval = pos_rate if watched.pos else screen_rate
+        if rate_interval < rates_track.interval and rates_track.failures == 0:
+            rates_track.next_due = min(rates_track.next_due, now + rate_interval)
+        rates_track.interval = rate_interval
+        self._reindex(watched)
+
+    def _reindex(self, watched: Watched) -> None:
+        """Record what `watched` waits for, after anything that may have changed it."""
+        entries = set()
+        for kind, track in watched.policy.tracks.items():
+            if track.enabled and not track.in_flight:
+                if kind is Kind.RATES:
+                    lane = Lane.RATES
+                elif watched.focused:
+                    lane = Lane.FOCUSED_ORDER
+                else:
+                    lane = Lane.BACKGROUND_ORDER
+                entries.add((lane, track.next_due, kind))
+        if self._rate_once_waiting(watched):
+            entries.add((Lane.RATE_ONCE, watched.rate_once_since, Kind.RATES))
+        self._index.set(watched.token, frozenset(entries))
 
     # -- what to run -------------------------------------------------------------------------
 
+    def _head_start(self, watched: Watched, kind: Kind, now: float) -> float:
+        if kind is Kind.RATES and watched.pos:
+            return 2 * HEAD_START[Priority.FOCUSED]
+        return HEAD_START[watched.priority(now)]
+
+    def _lane_gate(self, lane: Lane, now: float) -> float:
+        """When the gates of `lane` (its budget, its reserve, the background pace) next open."""
+        kind = Kind.ORDER if lane in (Lane.FOCUSED_ORDER, Lane.BACKGROUND_ORDER) else Kind.RATES
+        reserve = RATE_ONCE_RESERVE if lane is Lane.RATE_ONCE else 0.0
+        gate = self.budgets[kind].next_free(now, reserve=reserve)
+        if lane is Lane.BACKGROUND_ORDER:
+            gate = max(gate, self._last_background_start + self.pacing)
+        if lane is Lane.RATE_ONCE and not self._rate_once_allowed:
+            gate = float("inf")
+        return gate
+
     def _candidates(self, now: float) -> list[tuple[float, str, Kind]]:
+        # a lane whose gate is shut adds nothing: its backlog is not even looked at
+        lanes = {lane for lane in Lane if self._lane_gate(lane, now) <= now}
         queue = []
-        for token, watched in self.orders.items():
-            head_start = HEAD_START[watched.priority(now)]
-            for kind in watched.policy.due(now):
-                queue.append((watched.policy.tracks[kind].next_due - head_start, token, kind))
-            if watched.rate_once and not watched.rate_in_flight and not watched.focused:
-                queue.append((now - head_start, token, Kind.RATES))
+        for lane, due, token, kind in self._index.due(now, lanes):
+            watched = self.orders[token]
+            head_start = (
+                HEAD_START[watched.priority(now)]
+                if lane is Lane.RATE_ONCE
+                else self._head_start(watched, kind, now)
+            )
+            queue.append((due - head_start, token, kind))
         queue.sort(key=lambda item: (item[0], item[1], item[2].value))
         return queue
 
+    @staticmethod
+    def _rate_once_waiting(watched: Watched) -> bool:
+        return watched.rate_once and not watched.rate_in_flight and not watched.focused
+
+    def _reserve(self, watched: Watched, kind: Kind) -> float:
+        """One-off rate calls leave part of the rate budget's burst to the orders on screen."""
+        return RATE_ONCE_RESERVE if kind is Kind.RATES and not watched.focused else 0.0
+
     def due_requests(self, now: float) -> list[tuple[str, Kind]]:
         """Requests to start now; call `started` for each one actually started."""
-        if now < self.hold_until:
-            return []
+        if now - self._retuned_at >= RETUNE_EVERY:
+            self._retune(now)
         chosen: list[tuple[str, Kind]] = []
+        if self._in_flight >= self.concurrency:
+            return chosen
         in_flight = self._in_flight
-        starts = len(self._starts) if self._budget_free(now) else self.budget_per_minute
-        last_background = self._last_background_start
+        pending = dict.fromkeys(Kind, 0)
+        #: gates found shut in this call stay shut in it (pending starts only add up)
+        shut: set[tuple[Kind, float]] = set()
+        background_shut = False
         for _, token, kind in self._candidates(now):
-            if in_flight >= self.concurrency or starts >= self.budget_per_minute:
+            if in_flight >= self.concurrency:
                 break
-            focused = self.orders[token].focused
-            # same comparison as in next_wakeup, so both agree to the last bit
-            if not focused and now < last_background + self.pacing:
+            watched = self.orders[token]
+            background_order = kind is Kind.ORDER and not watched.focused
+            if background_order and background_shut:
+                continue
+            gate = (kind, self._reserve(watched, kind))
+            if gate in shut:
+                continue
+            if not self.budgets[kind].allows(now, pending=pending[kind], reserve=gate[1]):
+                shut.add(gate)
                 continue
             chosen.append((token, kind))
             in_flight += 1
-            starts += 1
-            if not focused:
-                last_background = now
+            pending[kind] += 1
+            if background_order:
+                # the next background start is one pacing step away
+                background_shut = True
         return chosen
 
     def started(self, token: str, kind: Kind, now: float) -> None:
         watched = self.orders[token]
-        self._starts.append(now)
+        self.budgets[kind].spend(now)
         self._in_flight += 1
-        if not watched.focused:
+        if kind is Kind.ORDER and not watched.focused:
             self._last_background_start = now
         if kind is Kind.RATES and not watched.focused:
             watched.rate_once = False
             watched.rate_in_flight = True
         else:
             watched.policy.started(kind, now)
+        self._reindex(watched)
 
     def succeeded(self, token: str, kind: Kind, now: float) -> None:
         self._in_flight -= 1
@@ -254,8 +494,9 @@ class Scheduler:
             return
         if watched.rate_in_flight and kind is Kind.RATES:
             watched.rate_in_flight = False
-            return
-        watched.policy.succeeded(kind, now)
+        else:
+            watched.policy.succeeded(kind, now)
+        self._reindex(watched)
 
     def failed(
         self,
@@ -269,13 +510,16 @@ class Scheduler:
     ) -> float:
         """Record a failure; returns the delay before this order's next try of `kind`."""
         self._in_flight -= 1
-        if rate_limited and retry_after is not None:
-            self.hold_until = max(self.hold_until, now + retry_after)
+        if rate_limited:
+            # the endpoint that refused names the budget: the other one goes on
+            hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
+            self.budgets[kind].hold(now + hold)
         watched = self.orders.get(token)
         if watched is None:
             return 0.0
         if watched.rate_in_flight and kind is Kind.RATES:
             watched.rate_in_flight = False
+            self._reindex(watched)
             return 0.0
         delay = watched.policy.failed(kind, now, retry_after=retry_after, persistent=persistent)
         if not watched.focused:
@@ -285,6 +529,7 @@ class Scheduler:
             growth = min(2 ** (track.failures - 1), MAX_BACKGROUND_BACKOFF)
             delay = max(delay, track.interval * growth * (0.75 + 0.25 * self.rng.random()))
             track.next_due = now + delay
+        self._reindex(watched)
         return delay
 
     def next_wakeup(self, now: float) -> float | None:
@@ -293,30 +538,23 @@ class Scheduler:
         Never `now` unless a request can start at once, so a loop driven by it cannot spin.
         """
         earliest: float | None = None
-        focused_due = False
-        for watched in self.orders.values():
-            wakeup = watched.policy.next_wakeup()
-            if watched.rate_once and not watched.rate_in_flight:
-                wakeup = now if wakeup is None else min(wakeup, now)
-            if wakeup is None:
+        for lane in Lane:
+            due = self._index.earliest(lane)
+            if due is None:
                 continue
-            earliest = wakeup if earliest is None else min(earliest, wakeup)
-            focused_due = focused_due or (watched.focused and wakeup <= now)
+            start = max(due, self._lane_gate(lane, now))
+            if start == float("inf"):
+                continue
+            earliest = start if earliest is None else min(earliest, start)
         if earliest is None:
             return None
-        if earliest > now:
-            return max(earliest, self.hold_until)
-        if self._in_flight >= self.concurrency:
-            return None
-        blockers = []
-        if now < self.hold_until:
-            blockers.append(self.hold_until)
-        if not self._budget_free(now):
-            blockers.append(self._starts[0] + WINDOW)
-        if not focused_due and now < self._last_background_start + self.pacing:
-            blockers.append(self._last_background_start + self.pacing)
-        return max(blockers) if blockers else now
+        if earliest <= now:
+            if self._in_flight >= self.concurrency:
+                return None
+            return now
+        return earliest
 
-    def window_count(self, now: float) -> int:
-        self._budget_free(now)
-        return len(self._starts)
+    def window_count(self, now: float, kind: Kind | None = None) -> int:
+        """Starts in the last minute, of `kind` or of both."""
+        kinds = list(Kind) if kind is None else [kind]
+        return sum(self.budgets[k].count(now, WINDOW) for k in kinds)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from orderdash.core.domain.status import Tone, tone_of
+from orderdash.core.polling.budget import BudgetUse
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.scheduler import Scheduler
 from orderdash.core.service.client import Fetched, OrderClient
@@ -75,6 +76,9 @@ class OrderWatcher:
         poll_interval: float,
         refresh_interval: float,
         budget_per_minute: int = 200,
+        budget_per_hour: int = 10_000,
+        rate_budget_per_minute: int = 200,
+        rate_budget_per_hour: int = 1_000,
         concurrency: int = 6,
         monotonic: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
@@ -88,6 +92,9 @@ class OrderWatcher:
             rates_enabled=client.has_bearer_token,
             now=monotonic(),
             budget_per_minute=budget_per_minute,
+            budget_per_hour=budget_per_hour,
+            rate_budget_per_minute=rate_budget_per_minute,
+            rate_budget_per_hour=rate_budget_per_hour,
             concurrency=concurrency,
             rng=rng or random.Random(),
         )
@@ -109,8 +116,9 @@ class OrderWatcher:
         self._seen.pop(token, None)
         self._wake.set()
 
-    def focus(self, tokens: Iterable[str]) -> None:
-        self.scheduler.focus(set(tokens), self._monotonic())
+    def focus(self, tokens: Iterable[str], *, pos: Iterable[str] = ()) -> None:
+        """The orders on screen; `pos`: those on a point-of-sale screen (their rate first)."""
+        self.scheduler.focus(set(tokens), self._monotonic(), pos=set(pos))
         self._wake.set()
 
     def refresh_now(self, token: str) -> None:
@@ -118,8 +126,11 @@ class OrderWatcher:
         self._wake.set()
 
     def status(self, token: str) -> dict[Kind, TrackStatus]:
-        watched = self.scheduler.orders.get(token)
-        return {} if watched is None else watched.policy.status(self._monotonic())
+        return self.scheduler.status(token, self._monotonic())
+
+    def budget_use(self) -> list[BudgetUse]:
+        """Each request budget's use now and the hour's projection (the `b` view)."""
+        return self.scheduler.budget_use(self._monotonic())
 
     async def run(self) -> None:
         async with asyncio.TaskGroup() as group:

@@ -48,8 +48,14 @@ class Settings(BaseModel):
     qr_content: Literal["auto", "address", "uri", "server"] = "auto"
     #: Which amount the point-of-sale screen shows large: the coin amount or the fiat amount.
     pos_primary: Literal["coin", "fiat"] = "coin"
-    #: Requests per minute for all watched orders together (the service allows 200).
+    #: getOrder requests per minute for all watched orders together (the service allows 200).
     budget_per_minute: int = Field(200, ge=1, le=10000)
+    #: getOrder requests per hour (the service allows 10,000 per IP), paced evenly.
+    budget_per_hour: int = Field(10_000, ge=1, le=10_000_000)
+    #: Rate refreshes per minute and per hour (the service allows 200 and 1,000 per API app,
+    #: shared by every till on the same login).
+    rate_budget_per_minute: int = Field(200, ge=1, le=10000)
+    rate_budget_per_hour: int = Field(1_000, ge=1, le=10_000_000)
     #: Requests in flight at once.
     concurrency: int = Field(6, ge=1, le=64)
     #: Where the watch list is kept (default: watchlist.json in the user data dir).
