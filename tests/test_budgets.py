@@ -7,11 +7,10 @@ from __future__ import annotations
 import random
 from itertools import pairwise
 
-from test_scheduler import LATENCY, Harness
-
 from orderdash.core.polling.budget import HOUR, MINUTE, Budget
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.scheduler import Scheduler
+from test_scheduler import LATENCY, Harness
 
 
 def max_in_window(times: list[float], window: float) -> int:

@@ -82,7 +82,8 @@ def test_a_poll_faster_than_the_budget_allows_is_warned_about(tmp_path: Path) ->
         "poll_interval 0.2 s asks for 300 requests a minute, over budget_per_minute 200: "
         "polling will pause whenever the budget is spent"
     ]
-    _, at_the_limit = load_settings({"poll_interval": 0.3, "budget_per_minute": 200}, env)
+    at_the_limits = {"poll_interval": 0.3, "budget_per_minute": 200, "budget_per_hour": 12_000}
+    _, at_the_limit = load_settings(at_the_limits, env)
     assert at_the_limit == []
 
 
@@ -134,3 +135,36 @@ def test_real_environment_is_the_default_source(
     settings, _ = load_settings()
     assert settings.refresh_interval == 42
     assert os.environ["ORDERDASH_REFRESH_INTERVAL"] == "42"
+
+
+def test_the_four_budgets_from_file_env_and_command_line(tmp_path: Path) -> None:
+    from orderdash.cli import _settings_overrides, build_parser
+
+    defaults, _ = load_settings({}, {"ORDERDASH_CONFIG": str(write(tmp_path / "d.toml", ""))})
+    assert defaults.budgets == {
+        "budget_per_minute": 200,
+        "budget_per_hour": 10_000,
+        "rate_budget_per_minute": 200,
+        "rate_budget_per_hour": 1_000,
+    }
+    config = write(tmp_path / "c.toml", "budget_per_hour = 5000\nrate_budget_per_hour = 300\n")
+    env = {"ORDERDASH_CONFIG": str(config), "ORDERDASH_RATE_BUDGET_PER_MINUTE": "50"}
+    args = build_parser().parse_args(["watch", "t", "--rate-budget-per-hour", "250"])
+    settings, _ = load_settings(_settings_overrides(args), env)
+    assert settings.budgets == {
+        "budget_per_minute": 200,
+        "budget_per_hour": 5000,  # file
+        "rate_budget_per_minute": 50,  # environment
+        "rate_budget_per_hour": 250,  # command line over file
+    }
+    with pytest.raises(ConfigError, match="rate_budget_per_hour"):
+        load_settings({"rate_budget_per_hour": 0}, env)
+
+
+def test_a_poll_over_the_hourly_budget_is_warned_about(tmp_path: Path) -> None:
+    env = {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", ""))}
+    _, warnings = load_settings({"poll_interval": 1.0, "budget_per_hour": 120}, env)
+    assert warnings == [
+        "poll_interval 1 s asks for 3,600 requests an hour, over budget_per_hour 120: the order "
+        "on screen will be read less often, evenly over the hour"
+    ]

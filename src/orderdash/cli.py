@@ -57,6 +57,13 @@ def _add_dashboard_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--refresh-interval", type=float, metavar="SECONDS", help="rate refresh period (60)"
     )
+    for option, default, what in (
+        ("--budget-per-minute", 200, "getOrder requests a minute, all orders"),
+        ("--budget-per-hour", "10,000", "getOrder requests an hour, paced evenly"),
+        ("--rate-budget-per-minute", 200, "rate refreshes a minute"),
+        ("--rate-budget-per-hour", "1,000", "rate refreshes an hour (shared by every till)"),
+    ):
+        group.add_argument(option, type=int, metavar="N", help=f"{what} ({default})")
     group.add_argument(
         "--no-bell", dest="bell", action="store_false", default=None, help="no terminal bell"
     )
@@ -167,6 +174,10 @@ SETTING_OPTIONS = (
     "qr_content",
     "pos_primary",
     "log_file",
+    "budget_per_minute",
+    "budget_per_hour",
+    "rate_budget_per_minute",
+    "rate_budget_per_hour",
 )
 
 

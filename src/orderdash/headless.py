@@ -95,8 +95,8 @@ async def watch_jsonl(
             JsonLinesEvents(out, clock or time.time),
             poll_interval=settings.poll_interval,
             refresh_interval=settings.refresh_interval,
-            budget_per_minute=settings.budget_per_minute,
             concurrency=settings.concurrency,
+            **settings.budgets,
         )
         for token in tokens:
             watcher.add(token)

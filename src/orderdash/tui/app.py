@@ -357,8 +357,8 @@ def make_app(
         reporter,
         poll_interval=settings.poll_interval,
         refresh_interval=settings.refresh_interval,
-        budget_per_minute=settings.budget_per_minute,
         concurrency=settings.concurrency,
+        **settings.budgets,
     )
     every = [token, *tokens] if token else list(tokens)
     return OrderDashApp(

@@ -296,7 +296,8 @@ class Scheduler:
             elif watched.closed:
                 closed += 1
         per_focused = WINDOW / self._focused_poll_interval()
-        spare = capacity * (1 - HEADROOM) - per_focused * focused - closed * WINDOW / CLOSED_INTERVAL
+        closed_cost = closed * WINDOW / CLOSED_INTERVAL
+        spare = capacity * (1 - HEADROOM) - per_focused * focused - closed_cost
         spare = max(spare, capacity * HEADROOM)
         shares = len(self.orders) - focused - closed + extra + (RECENT_SPEEDUP - 1) * recent
         return max(self.poll_interval * 3, WINDOW * shares / spare)

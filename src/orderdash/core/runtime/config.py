@@ -101,6 +101,16 @@ class Settings(BaseModel):
         return Timeouts(connect=self.connect_timeout, read=self.read_timeout, deadline=self.timeout)
 
     @property
+    def budgets(self) -> dict[str, int]:
+        """The four request budgets, as the watcher takes them."""
+        return {
+            "budget_per_minute": self.budget_per_minute,
+            "budget_per_hour": self.budget_per_hour,
+            "rate_budget_per_minute": self.rate_budget_per_minute,
+            "rate_budget_per_hour": self.rate_budget_per_hour,
+        }
+
+    @property
     def max_body_bytes(self) -> int:
         return int(self.max_body_mib * 1024 * 1024)
 
@@ -195,11 +205,16 @@ def load_settings(
         raise ConfigError(prefix + message) from None
     wanted = 60 / settings.poll_interval
     if wanted > settings.budget_per_minute:
-        # the scheduler keeps the budget: such a poll comes in bursts, then stops for the rest
-        # of the minute while the screen still says "live"
+        # the scheduler keeps the budget: the order on screen is read less often than asked
         warnings.append(
             f"poll_interval {settings.poll_interval:g} s asks for {wanted:,.0f} requests a "
             f"minute, over budget_per_minute {settings.budget_per_minute}: polling will pause "
             "whenever the budget is spent"
+        )
+    elif wanted * 60 > settings.budget_per_hour:
+        warnings.append(
+            f"poll_interval {settings.poll_interval:g} s asks for {wanted * 60:,.0f} requests an "
+            f"hour, over budget_per_hour {settings.budget_per_hour}: the order on screen will be "
+            "read less often, evenly over the hour"
         )
     return settings, warnings
