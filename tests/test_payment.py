@@ -128,15 +128,28 @@ def test_coin_not_chosen() -> None:
 
 
 def test_expiry_is_trusted_only_when_the_values_agree() -> None:
-    agreeing = order_with(expiresAt=int(ARRIVED * 1000) + 3_600_000, expirationTime=3_600_000)
+    created = int(ARRIVED * 1000) - 60_000
+    agreeing = order_with(
+        expiresAt=int(ARRIVED * 1000) + 3_600_000,
+        expirationTime=3_600_000,
+        createdAtMiliseconds=created,
+    )
     assert payment_state(agreeing, ARRIVED).expiry.confidence is Confidence.CONFIRMED
     assert payment_state(agreeing, ARRIVED).expiry.countdown(ARRIVED + 60) == "expires in 59:00"
     disagreeing = order_with(expiresAt=int(ARRIVED * 1000) + 60_000, expirationTime=3_600_000)
     assert payment_state(disagreeing, ARRIVED).expiry.countdown(ARRIVED) == ""
-    old_style = order_with(expiresAt=17991482, expirationTime=3_600_000)  # the published example
+    # the published example's small expiresAt, on an order created a minute before
+    old_style = order_with(
+        expiresAt=17991482,
+        expirationTime=3_600_000,
+        createdAtMiliseconds=int(ARRIVED * 1000) - 60_000,
+    )
     assert (
         payment_state(old_style, ARRIVED).expiry.countdown(ARRIVED) == "expires in 1:00:00 (if ms)"
     )
+    # the same values on the example as published, created in 2020: no deadline in the future
+    published = order_with(expiresAt=17991482, expirationTime=3_600_000)
+    assert payment_state(published, ARRIVED).expiry.countdown(ARRIVED) == ""
 
 
 @pytest.mark.parametrize(

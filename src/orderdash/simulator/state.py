@@ -66,6 +66,17 @@ from orderdash.simulator.addresses import make_address
 from orderdash.simulator.png import qr_data_uri
 
 IN_PROGRESS = "IN_PROGRESS"
+#: The service's documented states (service-notes.md) as (code, label): only IN_PROGRESS is a
+#: published code; the others are the labels written as codes. `set_status` serves any of them.
+DOCUMENTED_STATES = (
+    (IN_PROGRESS, "In-progress"),
+    ("PAID_UNCONFIRMED", "Paid / Unconfirmed"),
+    ("CONFIRMED", "Confirmed"),
+    ("UNDERPAID", "Underpaid"),
+    ("OVERPAID", "Overpaid"),
+    ("EXPIRED", "Expired"),
+    ("CANCELED", "Canceled"),
+)
 PAID = "PAID"
 OVERPAID = "OVERPAID"
 EXPIRED = "EXPIRED"

@@ -6,6 +6,11 @@ newer answers but a small moving number in older ones. So, like BTCPay's checkou
 is computed on the client as "arrival + expirationTime ms", re-based on every answer, and
 `expiresAt` is only a cross-check when it looks like epoch milliseconds. When the two disagree,
 no countdown is shown: a wrong countdown at a till is worse than none.
+
+The deadline must also agree with the order's creation (`createdAtMiliseconds`): never before
+it, and never beyond any plausible lifetime after it. "arrival + expirationTime" for an order
+created years ago (the service's own 2020 getOrder example, read today) would otherwise promise
+a deadline in the future; then the expiry is unknown and the raw values are shown.
 """
 
 from __future__ import annotations
@@ -22,6 +27,11 @@ EPOCH_MS_FLOOR = 10**12
 MAX_REMAINING_MS = 400 * 86400 * 1000
 #: How far `expiresAt` may be from arrival + expirationTime and still confirm it (clock skew).
 AGREEMENT_TOLERANCE_S = 120.0
+#: No order lives longer than this from its creation: a deadline beyond it is not believed.
+PLAUSIBLE_LIFETIME_S = 48 * 3600.0
+
+
+UNKNOWN_TEXT = "expiry unknown"
 
 
 class Confidence(Enum):
@@ -53,12 +63,12 @@ class Expiry:
 
     def describe(self, now: float) -> str:
         countdown = self.countdown(now)
-        return f"{countdown}  ({self.raw})" if countdown else f"unit unknown  ({self.raw})"
+        return f"{countdown}  ({self.raw})" if countdown else f"{UNKNOWN_TEXT}  ({self.raw})"
 
     @property
     def summary(self) -> str:
         if self.deadline is None:
-            return f"unit unknown  ({self.raw})"
+            return f"{UNKNOWN_TEXT}  ({self.raw})"
         return f"{epoch_ms_text(int(self.deadline * 1000))}  ({self.raw})"
 
 
@@ -75,6 +85,8 @@ def expiry_for(order: Order, received_at: float) -> Expiry:
     if plausible_remaining:
         assert remaining_ms is not None
         deadline = received_at + remaining_ms / 1000
+        if not _fits_the_creation(deadline, order.created_at_ms / 1000):
+            return Expiry(None, Confidence.UNKNOWN, raw)
         if not epoch_expires:
             return Expiry(deadline, Confidence.ASSUMED, raw)
         assert expires_at is not None
@@ -82,3 +94,11 @@ def expiry_for(order: Order, received_at: float) -> Expiry:
             return Expiry(deadline, Confidence.CONFIRMED, raw)
         return Expiry(None, Confidence.UNKNOWN, raw)
     return Expiry(None, Confidence.UNKNOWN, raw)
+
+
+def _fits_the_creation(deadline: float, created: float) -> bool:
+    """Not before the order was created, nor beyond a plausible lifetime after (clock skew
+    between the service and this machine allowed for)."""
+    earliest = created - AGREEMENT_TOLERANCE_S
+    latest = created + PLAUSIBLE_LIFETIME_S + AGREEMENT_TOLERANCE_S
+    return earliest <= deadline <= latest

@@ -16,7 +16,7 @@ from enum import Enum
 
 from orderdash.core.domain.display import amount_text, coin_code
 from orderdash.core.domain.expiry import Expiry, expiry_for
-from orderdash.core.domain.status import Tone, tone_of
+from orderdash.core.domain.status import Tone, state_key, tone_of
 from orderdash.core.safetext import clean
 from orderdash.core.service.models import Order, Transaction
 
@@ -40,10 +40,12 @@ PAYABLE = frozenset({Phase.AWAITING, Phase.PARTLY_PAID})
 #: Phases after which nothing more is expected.
 CLOSED = frozenset({Phase.CONFIRMED, Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED})
 
+#: By the loose key of the code or label (status.py); IN_PROGRESS and NEW are read from the
+#: transactions instead.
 _CLOSED_BY_CODE = {
     "PAID": Phase.CONFIRMING,
     "UNCONFIRMED": Phase.CONFIRMING,
-    "PAID_UNCONFIRMED": Phase.CONFIRMING,
+    "PAIDUNCONFIRMED": Phase.CONFIRMING,
     "CONFIRMED": Phase.CONFIRMED,
     "COMPLETED": Phase.CONFIRMED,
     "OVERPAID": Phase.OVERPAID,
@@ -151,7 +153,7 @@ def payment_state(order: Order, received_at: float) -> PaymentState:
         "expiry": expiry_for(order, received_at),
     }
     latest = max(order.transactions, key=lambda tx: (tx.created_at_ms, tx.id), default=None)
-    code = order.status.code.strip().upper().replace("-", "_").replace(" ", "_")
+    code = state_key(order.status.code, order.status.label)
     if code in _CLOSED_BY_CODE:
         phase = _CLOSED_BY_CODE[code]
         if phase is Phase.OVERPAID and latest is not None and latest.amount.over_paid > 0:
@@ -163,7 +165,7 @@ def payment_state(order: Order, received_at: float) -> PaymentState:
                 **base,
             )
         return PaymentState(phase, latest=latest, **base)
-    if tone_of(order.status.code) is not Tone.OPEN:
+    if tone_of(order.status.code, order.status.label) is not Tone.OPEN:
         return PaymentState(Phase.UNKNOWN, latest=latest, **base)
     if not order.coin_chosen:
         return PaymentState(Phase.COIN_NOT_CHOSEN, **base)

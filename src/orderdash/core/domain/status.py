@@ -1,7 +1,14 @@
-"""What an order's status code means for colour and urgency. Unknown codes stay neutral."""
+"""What an order's status means for colour and urgency. Unknown states stay neutral.
+
+The service publishes one machine code (`IN_PROGRESS`) and the labels of its documented states:
+In-progress, Paid / Unconfirmed, Confirmed, Underpaid, Overpaid, Expired, Canceled. Codes and
+labels are matched loosely (case, spaces, `-`, `/`, `_` ignored), the code first, then the label
+when the code is not one we know.
+"""
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 
 
@@ -14,14 +21,13 @@ class Tone(Enum):
     UNKNOWN = "unknown"
 
 
-# The service publishes only IN_PROGRESS; the rest are the labels of its documented states
-# (service-notes.md) written as codes, in the spellings a server may plausibly use.
-_TONES = {
-    "IN_PROGRESS": Tone.OPEN,
+#: The documented states, by loose key, in the spellings a server may plausibly use.
+TONES = {
+    "INPROGRESS": Tone.OPEN,
     "NEW": Tone.OPEN,
     "PAID": Tone.PROGRESS,
     "UNCONFIRMED": Tone.PROGRESS,
-    "PAID_UNCONFIRMED": Tone.PROGRESS,
+    "PAIDUNCONFIRMED": Tone.PROGRESS,
     "CONFIRMED": Tone.GOOD,
     "COMPLETED": Tone.GOOD,
     "UNDERPAID": Tone.WARN,
@@ -31,6 +37,23 @@ _TONES = {
     "CANCELLED": Tone.BAD,
 }
 
+_SEPARATORS = re.compile(r"[\s\-/_]+")
 
-def tone_of(code: str) -> Tone:
-    return _TONES.get(code.strip().upper().replace("-", "_").replace(" ", "_"), Tone.UNKNOWN)
+
+def loose_key(text: str) -> str:
+    """`Paid / Unconfirmed`, `PAID_UNCONFIRMED` and `paid-unconfirmed` all give PAIDUNCONFIRMED."""
+    return _SEPARATORS.sub("", text).upper()
+
+
+def state_key(code: str, label: str | None = None) -> str | None:
+    """The documented state an order is in (a key of `TONES`), or None when neither its code nor
+    its label names one."""
+    for text in (code, label):
+        if text is not None and (key := loose_key(text)) in TONES:
+            return key
+    return None
+
+
+def tone_of(code: str, label: str | None = None) -> Tone:
+    key = state_key(code, label)
+    return Tone.UNKNOWN if key is None else TONES[key]

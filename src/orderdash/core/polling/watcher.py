@@ -164,7 +164,10 @@ class OrderWatcher:
             self.scheduler.succeeded(token, kind, now)
             if token in self.scheduler.orders:
                 change = self._compare(token, fetched)
-                closed = tone_of(fetched.order.status.code) not in (Tone.OPEN, Tone.UNKNOWN)
+                closed = tone_of(fetched.order.status.code, fetched.order.status.label) not in (
+                    Tone.OPEN,
+                    Tone.UNKNOWN,
+                )
                 self.scheduler.note_result(token, now, activity=bool(change), closed=closed)
                 self._report(self._events.on_fetched, token, kind, fetched, change)
         finally:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 # httpx imports its optional command-line tool (click, rich, pygments) whenever those packages
@@ -80,6 +81,51 @@ LARGE_BODY_BYTES = 256 * 1024
 #: answer (see `_Reuse`); how many such orders are remembered.
 REUSE_MIN_TRANSACTIONS = 200
 REMEMBERED_ORDERS = 8
+
+
+#: Words by which a refusal names a request limit (the envelope's message, any status).
+_LIMIT_WORDS = re.compile(
+    r"rate.?limit|too many requests|request limit|limit (?:exceeded|reached)|quota", re.I
+)
+
+
+def envelope_message(document: Any) -> str | None:
+    """The `message` of a service envelope as one line: text as sent, or an object's entries as
+    `key: value; ...` (the docs' error example: `{"customer_id": "Invalid customer_id"}`)."""
+    if not isinstance(document, dict):
+        return None
+    message = document.get("message")
+    if isinstance(message, str):
+        return message.strip() or None
+    if isinstance(message, dict):
+        parts = []
+        for key, value in message.items():
+            if isinstance(value, list):
+                value = ", ".join(str(item) for item in value)
+            parts.append(f"{key}: {value}")
+        return "; ".join(parts) or None
+    if isinstance(message, list):
+        return "; ".join(str(item) for item in message) or None
+    return None
+
+
+def envelope_status_code(document: Any) -> int | None:
+    """`status_code` of an error envelope; the docs spell the key with a trailing space."""
+    if not isinstance(document, dict):
+        return None
+    for key, value in document.items():
+        if key.strip() in ("status_code", "statusCode") and type(value) is int:
+            return value
+    return None
+
+
+def _is_error_envelope(document: dict[str, Any], *, rates: bool) -> bool:
+    """`{"status": "error", ...}` (the docs' error body), or `success: false` on getOrder (the
+    rate answer's own `success: false` is read with its envelope)."""
+    status = document.get("status")
+    if isinstance(status, str) and status.strip().lower() == "error":
+        return True
+    return not rates and document.get("success") is False
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -308,6 +354,47 @@ class OrderClient:
         reuse: _Reuse | None = None,
     ) -> tuple[Order, dict[str, Any]]:
         what = "rate refresh" if rates else "order lookup"
+        if not 200 <= status < 300:
+            self._refuse(status, headers, self._error_detail(body), token, what, rates=rates)
+        document = self._parse_json(body, headers)
+        if _is_error_envelope(document, rates=rates):
+            # an error envelope with HTTP 200: its own status_code says what failed
+            code = envelope_status_code(document)
+            detail = self._error_detail(body, document)
+            if code is not None and not 200 <= code < 300:
+                self._refuse(code, headers, detail, token, what, rates=rates)
+            raise FailureReported(
+                f"the service reported a failure: {detail or 'no message given'}", detail
+            )
+        if reuse is not None:
+            return reuse.interpret(document, lambda doc: self._validate(doc, what, rates=rates))
+        return self._validate(document, what, rates=rates)
+
+    def _error_detail(self, body: bytes, document: Any = None) -> str | None:
+        """The envelope's message of an error answer, safe to show, or None."""
+        if document is None:
+            if not body.strip() or len(body) > 64 * 1024:
+                return None
+            try:
+                document = jsontext.loads(body)
+            except jsontext.JsonTextError:
+                return None
+        # redact before cutting: a token cut in two would escape the redaction
+        message = self._without_secret(envelope_message(document))
+        return clean(message, limit=120) if message else None
+
+    def _refuse(
+        self,
+        status: int,
+        headers: httpx.Headers,
+        detail: str | None,
+        token: str,
+        what: str,
+        *,
+        rates: bool,
+    ) -> NoReturn:
+        """Raise the error of a refused answer (HTTP status, or an envelope's status_code)."""
+        said = f": {detail}" if detail else ""
         if 300 <= status < 400:
             try:
                 target = urlsplit(headers.get("location", "")).netloc
@@ -318,34 +405,28 @@ class OrderClient:
                 f"the {what} was redirected (HTTP {status}) to {clean(target, limit=60)}, "
                 "not followed: check the base URL"
             )
+        retry_after = parse_retry_after(headers.get("retry-after"))
+        if status == 429 or (detail and _LIMIT_WORDS.search(detail)):
+            wait = f"; retry in {retry_after:g} s" if retry_after is not None else ""
+            raise RateLimited(
+                f"the service is rate limiting the {what} (HTTP {status}{said}){wait}", retry_after
+            )
         if status in (401, 403):
             if rates:
                 raise AuthRefused(
-                    f"the service refused the bearer token (HTTP {status}): check it, and that no "
-                    "proxy drops the bearer_token header (underscores)"
+                    f"the service refused the bearer token (HTTP {status}{said}): check it, and "
+                    "that no proxy drops the bearer_token header (underscores)"
                 )
             raise AuthRefused(
-                f"the service requires authentication for the order lookup (HTTP {status})"
+                f"the service requires authentication for the order lookup (HTTP {status}{said})"
             )
         if status == 404:
-            raise NotFound(f"no order with token {clean(token, limit=60)!r} (HTTP 404)")
-        retry_after = parse_retry_after(headers.get("retry-after"))
-        if status == 429:
-            wait = f"; retry in {retry_after:g} s" if retry_after is not None else ""
-            raise RateLimited(
-                f"the service is rate limiting requests (HTTP 429){wait}", retry_after
-            )
+            raise NotFound(f"no order with token {clean(token, limit=60)!r} (HTTP 404{said})")
         if status >= 500:
-            raise ServiceError(f"the service failed (HTTP {status})", status, retry_after)
-        if not 200 <= status < 300:
-            raise ServiceError(
-                f"the service rejected the {what} (HTTP {status})", status, retry_after
-            )
-
-        document = self._parse_json(body, headers)
-        if reuse is not None:
-            return reuse.interpret(document, lambda doc: self._validate(doc, what, rates=rates))
-        return self._validate(document, what, rates=rates)
+            raise ServiceError(f"the service failed (HTTP {status}{said})", status, retry_after)
+        raise ServiceError(
+            f"the service rejected the {what} (HTTP {status}{said})", status, retry_after
+        )
 
     def _validate(
         self, document: dict[str, Any], what: str, *, rates: bool
@@ -355,8 +436,13 @@ class OrderClient:
                 rates_envelope = RatesEnvelope.model_validate(document)
                 if not rates_envelope.success:
                     # redact before cutting: a token cut in two would escape the redaction
-                    echoed = self._without_secret(rates_envelope.message)
+                    echoed = self._without_secret(envelope_message(document))
                     server_message = clean(echoed, limit=120) if echoed else None
+                    if server_message and _LIMIT_WORDS.search(server_message):
+                        raise RateLimited(
+                            f"the service is rate limiting the rate refresh: {server_message}",
+                            None,
+                        )
                     raise FailureReported(
                         f"the service reported a failure: {server_message or 'no message given'}",
                         server_message,

@@ -188,4 +188,5 @@ class RatesEnvelope(WireModel):
 
     success: WireBool
     data: Order | None = None
-    message: str | None = None
+    #: Text, or an object of field -> text as in the service's error examples.
+    message: JsonAny = None

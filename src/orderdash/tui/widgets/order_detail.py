@@ -23,7 +23,7 @@ from orderdash.core.domain.display import (
     rate_text,
     server_time_text,
 )
-from orderdash.core.domain.expiry import Expiry, expiry_for
+from orderdash.core.domain.expiry import UNKNOWN_TEXT, Expiry, expiry_for
 from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.domain.status import tone_of
 from orderdash.core.service.models import Order
@@ -50,7 +50,11 @@ PHASE_STYLES = {
 
 
 def status_badge(order: Order) -> Text:
-    return literal(f" {order.status.label} ", TONE_STYLES[tone_of(order.status.code)], limit=40)
+    return literal(
+        f" {order.status.label} ",
+        TONE_STYLES[tone_of(order.status.code, order.status.label)],
+        limit=40,
+    )
 
 
 Rows = list[tuple[str, Text]]
@@ -204,7 +208,7 @@ class OrderDetail(VerticalScroll, can_focus=False):
             Text(f"  ({epoch_ms_text(order.created_at_ms)})", "dim"),
         )
         countdown = expiry.countdown(now)
-        expires = Text(countdown or "unit unknown", "bold" if countdown else "italic")
+        expires = Text(countdown or UNKNOWN_TEXT, "bold" if countdown else "italic")
         expires.append(f"  ({expiry.raw})", "dim")
         due = Text(json_value_text(order.due_date, limit=80))
         return [("Created", created), ("Expires", expires), ("Due date", due)]

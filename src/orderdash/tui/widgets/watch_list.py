@@ -91,7 +91,9 @@ def cells(entry: Entry, now: float) -> dict[str, Any]:
                 amount_text(order.amount) if order.amount is not None else "\u2014", justify="right"
             ),
             "status": literal(
-                f" {order.status.label} ", TONE_STYLES[tone_of(order.status.code)], limit=24
+                f" {order.status.label} ",
+                TONE_STYLES[tone_of(order.status.code, order.status.label)],
+                limit=24,
             ),
             "payment": literal(payment.headline if payment else "", limit=40),
             "txs": Text(str(len(order.transactions)), justify="right"),
