@@ -54,8 +54,13 @@ async def test_pos_follows_a_payment_from_scan_to_paid(sim_server: SimulatorServ
         await wait_until(
             pilot,
             lambda: (
-                decoded(app) == [f"bitcoin:{address}?amount={amount_now()}"]
+                # a bech32 address goes into the code in upper case (qr_uppercase)
+                decoded(app) == [f"BITCOIN:{address.upper()}?amount={amount_now()}"]
                 and f"{amount_now()} BTC" in screen_text(app)
+                # the caption under it reads as people write it
+                and pos_of(app).query_one("#pos-qr", QRView).caption_text
+                == f"bitcoin:{address}?amount={amount_now()}"
+                and f"bitcoin:{address[:20]}" in screen_text(app)
             ),
         )
         amount = Decimal(amount_now())
@@ -69,7 +74,7 @@ async def test_pos_follows_a_payment_from_scan_to_paid(sim_server: SimulatorServ
         due = -tx["amount"]["underPaid"]
         assert f"Partly paid: send {amount_text(due)} BTC more" in screen_text(app)
         # the QR asks for what is left
-        expected = f"bitcoin:{address}?amount={amount_text(due)}"
+        expected = f"BITCOIN:{address.upper()}?amount={amount_text(due)}"
         await wait_until(pilot, lambda: decoded(app) == [expected])
 
         sim.add_transaction(token)  # pays the rest

@@ -3,18 +3,39 @@
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from orderdash.core import startup
 from orderdash.core.client import OrderClient
 from orderdash.core.config import Settings
 from orderdash.tui import textual_fixes
+from orderdash.tui.messages import CustomerScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
+
+
+#: Notifications kept for the operator while the customer's screen is up (the alerts log has all).
+MAX_HELD = 50
+#: Shown one by one when the operator comes back; the rest are summed up in one line.
+MAX_REPLAYED = 5
+#: App actions that are the operator's alone: off while a customer-facing screen is up.
+OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
+
+
+@dataclass(frozen=True)
+class _Notice:
+    message: str
+    title: str
+    severity: SeverityLevel
+    timeout: float | None
+    markup: bool
 
 
 class OrderDashApp(App[None]):
@@ -45,6 +66,11 @@ class OrderDashApp(App[None]):
         self._clock = clock
         self._monotonic = monotonic
         self._bell = settings.bell
+        #: Notifications held while a customer-facing screen is up, shown when it goes.
+        self.held_notices: deque[_Notice] = deque(maxlen=MAX_HELD)
+        #: Notifications shown lately, with when they expire (monotonic): the ones still on
+        #: screen when the customer's screen comes up are taken off and held.
+        self._recent: deque[tuple[_Notice, float]] = deque(maxlen=MAX_HELD)
 
     def on_mount(self) -> None:
         dashboard = DashboardScreen(
@@ -70,6 +96,70 @@ class OrderDashApp(App[None]):
             if isinstance(screen, DashboardScreen):
                 return screen
         raise LookupError("the dashboard is not on the screen stack")
+
+    @property
+    def customer_facing(self) -> bool:
+        """A screen turned to the customer (the point of sale) is on the stack."""
+        return any(getattr(screen, "customer_facing", False) for screen in self.screen_stack)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # hidden from the customer's footer, and the keys do nothing there (Esc first)
+        return not (action in OPERATOR_ACTIONS and self.customer_facing)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's notify, except that while the customer's screen is up the notification
+        is held for the operator: nothing about another order may reach the customer."""
+        notice = _Notice(message, title, severity, timeout, markup)
+        if self.customer_facing:
+            self.held_notices.append(notice)
+            return
+        seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        self._recent.append((notice, time.monotonic() + seconds))
+        self._show(notice)
+
+    def _show(self, notice: _Notice) -> None:
+        super().notify(
+            notice.message,
+            title=notice.title,
+            severity=notice.severity,
+            timeout=notice.timeout,
+            markup=notice.markup,
+        )
+
+    def on_customer_screen(self, message: CustomerScreen) -> None:
+        if message.up:
+            # what the operator had on screen goes away from the customer's eyes, and waits
+            now = time.monotonic()
+            self.held_notices.extendleft(
+                notice for notice, until in reversed(self._recent) if until > now
+            )
+            self._recent.clear()
+            self.clear_notifications()
+            return
+        held = list(self.held_notices)
+        self.held_notices.clear()
+        if len(held) > MAX_REPLAYED:
+            older = len(held) - MAX_REPLAYED + 1
+            self._show(
+                _Notice(
+                    f"{older} more while the point-of-sale screen was up: see the alerts log (l)",
+                    "Held notifications",
+                    "information",
+                    20,
+                    False,
+                )
+            )
+            held = held[-(MAX_REPLAYED - 1) :]
+        for notice in held:
+            self._show(notice)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

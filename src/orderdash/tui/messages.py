@@ -50,6 +50,13 @@ class OrderChosen(Message):
 
 
 @dataclass
+class CustomerScreen(Message):
+    """The point-of-sale screen was put up for the customer (`up`) or taken down."""
+
+    up: bool
+
+
+@dataclass
 class TokensAdded(Message):
     """Tokens to add to the watch list (from the add dialog)."""
 

@@ -36,6 +36,7 @@ from orderdash.core.safetext import clean
 from orderdash.core.watcher import Change, Failure, OrderWatcher
 from orderdash.core.watchlist import WatchListFile, default_path, parse_tokens
 from orderdash.tui.messages import (
+    CustomerScreen,
     FetchFailed,
     OrderChosen,
     OrderFetched,
@@ -290,7 +291,9 @@ class DashboardScreen(Screen[None]):
             self._server_qr = order.qr_code
         self.payment = payment_state(order, fetched.received_at)
         mode = QRContent(self.settings.qr_content)
-        self.payload = qr_payload(order, self.payment, mode, self._server_qr)
+        self.payload = qr_payload(
+            order, self.payment, mode, self._server_qr, uppercase=self.settings.qr_uppercase
+        )
         qr_note = show_payload(self.query_one(QRView), self.payload)
         what = _qr_what(self.payload, qr_note)
         self.query_one(OrderDetail).show(
@@ -346,7 +349,8 @@ class DashboardScreen(Screen[None]):
         self.alerts.append(Alert(self.clock(), entry.token, company, text))
         if entry.token != self.token or self.app.screen is not self:
             entry.unseen = True
-        if self.settings.bell:
+        # with the customer's screen up, only its own order rings; the app holds the toast
+        if self.settings.bell and (self.pos is None or entry.token == self.token):
             self.app.bell()
         self.notify(
             text, title=f"{company} \u00b7 {clean(entry.token, limit=30)}", markup=False, timeout=8
@@ -379,6 +383,8 @@ class DashboardScreen(Screen[None]):
     def _update_staleness(self) -> None:
         state = self._status.state
         stale = state.stale and self.order is not None
+        if self.pos is not None:
+            self.pos.set_connection_problem(stale)
         detail = self.query_one(OrderDetail)
         detail.set_class(stale, "-stale")
         if stale and state.last_update is not None:
@@ -530,10 +536,12 @@ class DashboardScreen(Screen[None]):
             primary=self.settings.pos_primary, clock=self.clock, monotonic=self.monotonic
         )
         self.app.push_screen(self.pos, callback=self._pos_closed)
+        self.post_message(CustomerScreen(up=True))
         self.call_after_refresh(self._update_pos)
 
     def _pos_closed(self, _: None) -> None:
         self.pos = None
+        self.post_message(CustomerScreen(up=False))
 
     def _update_pos(self) -> None:
         if self.pos is None or not self.pos.is_mounted:
@@ -541,6 +549,8 @@ class DashboardScreen(Screen[None]):
         if self.order is None or self.payment is None or self.payload is None:
             return
         self.pos.show(self.order, self.payment, self.payload, self._status.state.next_rate_at)
+        state = self._status.state
+        self.pos.set_connection_problem(state.stale and self.order is not None)
 
     def action_copy_address(self) -> None:
         if self.order is None or not self.order.address:
