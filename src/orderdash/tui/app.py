@@ -20,7 +20,6 @@ from orderdash.tui.messages import CustomerScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
 
-
 #: Notifications kept for the operator while the customer's screen is up (the alerts log has all).
 MAX_HELD = 50
 #: Shown one by one when the operator comes back; the rest are summed up in one line.
