@@ -307,9 +307,7 @@ async def test_the_demo_pos_shows_nothing_of_other_orders_and_the_operator_gets_
 
 
 async def wait_until_pos_shows(pilot, app: OrderDashApp, words: str) -> PosScreen:  # noqa: ANN001
-    await wait_until(
-        pilot, lambda: isinstance(app.screen, PosScreen) and words in screen_text(app)
-    )
+    await wait_until(pilot, lambda: isinstance(app.screen, PosScreen) and words in screen_text(app))
     return pos_of(app)
 
 
@@ -329,6 +327,8 @@ async def test_operator_warnings_wait_until_the_operator_is_back(
         await pilot.press("escape")
         await wait_until(
             pilot,
-            lambda: "Rate refresh is off" in screen_text(app)
-            and "a settings warning" in screen_text(app),
+            lambda: (
+                "Rate refresh is off" in screen_text(app)
+                and "a settings warning" in screen_text(app)
+            ),
         )
