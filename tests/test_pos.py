@@ -332,3 +332,22 @@ async def test_operator_warnings_wait_until_the_operator_is_back(
                 and "a settings warning" in screen_text(app)
             ),
         )
+
+
+async def test_many_held_notifications_are_summed_up_for_the_operator(
+    sim_server: SimulatorServer,
+) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="10.00")
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_for_pos(pilot, app)
+        for n in range(8):
+            app.notify(f"note number {n}", timeout=30, markup=False)
+        await pilot.pause(0.2)
+        assert "note number" not in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "note number 7" in screen_text(app))
+        text = screen_text(app)
+        assert "4 more while the point-of-sale screen was up" in text
+        assert all(f"note number {n}" in text for n in (4, 5, 6, 7))
+        assert "note number 3" not in text

@@ -169,3 +169,19 @@ def test_the_upper_case_code_is_smaller_and_uses_alphanumeric_mode() -> None:
     assert segments(upper) == [(alnum, len("BITCOIN:") + len(BECH32)), (byte, 18)]
     assert segments(lower) == [(byte, len(lower))]
     assert build_matrix(upper, quiet_zone=0).size < build_matrix(lower, quiet_zone=0).size
+
+
+def test_the_banner_asks_for_the_sendable_figure_the_dashboard_keeps_the_servers() -> None:
+    fine = "0.000128701234567890123456"
+    state = payment_state(order_with(txs=[(f"-{fine}", "0")], address=BECH32), ARRIVED)
+    assert state.headline == "Partly paid: send 0.00012871 BTC more"
+    assert fine in state.summary  # the operator's pane: the server's digits
+    eth = order_with(
+        coinBaseName="eth",
+        coin="Ethereum",
+        address="0xe6d6ca2c9923fec5254b0aba478d23028f745c87",
+        txs=[("-0.123456789012345678", "0")],
+    )
+    eth_state = payment_state(eth, ARRIVED)
+    assert eth_state.send is None  # unit not known: the server's figure as it is
+    assert eth_state.headline == "Partly paid: send 0.123456789012345678 ETH more"
