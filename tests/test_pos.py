@@ -235,7 +235,7 @@ async def test_the_customer_sees_no_operator_keys_and_q_does_not_quit(
         await pilot.pause(0.2)
         footer = screen_text(app).splitlines()[-1]
         assert footer.split() == ["esc", "Back"], footer
-        for key in ("q", "question_mark", "ctrl+p"):
+        for key in ("q", "ctrl+q", "question_mark", "ctrl+p"):
             await pilot.press(key)
             await pilot.pause()
             assert app.is_running and isinstance(app.screen, PosScreen), key
