@@ -11,7 +11,7 @@ from conftest import make_settings, screen_text, wait_until
 from orderdash.core.display import amount_text
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.state import Fault
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import MAX_HELD, OrderDashApp, make_app
 from orderdash.tui.screens.pos import CONNECTION_PROBLEM, PosScreen, digits_width
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import decode_qr_in_region
@@ -341,13 +341,13 @@ async def test_many_held_notifications_are_summed_up_for_the_operator(
     app = pos_app(sim_server, token)
     async with app.run_test(size=(160, 50), notifications=True) as pilot:
         await wait_for_pos(pilot, app)
-        for n in range(8):
+        for n in range(MAX_HELD + 8):
             app.notify(f"note number {n}", timeout=30, markup=False)
         await pilot.pause(0.2)
         assert "note number" not in screen_text(app)
         await pilot.press("escape")
-        await wait_until(pilot, lambda: "note number 7" in screen_text(app))
+        await wait_until(pilot, lambda: f"note number {MAX_HELD + 7}" in screen_text(app))
         text = screen_text(app)
-        assert "4 more while the point-of-sale screen was up" in text
-        assert all(f"note number {n}" in text for n in (4, 5, 6, 7))
-        assert "note number 3" not in text
+        assert f"{MAX_HELD + 4} more while the point-of-sale screen was up" in text
+        assert all(f"note number {MAX_HELD + n}" in text for n in (4, 5, 6, 7))
+        assert f"note number {MAX_HELD + 3}" not in text

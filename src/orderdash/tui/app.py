@@ -67,6 +67,8 @@ class OrderDashApp(App[None]):
         self._bell = settings.bell
         #: Notifications held while a customer-facing screen is up, shown when it goes.
         self.held_notices: deque[_Notice] = deque(maxlen=MAX_HELD)
+        #: How many were held, the ones the bounded deque let go included.
+        self._held_count = 0
         #: Notifications shown lately, with when they expire (monotonic): the ones still on
         #: screen when the customer's screen comes up are taken off and held.
         self._recent: deque[tuple[_Notice, float]] = deque(maxlen=MAX_HELD)
@@ -119,6 +121,7 @@ class OrderDashApp(App[None]):
         notice = _Notice(message, title, severity, timeout, markup)
         if self.customer_facing:
             self.held_notices.append(notice)
+            self._held_count += 1
             return
         seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
         self._recent.append((notice, time.monotonic() + seconds))
@@ -137,16 +140,17 @@ class OrderDashApp(App[None]):
         if message.up:
             # what the operator had on screen goes away from the customer's eyes, and waits
             now = time.monotonic()
-            self.held_notices.extendleft(
-                notice for notice, until in reversed(self._recent) if until > now
-            )
+            still_shown = [notice for notice, until in self._recent if until > now]
+            self.held_notices.extendleft(reversed(still_shown))
+            self._held_count += len(still_shown)
             self._recent.clear()
             self.clear_notifications()
             return
-        held = list(self.held_notices)
+        held, count = list(self.held_notices), self._held_count
         self.held_notices.clear()
-        if len(held) > MAX_REPLAYED:
-            older = len(held) - MAX_REPLAYED + 1
+        self._held_count = 0
+        if count > MAX_REPLAYED:
+            older = count - MAX_REPLAYED + 1
             self._show(
                 _Notice(
                     f"{older} more while the point-of-sale screen was up: see the alerts log (l)",
