@@ -134,3 +134,22 @@ def test_real_environment_is_the_default_source(
     settings, _ = load_settings()
     assert settings.refresh_interval == 42
     assert os.environ["ORDERDASH_REFRESH_INTERVAL"] == "42"
+
+
+def test_qr_uppercase_from_every_source(tmp_path: Path) -> None:
+    from orderdash.cli import _settings_overrides, build_parser
+
+    empty = str(write(tmp_path / "empty.toml", ""))
+    assert load_settings({}, {"ORDERDASH_CONFIG": empty})[0].qr_uppercase is True
+    off = str(write(tmp_path / "off.toml", "qr_uppercase = false\n"))
+    assert load_settings({}, {"ORDERDASH_CONFIG": off})[0].qr_uppercase is False
+    env = {"ORDERDASH_CONFIG": empty, "ORDERDASH_QR_UPPERCASE": "false"}
+    assert load_settings({}, env)[0].qr_uppercase is False
+    for command in ("tui", "pos", "watch", "demo"):
+        extra = ["TOKEN"] if command == "pos" else []
+        args = build_parser().parse_args([command, *extra, "--no-qr-uppercase"])
+        overrides = _settings_overrides(args)
+        assert overrides["qr_uppercase"] is False
+        assert load_settings(overrides, {"ORDERDASH_CONFIG": empty})[0].qr_uppercase is False
+    args = build_parser().parse_args(["tui"])
+    assert "qr_uppercase" not in _settings_overrides(args)  # not given: the file or env decide

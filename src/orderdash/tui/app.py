@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 
@@ -29,6 +30,7 @@ from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
 from orderdash.tui.messages import WatchReporter
+from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
@@ -36,6 +38,8 @@ from orderdash.tui.screens.help import HelpScreen
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file). The order is still polled."
 )
+#: App actions that are the operator's alone: off while a customer-facing screen is up.
+OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
 
 
 class OrderDashApp(App[None]):
@@ -80,6 +84,7 @@ class OrderDashApp(App[None]):
         self._notices = list(notices)
         self._pos: Screen[None] | None = None
         self._told_no_bearer = False
+        self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
 
     async def on_mount(self) -> None:
         saved: list[str] = []
@@ -120,6 +125,39 @@ class OrderDashApp(App[None]):
                 return screen
         raise LookupError("the dashboard is not on the screen stack")
 
+    # -- the customer's screen: no other order's news, only its own bell, no operator keys -----
+
+    @property
+    def customer_facing(self) -> bool:
+        """A screen turned to the customer (the point of sale) is up."""
+        return self._notices_held.customer_facing
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # hidden from the customer's footer, and the keys do nothing there (Esc first)
+        return not (action in OPERATOR_ACTIONS and self.customer_facing)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's notify, except that while the customer's screen is up the notification
+        is held for the operator (`tui/notices.py`)."""
+        self._notices_held.notify(Notice(message, title, severity, timeout, markup))
+
+    def _show_notice(self, notice: Notice) -> None:
+        super().notify(
+            notice.message,
+            title=notice.title,
+            severity=notice.severity,
+            timeout=notice.timeout,
+            markup=notice.markup,
+        )
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
@@ -131,8 +169,10 @@ class OrderDashApp(App[None]):
             super().bell()
 
     def announce(self, alert: Alert) -> None:
-        """A payment or a status change: the bell and a toast (the log line is the state's)."""
-        self.bell()
+        """A payment or a status change: the bell and a toast (the log line is the state's).
+        With the customer's screen up, only its own order rings (the toast is held)."""
+        if self._pos is None or alert.token == self.state.token:
+            self.bell()
         title = f"{alert.company} \u00b7 {clean(alert.token, limit=30)}"
         self.notify(alert.text, title=title, markup=False, timeout=8)
 
@@ -231,9 +271,13 @@ class OrderDashApp(App[None]):
             monotonic=self._monotonic,
         )
         self.push_screen(self._pos, callback=self._pos_closed)
+        self._notices_held.customer_screen_up()
+        # after the toasts already posted (Textual adds a notification by a message)
+        self.call_later(self.clear_notifications)
 
     def _pos_closed(self, _: None) -> None:
         self._pos = None
+        self._notices_held.customer_screen_down()
 
     def action_copy_address(self) -> None:
         order = self.state.order
@@ -346,6 +390,7 @@ def make_app(
         store=store,
         bell=settings.bell,
         qr_content=settings.qr_content,
+        qr_uppercase=settings.qr_uppercase,
         refresh_interval=settings.refresh_interval,
         rates_enabled=client.has_bearer_token,
         clock=clock,
