@@ -27,8 +27,8 @@ from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import DashboardState, Freshness
 from orderdash.tui import messages
+from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import literal
-from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView

@@ -33,8 +33,8 @@ from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.qr.payload import QRPayload
 from orderdash.core.service.models import Order
 from orderdash.core.watching.state import DashboardState, Freshness, Shown
+from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import joined, literal
-from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.payment_qr import show_payload
 from orderdash.tui.widgets.qr import QRView
 
