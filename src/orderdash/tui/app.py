@@ -87,30 +87,31 @@ class OrderDashApp(App[None]):
         self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
 
     async def on_mount(self) -> None:
+        dashboard = DashboardScreen(self.state, self.watcher)
+        self._reporter.target = dashboard
+        await self.push_screen(dashboard)
+        self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
+        self.set_interval(1.0, self._tick)
         saved: list[str] = []
         if self.state.store is not None:
             saved, warning = self.state.store.load()
             if warning:
                 self.notify(warning, title="Watch list", severity="warning", markup=False)
-        given = parse_tokens("\n".join(self._tokens), known=saved)
-        self.watch_tokens([*saved, *given.tokens], save=bool(given.tokens))
-        dashboard = DashboardScreen(
-            self.state,
-            self.watcher,
-            first=next(iter(given.tokens + given.duplicates), None),
-            token_errors=[reason for _, reason in given.invalid],
-            open_pos=self._open_pos,
-        )
-        self._reporter.target = dashboard
-        # the watcher starts once the dashboard has focused the order it opens with: its first
-        # read is the focused one, not a background read of the same order
-        await self.push_screen(dashboard)
-        self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
-        self.set_interval(1.0, self._tick)
+        self._start(saved)
         # the first paint is the end of the start-up (core/runtime/startup.py)
         self.call_after_refresh(startup.resume)
         for notice in self._notices:
             self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)
+
+    def _start(self, saved: list[str]) -> None:
+        """The saved list is known: it and the given tokens are watched, the first given opens.
+        The watcher has not run yet, so its first read of that order is the focused one."""
+        given = parse_tokens("\n".join(self._tokens), known=saved)
+        self.watch_tokens([*saved, *given.tokens], save=bool(given.tokens))
+        first = next(iter(given.tokens + given.duplicates), None)
+        self.dashboard.start(first, [reason for _, reason in given.invalid])
+        if first is not None and self._open_pos:
+            self.action_point_of_sale()
 
     async def on_unmount(self) -> None:
         await self.client.aclose()

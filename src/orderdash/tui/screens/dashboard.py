@@ -67,19 +67,9 @@ class DashboardScreen(Screen[None]):
     #: How fresh the order on screen is (the state's, handed down to the status line).
     freshness: reactive[Freshness] = reactive(Freshness, init=False)
 
-    def __init__(
-        self,
-        state: DashboardState,
-        watcher: OrderWatcher,
-        *,
-        first: str | None = None,
-        token_errors: Sequence[str] = (),
-        open_pos: bool = False,
-    ) -> None:
+    def __init__(self, state: DashboardState, watcher: OrderWatcher) -> None:
         super().__init__()
         self.state, self.watcher = state, watcher
-        #: The order to open first, and why given tokens were refused (from the command line).
-        self.first, self.token_errors, self.open_pos = first, list(token_errors), open_pos
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -98,13 +88,15 @@ class DashboardScreen(Screen[None]):
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
         self.watch(self.app, "roster", self.query_one(WatchListPane).rebuild)
-        for reason in self.token_errors:
+
+    def start(self, first: str | None, token_errors: Sequence[str]) -> None:
+        """The orders to watch are known: open `first` (given on the command line) and say why
+        given tokens were refused."""
+        for reason in token_errors:
             self.query_one(TokenBar).show_error(reason)
-        if self.first is not None:
-            self.load(self.first)
+        if first is not None:
+            self.load(first)
             self.query_one(TransactionsPane).table.focus()
-            if self.open_pos:
-                self._app.action_point_of_sale()
         elif self.state.entries:
             self.query_one(WatchListPane).table.focus()
         else:
