@@ -60,6 +60,11 @@ def _pos_order(sim: Simulator, paid: str = "") -> None:
         sim.add_transaction(token)
 
 
+def _pos_fine_order(sim: Simulator) -> None:
+    """An order whose amount due is finer than a satoshi, as the service sends some."""
+    sim.create_order(token="till-43", coin="btc", amount="0.000128701234567890123456")
+
+
 async def _watching(pilot: Pilot) -> None:
     await _loaded(pilot)
     app: OrderDashApp = pilot.app  # type: ignore[assignment]
@@ -138,6 +143,15 @@ SCENES = (
         "till-42",
         _pos,
         prepare=lambda sim: _pos_order(sim, "all"),
+        pos=True,
+    ),
+    Scene(
+        "pos-rounded-up",
+        "Point of sale: an amount finer than a satoshi, rounded up, the service's figure beside",
+        (120, 36),
+        "till-43",
+        _pos,
+        prepare=_pos_fine_order,
         pos=True,
     ),
     Scene(

@@ -168,3 +168,22 @@ def test_a_poll_over_the_hourly_budget_is_warned_about(tmp_path: Path) -> None:
         "poll_interval 1 s asks for 3,600 requests an hour, over budget_per_hour 120: the order "
         "on screen will be read less often, evenly over the hour"
     ]
+
+
+def test_qr_uppercase_from_every_source(tmp_path: Path) -> None:
+    from orderdash.cli import _settings_overrides, build_parser
+
+    empty = str(write(tmp_path / "empty.toml", ""))
+    assert load_settings({}, {"ORDERDASH_CONFIG": empty})[0].qr_uppercase is True
+    off = str(write(tmp_path / "off.toml", "qr_uppercase = false\n"))
+    assert load_settings({}, {"ORDERDASH_CONFIG": off})[0].qr_uppercase is False
+    env = {"ORDERDASH_CONFIG": empty, "ORDERDASH_QR_UPPERCASE": "false"}
+    assert load_settings({}, env)[0].qr_uppercase is False
+    for command in ("tui", "pos", "watch", "demo"):
+        extra = ["TOKEN"] if command == "pos" else []
+        args = build_parser().parse_args([command, *extra, "--no-qr-uppercase"])
+        overrides = _settings_overrides(args)
+        assert overrides["qr_uppercase"] is False
+        assert load_settings(overrides, {"ORDERDASH_CONFIG": empty})[0].qr_uppercase is False
+    args = build_parser().parse_args(["tui"])
+    assert "qr_uppercase" not in _settings_overrides(args)  # not given: the file or env decide

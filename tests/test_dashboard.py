@@ -75,10 +75,10 @@ async def test_every_field_of_the_order_is_on_screen(sim_server: SimulatorServer
         assert tx["hash"][:6] in text
         # partly paid: the QR is the payment URI for what is still due (the server's underPaid)
         due = amount_text(-tx["amount"]["underPaid"])
-        assert (
-            app.dashboard.query_one(QRView).encoded_text
-            == f"bitcoin:{wire['address']}?amount={due}"
-        )
+        qr = app.dashboard.query_one(QRView)
+        # the bech32 address in upper case inside the code, as written in the caption
+        assert qr.encoded_text == f"BITCOIN:{wire['address'].upper()}?amount={due}"
+        assert qr.caption_text == f"bitcoin:{wire['address']}?amount={due}"
         assert f"send {due} BTC" not in text and f"{due} BTC" in text
         assert "live" in screen_text(app)
 

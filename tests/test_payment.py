@@ -211,10 +211,14 @@ def test_qr_payload_follows_the_setting_and_the_amount_due() -> None:
     )
     state = payment_state(order, ARRIVED)
     auto = qr_payload(order, state, QRContent.AUTO)
+    # bech32: scheme and address upper case in the code, the caption as people write it
     assert (
         auto.kind == "uri"
-        and auto.text == "bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=0.00004368"
+        and auto.text == "BITCOIN:BC1QAR0SRRR7XFKVY5L643LYDNW9RE59GTZZWF5MDQ?amount=0.00004368"
+        and auto.caption == "bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=0.00004368"
     )
+    lower = qr_payload(order, state, QRContent.AUTO, uppercase=False)
+    assert lower.text == lower.caption == auto.caption
     assert qr_payload(order, state, QRContent.ADDRESS).text == order.address
     assert qr_payload(order, state, QRContent.SERVER).kind == "address"  # no image yet
     assert "no QR image" in qr_payload(order, state, QRContent.SERVER).note
@@ -232,4 +236,5 @@ def test_qr_payload_follows_the_setting_and_the_amount_due() -> None:
 def test_closed_orders_encode_no_amount() -> None:
     order = order_with(status="PAID", address="bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq")
     payload = qr_payload(order, payment_state(order, ARRIVED), QRContent.AUTO)
-    assert payload.text == "bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
+    assert payload.text == "BITCOIN:BC1QAR0SRRR7XFKVY5L643LYDNW9RE59GTZZWF5MDQ"
+    assert payload.caption == "bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"

@@ -170,7 +170,7 @@ class KeysApp(App[None]):
         from textual.binding import Binding
         from textual.widgets import Button
 
-        from orderdash.tui.widgets.keys import KeysFooter
+        from orderdash.tui.compat.keys_footer import KeysFooter
 
         class Extra(Button):
             BINDINGS = [Binding("x", "press", "Extra key")]
@@ -182,7 +182,7 @@ class KeysApp(App[None]):
 
 
 async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
-    from orderdash.tui.widgets.keys import KeysFooter
+    from orderdash.tui.compat.keys_footer import KeysFooter
 
     app = KeysApp()
     async with app.run_test() as pilot:

@@ -10,10 +10,13 @@ from textual.widgets import Digits
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.domain.display import amount_text
 from orderdash.simulator import SimulatorServer
+from orderdash.simulator.state import Fault
 from orderdash.tui.app import OrderDashApp, make_app
-from orderdash.tui.screens.pos import PosScreen, digits_width
+from orderdash.tui.notices import MAX_HELD
+from orderdash.tui.screens.pos import CONNECTION_PROBLEM, PosScreen, digits_width
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import decode_qr_in_region
+from wallets import WALLETS
 
 SIZE = (120, 40)
 
@@ -54,8 +57,13 @@ async def test_pos_follows_a_payment_from_scan_to_paid(sim_server: SimulatorServ
         await wait_until(
             pilot,
             lambda: (
-                decoded(app) == [f"bitcoin:{address}?amount={amount_now()}"]
+                # a bech32 address goes into the code in upper case (qr_uppercase)
+                decoded(app) == [f"BITCOIN:{address.upper()}?amount={amount_now()}"]
                 and f"{amount_now()} BTC" in screen_text(app)
+                # the caption under it reads as people write it
+                and pos_of(app).query_one("#pos-qr", QRView).caption_text
+                == f"bitcoin:{address}?amount={amount_now()}"
+                and f"bitcoin:{address[:20]}" in screen_text(app)
             ),
         )
         amount = Decimal(amount_now())
@@ -69,7 +77,7 @@ async def test_pos_follows_a_payment_from_scan_to_paid(sim_server: SimulatorServ
         due = -tx["amount"]["underPaid"]
         assert f"Partly paid: send {amount_text(due)} BTC more" in screen_text(app)
         # the QR asks for what is left
-        expected = f"bitcoin:{address}?amount={amount_text(due)}"
+        expected = f"BITCOIN:{address.upper()}?amount={amount_text(due)}"
         await wait_until(pilot, lambda: decoded(app) == [expected])
 
         sim.add_transaction(token)  # pays the rest
@@ -165,3 +173,182 @@ async def test_server_image_mode_shows_the_services_qr(sim_server: SimulatorServ
         await wait_until(pilot, lambda: pos_of(app).query_one("#pos-qr", QRView).source == "server")
         await pilot.pause(0.2)
         assert decoded(app) == [address]  # the simulator's image encodes the address
+
+
+FINE_DUE = Decimal("0.000128701234567890123456")
+
+
+async def test_an_amount_finer_than_a_satoshi_is_shown_and_encoded_rounded_up(
+    sim_server: SimulatorServer,
+) -> None:
+    """The issue's order: every wallet model reads the code decoded from the screen and sends
+    at least the amount due, and less than one satoshi more."""
+    sim = sim_server.sim
+    token = sim.create_order(coin="btc", currency="EUR", amount=FINE_DUE)
+    address = sim.order_wire(token, with_qr=False)["address"]
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=SIZE) as pilot:
+        pos = await wait_for_pos(pilot, app)
+        qr = pos.query_one("#pos-qr", QRView)
+        await wait_until(pilot, lambda: decoded(app) == [qr.encoded_text] != [])
+        [uri] = decoded(app)
+        assert uri == f"BITCOIN:{address.upper()}?amount=0.00012871"
+        for name, read in WALLETS.items():
+            sats = read(uri)
+            assert sats is not None
+            sent = Decimal(sats) / 10**8
+            assert FINE_DUE <= sent < FINE_DUE + Decimal("0.00000001"), name
+        digits = pos.query_one("#pos-digits", Digits)
+        await wait_until(pilot, lambda: digits.display)
+        assert digits.value == "0.00012871"
+        text = screen_text(app)
+        assert "0.00012871 BTC" in text
+        # the server's own figure stays visible, the derived one is labelled
+        assert "rounded up to the satoshi" in text and str(FINE_DUE) in text
+        assert qr.caption_text == f"bitcoin:{address}?amount=0.00012871"
+
+
+async def test_qr_uppercase_off_keeps_the_uri_as_written(sim_server: SimulatorServer) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount=FINE_DUE)
+    address = sim_server.sim.order_wire(token, with_qr=False)["address"]
+    app = pos_app(sim_server, token, qr_uppercase=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_pos(pilot, app)
+        expected = f"bitcoin:{address}?amount=0.00012871"
+        await wait_until(pilot, lambda: decoded(app) == [expected])
+        assert pos_of(app).query_one("#pos-qr", QRView).caption_text == ""  # the text itself
+
+
+async def wait_for_pos(pilot, app: OrderDashApp) -> PosScreen:  # noqa: ANN001
+    await wait_until(
+        pilot, lambda: isinstance(app.screen, PosScreen) and "Scan to pay" in screen_text(app)
+    )
+    return pos_of(app)
+
+
+async def test_the_customer_sees_no_operator_keys_and_q_does_not_quit(
+    sim_server: SimulatorServer,
+) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="10.00")
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_pos(pilot, app)
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.split() == ["esc", "Back"], footer
+        for key in ("q", "ctrl+q", "question_mark", "ctrl+p"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.is_running and isinstance(app.screen, PosScreen), key
+        await pilot.press("escape")
+        assert app.screen is app.dashboard
+        await pilot.pause(0.2)
+        assert "palette" in screen_text(app).splitlines()[-1]  # the operator has the keys back
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_a_failure_reads_as_a_connection_problem_to_the_customer(
+    sim_server: SimulatorServer,
+) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="10.00")
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for_pos(pilot, app)
+        sim_server.sim.add_fault(Fault(endpoint="order", status=503, times=None))
+        await wait_until(pilot, lambda: CONNECTION_PROBLEM in screen_text(app))
+        text = screen_text(app)
+        assert "503" not in text and "retrying" not in text and "STALE" not in text
+        sim_server.sim.clear_faults()
+        await wait_until(pilot, lambda: CONNECTION_PROBLEM not in screen_text(app), timeout=8)
+
+
+async def test_the_demo_pos_shows_nothing_of_other_orders_and_the_operator_gets_it_after(
+    sim_server: SimulatorServer,
+) -> None:
+    """`orderdash demo` (the demo orders on the simulator), the POS open on the first order,
+    a payment on another customer's order: nothing of it on the customer's screen, no bell;
+    back on the dashboard the operator sees the notification and the alerts log has it."""
+    from orderdash.simulator import DEMO_TOKENS
+
+    sim = sim_server.sim
+    settings = make_settings(
+        sim_server.base_url, poll_interval=0.2, budget_per_minute=3000, bell=True
+    )
+    app = make_app(settings, tokens=list(DEMO_TOKENS))
+    rings: list[str | None] = []
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        dashboard = app.dashboard
+        app.bell = lambda: rings.append(app.state.token)  # type: ignore[method-assign]
+        await wait_until(
+            pilot, lambda: all(entry.payment is not None for entry in app.state.entries.values())
+        )
+        await pilot.press("p")
+        pos = await wait_until_pos_shows(pilot, app, "Partly paid")
+        other = "demo-usdt-eur"  # Pixel Games
+        sim.add_transaction(other, "10")
+        await wait_until(pilot, lambda: any(alert.token == other for alert in app.state.alerts))
+        await pilot.pause(0.3)
+        text = screen_text(app)
+        for leak in ("Pixel Games", other, "Payment received", "USDT", "\u00b7 demo-"):
+            assert leak not in text, leak
+        assert rings == [], "the bell rings only for the order on the POS screen"
+        assert app.screen is pos
+
+        sim.add_transaction("demo-btc-eur", "0.00001")  # the customer at the counter pays
+        await wait_until(pilot, lambda: rings == ["demo-btc-eur"])
+        assert "Pixel Games" not in screen_text(app)
+
+        await pilot.press("escape")
+        assert app.screen is dashboard
+        # the held toast, titled with the other order (the watch list shows its name anyway)
+        await wait_until(pilot, lambda: f"Pixel Games \u00b7 {other}" in screen_text(app))
+        assert "Payment received: 10 USDT" in screen_text(app)
+
+
+async def wait_until_pos_shows(pilot, app: OrderDashApp, words: str) -> PosScreen:  # noqa: ANN001
+    await wait_until(pilot, lambda: isinstance(app.screen, PosScreen) and words in screen_text(app))
+    return pos_of(app)
+
+
+async def test_operator_warnings_wait_until_the_operator_is_back(
+    sim_server: SimulatorServer,
+) -> None:
+    """`orderdash pos` without a bearer token: the operator's warning (shown just before the
+    POS screen came up) is not left on the customer's screen; Esc brings it back."""
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="10.00")
+    settings = make_settings(sim_server.base_url, bearer=None, poll_interval=0.2)
+    app = make_app(settings, token=token, open_pos=True, notices=["a settings warning"])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for_pos(pilot, app)
+        await pilot.pause(0.3)
+        text = screen_text(app)
+        assert "Rate refresh is off" not in text and "a settings warning" not in text
+        await pilot.press("escape")
+        await wait_until(
+            pilot,
+            lambda: (
+                "Rate refresh is off" in screen_text(app)
+                and "a settings warning" in screen_text(app)
+            ),
+        )
+
+
+async def test_many_held_notifications_are_summed_up_for_the_operator(
+    sim_server: SimulatorServer,
+) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="10.00")
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=(160, 50), notifications=True) as pilot:
+        await wait_for_pos(pilot, app)
+        for n in range(MAX_HELD + 8):
+            app.notify(f"note number {n}", timeout=30, markup=False)
+        await pilot.pause(0.2)
+        assert "note number" not in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: f"note number {MAX_HELD + 7}" in screen_text(app))
+        text = screen_text(app)
+        assert f"{MAX_HELD + 4} more while the point-of-sale screen was up" in text
+        assert all(f"note number {MAX_HELD + n}" in text for n in (4, 5, 6, 7))
+        assert f"note number {MAX_HELD + 3}" not in text

@@ -788,3 +788,34 @@ def test_simulator_imports_no_textual_or_rich():
         [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=30
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+FINE = "0.000128701234567890123456"
+
+
+def test_an_order_with_a_fixed_coin_amount_keeps_every_digit():
+    sim = new_sim(demo=False)
+    token = sim.create_order(coin="btc", currency="EUR", amount=FINE)
+    wire = sim.order_wire(token, with_qr=False)
+    assert wire["amount"] == Decimal(FINE) and str(wire["amount"]) == FINE
+    assert wire["amountFiat"] == format(
+        (Decimal(FINE) * wire["exchangeRate"]).quantize(Decimal("0.01")), "f"
+    )
+    sim.advance_clock(180)  # rate renewals move the rate, never this amount
+    later = sim.order_wire(token, with_qr=False)
+    assert later["exchangeRate"] != wire["exchangeRate"]
+    assert later["amount"] == Decimal(FINE)
+    tx = sim.add_transaction(token, "0.00012871")  # what a wallet sends: just over
+    assert tx["amount"]["overPaid"] == Decimal("0.00012871") - Decimal(FINE)
+    with pytest.raises(ValueError, match="needs a coin"):
+        sim.create_order(coin=None, amount="1")
+    with pytest.raises(ValueError, match="positive"):
+        sim.create_order(coin="btc", amount="0")
+
+
+async def test_control_api_creates_an_order_with_a_coin_amount(control, client):
+    r = await control.post("/orders", content=f'{{"coin": "btc", "amount": "{FINE}"}}')
+    assert r.status_code == 201, r.text
+    token = body(r)["token"]
+    served = body(await client.get(f"/order/{token}/"))["data"]
+    assert str(served["amount"]) == FINE

@@ -20,6 +20,7 @@ from scenes import scene, scene_app
         "pos-scan-to-pay",
         "pos-partly-paid",
         "pos-paid",
+        "pos-rounded-up",
     ],
 )
 def test_scene_snapshot(snap_compare, name: str) -> None:  # noqa: ANN001 - pytest-textual-snapshot fixture

@@ -74,6 +74,13 @@ def _add_dashboard_options(parser: argparse.ArgumentParser) -> None:
         "address, uri, or server (the service's own image)",
     )
     group.add_argument(
+        "--no-qr-uppercase",
+        dest="qr_uppercase",
+        action="store_false",
+        default=None,
+        help="keep a bech32 payment URI in lower case inside the QR (upper case scans smaller)",
+    )
+    group.add_argument(
         "--pos-primary", choices=("coin", "fiat"), help="which amount the POS screen shows large"
     )
 
@@ -172,6 +179,7 @@ SETTING_OPTIONS = (
     "refresh_interval",
     "bell",
     "qr_content",
+    "qr_uppercase",
     "pos_primary",
     "log_file",
     "budget_per_minute",

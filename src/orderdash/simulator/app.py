@@ -15,7 +15,8 @@ The token path segment is percent-decoded from the raw request path, so "a%2Fb" 
 Control endpoints for tests and demos live under /_sim/ (never under the prefix):
   GET  /_sim/orders                         list of {token, status, companyName, coin}
   POST /_sim/orders                         {companyName?, coin?, currency?, amountFiat?, token?,
-                                             email?, lifetimeS?} -> 201 {token}
+                                             email?, lifetimeS?, amount?} -> 201 {token}
+                                            (amount: a fixed coin amount, every decimal kept)
   POST /_sim/orders/<token>/transactions    {amount?: "decimal text"} -> 201 the transaction
   POST /_sim/orders/<token>/status          {code, label?}
   POST /_sim/orders/<token>/fields          object of raw wire-field overrides
@@ -195,6 +196,7 @@ class SimulatorASGI:
                     "token",
                     "email",
                     "lifetimeS",
+                    "amount",
                 }
                 _only(obj, allowed)
                 kwargs: dict[str, Any] = {}
@@ -212,6 +214,8 @@ class SimulatorASGI:
                     kwargs["email"] = obj["email"]
                 if "lifetimeS" in obj:
                     kwargs["lifetime_s"] = obj["lifetimeS"]
+                if "amount" in obj:
+                    kwargs["amount"] = _decimal_or_text(obj["amount"], "amount")
                 token = sim.create_order(**kwargs)
                 return _Reply(201, {"token": token})
             return _not_allowed("GET, POST")

@@ -35,6 +35,10 @@ Rates and amounts:
     renewal, and right after each of its own transactions. Closed orders keep their last rate.
   * `amount` = amountFiat / exchangeRate, rounded half-up to the coin's decimals (8 for
     btc/ltc/bch/doge, 18 for eth, 6 for usdt).
+  * An order created with a coin `amount` (`create_order(amount=...)`) keeps exactly that
+    amount, with as many decimals as given (the real service asks for amounts such as
+    0.000128701234567890123456 BTC, finer than the coin's unit); its rate still moves and its
+    amountFiat is amount x rate at creation, to the cent.
 
 Transactions:
   * `amount.base` is the payment, `amount.total` the sum of the payments so far,
@@ -313,6 +317,8 @@ class _Order:
     status_code: str = IN_PROGRESS
     status_label: str = IN_PROGRESS
     pinned: bool = False
+    #: Created with a coin amount: renewals move the rate, never the amount.
+    fixed_amount: bool = False
     paid_total: Decimal = _ZERO
     transactions: list[dict[str, Any]] = field(default_factory=list)
     overrides: dict[str, Any] = field(default_factory=dict)
@@ -388,6 +394,9 @@ class Simulator:
         if order.coin is None:
             return
         order.rate = self._fiat_rate(order.coin, order.fiat)
+        if order.fixed_amount:
+            order.rate_period = period
+            return
         with localcontext() as ctx:
             ctx.prec = 80
             order.amount = (order.amount_fiat / order.rate).quantize(
@@ -453,10 +462,12 @@ class Simulator:
         email: str | None = None,
         lifetime_s: float = 3600,
         age_s: float = 0.0,
+        amount: Decimal | str | None = None,
     ) -> str:
         """Create an open order and return its token. ValueError on bad input or a taken token.
 
-        `age_s` back-dates its creation (the demo's lived-in orders)."""
+        `age_s` back-dates its creation (the demo's lived-in orders); `amount` fixes the coin
+        amount, every decimal kept (then `amount_fiat` is derived)."""
         if not isinstance(company_name, str):
             raise ValueError("company_name must be text")
         coin_info: CoinInfo | None = None
@@ -471,6 +482,13 @@ class Simulator:
         if fiat_amount <= 0:
             raise ValueError("amount_fiat must be positive")
         fiat_amount = fiat_amount.quantize(_CENT, rounding=ROUND_HALF_UP)
+        coin_amount: Decimal | None = None
+        if amount is not None:
+            if coin_info is None:
+                raise ValueError("a coin amount needs a coin")
+            coin_amount = to_decimal(amount)
+            if coin_amount <= 0:
+                raise ValueError("amount must be positive")
         if email is not None and not isinstance(email, str):
             raise ValueError("email must be text or None")
         lifetime = _non_negative_float(lifetime_s, "lifetime_s")
@@ -499,7 +517,15 @@ class Simulator:
                 address=make_address(coin_info.code, self.seed, token) if coin_info else "",
             )
             self._next_order_id += 1
+            if coin_amount is not None:
+                order.fixed_amount = True
+                order.amount = coin_amount
             self._renew(order, period)
+            if coin_amount is not None and order.rate is not None:
+                with localcontext() as ctx:
+                    ctx.prec = 80
+                    derived = (coin_amount * order.rate).quantize(_CENT, rounding=ROUND_HALF_UP)
+                order.amount_fiat = max(derived, _CENT)
             self._orders[token] = order
             return token
 

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 
@@ -29,6 +30,7 @@ from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
 from orderdash.tui.messages import WatchReporter
+from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
@@ -36,6 +38,8 @@ from orderdash.tui.screens.help import HelpScreen
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file). The order is still polled."
 )
+#: App actions that are the operator's alone: off while a customer-facing screen is up.
+OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
 
 
 class OrderDashApp(App[None]):
@@ -80,32 +84,34 @@ class OrderDashApp(App[None]):
         self._notices = list(notices)
         self._pos: Screen[None] | None = None
         self._told_no_bearer = False
+        self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
 
     async def on_mount(self) -> None:
+        dashboard = DashboardScreen(self.state, self.watcher)
+        self._reporter.target = dashboard
+        await self.push_screen(dashboard)
+        self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
+        self.set_interval(1.0, self._tick)
         saved: list[str] = []
         if self.state.store is not None:
             saved, warning = self.state.store.load()
             if warning:
                 self.notify(warning, title="Watch list", severity="warning", markup=False)
-        given = parse_tokens("\n".join(self._tokens), known=saved)
-        self.watch_tokens([*saved, *given.tokens], save=bool(given.tokens))
-        dashboard = DashboardScreen(
-            self.state,
-            self.watcher,
-            first=next(iter(given.tokens + given.duplicates), None),
-            token_errors=[reason for _, reason in given.invalid],
-            open_pos=self._open_pos,
-        )
-        self._reporter.target = dashboard
-        # the watcher starts once the dashboard has focused the order it opens with: its first
-        # read is the focused one, not a background read of the same order
-        await self.push_screen(dashboard)
-        self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
-        self.set_interval(1.0, self._tick)
+        self._start(saved)
         # the first paint is the end of the start-up (core/runtime/startup.py)
         self.call_after_refresh(startup.resume)
         for notice in self._notices:
             self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)
+
+    def _start(self, saved: list[str]) -> None:
+        """The saved list is known: it and the given tokens are watched, the first given opens.
+        The watcher has not run yet, so its first read of that order is the focused one."""
+        given = parse_tokens("\n".join(self._tokens), known=saved)
+        self.watch_tokens([*saved, *given.tokens], save=bool(given.tokens))
+        first = next(iter(given.tokens + given.duplicates), None)
+        self.dashboard.start(first, [reason for _, reason in given.invalid])
+        if first is not None and self._open_pos:
+            self.action_point_of_sale()
 
     async def on_unmount(self) -> None:
         await self.client.aclose()
@@ -120,6 +126,39 @@ class OrderDashApp(App[None]):
                 return screen
         raise LookupError("the dashboard is not on the screen stack")
 
+    # -- the customer's screen: no other order's news, only its own bell, no operator keys -----
+
+    @property
+    def customer_facing(self) -> bool:
+        """A screen turned to the customer (the point of sale) is up."""
+        return self._notices_held.customer_facing
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # hidden from the customer's footer, and the keys do nothing there (Esc first)
+        return not (action in OPERATOR_ACTIONS and self.customer_facing)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's notify, except that while the customer's screen is up the notification
+        is held for the operator (`tui/notices.py`)."""
+        self._notices_held.notify(Notice(message, title, severity, timeout, markup))
+
+    def _show_notice(self, notice: Notice) -> None:
+        super().notify(
+            notice.message,
+            title=notice.title,
+            severity=notice.severity,
+            timeout=notice.timeout,
+            markup=notice.markup,
+        )
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
@@ -131,8 +170,10 @@ class OrderDashApp(App[None]):
             super().bell()
 
     def announce(self, alert: Alert) -> None:
-        """A payment or a status change: the bell and a toast (the log line is the state's)."""
-        self.bell()
+        """A payment or a status change: the bell and a toast (the log line is the state's).
+        With the customer's screen up, only its own order rings (the toast is held)."""
+        if self._pos is None or alert.token == self.state.token:
+            self.bell()
         title = f"{alert.company} \u00b7 {clean(alert.token, limit=30)}"
         self.notify(alert.text, title=title, markup=False, timeout=8)
 
@@ -231,9 +272,13 @@ class OrderDashApp(App[None]):
             monotonic=self._monotonic,
         )
         self.push_screen(self._pos, callback=self._pos_closed)
+        self._notices_held.customer_screen_up()
+        # after the toasts already posted (Textual adds a notification by a message)
+        self.call_later(self.clear_notifications)
 
     def _pos_closed(self, _: None) -> None:
         self._pos = None
+        self._notices_held.customer_screen_down()
 
     def action_copy_address(self) -> None:
         order = self.state.order
@@ -346,6 +391,7 @@ def make_app(
         store=store,
         bell=settings.bell,
         qr_content=settings.qr_content,
+        qr_uppercase=settings.qr_uppercase,
         refresh_interval=settings.refresh_interval,
         rates_enabled=client.has_bearer_token,
         clock=clock,

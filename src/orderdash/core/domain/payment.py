@@ -5,7 +5,8 @@ documented states). While the order is open, the latest transaction's underPaid 
 figures tell how much is missing or too much; those are the server's own numbers, shown with the
 server's names. When they contradict each other (the published example has both non-zero), the
 state says so instead of picking one. No amount is computed here: `due_coin`/`due_fiat` are
-always numbers the server sent.
+always numbers the server sent. What the customer is asked to send is `due_coin` rounded up to
+the coin's smallest unit (`send`, from `core/domain/units.py`), shown beside the server's figure.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from enum import Enum
 from orderdash.core.domain.display import amount_text, coin_code
 from orderdash.core.domain.expiry import Expiry, expiry_for
 from orderdash.core.domain.status import Tone, state_key, tone_of
+from orderdash.core.domain.units import Sendable, sendable
 from orderdash.core.safetext import clean
 from orderdash.core.service.models import Order, Transaction
 
@@ -77,6 +79,20 @@ class PaymentState:
     def payable(self) -> bool:
         return self.phase in PAYABLE
 
+    @property
+    def send(self) -> Sendable | None:
+        """What a wallet can send for the amount due: `due_coin` rounded up to the coin's
+        smallest unit; None when nothing is due or the coin's unit is not known."""
+        if not self.payable:
+            return None
+        return sendable(self.coin, self.due_coin)
+
+    @property
+    def send_text(self) -> str:
+        """The amount to send in the coin, as the customer should type it."""
+        send = self.send
+        return f"{send.text} {self.coin}" if send is not None else self._coin(self.due_coin)
+
     def _coin(self, value: Decimal | None) -> str:
         return f"{amount_text(value)} {self.coin}".strip()
 
@@ -92,7 +108,7 @@ class PaymentState:
             case Phase.AWAITING:
                 return "Scan to pay"
             case Phase.PARTLY_PAID:
-                return f"Partly paid: send {self._coin(self.due_coin)} more"
+                return f"Partly paid: send {self.send_text} more"
             case Phase.UNCLEAR if self.latest is None:
                 return "Amount unclear: check the amounts"
             case Phase.UNCLEAR:

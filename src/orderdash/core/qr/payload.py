@@ -2,8 +2,16 @@
 
 Payment URIs exist for bitcoin (BIP21) and the coins that copied it: litecoin, bitcoin cash and
 dogecoin. Other coins get the bare address: a guessed token-transfer URI could send the wrong
-asset, so none is ever built. The amount in a URI is the amount still due, so it follows each
-rate refresh and each partial payment.
+asset, so none is ever built. The amount in a URI is the amount still due, rounded up to the
+coin's smallest unit (`core/domain/units.py`), so it follows each rate refresh and each partial
+payment and every wallet can send it.
+
+A bech32 address (`bc1...`, `ltc1...`) is case-insensitive, so the scheme and the address go
+into the code in upper case (BIP173): upper-case letters, digits and `:` are all in QR
+alphanumeric mode, which takes 5.5 bits a character instead of 8, so the code has fewer and
+larger modules. The parameters (`?amount=...`) stay as they are (BIP21 keys are lower case)
+and qrcode encodes that tail in byte mode; the caption under the code keeps the ordinary
+lower-case form.
 """
 
 from __future__ import annotations
@@ -13,8 +21,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 
-from orderdash.core.domain.display import amount_text
 from orderdash.core.domain.payment import PaymentState
+from orderdash.core.domain.units import sendable
 from orderdash.core.safetext import clean
 from orderdash.core.service.models import Order
 
@@ -30,6 +38,9 @@ URI_SCHEMES = {"btc": "bitcoin", "ltc": "litecoin", "bch": "bitcoincash", "doge"
 #: What an address may contain to be put in a URI: base58 / bech32 / cashaddr characters only,
 #: so a hostile address cannot smuggle in `?amount=` or another parameter.
 _ADDRESS = re.compile(r"[A-Za-z0-9]{20,100}")
+#: Human-readable parts of the bech32 addresses each scheme takes (main, test and regtest).
+BECH32_HRPS = {"bitcoin": ("bc", "tb", "bcrt"), "litecoin": ("ltc", "tltc", "rltc")}
+_BECH32_DATA = re.compile(r"[02-9ac-hj-np-z]{6,}")
 
 
 @dataclass(frozen=True)
@@ -41,31 +52,59 @@ class QRPayload:
     text: str | None
     #: The server's `qrCode` data URI, in `server` mode.
     server_image: str | None = None
-    #: Under the code: what it says (or, for the server image, what it should say).
+    #: Under the code: what it says, in its ordinary form (the code may hold it in upper
+    #: case), or, for the server image, what it should say.
     caption: str = ""
     #: Why the payload is not what the setting asked for, when it is not.
     note: str = ""
 
 
+def is_bech32(scheme: str, address: str) -> bool:
+    """`address` looks like a bech32 address of `scheme` (one case throughout, as BIP173 asks:
+    a mixed-case string is not bech32 and is left as it is)."""
+    if address not in (address.lower(), address.upper()):
+        return False
+    hrp, one, data = address.lower().rpartition("1")
+    return bool(one) and hrp in BECH32_HRPS.get(scheme, ()) and bool(_BECH32_DATA.fullmatch(data))
+
+
 def payment_uri(
-    coin_base_name: str | None, address: str | None, amount: Decimal | None
+    coin_base_name: str | None,
+    address: str | None,
+    amount: Decimal | None,
+    *,
+    uppercase: bool = False,
 ) -> str | None:
-    """`bitcoin:ADDRESS?amount=X` and its equivalents, or None where no standard exists."""
+    """`bitcoin:ADDRESS?amount=X` and its equivalents, or None where no standard exists.
+
+    The amount is rounded up to the coin's smallest unit. `uppercase` writes the scheme and a
+    bech32 address in upper case (for a QR code; other addresses are case-sensitive).
+    """
     scheme = URI_SCHEMES.get((coin_base_name or "").strip().lower())
     if scheme is None or not address:
         return None
     bare = address.removeprefix(f"{scheme}:") if scheme == "bitcoincash" else address
     if not _ADDRESS.fullmatch(bare):
         return None
-    uri = f"{scheme}:{bare}"
-    if amount is not None and amount > 0:
-        uri += f"?amount={amount_text(amount)}"
+    if uppercase and is_bech32(scheme, bare):
+        uri = f"{scheme.upper()}:{bare.upper()}"
+    else:
+        uri = f"{scheme}:{bare}"
+    due = sendable(coin_base_name, amount)
+    if due is not None:
+        uri += f"?amount={due.text}"
     return uri
 
 
 def qr_payload(
-    order: Order, state: PaymentState, mode: QRContent, server_image: str | None = None
+    order: Order,
+    state: PaymentState,
+    mode: QRContent,
+    server_image: str | None = None,
+    *,
+    uppercase: bool = True,
 ) -> QRPayload:
+    """What to encode for `order` in `state`; `uppercase` is the `qr_uppercase` setting."""
     address = clean(order.address or "")
     if not address:
         return QRPayload("none", None, note="no address yet")
@@ -80,7 +119,8 @@ def qr_payload(
     amount = state.due_coin if state.payable else None
     uri = payment_uri(order.coin_base_name, order.address, amount)
     if uri is not None:
-        return QRPayload("uri", uri, caption=uri)
+        encoded = payment_uri(order.coin_base_name, order.address, amount, uppercase=uppercase)
+        return QRPayload("uri", encoded, caption=uri)
     note = ""
     if mode is QRContent.URI:
         note = f"no payment URI standard for {state.coin or 'this coin'}: address only"

@@ -46,6 +46,9 @@ class Settings(BaseModel):
     #: What the QR code encodes: auto (payment URI where the coin has one, else the address),
     #: address, uri, or server (the service's own qrCode image).
     qr_content: Literal["auto", "address", "uri", "server"] = "auto"
+    #: A bech32 address and its scheme go into the QR in upper case (BIP173: a smaller code
+    #: in QR alphanumeric mode); false for a wallet that objects.
+    qr_uppercase: bool = True
     #: Which amount the point-of-sale screen shows large: the coin amount or the fiat amount.
     pos_primary: Literal["coin", "fiat"] = "coin"
     #: getOrder requests per minute for all watched orders together (the service allows 200).

@@ -105,6 +105,7 @@ class DashboardState:
         store: WatchListFile | None,
         bell: bool,
         qr_content: str,
+        qr_uppercase: bool = True,
         refresh_interval: float,
         rates_enabled: bool,
         clock: Callable[[], float] = time.time,
@@ -117,6 +118,7 @@ class DashboardState:
         #: Ring the terminal bell on alerts: the one switch (`--no-bell`, the palette's toggle).
         self.bell = bell
         self.qr_content = QRContent(qr_content)
+        self.qr_uppercase = qr_uppercase
         self.clock = clock
         self.entries: dict[str, Entry] = {}
         self.alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
@@ -194,7 +196,9 @@ class DashboardState:
         if kind is Kind.RATES and order.qr_code:
             self.server_qr = order.qr_code
         payment = payment_state(order, fetched.received_at)
-        payload = qr_payload(order, payment, self.qr_content, self.server_qr)
+        payload = qr_payload(
+            order, payment, self.qr_content, self.server_qr, uppercase=self.qr_uppercase
+        )
         self.shown = Shown(order, payment, payload, new_ids)
         next_rate_at = self.monotonic() + self.refresh_interval if kind is Kind.RATES else None
         self.freshness = self.freshness.succeeded(kind, self.clock(), next_rate_at)

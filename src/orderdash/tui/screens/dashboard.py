@@ -11,7 +11,6 @@ from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.reactive import reactive
@@ -27,8 +26,9 @@ from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import DashboardState, Freshness
 from orderdash.tui import messages
+from orderdash.tui.bindings import DASHBOARD_BINDINGS
+from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import literal
-from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView
@@ -42,44 +42,18 @@ QR_MIN_SCREEN_WIDTH = 100
 
 
 class DashboardScreen(Screen[None]):
-    #: `on_mount` focuses what fits the start (the order's table, the list or the token
-    #: input). Textual's default would focus the token input first, a frame earlier, and the
-    #: footer would show that input's keys (only "/") and then rebuild for the table's.
+    #: `start` focuses what fits the start (the order's table, the list or the token input).
+    #: Textual's default would focus the token input first, a frame earlier, and the footer
+    #: would show that input's keys (only "/") and then rebuild for the table's.
     AUTO_FOCUS = ""
-    BINDINGS = [
-        Binding("r", "app.refresh", "Refresh", tooltip="Fetch the order and the rate now"),
-        Binding("c", "app.copy_address", "Copy address", tooltip="Copy the payment address"),
-        Binding("y", "app.copy_amount", "Copy amount", tooltip="Copy the coin amount, exact"),
-        Binding("o", "open_transaction", "Open tx", tooltip="Open the selected transaction"),
-        Binding("p", "app.point_of_sale", "POS", tooltip="Full-screen view for the customer"),
-        Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
-        Binding("a", "app.add_tokens", "Add", tooltip="Add orders to the watch list"),
-        Binding("d", "remove_order", "Remove", tooltip="Remove the selected order from the list"),
-        Binding("u", "app.undo_remove", "Undo", show=False, tooltip="Put back the last removed"),
-        Binding("f", "filter", "Filter", tooltip="Filter the watch list by text"),
-        Binding("t", "state_filter", "State", tooltip="Show only orders in one state (cycles)"),
-        Binding("s", "sort", "Sort", tooltip="Sort the watch list by the next column"),
-        Binding("l", "app.alerts", "Alerts", tooltip="The log of alerts"),
-        Binding("w", "toggle_list", "List", show=False, tooltip="Show or hide the watch list"),
-        Binding("escape", "focus_table", "Table", show=False),
-    ]
+    BINDINGS = DASHBOARD_BINDINGS
 
     #: How fresh the order on screen is (the state's, handed down to the status line).
     freshness: reactive[Freshness] = reactive(Freshness, init=False)
 
-    def __init__(
-        self,
-        state: DashboardState,
-        watcher: OrderWatcher,
-        *,
-        first: str | None = None,
-        token_errors: Sequence[str] = (),
-        open_pos: bool = False,
-    ) -> None:
+    def __init__(self, state: DashboardState, watcher: OrderWatcher) -> None:
         super().__init__()
         self.state, self.watcher = state, watcher
-        #: The order to open first, and why given tokens were refused (from the command line).
-        self.first, self.token_errors, self.open_pos = first, list(token_errors), open_pos
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -98,13 +72,15 @@ class DashboardScreen(Screen[None]):
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
         self.watch(self.app, "roster", self.query_one(WatchListPane).rebuild)
-        for reason in self.token_errors:
+
+    def start(self, first: str | None, token_errors: Sequence[str]) -> None:
+        """The orders to watch are known: open `first` (given on the command line) and say why
+        given tokens were refused."""
+        for reason in token_errors:
             self.query_one(TokenBar).show_error(reason)
-        if self.first is not None:
-            self.load(self.first)
+        if first is not None:
+            self.load(first)
             self.query_one(TransactionsPane).table.focus()
-            if self.open_pos:
-                self._app.action_point_of_sale()
         elif self.state.entries:
             self.query_one(WatchListPane).table.focus()
         else:

@@ -3,6 +3,15 @@ large digits, the address as text, countdowns, and a banner that says in words w
 
 The app owns the data and the refresh; this screen watches the order on screen (`app.shown`)
 and the app's clock tick, and shows them.
+
+It faces the customer: nothing about another order reaches it (the app holds notifications
+while it is up, see `customer_facing`), its footer offers only a discreet Esc for the staff,
+the app's own keys (quit, help, the command palette) do nothing here, and a failure shows as
+"connection problem", never as the operator's error text.
+
+The coin amount to send is the amount due rounded up to the coin's smallest unit
+(`PaymentState.send`); when that changed the figure, the server's exact digits are printed
+under it.
 """
 
 from __future__ import annotations
@@ -23,9 +32,9 @@ from orderdash.core.domain.display import amount_text, duration_text
 from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.qr.payload import QRPayload
 from orderdash.core.service.models import Order
-from orderdash.core.watching.state import DashboardState, Shown
+from orderdash.core.watching.state import DashboardState, Freshness, Shown
+from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import joined, literal
-from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.payment_qr import show_payload
 from orderdash.tui.widgets.qr import QRView
 
@@ -45,6 +54,8 @@ BANNER_CLASSES = {
 }
 FLASHES = 6
 FLASH_PERIOD = 0.25
+#: All a customer is told of a failure: the operator's error text stays on the dashboard.
+CONNECTION_PROBLEM = "Connection problem, amounts may be out of date"
 
 
 def digits_width(text: str) -> int:
@@ -69,9 +80,12 @@ class PosScreen(Screen[None]):
     #: Below 72 columns the code may take three quarters of the width (see app.tcss).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (72, "-wide")]
     BINDINGS = [
-        Binding("escape", "back", "Back to the dashboard"),
+        Binding("escape", "back", "Back", tooltip="Back to the dashboard (staff)"),
         Binding("p", "back", "Back", show=False),
     ]
+    #: Read by the app: while such a screen is up, notifications are held for the operator and
+    #: the app's operator keys are off.
+    customer_facing = True
 
     def __init__(
         self,
@@ -89,6 +103,7 @@ class PosScreen(Screen[None]):
         self.state: PaymentState | None = None
         self.order: Order | None = None
         self.next_rate_at: float | None = None
+        self.connection_problem = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Loading\u2026"), id="pos-banner", classes="-neutral")
@@ -107,6 +122,7 @@ class PosScreen(Screen[None]):
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
         self.watch(self.app, "shown", self._shown_changed, init=False)
+        self.watch(self.app.dashboard, "freshness", self._freshness_changed, init=False)  # type: ignore[attr-defined]
         # a screen's Mount can come before its children's: the order on screen once they exist
         self.call_after_refresh(self._show, self._dashboard_state.shown)
 
@@ -119,6 +135,11 @@ class PosScreen(Screen[None]):
         if shown is not None:
             next_rate_at = self._dashboard_state.freshness.next_rate_at
             self.show(shown.order, shown.payment, shown.payload, next_rate_at)
+            self._freshness_changed(self._dashboard_state.freshness)
+
+    def _freshness_changed(self, freshness: Freshness) -> None:
+        if self._ready:
+            self.set_connection_problem(freshness.stale and self._dashboard_state.order is not None)
 
     @property
     def _ready(self) -> bool:
@@ -177,6 +198,12 @@ class PosScreen(Screen[None]):
             coin = fiat = None
             label = ""
         coin_text = f"{amount_text(coin)}" if coin is not None else ""
+        send = state.send
+        if send is not None:
+            # what a wallet can send: the amount due rounded up to the coin's unit
+            coin_text = send.text
+        # small type under the coin figure when it is not the server's own (money truth)
+        note = Text(f"\n{send.note}", "dim italic") if send is not None and send.rounded else None
         fiat_text = f"{amount_text(fiat, group=True)}" if fiat is not None else ""
         if self.primary == "fiat":
             big, big_unit, small = fiat_text, state.currency, f"{coin_text} {state.coin}"
@@ -189,8 +216,12 @@ class PosScreen(Screen[None]):
         primary = self.query_one("#pos-primary", Static)
         secondary = self.query_one("#pos-secondary", Static)
         if big:
-            primary.update(Text(f"{big} {big_unit}", "bold"))
-            secondary.update(Text(small.strip(), "bold"))
+            primary_text = Text(f"{big} {big_unit}", "bold")
+            secondary_text = Text(small.strip(), "bold")
+            if note is not None:
+                (secondary_text if self.primary == "fiat" else primary_text).append_text(note)
+            primary.update(primary_text)
+            secondary.update(secondary_text)
         else:
             primary.update("")
             secondary.update("")
@@ -212,6 +243,8 @@ class PosScreen(Screen[None]):
             return
         now = self.clock()
         parts = []
+        if self.connection_problem:
+            parts.append(CONNECTION_PROBLEM)
         if self.state.payable and self.next_rate_at is not None:
             left = max(self.next_rate_at - self.monotonic(), 0)
             parts.append(f"Rate renews in {duration_text(left + 0.999)}")
@@ -220,6 +253,13 @@ class PosScreen(Screen[None]):
             if countdown:
                 parts.append(countdown[0].upper() + countdown[1:])
         self.query_one("#pos-times", Static).update(Text("\n".join(parts)))
+
+    def set_connection_problem(self, problem: bool) -> None:
+        """The data on screen is stale: say so in the customer's words."""
+        if problem != self.connection_problem:
+            self.connection_problem = problem
+            if self._ready:
+                self._tick()
 
     def payment_arrived(self) -> None:
         """Flash the banner: the customer and the cashier both look up."""

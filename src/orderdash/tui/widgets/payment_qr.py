@@ -14,10 +14,13 @@ def show_payload(view: QRView, payload: QRPayload) -> str:
             matrix = cached_matrix_from_data_uri(payload.server_image)
         except QRImageError as error:
             view.text = payload.caption.rsplit(" \u00b7 ", 1)[-1]
+            view.caption_text = ""
             return f"server QR image unusable ({error}): address shown"
         view.show_matrix(matrix, payload.caption)
         return payload.note
     view.text = payload.text or ""
+    # the code may hold the text in upper case; the caption reads as people write it
+    view.caption_text = payload.caption if payload.caption != payload.text else ""
     return payload.note
 
 

@@ -102,7 +102,9 @@ def _wrap_note(note: str, width: int, max_lines: int) -> list[str]:
     return lines
 
 
-def _plan(text: str, width: int, height: int, max_scale: int, with_caption: bool) -> _Layout:
+def _plan(
+    text: str, width: int, height: int, max_scale: int, with_caption: bool, caption_text: str = ""
+) -> _Layout:
     if width < 1 or height < 1:
         return _Layout(width, height)
     if not text:
@@ -111,14 +113,14 @@ def _plan(text: str, width: int, height: int, max_scale: int, with_caption: bool
     def caption(rows_left: int) -> tuple[str, ...]:
         if not with_caption:
             return ()
-        return tuple(caption_lines(text, width, min(CAPTION_MAX_LINES, rows_left)))
+        return tuple(caption_lines(caption_text or text, width, min(CAPTION_MAX_LINES, rows_left)))
 
     try:
         matrix = matrix_for(text, QUIET_ZONE)
     except QRError as error:
         # Room for the note and a blank line first; the caption says which text failed.
         return _Layout(width, height, note=str(error), caption=caption(height - 2))
-    return _fit(matrix, text, "", "text", width, height, max_scale, with_caption)
+    return _fit(matrix, caption_text or text, "", "text", width, height, max_scale, with_caption)
 
 
 def _fit(
@@ -198,6 +200,10 @@ class QRView(Widget):
 
     text: reactive[str] = reactive("", layout=True)
     """The content to encode; set it to change the code."""
+
+    caption_text: reactive[str] = reactive("", layout=True)
+    """What the caption under the code says instead of `text` ("": `text` itself), e.g. the
+    ordinary lower-case form of a payment URI encoded in upper case."""
 
     def __init__(
         self,
@@ -286,7 +292,15 @@ class QRView(Widget):
     # -- layout ------------------------------------------------------------------------------
 
     def _layout_for(self, width: int, height: int) -> _Layout:
-        key = (self.text, self._given, width, height, self._max_scale, self._caption)
+        key = (
+            self.text,
+            self.caption_text,
+            self._given,
+            width,
+            height,
+            self._max_scale,
+            self._caption,
+        )
         if key != self._layout_key:
             self._layout_value = self._plan_now(width, height)
             self._layout_key = key
@@ -294,7 +308,9 @@ class QRView(Widget):
 
     def _plan_now(self, width: int, height: int) -> _Layout:
         if self._given is None:
-            return _plan(self.text, width, height, self._max_scale, self._caption)
+            return _plan(
+                self.text, width, height, self._max_scale, self._caption, self.caption_text
+            )
         matrix, caption, note = self._given
         return _fit(matrix, caption, note, "server", width, height, self._max_scale, self._caption)
 
@@ -347,7 +363,16 @@ class QRView(Widget):
 
     def _rendered(self, width: int, height: int) -> list[Strip]:
         base = self.rich_style
-        key = (self.text, self._given, width, height, self._max_scale, self._caption, base)
+        key = (
+            self.text,
+            self.caption_text,
+            self._given,
+            width,
+            height,
+            self._max_scale,
+            self._caption,
+            base,
+        )
         if key != self._strips_key:
             self._strips = self._build_strips(self._layout_for(width, height), base)
             self._strips_key = key

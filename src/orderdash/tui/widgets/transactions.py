@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.coordinate import Coordinate
+from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowKey
 
@@ -384,6 +385,9 @@ def _same_objects(a: Sequence[object], b: Sequence[object]) -> bool:
 class TransactionsPane(Vertical):
     """The table and, under it, the full details of the highlighted transaction."""
 
+    #: How many transactions the table holds (None: no order), in the border title.
+    count: reactive[int | None] = reactive(None, init=False, layout=False, repaint=False)
+
     DEFAULT_CSS = """
     TransactionsPane {
         border: round $primary 50%;
@@ -423,18 +427,17 @@ class TransactionsPane(Vertical):
         self.table.sync(transactions, new_ids)
         if new_ids:
             self.set_timer(NEW_MARK_SECONDS, self.table.clear_new_marks)
-        self._set_title(f"Transactions ({len(self.table.transactions)})")
+        self.count = len(self.table.transactions)
         self._describe_selected()
 
     def reset(self) -> None:
         self.table.reset()
-        self._set_title("Transactions")
+        self.count = None
         self._describe_selected()
 
-    def _set_title(self, title: str) -> None:
-        # setting a border title repaints the pane, even to the same text
-        if self.border_title != title:
-            self.border_title = title
+    def watch_count(self, count: int | None) -> None:
+        # a reactive: a poll with as many transactions as before repaints no border
+        self.border_title = "Transactions" if count is None else f"Transactions ({count})"
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._describe_selected()
