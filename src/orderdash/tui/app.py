@@ -189,6 +189,13 @@ class OrderDashApp(App[None]):
 
     # -- the watch list ---------------------------------------------------------------------------
 
+    def action_budgets(self) -> None:
+        # imported when first opened, like the other rare screens
+        from orderdash.tui.screens.budgets import BudgetsScreen
+
+        if not isinstance(self.screen, BudgetsScreen):
+            self.push_screen(BudgetsScreen(self.watcher.budget_use))
+
     def action_alerts(self) -> None:
         self.push_screen(AlertsScreen(list(self.state.alerts)), callback=self._alert_chosen)
 
@@ -272,12 +279,14 @@ class OrderDashApp(App[None]):
             monotonic=self._monotonic,
         )
         self.push_screen(self._pos, callback=self._pos_closed)
+        self.watcher.point_of_sale(True)
         self._notices_held.customer_screen_up()
         # after the toasts already posted (Textual adds a notification by a message)
         self.call_later(self.clear_notifications)
 
     def _pos_closed(self, _: None) -> None:
         self._pos = None
+        self.watcher.point_of_sale(False)
         self._notices_held.customer_screen_down()
 
     def action_copy_address(self) -> None:

@@ -24,6 +24,13 @@ DASHBOARD_BINDINGS = [
     Binding("t", "state_filter", "State", tooltip="Show only orders in one state (cycles)"),
     Binding("s", "sort", "Sort", tooltip="Sort the watch list by the next column"),
     Binding("l", "app.alerts", "Alerts", tooltip="The log of alerts"),
+    Binding(
+        "b",
+        "app.budgets",
+        "Budgets",
+        show=False,
+        tooltip="Request budgets: use in the last minute and hour, the hour's projection",
+    ),
     Binding("w", "toggle_list", "List", show=False, tooltip="Show or hide the watch list"),
     Binding("escape", "focus_table", "Table", show=False),
 ]

@@ -101,6 +101,8 @@ class OrderWatcher:
         #: Per order, what the last read showed; absent until the first read sets the baseline.
         self._seen: dict[str, _Seen] = {}
         self._wake = asyncio.Event()
+        self._focused: set[str] = set()
+        self._point_of_sale = False
 
     @property
     def tokens(self) -> list[str]:
@@ -116,10 +118,18 @@ class OrderWatcher:
         self._seen.pop(token, None)
         self._wake.set()
 
-    def focus(self, tokens: Iterable[str], *, pos: Iterable[str] = ()) -> None:
-        """The orders on screen; `pos`: those on a point-of-sale screen (their rate first)."""
-        self.scheduler.focus(set(tokens), self._monotonic(), pos=set(pos))
+    def focus(self, tokens: Iterable[str]) -> None:
+        """The orders on screen; while a point-of-sale screen is up they are on it too (their
+        rate comes first in the rate budget)."""
+        self._focused = set(tokens)
+        pos = self._focused if self._point_of_sale else set()
+        self.scheduler.focus(self._focused, self._monotonic(), pos=pos)
         self._wake.set()
+
+    def point_of_sale(self, up: bool) -> None:
+        """The customer display opened (`up`) or closed over the orders on screen."""
+        self._point_of_sale = up
+        self.focus(self._focused)
 
     def refresh_now(self, token: str) -> None:
         self.scheduler.refresh_now(token, self._monotonic())

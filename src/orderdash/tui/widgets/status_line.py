@@ -47,6 +47,9 @@ def status_text(state: Freshness, now: float) -> Text:
         line.append(_in(state.retry_at.get(Kind.RATES, now) - now), "#de935f")
         line.append(": ", "#de935f")
         line.append_text(literal(state.errors[Kind.RATES], "#de935f", limit=160))
+    elif (rates := state.statuses.get(Kind.RATES)) is not None and rates.budget_held:
+        # the service renews the rate every minute; say why this one is older
+        line.append(" \u00b7 rate older than a minute: the rate budget is short (b)", "#de935f")
     elif state.next_rate_at is not None:
         line.append(f" \u00b7 next rate in {_in(state.next_rate_at - now)}")
     return line
