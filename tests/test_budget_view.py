@@ -4,7 +4,6 @@ holds the rate back, and the POS screen taking the rate budget first."""
 from __future__ import annotations
 
 from conftest import BEARER, make_settings, screen_text, wait_until
-
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.watching.state import Freshness
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
