@@ -3,6 +3,10 @@ holds the rate back, and the POS screen taking the rate budget first."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import selectors
+
 from conftest import BEARER, make_settings, screen_text, wait_until
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.watching.state import Freshness
@@ -53,3 +57,102 @@ async def test_b_shows_the_budgets_and_the_pos_screen_takes_the_rate_first(
         await wait_until(pilot, lambda: app.watcher.scheduler.orders[TOKEN].pos)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.watcher.scheduler.orders[TOKEN].pos)
+
+
+SPEED = 60.0
+
+
+class _FastSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
+    """Waits a sixtieth of what the loop asks (the loop counts in fast seconds)."""
+
+    def select(self, timeout: float | None = None):  # noqa: ANN201 - as the base class
+        return super().select(None if timeout is None else timeout / SPEED)
+
+
+class _FastLoop(asyncio.SelectorEventLoop):
+    """An event loop whose clock runs `SPEED` times faster than the wall: every sleep and
+    timeout of the watcher (and of httpx) passes in a sixtieth of its time, so minutes of
+    polling against the real simulator take seconds. Nothing in the test sleeps."""
+
+    def __init__(self) -> None:
+        super().__init__(selector=_FastSelector())
+
+    def time(self) -> float:
+        return super().time() * SPEED
+
+
+def test_an_hourly_budget_of_120_keeps_four_orders_at_two_reads_a_minute(
+    sim_server: SimulatorServer,
+) -> None:
+    from orderdash.core.polling.watcher import OrderWatcher
+    from orderdash.core.service.client import OrderClient
+
+    settings = make_settings(
+        sim_server.base_url,
+        poll_interval=1.0,
+        budget_per_hour=120,
+        # fake seconds: a loopback answer must not time out at 60x speed
+        timeout=600,
+        connect_timeout=600,
+        read_timeout=600,
+    )
+    tokens = [sim_server.sim.create_order(token=f"budget-{i}") for i in range(4)]
+    loop = _FastLoop()
+    reads: list[float] = []
+    first_reads: dict[str, float] = {}
+    failures: list[str] = []
+    loop_end: list[float] = []
+
+    class Events:
+        def on_fetched(self, token: str, kind: Kind, fetched: object, change: object) -> None:
+            if kind is Kind.ORDER:
+                reads.append(loop.time())
+                first_reads.setdefault(token, loop.time())
+
+        def on_failure(self, token: str, failure: object) -> None:
+            failures.append(f"{token}: {failure}")
+
+        def on_status(self, token: str, status: object) -> None:
+            return None
+
+    async def watch() -> None:
+        async with OrderClient.from_settings(settings) as client:
+            watcher = OrderWatcher(
+                client,
+                Events(),
+                poll_interval=settings.poll_interval,
+                refresh_interval=settings.refresh_interval,
+                monotonic=loop.time,
+                **settings.budgets,
+            )
+            for token in tokens:
+                watcher.add(token)
+            watcher.focus({tokens[0]})
+            task = asyncio.create_task(watcher.run())
+            await asyncio.sleep(12 * 60)  # fake seconds: 12 minutes
+            loop_end.append(loop.time())
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    try:
+        loop.run_until_complete(watch())
+    finally:
+        loop.close()
+    assert failures == []
+    served = [r for r in sim_server.sim.requests if r["token"] in tokens]
+    assert len(served) == len(reads) + sum(1 for r in served if r["endpoint"] != "order")
+    # the first reads of the four orders are staggered over the first minutes; after them,
+    # about two a minute (the service would allow 200), in every minute
+    assert len(first_reads) == 4
+    start = max(first_reads.values())
+    assert start - min(first_reads.values()) < 4 * 60
+    later = [t for t in reads if t > start]
+    minutes = int((loop_end[0] - start) // 60)
+    per_minute = [
+        sum(1 for t in later if m * 60 <= t - start < (m + 1) * 60) for m in range(minutes)
+    ]
+    assert minutes >= 7
+    assert sum(per_minute) <= 2 * minutes, per_minute
+    assert max(per_minute) <= 3, per_minute
+    assert min(per_minute) >= 1, per_minute
