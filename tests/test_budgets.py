@@ -165,14 +165,18 @@ def test_a_429_holds_the_budget_of_its_endpoint_not_the_other() -> None:
 
     h.outcome = limited_rates
     before = len(h.of(Kind.RATES))
-    h.run(MINUTE + 1)
+    while not refusals:
+        h.run(1)
     refused_at = h.of(Kind.RATES)[before]
     held_until = h.s.budgets[Kind.RATES].hold_until
     assert refusals == [refused_at + LATENCY]
     assert held_until == refusals[0] + 30.0
     assert h.s.budgets[Kind.ORDER].hold_until < 0
-    h.outcome = lambda token, kind, now: "ok"
+    h.run(15)
+    # the till's rate is now older than a minute, and the screen is told why
+    assert h.s.status("order-001", h.now)[Kind.RATES].budget_held
     h.run(MINUTE)
+    assert not h.s.status("order-001", h.now)[Kind.RATES].budget_held
     assert [t for t in h.of(Kind.RATES) if refused_at < t < held_until] == []
     assert [t for t in h.of(Kind.ORDER) if refused_at < t < held_until], "getOrder goes on"
 
@@ -198,6 +202,15 @@ def test_budget_caps_every_window_even_when_spent_greedily() -> None:
     assert max_in_window(starts, HOUR) <= 300
     # the burst is 5 % of the hour; then an even pace, so no window of ten minutes is empty
     assert max(b - a for a, b in pairwise(starts)) <= budget.emission_interval + 0.02
+    # a per-minute cap tighter than the hourly pace (3 a minute, 1000 an hour) is kept too
+    tight = Budget("rate", per_minute=3, per_hour=1000)
+    now, starts = 0.0, []
+    while now < 10 * MINUTE:
+        if tight.allows(now):
+            tight.spend(now)
+            starts.append(now)
+        now = max(tight.next_free(now), now + 0.01)
+    assert max_in_window(starts, MINUTE) == 3 and len(starts) >= 29
     # pending starts (chosen at one instant, not spent yet) count
     fresh = Budget("rate", per_minute=3, per_hour=1000)
     assert fresh.allows(0.0, pending=2) and not fresh.allows(0.0, pending=3)
@@ -214,3 +227,15 @@ def test_budget_use_reports_now_and_the_hours_projection() -> None:
     assert rate_use.per_hour == 1_000 and rate_use.projected_hour == 3 * 60
     assert rate_use.last_minute == len([t for t in h.of(Kind.RATES) if t > h.now - MINUTE])
     assert rate_use.last_hour == len(h.of(Kind.RATES)) >= 30
+
+
+def test_the_plan_fits_the_budget_with_many_recent_orders() -> None:
+    """Recent orders are read three times as often: the plan counts them so, and what it asks
+    for stays within the budget's planned share."""
+    h = BudgetHarness(500, pos=POS)
+    h.run(MINUTE)
+    for token in h.tokens[10:160]:
+        h.s.note_result(token, h.now, activity=True, closed=False)
+    h.run(40)  # a full retune
+    asked = sum(MINUTE / w.policy.tracks[Kind.ORDER].interval for w in h.s.orders.values())
+    assert asked <= h.s.budgets[Kind.ORDER].per_minute_paced * 0.9 + 1e-6
