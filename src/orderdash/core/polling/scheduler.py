@@ -329,8 +329,10 @@ class Scheduler:
         track = watched.policy.tracks[Kind.RATES]
         if track.interval > self.refresh_interval and track.interval > WINDOW:
             return True
-        overdue = not track.in_flight and track.next_due < now - 1.0
-        return overdue and not self.budgets[Kind.RATES].allows(now)
+        # older than the service's minute, and the budget (its pace or a hold) is why
+        last = track.last_success
+        old = last is not None and now - last > self.refresh_interval + 1.0
+        return old and not track.in_flight and not self.budgets[Kind.RATES].allows(now)
 
     def status(self, token: str, now: float) -> dict[Kind, TrackStatus]:
         watched = self.orders.get(token)
