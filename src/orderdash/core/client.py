@@ -550,6 +550,8 @@ def _first_error(exc: ValidationError) -> str:
     first = errors[0]
     location = clean(".".join(str(part) for part in first["loc"]) or "body", limit=60)
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    if isinstance(exc.errors(include_url=False)[0].get("input"), jsontext.OutOfRangeNumber):
+        return f"{location}: number out of range{more}"
     words = _JSON_TYPE_WORDS.get(first["type"])
     if words is not None:
         return f"{location} {words}{more}"
