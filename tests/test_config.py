@@ -140,7 +140,7 @@ def test_real_environment_is_the_default_source(
 @pytest.mark.parametrize(
     "content",
     [
-        b"base_url = \"http://127.0.0.1:1\"\n# caf\xe9\n",  # Latin-1, not UTF-8
+        b'base_url = "http://127.0.0.1:1"\n# caf\xe9\n',  # Latin-1, not UTF-8
         b"\xff\xfeb\x00a\x00",  # UTF-16 with its byte-order mark
         b"\x00\x01\x02binary",
     ],

@@ -16,8 +16,8 @@ from pydantic import SecretStr
 
 from conftest import BEARER, make_client, make_settings, run_cli
 from orderdash.core import errors
-from orderdash.core.jsontext import dumps as jsontext_dumps
 from orderdash.core.config import load_settings
+from orderdash.core.jsontext import dumps as jsontext_dumps
 from orderdash.core.logs import (
     REDACTED,
     LogSetup,
