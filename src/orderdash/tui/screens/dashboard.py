@@ -155,6 +155,7 @@ class DashboardScreen(Screen[None]):
         )
         self._direction: int | None = None
         self._told_no_token = False
+        self._told_mismatch: set[tuple[str, str]] = set()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -315,12 +316,26 @@ class DashboardScreen(Screen[None]):
         if kind is Kind.RATES:
             state.next_rate_at = self.monotonic() + self.settings.refresh_interval
         self._update_staleness()
-        self.query_one(TokenBar).show_error(None)
+        self.query_one(TokenBar).show_error(self._token_mismatch(order))
         self._update_pos()
         if new_ids:
             if self.pos is not None:
                 self.pos.payment_arrived()
             self.set_timer(NEW_MARK_SECONDS, self.query_one(TransactionsTable).clear_new_marks)
+
+    def _token_mismatch(self, order: Order) -> str | None:
+        """A warning when the service answered with another token than the one asked (it may
+        normalise tokens, so the answer is shown, but never as if nothing were odd)."""
+        if self.token is None or order.token == self.token:
+            return None
+        warning = (
+            f"Warning: the service answered for order token {clean(order.token, limit=60)!r}, "
+            f"not {clean(self.token, limit=60)!r} as asked"
+        )
+        if (self.token, order.token) not in self._told_mismatch:
+            self._told_mismatch.add((self.token, order.token))
+            self.notify(warning, title="Another order token", severity="warning", markup=False)
+        return warning
 
     def _raise_alerts(self, entry: Entry, change: Change) -> None:
         """Toast, bell, a mark on the row until seen, and a line in the alerts log."""
