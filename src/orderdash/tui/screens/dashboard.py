@@ -56,7 +56,7 @@ from orderdash.tui.screens.alerts import AddTokensScreen, Alert, AlertsScreen
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail, rate_direction
-from orderdash.tui.widgets.payment_qr import show_payload
+from orderdash.tui.widgets.payment_qr import ServerImageDecoded, show_payload
 from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.status_line import Freshness, StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
@@ -165,6 +165,7 @@ class DashboardScreen(Screen[None]):
         self._direction: int | None = None
         self._told_no_token = False
         self._told_mismatch: set[tuple[str, str]] = set()
+        self._received_at = 0.0
         # This instance's watch-list changes not yet merged into the file, written by one
         # worker at a time (`_flush_watch_list`), in the order they were made.
         self._pending_lock = threading.Lock()
@@ -327,11 +328,8 @@ class DashboardScreen(Screen[None]):
         self.payment = payment_state(order, fetched.received_at)
         mode = QRContent(self.settings.qr_content)
         self.payload = qr_payload(order, self.payment, mode, self._server_qr)
-        qr_note = show_payload(self.query_one(QRView), self.payload)
-        what = _qr_what(self.payload, qr_note)
-        self.query_one(OrderDetail).show(
-            order, fetched.received_at, self._direction, self.payment, what
-        )
+        self._received_at = fetched.received_at
+        self._show_qr()
         pane = self.query_one(TransactionsPane)
         pane.show(
             order.transactions,
@@ -357,6 +355,21 @@ class DashboardScreen(Screen[None]):
             if self.pos is not None:
                 self.pos.payment_arrived()
             self.set_timer(NEW_MARK_SECONDS, self.query_one(TransactionsTable).clear_new_marks)
+
+    def _show_qr(self) -> None:
+        """The QR pane, and the order detail that says what the code is."""
+        if self.order is None or self.payment is None or self.payload is None:
+            return
+        qr_note = show_payload(self.query_one(QRView), self.payload)
+        what = _qr_what(self.payload, qr_note)
+        self.query_one(OrderDetail).show(
+            self.order, self._received_at, self._direction, self.payment, what
+        )
+
+    @on(ServerImageDecoded)
+    def _server_image_decoded(self, event: ServerImageDecoded) -> None:
+        event.stop()
+        self._show_qr()
 
     def _token_mismatch(self, order: Order) -> str | None:
         """A warning when the service answered with another token than the one asked (it may
