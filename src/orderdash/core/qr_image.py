@@ -483,6 +483,10 @@ class _ByContent:
         self._results: OrderedDict[bytes, QRMatrix | QRImageError] = OrderedDict()
         self._lock = threading.Lock()
         self._decoding = threading.Lock()
+        # bound per instance, as on functools' cache wrappers: code that clears every cache it
+        # finds (the soak test) must not find them on the class
+        self.cache_info = self._cache_info
+        self.cache_clear = self._cache_clear
 
     @staticmethod
     def _key(uri: str) -> bytes:
@@ -519,11 +523,11 @@ class _ByContent:
             raise QRImageError(str(result))
         return result
 
-    def cache_info(self) -> SimpleNamespace:
+    def _cache_info(self) -> SimpleNamespace:
         with self._lock:
             return SimpleNamespace(maxsize=self.maxsize, currsize=len(self._results))
 
-    def cache_clear(self) -> None:
+    def _cache_clear(self) -> None:
         with self._lock:
             self._results.clear()
 
