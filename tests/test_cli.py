@@ -248,6 +248,7 @@ def _answer_with(sim: Simulator, token: str, path: str, number_text: str) -> str
         ("dueDate", "-0e-99999999"),
         ("zzz", "9" * 5000),  # more digits than Python converts at all
     ],
+    ids=["exponent-1e18", "exponent-1e9", "extra-field", "negative-zero", "5000-digits"],
 )
 def test_get_json_on_a_hostile_number_prints_its_cut_marked_literal(
     sim_server: SimulatorServer, path: str, number_text: str
