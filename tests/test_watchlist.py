@@ -182,3 +182,14 @@ def test_a_huge_file_is_refused_by_its_size_before_it_is_read(
     tokens, warning = WatchListFile(path).load()
     assert tokens == [] and warning and "more than a list of" in warning
     assert not path.exists() and len(list(tmp_path.glob("watchlist.corrupt-*.json"))) == 1
+
+
+def test_a_save_over_a_file_spoiled_meanwhile_keeps_this_instances_list(tmp_path: Path) -> None:
+    path = tmp_path / "watchlist.json"
+    store = WatchListFile(path)
+    store.save(["a", "b"])
+    path.write_text("{spoiled")
+    saved = store.apply(added=["c"])
+    assert saved.warning and "kept as watchlist.corrupt-" in saved.warning
+    assert saved.tokens == ["a", "b", "c"]
+    assert WatchListFile(path).load() == (["a", "b", "c"], None)

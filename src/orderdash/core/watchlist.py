@@ -141,7 +141,10 @@ class WatchListFile:
 
     def _apply(self, added: list[str], removed: set[str]) -> Saved:
         with self._locked():
-            current, warning = self._read()
+            current, warning = self._read(for_save=True)
+            if warning is not None:
+                # the file was unusable and is set aside: this instance's list is the best left
+                current = list(self._known)
             merged = [token for token in current if token not in removed]
             present = set(merged)
             refused: list[str] = []
@@ -177,13 +180,17 @@ class WatchListFile:
             return None
         return (info.st_ino, info.st_size, info.st_mtime_ns)
 
-    def _read(self) -> tuple[list[str], str | None]:
+    def _read(self, *, for_save: bool = False) -> tuple[list[str], str | None]:
+        """The tokens in the file and a warning (an unusable file is set aside). With
+        `for_save`, a file that cannot be read raises OSError: writing over it would lose it."""
         try:
             info = os.stat(self.path)
         except FileNotFoundError:
             self._seen = None
             return [], None
         except OSError as error:
+            if for_save:
+                raise
             return [], f"cannot read the watch list {self.path}: {error}"
         if info.st_size > MAX_FILE_BYTES:
             return [], self._set_aside(
@@ -193,6 +200,8 @@ class WatchListFile:
             with open(self.path, "rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
         except OSError as error:
+            if for_save:
+                raise
             return [], f"cannot read the watch list {self.path}: {error}"
         try:
             if len(data) > MAX_FILE_BYTES:  # grew after the stat
