@@ -7,11 +7,15 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.display import amount_text
+from orderdash.core.watchlist import WatchListFile
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.messages import TokensAdded
 from orderdash.tui.screens.alerts import AddTokensScreen, AlertsScreen
 from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable
 
@@ -179,3 +183,47 @@ async def test_headless_watch_prints_one_json_line_per_event(sim_server: Simulat
     assert (status["previous"], status["code"]) == ("IN_PROGRESS", "CANCELED")
     assert ("error", token) in kinds and ("recovered", token) in kinds
     assert kinds.count(("error", token)) == 1, "one error line per outage, not one per retry"
+
+
+async def test_two_dashboards_on_one_list_keep_each_others_orders(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    """The dashboard and another instance (the real store code, as a second dashboard uses it)
+    change one file: every addition and removal of each ends up in both."""
+    path = tmp_path / "watchlist.json"
+    other = WatchListFile(path)
+    other.apply(added=[DEMO_TOKENS[0]])
+    settings = {"persist_watchlist": True, "watchlist_file": str(path)}
+    app = list_app(sim_server, [], **settings)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: list(app.dashboard.entries) == [DEMO_TOKENS[0]])
+        other.load()
+        other.apply(added=[DEMO_TOKENS[1]])  # B adds an order
+        await wait_until(pilot, lambda: DEMO_TOKENS[1] in app.dashboard.entries, timeout=5)
+        app.dashboard.post_message(TokensAdded(DEMO_TOKENS[2]))  # A adds another
+        await wait_until(pilot, lambda: DEMO_TOKENS[2] in app.dashboard.entries)
+        await wait_until(pilot, lambda: len(json.loads(path.read_text())["tokens"]) == 3, timeout=5)
+        other.apply(removed=[DEMO_TOKENS[0]], added=[DEMO_TOKENS[3]])
+        await wait_until(
+            pilot,
+            lambda: set(app.dashboard.entries) == {*DEMO_TOKENS[1:4]},
+            timeout=5,
+        )
+    assert sorted(json.loads(path.read_text())["tokens"]) == sorted(DEMO_TOKENS[1:4])
+
+
+async def test_adding_beyond_the_cap_is_refused_and_said(
+    sim_server: SimulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orderdash.tui.screens import dashboard
+
+    monkeypatch.setattr(dashboard, "MAX_TOKENS", 3)  # the same rule as at 5,000, sooner
+    path = tmp_path / "watchlist.json"
+    settings = {"persist_watchlist": True, "watchlist_file": str(path)}
+    app = list_app(sim_server, list(DEMO_TOKENS[:2]), **settings)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: len(app.dashboard.entries) == 2)
+        app.dashboard.post_message(TokensAdded(" ".join(DEMO_TOKENS[2:5])))
+        await wait_until(pilot, lambda: "holds at most 3 orders: 2 not added" in screen_text(app))
+        assert list(app.dashboard.entries) == list(DEMO_TOKENS[:3])
+    assert json.loads(path.read_text())["tokens"] == list(DEMO_TOKENS[:3])

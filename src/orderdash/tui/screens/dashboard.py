@@ -7,6 +7,8 @@ their generation number.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -34,7 +36,12 @@ from orderdash.core.qr_payload import QRContent, QRPayload, qr_payload
 from orderdash.core.refresh import Kind, TrackStatus
 from orderdash.core.safetext import clean
 from orderdash.core.watcher import Change, Failure, OrderWatcher
-from orderdash.core.watchlist import WatchListFile, default_path, parse_tokens
+from orderdash.core.watchlist import (
+    MAX_TOKENS,
+    WatchListFile,
+    default_path,
+    parse_tokens,
+)
 from orderdash.tui.messages import (
     CustomerScreen,
     FetchFailed,
@@ -42,13 +49,15 @@ from orderdash.tui.messages import (
     OrderFetched,
     TokensAdded,
     TokenSubmitted,
+    WatchListRead,
+    WatchListSaved,
     WatchStatusChanged,
 )
 from orderdash.tui.screens.alerts import AddTokensScreen, Alert, AlertsScreen
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.keys import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail, rate_direction
-from orderdash.tui.widgets.payment_qr import show_payload
+from orderdash.tui.widgets.payment_qr import ServerImageDecoded, show_payload
 from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.status_line import Freshness, StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
@@ -156,6 +165,15 @@ class DashboardScreen(Screen[None]):
         )
         self._direction: int | None = None
         self._told_no_token = False
+        self._told_mismatch: set[tuple[str, str]] = set()
+        self._received_at = 0.0
+        # This instance's watch-list changes not yet merged into the file, written by one
+        # worker at a time (`_flush_watch_list`), in the order they were made.
+        self._pending_lock = threading.Lock()
+        self._pending_added: dict[str, None] = {}
+        self._pending_removed: set[str] = set()
+        self._store_busy = False
+        self._flushing = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -172,15 +190,32 @@ class DashboardScreen(Screen[None]):
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
         self.run_watcher()
-        saved: list[str] = []
         if self.store is not None:
-            saved, warning = self.store.load()
-            if warning:
-                self.notify(warning, title="Watch list", severity="warning", markup=False)
+            # reading the file costs what the file holds: never on the event loop
+            self._store_busy = True
+            self._read_watch_list(initial=True)
+        else:
+            self._start([])
+
+    def on_unmount(self) -> None:
+        # quitting must not lose a change still queued for the file (the store waits for a
+        # merge in progress, then takes this one)
+        with self._pending_lock:
+            added = list(self._pending_added)
+            removed = set(self._pending_removed)
+            self._pending_added.clear()
+            self._pending_removed.clear()
+        if self.store is not None and (added or removed):
+            with contextlib.suppress(OSError):
+                self.store.apply(added, removed)
+
+    def _start(self, saved: list[str]) -> None:
+        """The rest of mounting, once the saved list is known: the given tokens join it."""
         given = parse_tokens("\n".join(self.initial_tokens), known=saved)
         for _, reason in given.invalid:
             self.query_one(TokenBar).show_error(reason)
-        self._add_tokens([*saved, *given.tokens], save=bool(given.tokens))
+        self._add_tokens(saved, save=False)
+        self._add_tokens(given.tokens, save=True)
         first = next(iter(given.tokens + given.duplicates), None)
         if first is not None:
             self.load(first)
@@ -212,6 +247,8 @@ class DashboardScreen(Screen[None]):
         """Show `token`'s order in the detail panes (adding it to the watch list if new)."""
         if token not in self.entries:
             self._add_tokens([token], save=True)
+            if token not in self.entries:  # the list is full (the user was told)
+                return
         self.token = token
         self.watcher.focus({token})
         self.order = None
@@ -294,11 +331,8 @@ class DashboardScreen(Screen[None]):
         self.payload = qr_payload(
             order, self.payment, mode, self._server_qr, uppercase=self.settings.qr_uppercase
         )
-        qr_note = show_payload(self.query_one(QRView), self.payload)
-        what = _qr_what(self.payload, qr_note)
-        self.query_one(OrderDetail).show(
-            order, fetched.received_at, self._direction, self.payment, what
-        )
+        self._received_at = fetched.received_at
+        self._show_qr()
         pane = self.query_one(TransactionsPane)
         pane.show(
             order.transactions,
@@ -318,12 +352,41 @@ class DashboardScreen(Screen[None]):
         if kind is Kind.RATES:
             state.next_rate_at = self.monotonic() + self.settings.refresh_interval
         self._update_staleness()
-        self.query_one(TokenBar).show_error(None)
+        self.query_one(TokenBar).show_error(self._token_mismatch(order))
         self._update_pos()
         if new_ids:
             if self.pos is not None:
                 self.pos.payment_arrived()
             self.set_timer(NEW_MARK_SECONDS, self.query_one(TransactionsTable).clear_new_marks)
+
+    def _show_qr(self) -> None:
+        """The QR pane, and the order detail that says what the code is."""
+        if self.order is None or self.payment is None or self.payload is None:
+            return
+        qr_note = show_payload(self.query_one(QRView), self.payload)
+        what = _qr_what(self.payload, qr_note)
+        self.query_one(OrderDetail).show(
+            self.order, self._received_at, self._direction, self.payment, what
+        )
+
+    @on(ServerImageDecoded)
+    def _server_image_decoded(self, event: ServerImageDecoded) -> None:
+        event.stop()
+        self._show_qr()
+
+    def _token_mismatch(self, order: Order) -> str | None:
+        """A warning when the service answered with another token than the one asked (it may
+        normalise tokens, so the answer is shown, but never as if nothing were odd)."""
+        if self.token is None or order.token == self.token:
+            return None
+        warning = (
+            f"Warning: the service answered for order token {clean(order.token, limit=60)!r}, "
+            f"not {clean(self.token, limit=60)!r} as asked"
+        )
+        if (self.token, order.token) not in self._told_mismatch:
+            self._told_mismatch.add((self.token, order.token))
+            self.notify(warning, title="Another order token", severity="warning", markup=False)
+        return warning
 
     def _raise_alerts(self, entry: Entry, change: Change) -> None:
         """Toast, bell, a mark on the row until seen, and a line in the alerts log."""
@@ -396,6 +459,10 @@ class DashboardScreen(Screen[None]):
 
     def _tick(self) -> None:
         self.query_one(OrderDetail).tick(self.clock())
+        # another dashboard on the same list: a stat a second tells when it wrote the file
+        if self.store is not None and not self._store_busy and self.store.changed():
+            self._store_busy = True
+            self._read_watch_list(initial=False)
 
     # -- actions --------------------------------------------------------------------------------
 
@@ -407,7 +474,12 @@ class DashboardScreen(Screen[None]):
     # -- the watch list ---------------------------------------------------------------------------
 
     def _add_tokens(self, tokens: Sequence[str], *, save: bool) -> list[str]:
-        added = [token for token in tokens if token not in self.entries]
+        added = list(dict.fromkeys(token for token in tokens if token not in self.entries))
+        room = max(MAX_TOKENS - len(self.entries), 0)
+        if len(added) > room:
+            # what is saved must load again: the cap is the same one loading enforces
+            self._tell_full(len(added) - room)
+            added = added[:room]
         for token in added:
             self.entries[token] = Entry(token)
             self.watcher.add(token)
@@ -415,20 +487,107 @@ class DashboardScreen(Screen[None]):
             self.query_one(WatchListPane).set_entries(self.entries.values())
             self._update_list_visibility()
             if save:
-                self._save()
+                self._save(added=added)
         return added
 
-    def _save(self) -> None:
+    def _tell_full(self, count: int) -> None:
+        self.notify(
+            f"The watch list holds at most {MAX_TOKENS} orders: {count} not added "
+            "(remove some with d first)",
+            title="Watch list full",
+            severity="warning",
+            markup=False,
+        )
+
+    def _save(self, added: Sequence[str] = (), removed: Sequence[str] = ()) -> None:
+        """Queue this instance's change for the file; one worker merges the queue in order."""
         if self.store is None:
             return
+        with self._pending_lock:
+            for token in added:
+                self._pending_removed.discard(token)
+                self._pending_added[token] = None
+            for token in removed:
+                self._pending_added.pop(token, None)
+                self._pending_removed.add(token)
+            start = not self._flushing
+            self._flushing = True
+        self._store_busy = True
+        if start:
+            self._flush_watch_list()
+
+    @work(thread=True, group="watchlist-save", exit_on_error=False)
+    def _flush_watch_list(self) -> None:
+        """Merge the queued changes into the file until none is left (one such worker at a
+        time, so the changes reach the file in the order they were made)."""
+        store = self.store
+        while store is not None:
+            with self._pending_lock:
+                added = list(self._pending_added)
+                removed = set(self._pending_removed)
+                self._pending_added.clear()
+                self._pending_removed.clear()
+                if not added and not removed:
+                    self._flushing = False
+                    return
+            try:
+                saved = store.apply(added, removed)
+            except OSError as error:
+                self.post_message(WatchListSaved([], [], None, error=str(error)))
+                continue
+            self.post_message(WatchListSaved(saved.tokens, saved.refused, saved.warning))
+
+    @work(thread=True, group="watchlist-read", exit_on_error=False)
+    def _read_watch_list(self, initial: bool) -> None:
+        assert self.store is not None
         try:
-            self.store.save(self.entries)
+            tokens, warning = self.store.load() if initial else self.store.reload()
         except OSError as error:
+            tokens, warning = [], f"cannot read the watch list {self.store.path}: {error}"
+        self.post_message(WatchListRead(tokens, warning, initial))
+
+    @on(WatchListRead)
+    def _watch_list_read(self, message: WatchListRead) -> None:
+        self._store_busy = False
+        if message.warning:
+            self.notify(message.warning, title="Watch list", severity="warning", markup=False)
+        if message.initial:
+            self._start(message.tokens)
+        else:
+            self._adopt(message.tokens)
+
+    @on(WatchListSaved)
+    def _watch_list_saved(self, message: WatchListSaved) -> None:
+        with self._pending_lock:
+            self._store_busy = self._flushing
+        if message.error is not None:
             self.notify(
-                f"The watch list could not be saved: {error}",
+                f"The watch list could not be saved: {message.error}",
                 severity="error",
                 markup=False,
             )
+            return
+        if message.warning:
+            self.notify(message.warning, title="Watch list", severity="warning", markup=False)
+        if message.refused:
+            self._tell_full(len(message.refused))
+        self._adopt(message.tokens)
+
+    def _adopt(self, tokens: list[str]) -> None:
+        """Take in what the file holds (another instance's additions and removals), except
+        this instance's own changes still on their way to it."""
+        with self._pending_lock:
+            pending_added = set(self._pending_added)
+            pending_removed = set(self._pending_removed)
+        in_file = set(tokens)
+        gone = [t for t in self.entries if t not in in_file and t not in pending_added]
+        for token in gone:
+            self.entries.pop(token)
+            self.watcher.remove(token)
+            self.query_one(WatchListPane).remove(token)
+        self._add_tokens([t for t in tokens if t not in pending_removed], save=False)
+        if gone:
+            self._update_list_visibility()
 
     def _mark_seen(self, token: str) -> None:
         entry = self.entries.get(token)
@@ -484,7 +643,7 @@ class DashboardScreen(Screen[None]):
         self.watcher.remove(token)
         self.query_one(WatchListPane).remove(token)
         self._update_list_visibility()
-        self._save()
+        self._save(removed=[token])
         self.notify(
             f"Removed {clean(token, limit=40)} \u2014 press u to undo", timeout=6, markup=False
         )
@@ -493,6 +652,9 @@ class DashboardScreen(Screen[None]):
         if not self._removed:
             self.notify("Nothing to undo.", markup=False)
             return
+        if len(self.entries) >= MAX_TOKENS:
+            self._tell_full(1)
+            return
         token, entry = self._removed.pop()
         self.entries[token] = entry
         self.watcher.add(token)
@@ -500,7 +662,7 @@ class DashboardScreen(Screen[None]):
             self.watcher.focus({token})
         self.query_one(WatchListPane).add(entry)
         self._update_list_visibility()
-        self._save()
+        self._save(added=[token])
         self.notify(f"Back on the list: {clean(token, limit=40)}", timeout=3, markup=False)
 
     def action_filter(self) -> None:
