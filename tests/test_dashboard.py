@@ -7,6 +7,7 @@ from textual.widgets import Input
 
 from conftest import BEARER, make_settings, screen_text, wait_until
 from orderdash.core.domain.display import amount_text
+from orderdash.core.polling.refresh import Kind
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.widgets.order_detail import OrderDetail
@@ -404,3 +405,31 @@ async def test_a_duplicate_amount_is_invalid_and_the_last_good_data_stays(
         await wait_until(pilot, lambda: "'amount' appears twice" in screen_text(app))
         assert app.state.order.amount == good
         assert "99.5" not in screen_text(app)
+
+
+async def test_the_clock_tick_and_the_app_state_repaint_no_screen(
+    sim_server: SimulatorServer,
+) -> None:
+    """The app-level clock tick and the state handed down (freshness, the order on screen) are
+    `var`s: a tick repaints the countdowns, never the whole screen (a `reactive` on the App or
+    the screen repainted all of it every second: bench/run.py --case idle)."""
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        await pilot.pause(0.3)
+        screen = app.dashboard
+        refreshed: list[str] = []
+        for name, target in (("app", app), ("screen", screen)):
+            original = target.refresh
+
+            def refresh(*args: object, _name: str = name, _original=original, **kwargs: object):  # noqa: ANN001, ANN202
+                refreshed.append(_name)
+                return _original(*args, **kwargs)
+
+            target.refresh = refresh  # type: ignore[method-assign]
+        app.tick += 1
+        screen.freshness = app.state.freshness.succeeded(Kind.ORDER, 1.0, None)
+        app.shown = app.state.shown
+        app.roster += 1
+        await pilot.pause(0.2)
+        assert refreshed == []

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 
 from orderdash.core.domain.display import amount_text, coin_code
@@ -51,12 +51,13 @@ class OrderDashApp(App[None]):
         Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
     ]
 
+    # `var`s: app-level state that widgets watch; setting one repaints nothing by itself
     #: One clock for every countdown on screen: it ticks once a second.
-    tick: reactive[int] = reactive(0, init=False)
+    tick: var[int] = var(0, init=False)
     #: The order on screen as last answered (the point-of-sale screen watches it).
-    shown: reactive[Shown | None] = reactive(None, init=False, always_update=True)
+    shown: var[Shown | None] = var(None, init=False, always_update=True)
     #: Bumped when orders join or leave the watch list (the list pane rebuilds).
-    roster: reactive[int] = reactive(0, init=False)
+    roster: var[int] = var(0, init=False)
 
     def __init__(
         self,

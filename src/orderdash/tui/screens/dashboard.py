@@ -13,7 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Header
 
@@ -49,7 +49,7 @@ class DashboardScreen(Screen[None]):
     BINDINGS = DASHBOARD_BINDINGS
 
     #: How fresh the order on screen is (the state's, handed down to the status line).
-    freshness: reactive[Freshness] = reactive(Freshness, init=False)
+    freshness: var[Freshness] = var(Freshness, init=False)
 
     def __init__(self, state: DashboardState, watcher: OrderWatcher) -> None:
         super().__init__()
