@@ -35,7 +35,7 @@ from orderdash.core.service.models import Order
 from orderdash.core.watching.state import DashboardState, Freshness, Shown
 from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import joined, literal
-from orderdash.tui.widgets.payment_qr import show_payload
+from orderdash.tui.widgets.payment_qr import ServerImageDecoded, show_payload
 from orderdash.tui.widgets.qr import QRView
 
 #: Banner colour class per phase (see app.tcss).
@@ -104,6 +104,7 @@ class PosScreen(Screen[None]):
         self.order: Order | None = None
         self.next_rate_at: float | None = None
         self.connection_problem = False
+        self._payload: QRPayload | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Loading\u2026"), id="pos-banner", classes="-neutral")
@@ -150,6 +151,12 @@ class PosScreen(Screen[None]):
     def action_back(self) -> None:
         self.dismiss()
 
+    def on_server_image_decoded(self, event: ServerImageDecoded) -> None:
+        """The server's QR image is decoded (in a worker): show what is on screen again."""
+        event.stop()
+        if self.order is not None and self.state is not None and self._payload is not None:
+            self.show(self.order, self.state, self._payload, self.next_rate_at)
+
     def show(
         self,
         order: Order,
@@ -160,6 +167,7 @@ class PosScreen(Screen[None]):
         if not self._ready:
             return
         self.order, self.state, self.next_rate_at = order, state, next_rate_at
+        self._payload = payload
         banner = self.query_one("#pos-banner", Static)
         banner.update(literal(state.headline, limit=120))
         for name in set(BANNER_CLASSES.values()):
