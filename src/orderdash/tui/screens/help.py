@@ -23,6 +23,7 @@ KEYS = (
     ("f / t / s", "filter the list by text / by state / sort by the next column"),
     ("Enter", "in the list: open that order in the panes"),
     ("l", "the alerts log"),
+    ("b", "the request budgets: use now and the next hour's plan"),
     ("w", "hide or show the watch list"),
     ("ctrl+p", "command palette: copy token, copy hash, toggle the bell, theme"),
     ("?", "this help"),
@@ -32,8 +33,9 @@ KEYS = (
 ABOUT = (
     "The order on screen is polled every poll interval; a new transaction refreshes the exchange "
     "rate at once, rings the bell and is marked \u25cf in the table. The rate is refreshed every "
-    "minute when a bearer token is configured. The other watched orders share the request budget "
-    "(200 a minute by default). When the service cannot be reached the last good data stays on "
+    "minute when a bearer token is configured. The other watched orders share the request budgets "
+    "(getOrder 200 a minute and 10,000 an hour, rates 200 a minute and 1,000 an hour, paced "
+    "evenly; b shows them). When the service cannot be reached the last good data stays on "
     "screen, marked STALE, and the dashboard retries by itself."
 )
 
