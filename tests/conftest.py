@@ -44,9 +44,11 @@ def sim(sim_server: SimulatorServer) -> Simulator:
 def make_settings(base_url: str, *, bearer: str | None = BEARER, **overrides: object) -> Settings:
     # tests never touch the user's own watch list
     values: dict[str, object] = {"base_url": base_url, "bell": False, "persist_watchlist": False}
-    # the dashboard tests poll every 0.2 s: the hourly budget's even pace (about 158 a minute)
-    # would stretch that; the budget tests (test_scheduler, test_budgets) set their own
+    # the dashboard tests poll every 0.2 s and refresh the rate every second where they test
+    # it: the hourly budgets' even pace (about 158 and 16 a minute) would stretch that; the
+    # budget tests (test_scheduler, test_budgets, test_budget_view) set their own
     values["budget_per_hour"] = 1_000_000
+    values["rate_budget_per_hour"] = 1_000_000
     if bearer is not None:
         values["bearer_token"] = SecretStr(bearer)
     values.update(overrides)

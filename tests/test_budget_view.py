@@ -37,7 +37,11 @@ async def test_b_shows_the_budgets_and_the_pos_screen_takes_the_rate_first(
     sim_server: SimulatorServer,
 ) -> None:
     settings = make_settings(
-        sim_server.base_url, bearer=BEARER, poll_interval=0.5, budget_per_hour=5000
+        sim_server.base_url,
+        bearer=BEARER,
+        poll_interval=0.5,
+        budget_per_hour=5000,
+        rate_budget_per_hour=1000,
     )
     app = make_app(settings, token=TOKEN)
     async with app.run_test(size=(100, 40)) as pilot:

@@ -31,11 +31,13 @@ Measured in one run (window 1 s unless noted):
 | 500                | the service failed (HTTP 500: Internal     | STALE | 3 (7)        | 0.3 s  |
 |                    | Server Error)                              |       |              |        |
 | 502, HTML page     | the service failed (HTTP 502)              | STALE | 3 (7)        | 0.2 s  |
-| 503                | the service failed (HTTP 503)              | STALE | 3 (7)        | 0.2 s  |
+| 503                | the service failed (HTTP 503: Service      | STALE | 3 (7)        | 0.2 s  |
+|                    | Unavailable)                               |       |              |        |
 | 401 on the rate    | (live) rate refresh failing, retry in      | live  | rate 2/2 s   | 1.0 s  |
 | call (rate         | 0:01: the service refused the bearer token |       | (4); order   |        |
-| interval 1 s)      | (HTTP 401): check it, and that no proxy    |       | 10/2 s       |        |
-|                    | drops the bearer_token header (underscores)|       |              |        |
+| interval 1 s)      | (HTTP 401: Unauthorized): check it, and    |       | 10/2 s       |        |
+|                    | that no proxy drops the bearer_token       |       |              |        |
+|                    | header (underscores)                       |       |              |        |
 |                    | (wraps to a second row, whole)             |       |              |        |
 | 404 after it       | no order with token 'demo-btc-eur' (HTTP   | STALE | 5 (7)        | 0.2 s  |
 | existed            | 404: Order not found)                      |       |              |        |
@@ -264,7 +266,7 @@ CASES = [
         ),
         "the service failed (HTTP 502)",
     ),
-    Case("503", lambda: Fault(status=503), "the service failed (HTTP 503)"),
+    Case("503", lambda: Fault(status=503), "the service failed (HTTP 503: Service Unavailable)"),
     Case(
         "slow headers > timeout",
         lambda: Fault(delay=3.0),
@@ -410,7 +412,7 @@ async def test_401_on_the_rate_call_keeps_the_order_live(sim_server: SimulatorSe
                 body='{"success": false, "data": null, "message": "Unauthorized"}',
             )
         )
-        message = "refused the bearer token (HTTP 401)"
+        message = "refused the bearer token (HTTP 401: Unauthorized)"
         await wait_until(pilot, lambda: message in status_row(app), timeout=interval + 3)
         row.message = status_row(app).split("\u00b7", 1)[-1].strip()
         assert "rate refresh failing" in status_row(app)

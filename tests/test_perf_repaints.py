@@ -89,7 +89,9 @@ def test_shapes_mask_digits_only() -> None:
 def example_order() -> Any:
     from orderdash.core.service import jsontext
 
-    return OrderEnvelope.model_validate(jsontext.loads(FIXTURE.read_bytes())).data
+    order = OrderEnvelope.model_validate(jsontext.loads(FIXTURE.read_bytes())).data
+    # created a minute before NOW: a countdown is only shown for an order that fits its creation
+    return order.model_copy(update={"created_at_ms": int(NOW * 1000) - 60_000})
 
 
 class DetailApp(App[None]):
