@@ -32,6 +32,10 @@ def backoff_step(interval: float, failures: int) -> float:
 
 
 class Kind(Enum):
+    # members are singletons: identity hashing is exact (Enum's hashes the name in Python, and
+    # the scheduler's index hashes kinds on every step)
+    __hash__ = object.__hash__
+
     ORDER = "order"
     RATES = "rates"
 

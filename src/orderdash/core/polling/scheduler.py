@@ -70,6 +70,9 @@ class Lane(Enum):
     """Requests that share the same gates (budget, reserve, pacing): the earliest due request
     of each lane is all `next_wakeup` needs, so it never walks the whole list."""
 
+    # members are singletons: identity hashing is exact, and the heaps hash lanes a lot
+    __hash__ = object.__hash__
+
     FOCUSED_ORDER = "focused order"
     BACKGROUND_ORDER = "background order"
     RATES = "rates"
