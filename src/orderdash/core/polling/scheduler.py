@@ -180,11 +180,6 @@ class Scheduler:
             Kind.RATES: Budget("rate", self.rate_budget_per_minute, self.rate_budget_per_hour),
         }
 
-    @property
-    def hold_until(self) -> float:
-        """Until when every budget is held (the latest of their holds)."""
-        return max(budget.hold_until for budget in self.budgets.values())
-
     # -- the list ----------------------------------------------------------------------------
 
     def add(self, token: str, now: float) -> bool:
@@ -559,8 +554,3 @@ class Scheduler:
                 return None
             return now
         return earliest
-
-    def window_count(self, now: float, kind: Kind | None = None) -> int:
-        """Starts in the last minute, of `kind` or of both."""
-        kinds = list(Kind) if kind is None else [kind]
-        return sum(self.budgets[k].count(now, WINDOW) for k in kinds)
