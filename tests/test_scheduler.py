@@ -225,3 +225,23 @@ def test_fair_share_grows_with_the_list() -> None:
     assert counts[500] > counts[100] > counts[10]
     # the hourly budget (10,000, 5 % of it as a burst) is the tighter pace: 9,500 an hour
     assert counts[500] <= 500 * 60 / (9500 / 60 * 0.9) + 1e-9
+
+
+def test_adding_a_long_list_plans_it_once_not_once_per_order(monkeypatch) -> None:  # noqa: ANN001
+    """Adding 5,000 orders (the list's cap) must not plan the whole list per order: that was
+    quadratic, seconds of a frozen screen. The plan is made again before the next request."""
+    s = Scheduler(poll_interval=10, refresh_interval=60, rates_enabled=True, now=0.0)
+    retunes = []
+    retune = Scheduler._retune
+    monkeypatch.setattr(
+        Scheduler, "_retune", lambda self, now: (retunes.append(now), retune(self, now))
+    )
+    for i in range(5000):
+        s.add(f"t{i}", 0.0)
+    assert len(retunes) == 1, "the first order makes the first plan"
+    s.due_requests(0.0)
+    assert len(retunes) == 2, "and the whole list is planned once before reading"
+    background = s.orders["t4999"].policy.tracks[Kind.ORDER].interval
+    assert background == s.background_interval()
+    # first reads stay staggered, one pacing step apart
+    assert s.orders["t10"].policy.tracks[Kind.ORDER].next_due == 10 * s.pacing

@@ -48,6 +48,8 @@ HEADROOM = 0.1
 RECENT_SPEEDUP = 3
 #: The whole list's intervals are planned again at least this often (recent activity fades).
 RETUNE_EVERY = 30.0
+#: A time before any other: a plan made then is due for a retune.
+NEVER = -1e18
 
 
 class Priority(IntEnum):
@@ -172,7 +174,9 @@ class Scheduler:
     _index: _DueIndex = field(default_factory=_DueIndex, init=False)
     #: The plan of the last full retune: (background, focused, POS rate, screen rate) intervals.
     _plan: tuple[float, float, float, float] = field(default=(0.0, 0.0, 0.0, 0.0), init=False)
-    _retuned_at: float = field(default=-1e18, init=False)
+    _retuned_at: float = field(default=NEVER, init=False)
+    #: Orders not read successfully yet (their first reads are staggered).
+    _unread: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         self.budgets = {
@@ -187,22 +191,32 @@ class Scheduler:
         if token in self.orders:
             return False
         policy = RefreshPolicy(
-            poll_interval=self.background_interval(extra=1),
+            # a start: `_tune` gives it its interval from the plan
+            poll_interval=max(self._plan[0], self.poll_interval),
             refresh_interval=self.refresh_interval,
             rates_enabled=False,
             now=now,
             rng=self.rng,
         )
         # staggered first reads: spread over one pacing step per order already waiting
-        policy.tracks[Kind.ORDER].next_due = now + self.pacing * self._waiting_first_reads()
-        self.orders[token] = Watched(token, policy)
-        self._retune(now)
+        policy.tracks[Kind.ORDER].next_due = now + self.pacing * self._unread
+        self._unread += 1
+        watched = self.orders[token] = Watched(token, policy)
+        if not self._plan[0]:
+            self._retune(now)  # the first plan
+        else:
+            # this order from the plan as it is; the whole list is planned again before the
+            # next request (a full retune per order made adding 5,000 quadratic)
+            self._tune(watched, now)
+            self._retuned_at = NEVER
         return True
 
     def remove(self, token: str, now: float) -> None:
-        self.orders.pop(token, None)
+        watched = self.orders.pop(token, None)
+        if watched is not None and watched.policy.tracks[Kind.ORDER].last_success is None:
+            self._unread -= 1
         self._index.drop(token)
-        self._retune(now)
+        self._retuned_at = NEVER
 
     def focus(self, tokens: set[str], now: float, *, pos: set[str] = frozenset()) -> None:
         """The orders on screen (the detail pane, the POS screen): read them first and often.
@@ -343,10 +357,6 @@ class Scheduler:
                 rates.enabled, rates.in_flight, rates.failures, rates.next_in, budget_held=True
             )
         return statuses
-
-    def _waiting_first_reads(self) -> int:
-        tracks = (w.policy.tracks[Kind.ORDER] for w in self.orders.values())
-        return sum(1 for track in tracks if track.last_success is None)
 
     def _retune(self, now: float) -> None:
         """Plan the list's intervals again and give each order those of its priority."""
@@ -496,6 +506,8 @@ class Scheduler:
         if watched.rate_in_flight and kind is Kind.RATES:
             watched.rate_in_flight = False
         else:
+            if kind is Kind.ORDER and watched.policy.tracks[kind].last_success is None:
+                self._unread -= 1
             watched.policy.succeeded(kind, now)
         self._reindex(watched)
 
