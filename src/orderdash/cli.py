@@ -382,9 +382,16 @@ def _run_display(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     language = resolve_language(settings.language, os.environ)
     if args.web:
-        from orderdash.web import serve_display
+        from orderdash.tui.web import serve_display
 
-        return serve_display(args.host, args.port, settings.display_channel, env)
+        # each browser connection runs `orderdash display` with these (the config file and
+        # the environment travel with the process)
+        options = {"--language": language, "--pos-primary": settings.pos_primary}
+        if settings.display_title:
+            options["--title"] = settings.display_title
+        if args.config:
+            options["--config"] = args.config
+        return serve_display(args.host, args.port, settings.display_channel, options)
     from orderdash.core.runtime import startup
     from orderdash.tui.display import DisplayApp
 
