@@ -229,3 +229,57 @@ def test_ctrl_c_at_any_point_is_exit_130_without_a_traceback(
     assert cli.main(["get", TOKEN]) == cli.EXIT_INTERRUPTED
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err + captured.out
+
+
+def _answer_with(sim: Simulator, token: str, path: str, number_text: str) -> str:
+    """The getOrder answer of `token` with `number_text` put verbatim at data.`path`."""
+    data = sim.order_wire(token, with_qr=False)
+    data[path] = "@@number@@"
+    body = jsontext.dumps({"status": 1, "data": data})
+    return body.replace('"@@number@@"', number_text)
+
+
+@pytest.mark.parametrize(
+    ("path", "number_text"),
+    [
+        ("dueDate", "1e999999999999999999"),  # was MemoryError, exit 1
+        ("dueDate", "1e999999999"),  # was 19 s, 3.1 GB and a 1.1 GB number printed
+        ("zzz", "1e99999999"),  # an unknown field: was 100 MB printed
+        ("dueDate", "-0e-99999999"),
+        ("zzz", "9" * 5000),  # more digits than Python converts at all
+    ],
+    ids=["exponent-1e18", "exponent-1e9", "extra-field", "negative-zero", "5000-digits"],
+)
+def test_get_json_on_a_hostile_number_prints_its_cut_marked_literal(
+    sim_server: SimulatorServer, path: str, number_text: str
+) -> None:
+    body = _answer_with(sim_server.sim, TOKEN, path, number_text)
+    sim_server.sim.add_fault(Fault(endpoint="order", token=TOKEN, body=body))
+    result = run_cli("get", TOKEN, "--json", "--base-url", sim_server.base_url)
+    assert result.returncode == 0, result.stderr[-500:]
+    assert len(result.stdout) < 2 * len(body)  # proportional to the answer, never expanded
+    printed = jsontext.loads(result.stdout)
+    shown = printed[path]
+    assert isinstance(shown, str) and shown.endswith(jsontext.OUT_OF_RANGE_MARK)
+    assert shown.startswith(number_text[: jsontext.OUT_OF_RANGE_SHOWN - 1])
+    summary = run_cli("get", TOKEN, "--base-url", sim_server.base_url)
+    assert summary.returncode == 0, summary.stderr[-500:]
+
+
+def test_get_warns_when_the_answer_is_for_another_token(sim_server: SimulatorServer) -> None:
+    other = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="5.00")
+    body = jsontext.dumps({"status": 1, "data": sim_server.sim.order_wire(other, with_qr=False)})
+    sim_server.sim.add_fault(Fault(endpoint="order", token=TOKEN, body=body))
+    result = run_cli("get", TOKEN, "--base-url", sim_server.base_url)
+    assert result.returncode == 0, result.stderr
+    assert f"answered for order token {other!r}, not {TOKEN!r} as asked" in result.stderr
+
+
+def test_duplicate_money_member_is_an_invalid_answer(sim_server: SimulatorServer) -> None:
+    body = _answer_with(sim_server.sim, TOKEN, "amount", '0.00000109, "amount": 99.5')
+    sim_server.sim.add_fault(Fault(endpoint="order", token=TOKEN, body=body))
+    result = run_cli("get", TOKEN, "--base-url", sim_server.base_url)
+    assert result.returncode == 5
+    assert result.stderr.strip().splitlines() == [
+        "orderdash: the service sent invalid JSON: the member 'amount' appears twice in one object"
+    ]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli
 from orderdash.core.runtime.config import DEFAULT_BASE_URL, Settings, load_settings
 from orderdash.core.service.errors import ConfigError
 
@@ -153,3 +154,25 @@ def test_qr_uppercase_from_every_source(tmp_path: Path) -> None:
         assert load_settings(overrides, {"ORDERDASH_CONFIG": empty})[0].qr_uppercase is False
     args = build_parser().parse_args(["tui"])
     assert "qr_uppercase" not in _settings_overrides(args)  # not given: the file or env decide
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'base_url = "http://127.0.0.1:1"\n# caf\xe9\n',  # Latin-1, not UTF-8
+        b"\xff\xfeb\x00a\x00",  # UTF-16 with its byte-order mark
+        b"\x00\x01\x02binary",
+    ],
+    ids=["latin-1", "utf-16", "binary"],
+)
+def test_a_config_file_that_cannot_be_read_is_one_line_exit_2(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(content)
+    with pytest.raises(ConfigError, match="config file"):
+        load_settings({}, {"ORDERDASH_CONFIG": str(path)})
+    result = run_cli("get", "demo-btc-eur", env={"ORDERDASH_CONFIG": str(path)})
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("orderdash: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr

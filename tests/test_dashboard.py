@@ -7,6 +7,7 @@ from textual.widgets import Input
 
 from conftest import BEARER, make_settings, screen_text, wait_until
 from orderdash.core.domain.display import amount_text
+from orderdash.core.polling.refresh import Kind
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.widgets.order_detail import OrderDetail
@@ -365,3 +366,70 @@ async def test_the_palettes_bell_toggle_rings_after_no_bell(
         sim_server.sim.add_transaction(TOKEN, "0.00001")
         await wait_until(pilot, lambda: len(app.state.alerts) == 2)
         assert rings == [None]
+
+
+async def test_an_answer_for_another_token_is_shown_with_a_warning(
+    sim_server: SimulatorServer,
+) -> None:
+    from orderdash.core.service import jsontext
+
+    other = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="5.00")
+    data = sim_server.sim.order_wire(other, with_qr=False)
+    body = jsontext.dumps({"status": 1, "data": data})
+    sim_server.sim.add_fault(Fault(endpoint="order", token=TOKEN, body=body))
+    app = dashboard_app(sim_server, bearer=None)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        warning = f"answered for order token {other!r}, not {TOKEN!r} as asked"
+        await wait_until(pilot, lambda: warning in screen_text(app))
+        assert app.state.order.token == other, "shown, not refused"
+
+
+async def test_a_duplicate_amount_is_invalid_and_the_last_good_data_stays(
+    sim_server: SimulatorServer,
+) -> None:
+    from orderdash.core.service import jsontext
+
+    app = dashboard_app(sim_server, bearer=None)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = app.dashboard.query_one(OrderDetail)
+        await wait_until(pilot, lambda: app.state.order is not None)
+        good = app.state.order.amount
+        data = sim_server.sim.order_wire(TOKEN, with_qr=False)
+        data["amount"] = "@@"
+        body = jsontext.dumps({"status": 1, "data": data})
+        body = body.replace('"@@"', '0.00000109, "amount": 99.5')
+        sim_server.sim.add_fault(Fault(endpoint="order", token=TOKEN, body=body))
+        app.action_refresh()
+        await wait_until(pilot, lambda: detail.has_class("-stale"))
+        await wait_until(pilot, lambda: "'amount' appears twice" in screen_text(app))
+        assert app.state.order.amount == good
+        assert "99.5" not in screen_text(app)
+
+
+async def test_the_clock_tick_and_the_app_state_repaint_no_screen(
+    sim_server: SimulatorServer,
+) -> None:
+    """The app-level clock tick and the state handed down (freshness, the order on screen) are
+    `var`s: a tick repaints the countdowns, never the whole screen (a `reactive` on the App or
+    the screen repainted all of it every second: bench/run.py --case idle)."""
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        await pilot.pause(0.3)
+        screen = app.dashboard
+        refreshed: list[str] = []
+        for name, target in (("app", app), ("screen", screen)):
+            original = target.refresh
+
+            def refresh(*args: object, _name: str = name, _original=original, **kwargs: object):  # noqa: ANN001, ANN202
+                refreshed.append(_name)
+                return _original(*args, **kwargs)
+
+            target.refresh = refresh  # type: ignore[method-assign]
+        app.tick += 1
+        screen.freshness = app.state.freshness.succeeded(Kind.ORDER, 1.0, None)
+        app.shown = app.state.shown
+        app.roster += 1
+        await pilot.pause(0.2)
+        assert refreshed == []

@@ -24,6 +24,7 @@ from orderdash.core.runtime.logs import (
     secret_forms,
 )
 from orderdash.core.service import errors
+from orderdash.core.service.jsontext import dumps as jsontext_dumps
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
 
 TOKEN = DEMO_TOKENS[0]
@@ -254,3 +255,62 @@ def test_cli_refuses_a_log_file_it_cannot_open(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("orderdash: cannot open the log file")
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("dangling", [False, True], ids=["to-a-file", "dangling"])
+def test_a_symlink_at_the_log_path_is_refused_never_followed(
+    tmp_path: Path, dangling: bool
+) -> None:
+    target = tmp_path / "precious"
+    if not dangling:
+        target.write_text("not a log\n")
+        target.chmod(0o644)
+    link = tmp_path / "orderdash.log"
+    link.symlink_to(target)
+    result = run_cli("get", TOKEN, "--log", str(link), "--base-url", "http://127.0.0.1:9")
+    assert result.returncode == 2
+    assert result.stderr.startswith("orderdash: cannot open the log file")
+    assert "symbolic link" in result.stderr and result.stderr.count("\n") == 1
+    if dangling:
+        assert not target.exists(), "the link's target was created"
+    else:
+        assert target.read_text() == "not a log\n" and mode_of(target) == 0o644
+
+
+def test_a_file_of_another_owner_keeps_its_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "shared.log"
+    path.write_text("")
+    path.chmod(0o640)
+    # as if the file belonged to someone else: we may write to it, never re-mode it
+    real_uid = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: real_uid + 1)
+    setup = configure_logging(path, [BEARER])
+    try:
+        logging.getLogger("orderdash.core.service.client").info("a line")
+    finally:
+        setup.close()
+    assert mode_of(path) == 0o640
+    assert "a line" in path.read_text()
+
+
+@pytest.mark.parametrize("invisible", ["\u00ad", "\u200b", "\u2060", "\ufeff", "\u200b\u00ad"])
+async def test_the_token_with_invisible_characters_inside_is_redacted(
+    sim_server: SimulatorServer, log_path: Path, invisible: str
+) -> None:
+    cut = len(BEARER) // 2
+    echoed = BEARER[:cut] + invisible + BEARER[cut:]
+    body = jsontext_dumps({"success": False, "data": None, "message": f"token {echoed} refused"})
+    sim_server.sim.add_fault(Fault(endpoint="rates", body=body, times=1))
+    async with make_client(make_settings(sim_server.base_url)) as client:
+        with pytest.raises(errors.FailureReported) as caught:
+            await client.refresh_rate(TOKEN)
+    shown = caught.value.message
+    logging.getLogger("orderdash.somewhere").warning("echoed: %s", echoed)
+    text = read(log_path)
+    for place in (shown, str(caught.value.server_message), text):
+        visible = "".join(ch for ch in place if ch.isprintable() and ch != "\ufffd")
+        assert BEARER not in visible, place
+    assert "[redacted]" in shown
+    assert text.count(REDACTED) >= 2

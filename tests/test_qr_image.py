@@ -630,7 +630,7 @@ def test_core_module_is_plain_python() -> None:
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module)
     allowed = {"__future__", "array", "base64", "binascii", "functools", "struct", "sys", "zlib"}
-    allowed |= {"collections.abc", "typing"}
+    allowed |= {"collections", "collections.abc", "hashlib", "threading", "time", "types", "typing"}
     assert imported <= allowed | {"orderdash.core.qr.matrix"}, imported
     code = (
         "import sys, orderdash.core.qr.image\n"
@@ -766,3 +766,40 @@ async def test_two_codes_are_read_region_by_region() -> None:
         assert decode_qr_in_region(app, left) == [BECH32]
         assert decode_qr_in_region(app, right) == [address]
         assert sorted(decode_qr_on_screen(app)) == sorted([BECH32, address])
+
+
+def test_the_cost_limit_is_checked_on_the_header_before_any_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hostile_png import paeth_bomb
+
+    def no_work(*args: object) -> None:
+        raise AssertionError("inflated or unfiltered before the cost was checked")
+
+    monkeypatch.setattr(qr_image_module, "_inflate", no_work)
+    monkeypatch.setattr(qr_image_module, "_unfilter", no_work)
+    message = _rejected(paeth_bomb())
+    assert message.startswith("image too large to decode (4096x4096, 64 bits a pixel")
+
+
+def test_a_failure_is_cached_by_content_and_never_decoded_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hostile_png import data_uri, paeth_png
+
+    uri = data_uri(paeth_png(64, 64, depth=8, colour=0))  # bad last filter byte
+    calls: list[str] = []
+    decode = qr_image_module.matrix_from_data_uri
+
+    def counted(text: str) -> object:
+        calls.append(text)
+        return decode(text)
+
+    monkeypatch.setattr(qr_image_module, "matrix_from_data_uri", counted)
+    cached_matrix_from_data_uri.cache_clear()
+    assert cached_matrix_from_data_uri.peek(uri) is None
+    for _ in range(3):
+        with pytest.raises(QRImageError, match="filter type 5"):
+            cached_matrix_from_data_uri("".join(uri))  # an equal string, not the same object
+    assert len(calls) == 1
+    assert isinstance(cached_matrix_from_data_uri.peek(uri), QRImageError)

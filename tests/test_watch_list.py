@@ -7,8 +7,11 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.domain.display import amount_text
+from orderdash.core.watching.store import WatchListFile
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
@@ -180,3 +183,47 @@ async def test_headless_watch_prints_one_json_line_per_event(sim_server: Simulat
     assert (status["previous"], status["code"]) == ("IN_PROGRESS", "CANCELED")
     assert ("error", token) in kinds and ("recovered", token) in kinds
     assert kinds.count(("error", token)) == 1, "one error line per outage, not one per retry"
+
+
+async def test_two_dashboards_on_one_list_keep_each_others_orders(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    """The dashboard and another instance (the real store code, as a second dashboard uses it)
+    change one file: every addition and removal of each ends up in both."""
+    path = tmp_path / "watchlist.json"
+    other = WatchListFile(path)
+    other.apply(added=[DEMO_TOKENS[0]])
+    settings = {"persist_watchlist": True, "watchlist_file": str(path)}
+    app = list_app(sim_server, [], **settings)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: list(app.state.entries) == [DEMO_TOKENS[0]])
+        other.load()
+        other.apply(added=[DEMO_TOKENS[1]])  # B adds an order
+        await wait_until(pilot, lambda: DEMO_TOKENS[1] in app.state.entries, timeout=5)
+        app.add_tokens_from(DEMO_TOKENS[2])  # A adds another
+        await wait_until(pilot, lambda: DEMO_TOKENS[2] in app.state.entries)
+        await wait_until(pilot, lambda: len(json.loads(path.read_text())["tokens"]) == 3, timeout=5)
+        other.apply(removed=[DEMO_TOKENS[0]], added=[DEMO_TOKENS[3]])
+        await wait_until(
+            pilot,
+            lambda: set(app.state.entries) == {*DEMO_TOKENS[1:4]},
+            timeout=5,
+        )
+    assert sorted(json.loads(path.read_text())["tokens"]) == sorted(DEMO_TOKENS[1:4])
+
+
+async def test_adding_beyond_the_cap_is_refused_and_said(
+    sim_server: SimulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orderdash.tui import watch_list_file
+
+    monkeypatch.setattr(watch_list_file, "MAX_TOKENS", 3)  # the same rule as at 5,000, sooner
+    path = tmp_path / "watchlist.json"
+    settings = {"persist_watchlist": True, "watchlist_file": str(path)}
+    app = list_app(sim_server, list(DEMO_TOKENS[:2]), **settings)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: len(app.state.entries) == 2)
+        app.add_tokens_from(" ".join(DEMO_TOKENS[2:5]))
+        await wait_until(pilot, lambda: "holds at most 3 orders: 2 not added" in screen_text(app))
+        assert list(app.state.entries) == list(DEMO_TOKENS[:3])
+    assert json.loads(path.read_text())["tokens"] == list(DEMO_TOKENS[:3])

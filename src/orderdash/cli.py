@@ -293,6 +293,15 @@ def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
             return await (client.refresh_rate(token) if rates else client.get_order(token))
 
     fetched = asyncio.run(fetch())
+    if fetched.order.token != token:
+        # the service may normalise tokens, so this is not refused; but it must not pass unseen
+        from orderdash.core.safetext import clean
+
+        print(
+            f"orderdash: warning: the service answered for order token "
+            f"{clean(fetched.order.token, limit=80)!r}, not {clean(token, limit=80)!r} as asked",
+            file=sys.stderr,
+        )
     if args.json:
         from orderdash.core.service import jsontext
 

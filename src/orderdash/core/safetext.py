@@ -7,7 +7,10 @@ user can still see that something odd was sent, and nothing is executed by the t
 
 from __future__ import annotations
 
+import unicodedata
+
 REPLACEMENT = "\ufffd"
+REDACTED = "[redacted]"
 _ELLIPSIS = "\u2026"
 
 
@@ -30,3 +33,24 @@ def shorten_middle(text: str, width: int) -> str:
     head = (width - 1) // 2
     tail = width - 1 - head
     return text[:head] + _ELLIPSIS + text[-tail:]
+
+
+def _invisible(ch: str) -> bool:
+    """A format character (U+00AD, U+200B, bidi marks...) or the placeholder `clean` made of one."""
+    return ch == REPLACEMENT or unicodedata.category(ch) == "Cf"
+
+
+def without_secret(text: str, secret: str | None, replacement: str = REDACTED) -> str:
+    """`text` with every occurrence of `secret` replaced, also where invisible format characters
+    (Unicode category Cf, or the placeholder they became) were put inside it: a terminal shows
+    `tok\u00aden` as `token`. The secret's own characters are never such characters."""
+    if not secret or not text:
+        return text
+    if secret in text:
+        text = text.replace(secret, replacement)
+    if text.isascii():
+        return text
+    visible = "".join(ch for ch in text if not _invisible(ch))
+    if len(visible) != len(text) and secret in visible:
+        return visible.replace(secret, replacement)
+    return text

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 
 from orderdash.core.customer.catalogue import resolve_language
@@ -32,11 +32,12 @@ from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
-from orderdash.tui.messages import WatchReporter
+from orderdash.tui.messages import WatchListRead, WatchListSaved, WatchReporter
 from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
+from orderdash.tui.watch_list_file import WatchListSync
 
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file). The order is still polled."
@@ -53,12 +54,13 @@ class OrderDashApp(App[None]):
         Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
     ]
 
+    # `var`s: app-level state that widgets watch; setting one repaints nothing by itself
     #: One clock for every countdown on screen: it ticks once a second.
-    tick: reactive[int] = reactive(0, init=False)
+    tick: var[int] = var(0, init=False)
     #: The order on screen as last answered (the point-of-sale screen watches it).
-    shown: reactive[Shown | None] = reactive(None, init=False, always_update=True)
+    shown: var[Shown | None] = var(None, init=False, always_update=True)
     #: Bumped when orders join or leave the watch list (the list pane rebuilds).
-    roster: reactive[int] = reactive(0, init=False)
+    roster: var[int] = var(0, init=False)
 
     def __init__(
         self,
@@ -95,6 +97,7 @@ class OrderDashApp(App[None]):
         self._pos: Screen[None] | None = None
         self._told_no_bearer = False
         self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
+        self._file = WatchListSync(self, state, started=self._start, adopt=self._adopt)
 
     async def on_mount(self) -> None:
         dashboard = DashboardScreen(self.state, self.watcher)
@@ -102,12 +105,7 @@ class OrderDashApp(App[None]):
         await self.push_screen(dashboard)
         self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
         self.set_interval(1.0, self._tick)
-        saved: list[str] = []
-        if self.state.store is not None:
-            saved, warning = self.state.store.load()
-            if warning:
-                self.notify(warning, title="Watch list", severity="warning", markup=False)
-        self._start(saved)
+        self._file.start()  # the saved list is read in a worker: `_start` once it is known
         # the first paint is the end of the start-up (core/runtime/startup.py)
         self.call_after_refresh(startup.resume)
         for notice in self._notices:
@@ -117,19 +115,22 @@ class OrderDashApp(App[None]):
         """The saved list is known: it and the given tokens are watched, the first given opens.
         The watcher has not run yet, so its first read of that order is the focused one."""
         given = parse_tokens("\n".join(self._tokens), known=saved)
-        self.watch_tokens([*saved, *given.tokens], save=bool(given.tokens))
+        self.watch_tokens(saved, save=False)
+        self.watch_tokens(given.tokens, save=True)
         first = next(iter(given.tokens + given.duplicates), None)
         self.dashboard.start(first, [reason for _, reason in given.invalid])
         if first is not None and self._open_pos:
             self.action_point_of_sale()
 
     async def on_unmount(self) -> None:
+        self._file.flush_at_exit()
         if self.publisher is not None:
             self.publisher.end()
         await self.client.aclose()
 
     def _tick(self) -> None:
         self.tick += 1
+        self._file.tick()
         self.publish_display()
 
     @property
@@ -210,12 +211,16 @@ class OrderDashApp(App[None]):
             self.dashboard.load(token)
 
     def watch_tokens(self, tokens: Iterable[str], *, save: bool) -> list[str]:
-        """Watch the tokens not watched yet (kept on disk if `save`); returns those."""
-        added = self.state.add(tokens)
+        """Watch the tokens not watched yet, as many as the cap lets in (kept in the file if
+        `save`); returns those."""
+        new = [token for token in dict.fromkeys(tokens) if token not in self.state.entries]
+        added = self.state.add(new[: self._file.room(len(new))])
         for token in added:
             self.watcher.add(token)
         if added:
-            self._roster_changed(save=save)
+            self.roster += 1
+            if save:
+                self._file.save(added=added)
         return added
 
     def unwatch(self, token: str | None) -> None:
@@ -223,34 +228,49 @@ class OrderDashApp(App[None]):
             self.notify("No order selected.", severity="warning", markup=False)
             return
         self.watcher.remove(token)
-        self._roster_changed(save=True)
+        self.roster += 1
+        self._file.save(removed=[token])
         text = f"Removed {clean(token, limit=40)} \u2014 press u to undo"
         self.notify(text, timeout=6, markup=False)
 
     def action_undo_remove(self) -> None:
-        entry = self.state.undo()
-        if entry is None:
+        if not self.state.removed:
             self.notify("Nothing to undo.", markup=False)
+            return
+        entry = self.state.undo() if self._file.room(1) else None
+        if entry is None:
             return
         self.watcher.add(entry.token)
         if entry.token == self.state.token:
             self.watcher.focus({entry.token})
-        self._roster_changed(save=True)
+        self.roster += 1
+        self._file.save(added=[entry.token])
         self.notify(f"Back on the list: {clean(entry.token, limit=40)}", timeout=3, markup=False)
 
-    def _roster_changed(self, *, save: bool) -> None:
-        self.roster += 1
-        problem = self.state.save() if save else None
-        if problem:
-            self.notify(problem, severity="error", markup=False)
+    def _adopt(self, gone: list[str], new: list[str]) -> None:
+        """Another dashboard changed the file: its removals and additions are taken in."""
+        for token in gone:
+            self.state.entries.pop(token, None)
+            self.watcher.remove(token)
+        if gone:
+            self.roster += 1
+        self.watch_tokens(new, save=False)
+
+    def on_watch_list_read(self, message: WatchListRead) -> None:
+        self._file.read_done(message)
+
+    def on_watch_list_saved(self, message: WatchListSaved) -> None:
+        self._file.save_done(message)
 
     def action_add_tokens(self) -> None:
         # imported when first opened: the editor is not needed before
         from orderdash.tui.screens.add_tokens import AddTokensScreen
 
-        self.push_screen(AddTokensScreen(), callback=self._tokens_given)
+        self.push_screen(AddTokensScreen(), callback=self.add_tokens_from)
 
-    def _tokens_given(self, text: str | None) -> None:
+    def add_tokens_from(self, text: str | None) -> None:
+        """Tokens pasted or typed in the add dialog (one a line, or separated by spaces or
+        commas) join the list; one notice says how many and what was refused."""
         if not text:
             return
         parsed = parse_tokens(text, known=self.state.entries)

@@ -69,3 +69,24 @@ class WatchReporter:
 
     def on_status(self, token: str, status: dict[Kind, TrackStatus]) -> None:
         self._post(WatchStatusChanged(token, status))
+
+
+@dataclass
+class WatchListRead(Message):
+    """The watch list file, read in a worker: at start (`initial`), or after another instance
+    changed it."""
+
+    tokens: list[str]
+    warning: str | None
+    initial: bool
+
+
+@dataclass
+class WatchListSaved(Message):
+    """This instance's changes merged into the file, by a worker: the list the file now holds,
+    and what did not fit under the cap (`error` when the disk refused)."""
+
+    tokens: list[str]
+    refused: list[str]
+    warning: str | None
+    error: str | None = None

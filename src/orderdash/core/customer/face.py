@@ -41,7 +41,7 @@ AmountLabel = Literal[
 ]
 NoteKey = Literal[
     "", "note_no_address", "note_no_server_image", "note_no_uri_standard",
-    "note_server_image_unusable",
+    "note_server_image_unusable", "note_decoding_server_image",
 ]  # fmt: skip
 #: An amount as the server wrote it (grouped or not), or the em dash for none.
 _AMOUNT = re.compile(r"(-?[0-9][0-9,]*(\.[0-9]+)?|\u2014)?")
@@ -166,11 +166,12 @@ def customer_face(
     if state.payable:
         note = payload.note_key
         if payload.server_image:
-            try:
-                matrix = cached_matrix_from_data_uri(payload.server_image)
-            except QRImageError:
+            # decoded in a worker by the screen that shows it, never here (see payment_qr.py)
+            matrix = cached_matrix_from_data_uri.peek(payload.server_image)
+            if matrix is None or isinstance(matrix, QRImageError):
                 qr_text = caption = clean(order.address or "")
-                note = "note_server_image_unusable"
+                unusable = isinstance(matrix, QRImageError)
+                note = "note_server_image_unusable" if unusable else "note_decoding_server_image"
             else:
                 modules = tuple("".join("1" if m else "0" for m in row) for row in matrix.modules)
         else:

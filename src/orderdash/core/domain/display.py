@@ -16,6 +16,8 @@ def amount_text(value: Decimal | None, *, group: bool = False) -> str:
     """Every digit the server sent, positional notation; `group` adds thousands separators."""
     if value is None:
         return MISSING
+    if not jsontext.in_range(value):  # models bound money; never expand an unbounded one here
+        return jsontext.OUT_OF_RANGE_MARK
     return format(value, ",f" if group else "f")
 
 
@@ -42,6 +44,8 @@ def json_value_text(value: object, *, limit: int | None = 80) -> str:
         return MISSING
     if isinstance(value, str):
         return clean(value, limit=limit)
+    if isinstance(value, jsontext.OutOfRangeNumber):
+        return clean(str(value), limit=limit)
     try:
         text = jsontext.dumps(value)
     except (TypeError, ValueError, RecursionError):

@@ -7,24 +7,33 @@ patterns must be where a QR code has them. Anything else (a resampled, blurred o
 image) is refused with a one-line QRImageError instead of guessed at.
 
 Every input is untrusted: the URI, the image size and the inflated data are all bounded
-before the memory they imply is allocated.
+before the memory they imply is allocated, and the work before it is spent: the header's pixels
+times bits per pixel (MAX_IMAGE_BITS) bound what the pure-Python unfiltering costs (a 4096x4096
+16-bit RGBA image took ~40 s). `cached_matrix_from_data_uri` keeps results by content hash,
+failures included, so a bad image costs once; the UI calls it from a worker thread and asks
+`cached_matrix_from_data_uri.peek` (no work) on the event loop.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import functools
+import hashlib
 import struct
 import sys
+import threading
+import time
 import zlib
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import TypeVar
 
 from orderdash.core.qr.matrix import QRMatrix
 
 __all__ = [
+    "MAX_IMAGE_BITS",
     "MAX_IMAGE_SIDE",
     "MAX_URI_LENGTH",
     "QRImageError",
@@ -36,6 +45,11 @@ __all__ = [
 DATA_URI_PREFIX = "data:image/png;base64,"
 MAX_URI_LENGTH = 2 * 1024 * 1024
 MAX_IMAGE_SIDE = 4096
+#: Largest image decoded, in pixels times bits per pixel (8 MiB of unfiltered rows): an RGBA
+#: 8-bit 1448x1448, a grey 8-bit 2896x2896, far more than a QR code drawn module-exact needs
+#: (177 modules of 10 pixels with a border are 1,850 pixels a side, 1 to 8 bits deep). Checked
+#: on the header, before anything is inflated or unfiltered.
+MAX_IMAGE_BITS = 64 * 1024 * 1024
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -202,6 +216,12 @@ def _check_header(
         )
     if colour not in _BIT_DEPTHS or depth not in _BIT_DEPTHS[colour]:
         raise QRImageError(f"unsupported PNG format (colour type {colour}, {depth}-bit)")
+    bits = width * height * depth * _CHANNELS[colour]
+    if bits > MAX_IMAGE_BITS:
+        raise QRImageError(
+            f"image too large to decode ({width}x{height}, {depth * _CHANNELS[colour]} bits a "
+            f"pixel; at most {MAX_IMAGE_BITS // 8 // 1024 // 1024} MiB of pixels)"
+        )
     if compression != 0 or filtering != 0:
         raise QRImageError("unsupported PNG compression or filter method")
     if interlace == 1:
@@ -258,6 +278,9 @@ def _unfilter(raw: bytearray, height: int, stride: int, bits_per_pixel: int) -> 
     previous = bytes(stride)
     first = True
     for y in range(height):
+        # Let go of the GIL once a row: decoding runs in a worker thread, and the event loop's
+        # thread, when it wants the GIL back, would otherwise wait out a whole switch interval.
+        time.sleep(0)
         start = y * (stride + 1)
         kind = raw[start]
         line = raw[start + 1 : start + 1 + stride]
@@ -450,10 +473,74 @@ def matrix_from_data_uri(uri: str, *, quiet_zone: int = 2) -> QRMatrix:
     return QRMatrix(text="", modules=modules, quiet_zone=quiet_zone)
 
 
-@functools.lru_cache(maxsize=16)
-def cached_matrix_from_data_uri(uri: str) -> QRMatrix:
-    """Cached matrix_from_data_uri (quiet zone 2), so a repaint never decodes the image again."""
-    return matrix_from_data_uri(uri)
+class _ByContent:
+    """matrix_from_data_uri (quiet zone 2) cached by the URI's SHA-256, failures included (an
+    image refused once is refused again without decoding it again). One decode at a time:
+    two callers asking for the same new image decode it once."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._results: OrderedDict[bytes, QRMatrix | QRImageError] = OrderedDict()
+        self._lock = threading.Lock()
+        self._decoding = threading.Lock()
+        # bound per instance, as on functools' cache wrappers: code that clears every cache it
+        # finds (the soak test) must not find them on the class
+        self.cache_info = self._cache_info
+        self.cache_clear = self._cache_clear
+
+    @staticmethod
+    def _key(uri: str) -> bytes:
+        return hashlib.sha256(uri.encode("utf-8", "surrogatepass")).digest()
+
+    def peek(self, uri: str) -> QRMatrix | QRImageError | None:
+        """The cached result for `uri`, or None when it has not been decoded: no decoding here,
+        only a hash of at most MAX_URI_LENGTH characters (a longer URI is refused at once)."""
+        if not isinstance(uri, str) or len(uri) > MAX_URI_LENGTH:
+            return _guarded_error(uri)
+        key = self._key(uri)
+        with self._lock:
+            result = self._results.get(key)
+            if result is not None:
+                self._results.move_to_end(key)
+            return result
+
+    def __call__(self, uri: str) -> QRMatrix:
+        """The matrix of `uri`, decoded at most once; raises the (cached) QRImageError."""
+        result = self.peek(uri)
+        if result is None:
+            with self._decoding:
+                result = self.peek(uri)
+                if result is None:
+                    try:
+                        result = matrix_from_data_uri(uri)
+                    except QRImageError as error:
+                        result = error
+                    with self._lock:
+                        self._results[self._key(uri)] = result
+                        while len(self._results) > self.maxsize:
+                            self._results.popitem(last=False)
+        if isinstance(result, QRImageError):
+            raise QRImageError(str(result))
+        return result
+
+    def _cache_info(self) -> SimpleNamespace:
+        with self._lock:
+            return SimpleNamespace(maxsize=self.maxsize, currsize=len(self._results))
+
+    def _cache_clear(self) -> None:
+        with self._lock:
+            self._results.clear()
+
+
+def _guarded_error(uri: object) -> QRImageError:
+    try:
+        _png_bytes(uri)
+    except QRImageError as error:
+        return error
+    return QRImageError("not a PNG data URI")  # pragma: no cover - _png_bytes refused it
+
+
+cached_matrix_from_data_uri = _ByContent(maxsize=16)
 
 
 def _symbol_from_uri(uri: str) -> tuple[tuple[bool, ...], ...]:

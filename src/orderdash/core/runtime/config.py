@@ -177,6 +177,10 @@ def _layer_from_toml(path: Path, required: bool) -> dict[str, Any]:
         raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"the config file {path} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"the config file {path} is not UTF-8 text") from None
+    except (ValueError, RecursionError) as exc:  # anything else tomllib cannot read
+        raise ConfigError(f"cannot read the config file {path}: {exc}") from None
 
 
 def _resolve_token(layer: dict[str, Any], warnings: list[str]) -> dict[str, Any]:

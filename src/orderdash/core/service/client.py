@@ -31,7 +31,7 @@ import httpx
 from pydantic import SecretStr, ValidationError
 
 from orderdash import __version__
-from orderdash.core.safetext import clean
+from orderdash.core.safetext import clean, without_secret
 from orderdash.core.service import jsontext
 from orderdash.core.service.errors import (
     ApiError,
@@ -374,8 +374,8 @@ class OrderClient:
 
     def _without_secret(self, text: str | None) -> str | None:
         secret = self._bearer_token.get_secret_value() if self._bearer_token else ""
-        if text and secret and secret in text:
-            return text.replace(secret, "[redacted]")
+        if text and secret:
+            return without_secret(text, secret)
         return text
 
     @staticmethod
@@ -532,6 +532,8 @@ def _first_error(exc: ValidationError) -> str:
     first = errors[0]
     location = clean(".".join(str(part) for part in first["loc"]) or "body", limit=60)
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    if isinstance(exc.errors(include_url=False)[0].get("input"), jsontext.OutOfRangeNumber):
+        return f"{location}: number out of range{more}"
     words = _JSON_TYPE_WORDS.get(first["type"])
     if words is not None:
         return f"{location} {words}{more}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orderdash.core.safetext import clean
+from orderdash.core.safetext import clean, without_secret
 
 #: Exit codes of the one-shot CLI, by error family.
 EXIT_OK = 0
@@ -26,12 +26,14 @@ class OrderdashError(Exception):
 
     def redacted(self, secret: str | None) -> OrderdashError:
         """Drop every occurrence of `secret` from the message (a server can echo what it got)."""
-        if secret and secret in self.message:
-            self.message = self.message.replace(secret, "[redacted]")
-            self.args = (self.message,)
+        if secret:
+            message = without_secret(self.message, secret)
+            if message != self.message:
+                self.message = message
+                self.args = (self.message,)
         server_message = getattr(self, "server_message", None)
-        if secret and server_message and secret in server_message:
-            self.server_message = server_message.replace(secret, "[redacted]")
+        if secret and server_message:
+            self.server_message = without_secret(server_message, secret)
         return self
 
 

@@ -14,6 +14,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, model_validator
 from pydantic.alias_generators import to_camel
 
+from orderdash.core.service.jsontext import OutOfRangeNumber, in_range
+
 #: Largest magnitude and finest fraction accepted for a money value (10^±40): wider than any
 #: coin or fiat amount, narrow enough that formatting can never produce a huge string.
 _MAX_ADJUSTED_EXPONENT = 40
@@ -21,6 +23,8 @@ _MAX_DIGITS = 80
 
 
 def _to_money(value: Any) -> Decimal:
+    if isinstance(value, OutOfRangeNumber):
+        raise ValueError("number out of range")
     if isinstance(value, bool) or isinstance(value, float):
         # float means the body was parsed lossily somewhere: refuse rather than show a wrong digit
         raise ValueError("expected an exact decimal number")
@@ -70,13 +74,19 @@ def _to_json_value(value: Any) -> Any:
         elif isinstance(item, Decimal):
             if not item.is_finite():
                 raise ValueError("expected a finite number")
-        elif item is not None and not isinstance(item, str | bool | int):
+            if not in_range(item):
+                raise ValueError("number out of range")
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if item.bit_length() > 340:  # about 100 digits, as jsontext bounds a literal
+                raise ValueError("number out of range")
+        elif item is not None and not isinstance(item, str | bool | OutOfRangeNumber):
             # float included: it would mean the body was parsed lossily somewhere
             raise ValueError("expected a JSON value")
     return value
 
 
-#: A value whose type the spec does not show: kept as sent (numbers as Decimal).
+#: A value whose type the spec does not show: kept as sent (numbers as Decimal, or as the cut,
+#: marked literal text of an OutOfRangeNumber).
 JsonAny = Annotated[Any, BeforeValidator(_to_json_value)]
 
 

@@ -87,6 +87,8 @@ class Shown:
     order: Order
     payment: PaymentState
     payload: QRPayload
+    #: When the answer arrived (wall time): the expiry countdown counts from it.
+    received_at: float
     #: Transactions new in this answer (the POS flashes, the table marks them).
     new_ids: tuple[int, ...] = ()
 
@@ -135,6 +137,8 @@ class DashboardState:
         #: The order on the customer display (`orderdash display`), if any: it need not be
         #: the one on screen.
         self.customer_token: str | None = None
+        #: (asked, answered) token pairs already told about (`token_mismatch`).
+        self._told_mismatch: set[tuple[str, str]] = set()
 
     @property
     def order(self) -> Order | None:
@@ -148,16 +152,6 @@ class DashboardState:
         for token in added:
             self.entries[token] = Entry(token)
         return added
-
-    def save(self) -> str | None:
-        """Keep the list on disk; returns what went wrong, if anything."""
-        if self.store is None:
-            return None
-        try:
-            self.store.save(self.entries)
-        except OSError as error:
-            return f"The watch list could not be saved: {error}"
-        return None
 
     def remove(self, token: str) -> bool:
         entry = self.entries.pop(token, None)
@@ -203,7 +197,7 @@ class DashboardState:
         payload = qr_payload(
             order, payment, self.qr_content, self.server_qr, uppercase=self.qr_uppercase
         )
-        self.shown = Shown(order, payment, payload, new_ids)
+        self.shown = Shown(order, payment, payload, fetched.received_at, new_ids)
         next_rate_at = self.monotonic() + self.refresh_interval if kind is Kind.RATES else None
         self.freshness = self.freshness.succeeded(kind, self.clock(), next_rate_at)
         return self.shown
@@ -235,6 +229,20 @@ class DashboardState:
         payment = entry.payment or payment_state(order, entry.fetched.received_at)
         payload = qr_payload(order, payment, self.qr_content, None, uppercase=self.qr_uppercase)
         return customer_face(order, payment, payload, connection_problem=entry.failing)
+
+    def token_mismatch(self, order: Order) -> tuple[str | None, bool]:
+        """A warning when the service answered with another token than the one asked (it may
+        normalise tokens, so the answer is shown, but never as if nothing were odd), and
+        whether it is the first time for this pair (a notification then)."""
+        if self.token is None or order.token == self.token:
+            return None, False
+        warning = (
+            f"Warning: the service answered for order token {clean(order.token, limit=60)!r}, "
+            f"not {clean(self.token, limit=60)!r} as asked"
+        )
+        first = (self.token, order.token) not in self._told_mismatch
+        self._told_mismatch.add((self.token, order.token))
+        return warning, first
 
     # -- the watcher's reports -------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Header
 
@@ -30,7 +30,7 @@ from orderdash.tui.bindings import DASHBOARD_BINDINGS
 from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.order_detail import OrderDetail
-from orderdash.tui.widgets.payment_qr import qr_what, show_payload
+from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
@@ -49,9 +49,9 @@ class DashboardScreen(Screen[None]):
     BINDINGS = DASHBOARD_BINDINGS
 
     #: How fresh the order on screen is (the state's, handed down to the status line).
-    freshness: reactive[Freshness] = reactive(Freshness, init=False)
+    freshness: var[Freshness] = var(Freshness, init=False)
     #: What the customer display shows, in a few words ("" when nothing is published).
-    customer_display: reactive[str] = reactive("", init=False)
+    customer_display: var[str] = var("", init=False)
 
     def __init__(self, state: DashboardState, watcher: OrderWatcher) -> None:
         super().__init__()
@@ -116,6 +116,8 @@ class DashboardScreen(Screen[None]):
     def load(self, token: str) -> None:
         """Show `token`'s order in the detail panes (adding it to the watch list if new)."""
         self._app.watch_tokens([token], save=True)
+        if token not in self.state.entries:  # the list is full (the user was told)
+            return
         self.state.focus(token)
         self.watcher.focus(self.state.closely_watched)
         self.query_one(TokenBar).input.value = token
@@ -134,12 +136,8 @@ class DashboardScreen(Screen[None]):
 
     def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
         """The focused order into the detail, transactions, QR and status panes."""
-        shown = self.state.show(fetched, kind, new_ids)
-        order = shown.order
-        what = qr_what(shown.payload, show_payload(self.query_one(QRView), shown.payload))
-        self.query_one(OrderDetail).show(
-            order, fetched.received_at, self.state.direction, shown.payment, what
-        )
+        order = self.state.show(fetched, kind, new_ids).order
+        self._show_qr()
         currency = clean(order.currency.abbreviation, limit=12)
         self.query_one(TransactionsPane).show(
             order.transactions, new_ids, coin_code(order), currency
@@ -147,8 +145,20 @@ class DashboardScreen(Screen[None]):
         company, token = clean(order.company_name, limit=40), clean(order.token, limit=40)
         self.sub_title = f"{company} \u00b7 {token}"
         self._update_freshness()
-        self.query_one(TokenBar).show_error(None)
-        self._app.shown = shown
+        warning, first = self.state.token_mismatch(order)
+        if warning and first:
+            self.notify(warning, title="Another order token", severity="warning", markup=False)
+        self.query_one(TokenBar).show_error(warning)
+        self._app.shown = self.state.shown
+
+    @on(ServerImageDecoded)
+    def _show_qr(self) -> None:
+        """The QR pane, and the detail that says what the code is (again once the server's
+        image is decoded, in a worker)."""
+        if (shown := self.state.shown) is not None:
+            what = qr_what(shown.payload, show_payload(self.query_one(QRView), shown.payload))
+            detail = self.query_one(OrderDetail)
+            detail.show(shown.order, shown.received_at, self.state.direction, shown.payment, what)
 
     def _update_freshness(self) -> None:
         self.freshness = freshness = self.state.freshness

@@ -28,6 +28,7 @@ from orderdash.core.service.models import Order
 from orderdash.core.watching.state import DashboardState, Freshness, Shown
 from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.widgets.customer import CustomerPanel, digits_width
+from orderdash.tui.widgets.payment_qr import ServerImageDecoded
 
 __all__ = ["CONNECTION_PROBLEM", "PosScreen", "digits_width"]
 
@@ -101,7 +102,14 @@ class PosScreen(Screen[None]):
             connection_problem=self.connection_problem,
         )
         self.panel.show(self.face)
+        if shown.payload.server_image and shown.payment.payable:
+            self.panel.decode_server_image(shown.payload.server_image)
         self._tick()
+
+    def on_server_image_decoded(self, event: ServerImageDecoded) -> None:
+        """The server's QR image is decoded (in a worker): show the order again."""
+        event.stop()
+        self._show(self._shown)
 
     def _freshness_changed(self, freshness: Freshness) -> None:
         problem = freshness.stale and self._dashboard_state.order is not None

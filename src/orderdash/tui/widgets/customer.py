@@ -23,6 +23,7 @@ from orderdash.core.domain.display import duration_text
 from orderdash.core.domain.payment import Phase
 from orderdash.core.qr.matrix import QRMatrix
 from orderdash.tui.text import joined, literal
+from orderdash.tui.widgets.payment_qr import decode_server_image
 from orderdash.tui.widgets.qr import QRView
 
 #: Banner colour class per phase.
@@ -262,6 +263,11 @@ class CustomerPanel(Vertical):
 
     def on_customer_side_resized(self, event: CustomerSide.Resized) -> None:
         self._fit_digits()
+
+    def decode_server_image(self, uri: str) -> None:
+        """The service's own QR image is to be shown: decode it off the event loop; the panel
+        posts `ServerImageDecoded` when the face can be built again with it."""
+        decode_server_image(self.query_one("#pos-qr", QRView), uri)
 
     def tick(self, now: float) -> None:
         """The countdowns at wall-clock `now`."""

@@ -1,22 +1,46 @@
-"""Putting a QR payload (address, payment URI or the server's image) into a QRView."""
+"""Putting a QR payload (address, payment URI or the server's image) into a QRView.
+
+The server's image is decoded in a worker thread, never on the event loop (a hostile image
+froze the screen for 40 s a time): until it is decoded the address is shown, then the view
+posts `ServerImageDecoded` and its screen shows the payload again, which the cache answers.
+"""
 
 from __future__ import annotations
+
+import threading
+from weakref import WeakKeyDictionary
+
+from textual.message import Message
 
 from orderdash.core.qr.image import QRImageError, cached_matrix_from_data_uri
 from orderdash.core.qr.payload import QRPayload
 from orderdash.tui.widgets.qr import QRView
 
+DECODING_NOTE = "decoding the server QR image: address shown meanwhile"
+
+#: The image each view has a decode under way for (one worker per view and image).
+_decoding: WeakKeyDictionary[QRView, str] = WeakKeyDictionary()
+_decoding_lock = threading.Lock()
+
+
+class ServerImageDecoded(Message):
+    """A server QR image asked for by this view is decoded (or refused): show it again."""
+
 
 def show_payload(view: QRView, payload: QRPayload) -> str:
     """Show `payload` in `view`; returns a note for the user when it is not what was asked."""
     if payload.server_image:
-        try:
-            matrix = cached_matrix_from_data_uri(payload.server_image)
-        except QRImageError as error:
+        result = cached_matrix_from_data_uri.peek(payload.server_image)
+        if result is None:
             view.text = payload.caption.rsplit(" \u00b7 ", 1)[-1]
             view.caption_text = ""
-            return f"server QR image unusable ({error}): address shown"
-        view.show_matrix(matrix, payload.caption)
+            _decode_in_worker(view, payload.server_image)
+            return DECODING_NOTE
+        if isinstance(result, QRImageError):
+            view.text = payload.caption.rsplit(" \u00b7 ", 1)[-1]
+            view.caption_text = ""
+            return f"server QR image unusable ({result}): address shown"
+        view.show_matrix(result, payload.caption)
         return payload.note
     view.text = payload.text or ""
     # the code may hold the text in upper case; the caption reads as people write it
@@ -39,3 +63,32 @@ def qr_what(payload: QRPayload, note: str) -> str:
     else:
         what = "nothing"
     return f"{what} ({note})" if note else what
+
+
+def decode_server_image(view: QRView, uri: str) -> None:
+    """Decode `uri` in a worker unless the cache has it; `view` posts `ServerImageDecoded`
+    when it is done (the customer panel shows a face built from the cache)."""
+    if cached_matrix_from_data_uri.peek(uri) is None:
+        _decode_in_worker(view, uri)
+
+
+def _decode_in_worker(view: QRView, uri: str) -> None:
+    with _decoding_lock:
+        if _decoding.get(view) == uri:
+            return
+        _decoding[view] = uri
+
+    def decode() -> None:
+        try:
+            cached_matrix_from_data_uri(uri)
+        except QRImageError:
+            pass  # cached too: the next show says why
+        finally:
+            with _decoding_lock:
+                if _decoding.get(view) == uri:
+                    del _decoding[view]
+        view.post_message(ServerImageDecoded())
+
+    view.run_worker(
+        decode, name="server QR image", group="server-qr", thread=True, exit_on_error=False
+    )

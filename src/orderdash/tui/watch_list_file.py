@@ -1,0 +1,134 @@
+"""The watch list file and the app's state kept in step, off the event loop.
+
+Reading and merging the file cost what the file holds, so both run in worker threads: the list
+is read at start and whenever another dashboard changed the file (a stat a second), and this
+instance's additions and removals are merged into it in order (`PendingChanges`), never
+overwriting another instance's. The workers post `WatchListRead` / `WatchListSaved` to the app,
+which hands them back here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from orderdash.core.watching.pending import PendingChanges
+from orderdash.core.watching.state import DashboardState
+from orderdash.core.watching.store import MAX_TOKENS
+from orderdash.tui.messages import WatchListRead, WatchListSaved
+
+
+class WatchListSync:
+    def __init__(
+        self,
+        app: Any,
+        state: DashboardState,
+        *,
+        started: Callable[[list[str]], None],
+        adopt: Callable[[list[str], list[str]], None],
+    ) -> None:
+        """`app` runs the workers and shows the notices; `started(saved)` once the list is read
+        at start; `adopt(gone, new)` takes in another instance's changes."""
+        self._app = app
+        self._state = state
+        self._store = state.store
+        self._started = started
+        self._adopt = adopt
+        self._pending = PendingChanges()
+        self._busy = False
+
+    def start(self) -> None:
+        if self._store is None:
+            self._started([])
+        else:
+            self._read(initial=True)
+
+    def tick(self) -> None:
+        """Once a second: another dashboard on the same list wrote the file?"""
+        if self._store is not None and not self._busy and self._store.changed():
+            self._read(initial=False)
+
+    def room(self, count: int) -> int:
+        """How many of `count` new orders fit under the cap (the user is told of the rest)."""
+        room = max(MAX_TOKENS - len(self._state.entries), 0)
+        if count > room:
+            self.tell_full(count - room)
+        return min(count, room)
+
+    def tell_full(self, count: int) -> None:
+        self._app.notify(
+            f"The watch list holds at most {MAX_TOKENS} orders: {count} not added "
+            "(remove some with d first)",
+            title="Watch list full",
+            severity="warning",
+            markup=False,
+        )
+
+    def save(self, added: Iterable[str] = (), removed: Iterable[str] = ()) -> None:
+        """Queue this instance's change for the file; one worker merges the queue in order."""
+        if self._store is None:
+            return
+        self._busy = True
+        if self._pending.queue(added, removed):
+            self._app.run_worker(
+                self._flush, group="watchlist-save", thread=True, exit_on_error=False
+            )
+
+    def flush_at_exit(self) -> None:
+        """Quitting must not lose a change still queued (the store waits for a merge in
+        progress, then takes this one)."""
+        added, removed = self._pending.drain()
+        if self._store is not None and (added or removed):
+            with contextlib.suppress(OSError):
+                self._store.apply(added, removed)
+
+    def _read(self, *, initial: bool) -> None:
+        self._busy = True
+        store = self._store
+        assert store is not None
+
+        def read() -> None:
+            try:
+                tokens, warning = store.load() if initial else store.reload()
+            except OSError as error:
+                tokens, warning = [], f"cannot read the watch list {store.path}: {error}"
+            self._app.post_message(WatchListRead(tokens, warning, initial))
+
+        self._app.run_worker(read, group="watchlist-read", thread=True, exit_on_error=False)
+
+    def _flush(self) -> None:
+        """Merge the queued changes into the file until none is left (one such worker at a
+        time, so the changes reach the file in the order they were made)."""
+        assert self._store is not None
+        while (changes := self._pending.take()) is not None:
+            try:
+                saved = self._store.apply(*changes)
+            except OSError as error:
+                self._app.post_message(WatchListSaved([], [], None, error=str(error)))
+                continue
+            self._app.post_message(WatchListSaved(saved.tokens, saved.refused, saved.warning))
+
+    def read_done(self, message: WatchListRead) -> None:
+        self._busy = False
+        if message.warning:
+            self._app.notify(message.warning, title="Watch list", severity="warning", markup=False)
+        if message.initial:
+            self._started(message.tokens)
+        else:
+            self._adopt(*self._pending.keep_local(message.tokens, self._state.entries))
+
+    def save_done(self, message: WatchListSaved) -> None:
+        self._busy = self._pending.flushing
+        if message.error is not None:
+            self._app.notify(
+                f"The watch list could not be saved: {message.error}",
+                severity="error",
+                markup=False,
+            )
+            return
+        if message.warning:
+            self._app.notify(message.warning, title="Watch list", severity="warning", markup=False)
+        if message.refused:
+            self.tell_full(len(message.refused))
+        self._adopt(*self._pending.keep_local(message.tokens, self._state.entries))
