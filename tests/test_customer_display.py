@@ -227,9 +227,9 @@ async def test_p_opens_the_pos_and_publishes_it(sim_server: SimulatorServer) -> 
         pos = app.screen
         assert isinstance(pos, PosScreen)
         await wait_until(pilot, lambda: pos.face is not None)
-        assert published(app).model_copy(update={"rate_renews_at": None}) == (  # type: ignore[union-attr]
-            pos.face.model_copy(update={"rate_renews_at": None})  # type: ignore[union-attr]
-        )
+        # (each read re-bases the deadline and the countdown on its arrival: not compared)
+        moving = {"rate_renews_at": None, "deadline": None}
+        assert published(app).model_copy(update=moving) == pos.face.model_copy(update=moving)  # type: ignore[union-attr]
         # in French, as set
         assert "Scannez pour payer" in screen_text(app)
 
@@ -286,6 +286,8 @@ async def test_display_is_idle_then_follows_the_channel(tmp_path: Path) -> None:
         )
         await wait_until(pilot, lambda: "Zahlung erhalten, wird bestätigt" in display_text(app))
         assert not app.query_one("#pos-qr", QRView).display
+        # the same order got a payment: the banner flashes
+        assert app.query_one("#pos-banner").has_class("-flash")
 
         # the dashboard stops beating: idle, no stale code
         publisher.publish(face())
@@ -313,6 +315,13 @@ async def test_display_keys_quit_only_with_ctrl_c(tmp_path: Path) -> None:
         await pilot.press("ctrl+c")
         await pilot.pause()
     assert app.return_code == 0
+
+
+def test_a_fifo_at_the_channel_path_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "display-default.json"
+    os.mkfifo(path)
+    reading = Reader(path, clock=Clock(1)).poll()  # would block forever if opened
+    assert reading.face is None and reading.problem
 
 
 def test_file_mode_survives_a_permissive_umask(tmp_path: Path) -> None:

@@ -54,6 +54,9 @@ class IdleView(Vertical):
         yield Static(id="idle-hint")
 
     def show(self, language: str, title: str) -> None:
+        if getattr(self, "_shown", None) == (language, title):
+            return  # looked at twice a second: repaint only what changed
+        self._shown = (language, title)
         words = catalogue(language)
         self.query_one("#idle-welcome", Static).update(Text(words.text("welcome")))
         self.query_one("#idle-title", Static).update(literal(title, limit=60))

@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -177,6 +178,8 @@ class Reader:
             self._signature = signature
             self._published, self._problem = None, ""
             try:
+                if not stat.S_ISREG(info.st_mode):
+                    raise ValueError("the channel is not a regular file")
                 if info.st_size > MAX_BYTES:
                     raise ValueError("the channel file is too large")
                 with self.path.open("rb") as handle:

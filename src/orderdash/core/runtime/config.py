@@ -8,6 +8,7 @@ The TOML file is `$ORDERDASH_CONFIG`, else `config.toml` in the user config dir.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -57,7 +58,7 @@ class Settings(BaseModel):
     #: The shop's name on the customer display's idle screen.
     display_title: str = Field("", max_length=60)
     #: The local channel a dashboard publishes the customer display on (a file name part).
-    display_channel: str = Field("default", pattern=r"^[A-Za-z0-9_-]{1,40}$")
+    display_channel: str = "default"
     #: Requests per minute for all watched orders together (the service allows 200).
     budget_per_minute: int = Field(200, ge=1, le=10000)
     #: Requests in flight at once.
@@ -100,6 +101,11 @@ class Settings(BaseModel):
             raise ValueError(
                 f"language must be auto or one of {', '.join(LANGUAGES)}, "
                 f"got {clean(self.language, limit=20)!r}"
+            )
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", self.display_channel):
+            raise ValueError(
+                "display_channel: a channel name is 1 to 40 letters, digits, '-' or '_', "
+                f"got {clean(self.display_channel, limit=40)!r}"
             )
         if not self.display_title.isprintable():
             raise ValueError("display_title must be one line of printable text")
