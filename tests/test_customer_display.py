@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -334,3 +337,28 @@ def test_file_mode_survives_a_permissive_umask(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert parse(path.read_bytes()).face == face()
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_dashboard_killed_by_a_signal_removes_its_channel_file(
+    tmp_path: Path, signame: str
+) -> None:
+    path = channel_path("default", tmp_path)
+    script = f"""
+import os, signal, time
+from pathlib import Path
+from orderdash.core.customer.channel import Publisher, end_on_signals
+from orderdash.core.customer.face import CustomerFace
+publisher = Publisher(Path({str(path)!r}))
+publisher.publish(CustomerFace(phase="CONFIRMED"))
+end_on_signals(publisher)
+print("published", flush=True)
+time.sleep(30)
+"""
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stdout.readline() == "published\n"
+    assert path.exists()
+    process.send_signal(getattr(signal, signame))
+    assert process.wait(timeout=10) == -getattr(signal, signame)  # still dies of it
+    process.stdout.close()
+    assert not path.exists()

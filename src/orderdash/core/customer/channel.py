@@ -141,6 +141,27 @@ class Publisher:
                 self.path.unlink()
 
 
+def end_on_signals(publisher: Publisher, signals: tuple[int, ...] | None = None) -> None:
+    """A dashboard killed by SIGTERM or SIGHUP (its terminal closed) removes its channel file
+    first, then dies of the signal as before: the display goes idle at once rather than after
+    the heartbeat's grace period."""
+    import signal
+
+    if signals is None:
+        signals = tuple(
+            getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+        )
+
+    def handler(signum: int, frame: object) -> None:
+        publisher.end()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for signum in signals:
+        if signal.getsignal(signum) in (signal.SIG_DFL, None):
+            signal.signal(signum, handler)
+
+
 @dataclass(frozen=True)
 class Reading:
     """What the display should show: a face, or idle (`face` None) with the reason."""
