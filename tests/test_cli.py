@@ -297,3 +297,18 @@ def test_display_refuses_a_bad_channel_or_language(args: tuple[str, ...], messag
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert message in result.stderr
+
+
+def test_display_web_on_a_busy_port_is_one_line() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run_cli("display", "--web", "--port", str(port))
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"orderdash: cannot serve on 127.0.0.1:{port}: ")
+    )
+    assert "Traceback" not in result.stderr

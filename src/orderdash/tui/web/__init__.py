@@ -130,5 +130,10 @@ def display_command(channel: str, options: Mapping[str, str]) -> str:
 def serve_display(host: str, port: int, channel: str, options: Mapping[str, str]) -> int:
     key = secrets.token_urlsafe(18) if needs_key(host) else None
     server = DisplayServer(display_command(channel, options), host, port, key=key)
-    server.serve()
+    try:
+        server.serve()
+    except OSError as error:
+        from orderdash.core.service.errors import UsageError
+
+        raise UsageError(f"cannot serve on {host}:{port}: {error.strerror or error}") from None
     return 0
