@@ -76,15 +76,30 @@ class Display:
             start_new_session=True,
         )  # fmt: skip
         self.key: str | None = None
+        #: What the server wrote on stderr (read all along: a full pipe would stall it).
+        self.log: list[str] = []
         assert self.process.stderr is not None
         for _ in range(2):
             line = self.process.stderr.readline()
+            self.log.append(line)
             found = re.search(r"pairing key (\S+)", line)
             if found:
                 self.key = found.group(1)
             if "serving on" in line:
                 break
-        wait_for_port(host, port)
+        threading.Thread(target=self._drain, daemon=True).start()
+        try:
+            wait_for_port(host, port)
+        except AssertionError:
+            self.stop()
+            raise AssertionError(f"the display did not start: {''.join(self.log)}") from None
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        with contextlib.suppress(ValueError, OSError):
+            for line in self.process.stderr:
+                self.log.append(line)
+        self.process.stderr.close()
 
     @property
     def url(self) -> str:
@@ -105,8 +120,6 @@ class Display:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
-        if self.process.stderr is not None:
-            self.process.stderr.close()
 
 
 class OrderPublisher:
@@ -147,14 +160,14 @@ def decoded(image: Image.Image) -> list[str]:
     return [result.text for result in zxingcpp.read_barcodes(image)]
 
 
-def wait_for(predicate, timeout: float = 20.0, step: float = 0.3):  # noqa: ANN001, ANN201
+def wait_for(predicate, timeout: float = 20.0, step: float = 0.3, what: str = ""):  # noqa: ANN001, ANN201
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError("timed out")
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or predicate}")
         time.sleep(step)
 
 

@@ -79,7 +79,7 @@ def test_the_browser_shows_the_order_and_its_payment(
         page.on("request", lambda request: requests.append(request.url))
         page.on("websocket", lambda socket: requests.append(socket.url))
         page.goto(display.url)
-        texts = wait_for(lambda: decoded(screenshot(page)))
+        texts = wait_for(lambda: decoded(screenshot(page)), what="a QR code in the page")
         due = sim_server.sim.order_wire(token, with_qr=False)["amount"]
         assert texts == [f"BITCOIN:{address.upper()}?amount={due}"]
         before = banner_colour(screenshot(page))
@@ -91,7 +91,7 @@ def test_the_browser_shows_the_order_and_its_payment(
             shot = screenshot(page)
             return shot if close_to(banner_colour(shot), GOOD) else None
 
-        image = wait_for(paid)
+        image = wait_for(paid, what="the green banner after the payment")
         assert decoded(image) == []  # nothing left to pay: no code
 
         # the page asked nothing of any other origin (websocket included)
@@ -100,10 +100,18 @@ def test_the_browser_shows_the_order_and_its_payment(
 
         # the server goes away and comes back: the page reconnects by itself
         display.stop()
-        wait_for(lambda: page.locator(".notice.-reconnecting").is_visible(), timeout=10)
+        wait_for(
+            lambda: page.locator(".notice.-reconnecting").is_visible(),
+            timeout=10,
+            what="the page to say it reconnects",
+        )
         assert not close_to(banner_colour(screenshot(page)), GOOD)
         display = Display("127.0.0.1", display.port, runtime_dir)
-        wait_for(lambda: close_to(banner_colour(screenshot(page)), GOOD), timeout=25)
+        wait_for(
+            lambda: close_to(banner_colour(screenshot(page)), GOOD),
+            timeout=25,
+            what="the page to come back by itself",
+        )
         assert not page.locator(".notice.-reconnecting").is_visible()
         page.close()
     finally:
@@ -136,7 +144,7 @@ def test_a_lan_bind_wants_the_pairing_key(
 
         page = browser.new_page(viewport=VIEWPORT)  # type: ignore[attr-defined]
         page.goto(f"{display.url}?key={display.key}")
-        texts = wait_for(lambda: decoded(screenshot(page)))
+        texts = wait_for(lambda: decoded(screenshot(page)), what="a QR code with the key")
         assert address.upper() in texts[0]
         assert len(display.children()) == 1
         page.close()
