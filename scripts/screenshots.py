@@ -1,7 +1,10 @@
-"""Render the dashboard's main states headless to screenshots/*.svg.
+"""Render the dashboard's main states headless to screenshots/*.svg, and, when Chromium is
+installed (ORDERDASH_CHROMIUM or `chromium` on PATH), the customer display in a browser to
+screenshots/customer-display-browser.png.
 
 python scripts/screenshots.py            # all scenes
 python scripts/screenshots.py stale      # some of them
+python scripts/screenshots.py browser    # only the browser page
 """
 
 from __future__ import annotations
@@ -28,12 +31,60 @@ async def render(chosen: Scene) -> Path:
             return path
 
 
+def render_browser() -> Path | None:
+    """The web customer display in Chromium, on an order of the seeded simulator, in German:
+    `orderdash display --web` fed by the dashboard's publishing code."""
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    from browser import Display, OrderPublisher, chromium_path, decoded, free_port, wait_for
+    from orderdash.simulator import Simulator, SimulatorServer
+
+    path = chromium_path()
+    if path is None:
+        print("customer-display-browser.png skipped: no Chromium (apt-get install chromium)")
+        return None
+    out = OUT / "customer-display-browser.png"
+    with (
+        tempfile.TemporaryDirectory() as runtime,
+        SimulatorServer(Simulator(seed=7), bearer_token="screenshots", port=0) as server,
+    ):
+        token = server.sim.create_order(coin="btc", currency="EUR", amount_fiat="24.50")
+        publisher = OrderPublisher(server, token, Path(runtime), language="de")
+        display = Display("127.0.0.1", free_port(), Path(runtime), extra=("--language", "de"))
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(
+                    executable_path=path, args=["--no-sandbox", "--disable-gpu"]
+                )
+                page = browser.new_page(viewport={"width": 1100, "height": 640})
+                page.goto(display.url)
+                wait_for(lambda: decoded(_shot(page)))
+                page.screenshot(path=str(out))
+                browser.close()
+        finally:
+            display.stop()
+            publisher.stop()
+    return out
+
+
+def _shot(page: object) -> object:
+    from browser import screenshot
+
+    return screenshot(page)
+
+
 def main(names: list[str]) -> int:
     OUT.mkdir(exist_ok=True)
     chosen = [s for s in SCENES if not names or s.name in names]
     for item in chosen:
         path = asyncio.run(render(item))
         print(f"{path.relative_to(OUT.parent)}  {item.size[0]}x{item.size[1]}  {item.caption}")
+    if not names or "browser" in names:
+        shot = render_browser()
+        if shot is not None:
+            print(f"{shot.relative_to(OUT.parent)}  Chromium  the customer display in a browser")
     return 0
 
 

@@ -25,6 +25,15 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.fixture(autouse=True)
+def runtime_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Each test its own user runtime directory: a dashboard publishing the customer display
+    writes there, never into the developer's (nor another test's)."""
+    directory = tmp_path_factory.mktemp("runtime")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(directory))
+    return directory
+
+
 #: The simulator's credential in tests; every test that captures output greps for it.
 BEARER = "test-bearer-Xy7-never-shown"
 

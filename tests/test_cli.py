@@ -283,3 +283,32 @@ def test_duplicate_money_member_is_an_invalid_answer(sim_server: SimulatorServer
     assert result.stderr.strip().splitlines() == [
         "orderdash: the service sent invalid JSON: the member 'amount' appears twice in one object"
     ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--channel", "../etc"), "a channel name is 1 to 40 letters, digits"),
+        (("--language", "klingon"), "language must be auto or one of"),
+    ],
+)
+def test_display_refuses_a_bad_channel_or_language(args: tuple[str, ...], message: str) -> None:
+    result = run_cli("display", *args)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert message in result.stderr
+
+
+def test_display_web_on_a_busy_port_is_one_line() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run_cli("display", "--web", "--port", str(port))
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"orderdash: cannot serve on 127.0.0.1:{port}: ")
+    )
+    assert "Traceback" not in result.stderr

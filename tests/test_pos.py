@@ -162,7 +162,7 @@ async def test_coin_without_uri_standard_encodes_the_address(sim_server: Simulat
         await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
         await pilot.pause(0.2)
         assert decoded(app) == [address]
-        assert "no payment URI standard for ETH" in screen_text(app)
+        assert "No payment link standard for ETH: address only" in screen_text(app)
 
 
 async def test_server_image_mode_shows_the_services_qr(sim_server: SimulatorServer) -> None:

@@ -83,6 +83,21 @@ def _add_dashboard_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--pos-primary", choices=("coin", "fiat"), help="which amount the POS screen shows large"
     )
+    _add_customer_options(group)
+
+
+def _add_customer_options(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
+        "--language",
+        metavar="LANG",
+        help="the customer's language: en, de, fr, es, it, pt, nl, ja, or auto (follows LANG)",
+    )
+    group.add_argument(
+        "--channel",
+        dest="display_channel",
+        metavar="NAME",
+        help="the customer display's channel (default: default)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -131,6 +146,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="how often the simulated customer pays something (12; 0 = never)",
     )
     _add_dashboard_options(demo)
+
+    display = commands.add_parser(
+        "display",
+        help="the customer display: shows the order a dashboard on this machine puts on it",
+    )
+    display_group = display.add_argument_group("display")
+    _add_customer_options(display_group)
+    display_group.add_argument(
+        "--title", dest="display_title", metavar="TEXT", help="the shop's name on the idle screen"
+    )
+    display_group.add_argument(
+        "--pos-primary", choices=("coin", "fiat"), help="which amount is shown large"
+    )
+    display_group.add_argument(
+        "--web", action="store_true", help="serve the display to a browser (textual-serve)"
+    )
+    display_group.add_argument(
+        "--host", default="127.0.0.1", help="with --web: address to bind (127.0.0.1)"
+    )
+    display_group.add_argument("--port", type=int, default=8080, help="with --web: port (8080)")
+    display_group.add_argument("--config", metavar="PATH", help="TOML config file")
 
     for name, what in (
         ("get", "getOrder"),
@@ -186,6 +222,9 @@ SETTING_OPTIONS = (
     "budget_per_hour",
     "rate_budget_per_minute",
     "rate_budget_per_hour",
+    "language",
+    "display_channel",
+    "display_title",
 )
 
 
@@ -239,6 +278,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return _run_watch(args)
         if command == "demo":
             return _run_demo(args)
+        if command == "display":
+            return _run_display(args)
         from orderdash.tui.run import run_dashboard
 
         tokens = args.token if isinstance(args.token, list) else [args.token]
@@ -341,6 +382,44 @@ def _run_demo(args: argparse.Namespace) -> int:
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
         )
         return run_dashboard(settings, list(DEMO_TOKENS))
+
+
+def _run_display(args: argparse.Namespace) -> int:
+    """The customer display, in this terminal or (`--web`) served to browsers."""
+    from orderdash.core.customer.catalogue import resolve_language
+    from orderdash.core.customer.channel import ChannelError, channel_path
+    from orderdash.core.runtime.config import load_settings
+    from orderdash.core.service.errors import UsageError
+
+    env: dict[str, str] = dict(os.environ)
+    if args.config:
+        env["ORDERDASH_CONFIG"] = args.config
+    # the display never reads the token file: it has nothing to ask the service
+    settings, _ = load_settings(_settings_overrides(args), env, with_token=False)
+    try:
+        path = channel_path(settings.display_channel)
+    except ChannelError as error:
+        raise UsageError(str(error)) from None
+    language = resolve_language(settings.language, os.environ)
+    if args.web:
+        from orderdash.tui.web import serve_display
+
+        # each browser connection runs `orderdash display` with these (the config file and
+        # the environment travel with the process)
+        options = {"--language": language, "--pos-primary": settings.pos_primary}
+        if settings.display_title:
+            options["--title"] = settings.display_title
+        if args.config:
+            options["--config"] = args.config
+        return serve_display(args.host, args.port, settings.display_channel, options)
+    from orderdash.core.runtime import startup
+    from orderdash.tui.display import DisplayApp
+
+    startup.resume()  # runs for hours
+    DisplayApp(
+        path, language=language, title=settings.display_title, primary=settings.pos_primary
+    ).run()
+    return 0
 
 
 def _run_simulate(args: argparse.Namespace) -> int:

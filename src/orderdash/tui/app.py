@@ -8,6 +8,7 @@ the command palette both call; the clock tick and the order on screen go down as
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -19,11 +20,13 @@ from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
 
+from orderdash.core.customer.catalogue import resolve_language
+from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.domain.display import amount_text, coin_code
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.runtime import startup
 from orderdash.core.runtime.config import Settings
-from orderdash.core.safetext import clean
+from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
@@ -72,9 +75,16 @@ class OrderDashApp(App[None]):
         monotonic: Callable[[], float] = time.monotonic,
         open_pos: bool = False,
         notices: Sequence[str] = (),
+        publisher: Publisher | None = None,
+        language: str = "en",
     ) -> None:
         super().__init__()
         self.settings = settings
+        #: The customer's language (the `language` setting resolved).
+        self.language = language
+        #: The customer display's channel (nothing is written until something is shown).
+        self.publisher = publisher
+        self._display_problem: str | None = None
         self.client = client
         self.state = state
         self.watcher = watcher
@@ -114,11 +124,14 @@ class OrderDashApp(App[None]):
 
     async def on_unmount(self) -> None:
         self._file.flush_at_exit()
+        if self.publisher is not None:
+            self.publisher.end()
         await self.client.aclose()
 
     def _tick(self) -> None:
         self.tick += 1
         self._file.tick()
+        self.publish_display()
 
     @property
     def dashboard(self) -> DashboardScreen:
@@ -292,9 +305,12 @@ class OrderDashApp(App[None]):
         # imported when first opened: the big digits and the screen are not needed before
         from orderdash.tui.screens.pos import PosScreen
 
+        if self.state.token is not None:
+            self._show_on_display(self.state.token)
         self._pos = PosScreen(
             self.state,
             primary=self.settings.pos_primary,
+            language=self.language,
             clock=self._clock,
             monotonic=self._monotonic,
         )
@@ -308,6 +324,65 @@ class OrderDashApp(App[None]):
         self._pos = None
         self.watcher.point_of_sale(False)
         self._notices_held.customer_screen_down()
+
+    # -- the customer display (`orderdash display`, another process, on the local channel) ---
+
+    def action_show_on_display(self) -> None:
+        """The order on screen goes on the customer display; the operator stays here."""
+        token = self.state.token
+        if token is None:
+            self.notify(
+                "No order to show on the customer display.", severity="warning", markup=False
+            )
+            return
+        self._show_on_display(token)
+        text = f"On the customer display: {clean(token, limit=40)}"
+        self.notify(text, timeout=3, markup=False)
+
+    def _show_on_display(self, token: str) -> None:
+        if self.publisher is None:
+            return
+        self.state.customer_token = token
+        self.watcher.focus(self.state.closely_watched)
+        self.publish_display()
+
+    def action_clear_display(self) -> None:
+        """The customer display goes back to its welcome screen."""
+        if self.publisher is None:
+            return
+        self.state.customer_token = None
+        self.publisher.end()
+        self.watcher.focus(self.state.closely_watched)
+        self._display_changed()
+        self.notify("Customer display cleared.", timeout=3, markup=False)
+
+    def publish_display(self) -> None:
+        """Say again what the customer display shows (each tick: the heartbeat, and after an
+        answer for its order)."""
+        if self.publisher is None or self.state.customer_token is None:
+            return
+        problem = self.publisher.publish(self.state.customer_face())
+        if problem != self._display_problem:
+            self._display_problem = problem
+            if problem:
+                self.notify(problem, severity="error", markup=False)
+        self._display_changed()
+
+    def _display_changed(self) -> None:
+        """The status line says what the customer display shows."""
+        token = self.state.customer_token
+        entry = self.state.entries.get(token) if token is not None else None
+        if token is None:
+            text = ""
+        elif self._display_problem:
+            text = "customer display: not updated"
+        else:
+            phase = entry.payment.phase.value if entry is not None and entry.payment else "…"
+            text = f"customer display: {shorten_middle(clean(token), 17)} \u00b7 {phase}"
+        try:
+            self.dashboard.customer_display = text
+        except LookupError:  # the app is being taken down
+            pass
 
     def action_copy_address(self) -> None:
         order = self.state.order
@@ -385,6 +460,16 @@ class OrderDashApp(App[None]):
                 "Full-screen QR and amount for the customer",
                 self.action_point_of_sale,
             ),
+            (
+                "Show on customer display",
+                "Put the order on screen on the customer display (orderdash display)",
+                self.action_show_on_display,
+            ),
+            (
+                "Clear customer display",
+                "Back to the welcome screen on the customer display",
+                self.action_clear_display,
+            ),
             ("Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell),
         ):
             yield SystemCommand(title, help_text, action)
@@ -436,6 +521,11 @@ def make_app(
         **settings.budgets,
     )
     every = [token, *tokens] if token else list(tokens)
+    publisher = Publisher(
+        channel_path(settings.display_channel),
+        language=resolve_language(settings.language, os.environ),
+        clock=clock,
+    )
     return OrderDashApp(
         settings,
         client,
@@ -447,4 +537,6 @@ def make_app(
         monotonic=monotonic,
         open_pos=open_pos,
         notices=notices,
+        publisher=publisher,
+        language=publisher.language,
     )

@@ -16,6 +16,12 @@ DASHBOARD_BINDINGS = [
         tooltip="Open the selected transaction's explorer page",
     ),
     Binding("p", "app.point_of_sale", "POS", tooltip="Full-screen view for the paying customer"),
+    Binding(
+        "x",
+        "app.show_on_display",
+        "Display",
+        tooltip="Show the order on the customer display (orderdash display)",
+    ),
     Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
     Binding("a", "app.add_tokens", "Add", tooltip="Add orders to the watch list (paste several)"),
     Binding("d", "remove_order", "Remove", tooltip="Remove the selected order from the list"),

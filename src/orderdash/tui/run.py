@@ -27,6 +27,10 @@ def run_dashboard(
         settings.refresh_interval,
     )
     app = make_app(settings, tokens=tokens, open_pos=pos, notices=notices)
+    if app.publisher is not None:
+        from orderdash.core.customer.channel import end_on_signals
+
+        end_on_signals(app.publisher)
     try:
         app.run()
     finally:

@@ -57,6 +57,8 @@ class QRPayload:
     caption: str = ""
     #: Why the payload is not what the setting asked for, when it is not.
     note: str = ""
+    #: The same reason as a catalogue key (`core/customer/locales`), for the customer's screens.
+    note_key: str = ""
 
 
 def is_bech32(scheme: str, address: str) -> bool:
@@ -107,13 +109,15 @@ def qr_payload(
     """What to encode for `order` in `state`; `uppercase` is the `qr_uppercase` setting."""
     address = clean(order.address or "")
     if not address:
-        return QRPayload("none", None, note="no address yet")
+        return QRPayload("none", None, note="no address yet", note_key="note_no_address")
     if mode is QRContent.SERVER:
         if server_image:
             caption = f"server image \u00b7 {address}"
             return QRPayload("server", None, server_image=server_image, caption=caption)
         note = "the server sent no QR image yet: address shown"
-        return QRPayload("address", address, caption=address, note=note)
+        return QRPayload(
+            "address", address, caption=address, note=note, note_key="note_no_server_image"
+        )
     if mode is QRContent.ADDRESS:
         return QRPayload("address", address, caption=address)
     amount = state.due_coin if state.payable else None
@@ -121,7 +125,9 @@ def qr_payload(
     if uri is not None:
         encoded = payment_uri(order.coin_base_name, order.address, amount, uppercase=uppercase)
         return QRPayload("uri", encoded, caption=uri)
-    note = ""
     if mode is QRContent.URI:
         note = f"no payment URI standard for {state.coin or 'this coin'}: address only"
-    return QRPayload("address", address, caption=address, note=note)
+        return QRPayload(
+            "address", address, caption=address, note=note, note_key="note_no_uri_standard"
+        )
+    return QRPayload("address", address, caption=address)

@@ -8,6 +8,7 @@ The TOML file is `$ORDERDASH_CONFIG`, else `config.toml` in the user config dir.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -51,6 +52,13 @@ class Settings(BaseModel):
     qr_uppercase: bool = True
     #: Which amount the point-of-sale screen shows large: the coin amount or the fiat amount.
     pos_primary: Literal["coin", "fiat"] = "coin"
+    #: The customer's language on the point-of-sale screen and the customer display: one of
+    #: the shipped catalogues (en, de, fr, es, it, pt, nl, ja), or auto (follows LANG).
+    language: str = "en"
+    #: The shop's name on the customer display's idle screen.
+    display_title: str = Field("", max_length=60)
+    #: The local channel a dashboard publishes the customer display on (a file name part).
+    display_channel: str = "default"
     #: getOrder requests per minute for all watched orders together (the service allows 200).
     budget_per_minute: int = Field(200, ge=1, le=10000)
     #: getOrder requests per hour (the service allows 10,000 per IP), paced evenly.
@@ -89,6 +97,24 @@ class Settings(BaseModel):
                 f"plain http:// to {parts.hostname} would send the token unencrypted; use https:// "
                 "or set allow_insecure_http"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _check_language(self) -> Settings:
+        from orderdash.core.customer.catalogue import LANGUAGES
+
+        if self.language != "auto" and self.language not in LANGUAGES:
+            raise ValueError(
+                f"language must be auto or one of {', '.join(LANGUAGES)}, "
+                f"got {clean(self.language, limit=20)!r}"
+            )
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", self.display_channel):
+            raise ValueError(
+                "display_channel: a channel name is 1 to 40 letters, digits, '-' or '_', "
+                f"got {clean(self.display_channel, limit=40)!r}"
+            )
+        if not self.display_title.isprintable():
+            raise ValueError("display_title must be one line of printable text")
         return self
 
     @model_validator(mode="after")
@@ -188,9 +214,13 @@ def _resolve_token(layer: dict[str, Any], warnings: list[str]) -> dict[str, Any]
 
 
 def load_settings(
-    cli: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+    cli: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    with_token: bool = True,
 ) -> tuple[Settings, list[str]]:
-    """Merge the sources; returns the settings and warnings to show the user once."""
+    """Merge the sources; returns the settings and warnings to show the user once.
+    `with_token=False` (the customer display) neither reads the token file nor keeps a token."""
     env = os.environ if env is None else env
     warnings: list[str] = []
     path, required = default_config_path(env)
@@ -201,6 +231,8 @@ def load_settings(
     ]
     merged: dict[str, Any] = {}
     for layer in layers:
+        if not with_token:
+            layer = {k: v for k, v in layer.items() if k not in ("bearer_token", TOKEN_FILE_KEY)}
         merged.update(_resolve_token(layer, warnings))
     try:
         settings = Settings.model_validate(merged)

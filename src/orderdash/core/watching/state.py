@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from orderdash.core.customer.face import CustomerFace, customer_face, wall_time
 from orderdash.core.domain.display import amount_text, coin_code, fiat_text
 from orderdash.core.domain.payment import PaymentState, Phase, payment_state
 from orderdash.core.polling.refresh import Kind, TrackStatus
@@ -133,6 +134,9 @@ class DashboardState:
         #: The last `qrCode` the rate endpoint sent (getOrder carries none).
         self.server_qr: str | None = None
         self.freshness = Freshness()
+        #: The order on the customer display (`orderdash display`), if any: it need not be
+        #: the one on screen.
+        self.customer_token: str | None = None
         #: (asked, answered) token pairs already told about (`token_mismatch`).
         self._told_mismatch: set[tuple[str, str]] = set()
 
@@ -197,6 +201,34 @@ class DashboardState:
         next_rate_at = self.monotonic() + self.refresh_interval if kind is Kind.RATES else None
         self.freshness = self.freshness.succeeded(kind, self.clock(), next_rate_at)
         return self.shown
+
+    @property
+    def closely_watched(self) -> set[str]:
+        """The orders read every poll interval: the one on screen and the customer's."""
+        return {t for t in (self.token, self.customer_token) if t is not None}
+
+    def customer_face(self) -> CustomerFace | None:
+        """What the customer display shows: the customer's order as last answered, or None
+        (idle) when there is none or no answer yet."""
+        token = self.customer_token
+        if token is None:
+            return None
+        if token == self.token and self.shown is not None:
+            shown, fresh = self.shown, self.freshness
+            return customer_face(
+                shown.order,
+                shown.payment,
+                shown.payload,
+                rate_renews_at=wall_time(fresh.next_rate_at, self.clock, self.monotonic),
+                connection_problem=fresh.stale,
+            )
+        entry = self.entries.get(token)
+        if entry is None or entry.fetched is None:
+            return None
+        order = entry.fetched.order
+        payment = entry.payment or payment_state(order, entry.fetched.received_at)
+        payload = qr_payload(order, payment, self.qr_content, None, uppercase=self.qr_uppercase)
+        return customer_face(order, payment, payload, connection_problem=entry.failing)
 
     def token_mismatch(self, order: Order) -> tuple[str | None, bool]:
         """A warning when the service answered with another token than the one asked (it may

@@ -50,6 +50,8 @@ class DashboardScreen(Screen[None]):
 
     #: How fresh the order on screen is (the state's, handed down to the status line).
     freshness: var[Freshness] = var(Freshness, init=False)
+    #: What the customer display shows, in a few words ("" when nothing is published).
+    customer_display: var[str] = var("", init=False)
 
     def __init__(self, state: DashboardState, watcher: OrderWatcher) -> None:
         super().__init__()
@@ -65,7 +67,7 @@ class DashboardScreen(Screen[None]):
                 yield TransactionsPane(id="transactions-pane")
             yield QRView(id="qr")
         yield StatusLine(monotonic=self.state.monotonic, id="status").data_bind(
-            DashboardScreen.freshness
+            DashboardScreen.freshness, DashboardScreen.customer_display
         )
         yield KeysFooter()
 
@@ -117,7 +119,7 @@ class DashboardScreen(Screen[None]):
         if token not in self.state.entries:  # the list is full (the user was told)
             return
         self.state.focus(token)
-        self.watcher.focus({token})
+        self.watcher.focus(self.state.closely_watched)
         self.query_one(TokenBar).input.value = token
         self.query_one(OrderDetail).show_loading(token)
         self.query_one(TransactionsPane).reset()
@@ -177,12 +179,16 @@ class DashboardScreen(Screen[None]):
         self.query_one(WatchListPane).update_entry(entry.token)
         if message.token == self.state.token:
             self._show_order(message.fetched, message.kind, message.change.new_transaction_ids)
+        if message.token == self.state.customer_token:
+            self._app.publish_display()
 
     @on(messages.FetchFailed)
     def _fetch_failed(self, message: messages.FetchFailed) -> None:
         failure = message.failure
         if self.state.failed(message.token, failure) is not None:
             self.query_one(WatchListPane).update_entry(message.token)
+        if message.token == self.state.customer_token:
+            self._app.publish_display()
         if message.token != self.state.token:
             return
         if self.state.order is None and failure.kind is Kind.ORDER:

@@ -18,6 +18,7 @@ KEYS = (
     ("o", "open the selected transaction on the block explorer"),
     ("\u2191 \u2193", "select a transaction: its full hash and amounts show under the table"),
     ("p", "point of sale: the QR, the amount due and the outcome, for the customer"),
+    ("x", "show the order on the customer display (orderdash display), staying here"),
     ("a", "add orders to the watch list (paste several at once)"),
     ("d / u", "remove the selected order from the list / undo"),
     ("f / t / s", "filter the list by text / by state / sort by the next column"),
@@ -25,7 +26,11 @@ KEYS = (
     ("l", "the alerts log"),
     ("b", "the request budgets: use now and the next hour's plan"),
     ("w", "hide or show the watch list"),
-    ("ctrl+p", "command palette: copy token, copy hash, toggle the bell, theme"),
+    (
+        "ctrl+p",
+        "command palette: copy token, copy hash, show on / clear the customer display, "
+        "toggle the bell, theme",
+    ),
     ("?", "this help"),
     ("q", "quit"),
 )

@@ -65,6 +65,13 @@ def qr_what(payload: QRPayload, note: str) -> str:
     return f"{what} ({note})" if note else what
 
 
+def decode_server_image(view: QRView, uri: str) -> None:
+    """Decode `uri` in a worker unless the cache has it; `view` posts `ServerImageDecoded`
+    when it is done (the customer panel shows a face built from the cache)."""
+    if cached_matrix_from_data_uri.peek(uri) is None:
+        _decode_in_worker(view, uri)
+
+
 def _decode_in_worker(view: QRView, uri: str) -> None:
     with _decoding_lock:
         if _decoding.get(view) == uri:

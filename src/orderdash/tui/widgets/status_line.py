@@ -23,8 +23,17 @@ def _in(seconds: float) -> str:
     return duration_text(max(seconds, 0) + 0.999)
 
 
-def status_text(state: Freshness, now: float) -> Text:
-    """The line at monotonic time `now` (the countdowns); `last_update` is shown as wall time."""
+def status_text(state: Freshness, now: float, customer_display: str = "") -> Text:
+    """The line at monotonic time `now` (the countdowns); `last_update` is shown as wall time;
+    what the customer display shows at the end."""
+    line = _freshness_text(state, now)
+    if customer_display:
+        line.append(" \u00b7 ")
+        line.append_text(literal(customer_display, "bold", limit=80))
+    return line
+
+
+def _freshness_text(state: Freshness, now: float) -> Text:
     line = Text()
     if state.stale:
         line.append(" \u25b2 retrying ", "bold white on #a54242")
@@ -73,6 +82,7 @@ class StatusLine(Static):
     """
 
     freshness: reactive[Freshness] = reactive(Freshness, layout=False, repaint=False)
+    customer_display: reactive[str] = reactive("", layout=False, repaint=False)
 
     def __init__(self, monotonic: Callable[[], float] = time.monotonic, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -86,10 +96,13 @@ class StatusLine(Static):
     def watch_freshness(self) -> None:
         self.tick()
 
+    def watch_customer_display(self) -> None:
+        self.tick()
+
     def tick(self) -> None:
         if not self.is_mounted:
             return
-        text = status_text(self.freshness, self._monotonic())
+        text = status_text(self.freshness, self._monotonic(), self.customer_display)
         key = text_key(text)
         if key == self._shown:
             return

@@ -1,0 +1,217 @@
+"""The local channel between a dashboard and `orderdash display`: one JSON file per channel
+name in the user runtime directory (`$XDG_RUNTIME_DIR/orderdash/display-NAME.json`), mode 600
+in a 700 directory, replaced atomically, carrying a heartbeat.
+
+The dashboard writes it (`Publisher`) about once a second while something is on the customer
+display and removes it when it clears the display or exits; the display reads it (`read`)
+after a cheap `stat` says it changed. The display treats it as untrusted input: bounded size,
+validated fields; a missing, ended, stale (heartbeat older than `STALE_AFTER`) or invalid file
+is the idle screen, never a stale QR.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from orderdash.core.customer.catalogue import DEFAULT_LANGUAGE, LANGUAGES
+from orderdash.core.customer.face import CustomerFace
+
+DEFAULT_CHANNEL = "default"
+CHANNEL_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
+#: Seconds between heartbeats, and the age after which the dashboard counts as gone.
+HEARTBEAT = 1.0
+STALE_AFTER = 5.0
+#: The largest file read: a face with the biggest server QR is about 40 KB.
+MAX_BYTES = 128 * 1024
+FORMAT = 1
+
+
+class ChannelError(ValueError):
+    """A channel name that cannot name a file."""
+
+
+class Published(BaseModel):
+    """The whole file: who is on the display, in which language, and when it was last said."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    format: int = Field(FORMAT, ge=FORMAT, le=FORMAT)
+    heartbeat: float = Field(ge=0, le=10**11)
+    language: str = DEFAULT_LANGUAGE
+    #: None: the display is idle (cleared).
+    face: CustomerFace | None = None
+
+    def model_post_init(self, _: object) -> None:
+        if self.language not in LANGUAGES:
+            raise ValueError(f"unknown language {self.language[:10]!r}")
+
+
+def channel_dir() -> Path:
+    """The user runtime directory for orderdash (not created here: `publish` makes it)."""
+    import warnings
+
+    from platformdirs import user_runtime_path
+
+    with warnings.catch_warnings():
+        # without XDG_RUNTIME_DIR platformdirs falls back to /tmp/runtime-UID and says so
+        warnings.simplefilter("ignore")
+        return user_runtime_path("orderdash")
+
+
+def channel_path(name: str = DEFAULT_CHANNEL, directory: Path | None = None) -> Path:
+    if not CHANNEL_NAME.fullmatch(name):
+        raise ChannelError(
+            "a channel name is 1 to 40 letters, digits, '-' or '_' "
+            f"(got {name[:40].encode('unicode_escape').decode()!r})"
+        )
+    return (directory or channel_dir()) / f"display-{name}.json"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file and a rename: a reader sees the old file
+    or the new one, never half of one. The file is 600, its directory 700 when made here."""
+    directory = path.parent
+    missing = [d for d in (directory, *directory.parents) if not d.exists()]
+    for made in reversed(missing):
+        made.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(made, 0o700)  # the umask may have taken bits off
+    if hasattr(os, "getuid") and directory.stat().st_uid != os.getuid():
+        raise PermissionError(f"{directory} belongs to another user")
+    temporary = directory / f".{path.name}.{os.getpid()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(temporary, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
+class Publisher:
+    """The dashboard's end: what the customer display shows, said again every heartbeat."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        language: str = DEFAULT_LANGUAGE,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = path
+        self.language = language
+        self.clock = clock
+        self.active = False
+        self._last: tuple[str, float] | None = None
+
+    def publish(self, face: CustomerFace | None) -> str | None:
+        """Put `face` on the display (None: idle); returns what went wrong, if anything.
+        Writes when the face changed or a heartbeat is due."""
+        now = self.clock()
+        body = "" if face is None else face.model_dump_json()
+        if self._last is not None and self._last[0] == body and now - self._last[1] < HEARTBEAT:
+            return None
+        published = Published(heartbeat=now, language=self.language, face=face)
+        try:
+            write_atomic(self.path, published.model_dump_json().encode())
+        except OSError as error:
+            return f"The customer display could not be updated: {error.strerror or error}"
+        self.active = True
+        self._last = (body, now)
+        return None
+
+    def end(self) -> None:
+        """Nothing on the display any more (the dashboard clears it, or exits)."""
+        self._last = None
+        if self.active:
+            self.active = False
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+
+
+def end_on_signals(publisher: Publisher, signals: tuple[int, ...] | None = None) -> None:
+    """A dashboard killed by SIGTERM or SIGHUP (its terminal closed) removes its channel file
+    first, then dies of the signal as before: the display goes idle at once rather than after
+    the heartbeat's grace period."""
+    import signal
+
+    if signals is None:
+        signals = tuple(
+            getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+        )
+
+    def handler(signum: int, frame: object) -> None:
+        publisher.end()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for signum in signals:
+        if signal.getsignal(signum) in (signal.SIG_DFL, None):
+            signal.signal(signum, handler)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the display should show: a face, or idle (`face` None) with the reason."""
+
+    face: CustomerFace | None
+    language: str | None = None
+    heartbeat: float | None = None
+    problem: str = ""
+
+
+def parse(data: bytes) -> Published:
+    if len(data) > MAX_BYTES:
+        raise ValueError("the channel file is too large")
+    return Published.model_validate(json.loads(data.decode("utf-8")))
+
+
+class Reader:
+    """The display's end: `poll()` stats the file and reads it only when it changed."""
+
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self.clock = clock
+        self._signature: tuple[int, int, int] | None = None
+        self._published: Published | None = None
+        self._problem = ""
+
+    def poll(self) -> Reading:
+        try:
+            info = self.path.stat()
+        except OSError:
+            self._signature, self._published, self._problem = None, None, ""
+            return Reading(None)
+        signature = (info.st_ino, info.st_mtime_ns, info.st_size)
+        if signature != self._signature:
+            self._signature = signature
+            self._published, self._problem = None, ""
+            try:
+                if not stat.S_ISREG(info.st_mode):
+                    raise ValueError("the channel is not a regular file")
+                if info.st_size > MAX_BYTES:
+                    raise ValueError("the channel file is too large")
+                with self.path.open("rb") as handle:
+                    self._published = parse(handle.read(MAX_BYTES + 1))
+            except (OSError, ValueError, ValidationError, RecursionError) as error:
+                self._problem = f"unreadable channel file: {type(error).__name__}"
+        published = self._published
+        if published is None:
+            return Reading(None, problem=self._problem)
+        age = self.clock() - published.heartbeat
+        if not -STALE_AFTER <= age <= STALE_AFTER:
+            # the dashboard stopped saying it is there: no stale QR
+            return Reading(None, published.language, published.heartbeat, "dashboard gone")
+        return Reading(published.face, published.language, published.heartbeat)

@@ -1,0 +1,216 @@
+"""What the customer sees of one order, as plain data: the point-of-sale screen and the customer
+display both render a `CustomerFace` (one widget, `tui/widgets/customer.py`), and a dashboard
+publishes it on the local channel for `orderdash display` (`channel.py`).
+
+It holds no token and nothing of the operator's: the payment state, the amounts as the
+server's digits (as text), what the QR encodes, the deadline as wall-clock epoch seconds.
+Read back from the channel it is untrusted input: every field is bounded and validated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from orderdash.core.domain.display import amount_text
+from orderdash.core.domain.expiry import Confidence
+from orderdash.core.domain.payment import PaymentState, Phase
+from orderdash.core.qr.image import QRImageError, cached_matrix_from_data_uri
+from orderdash.core.qr.payload import QRPayload
+from orderdash.core.safetext import clean
+from orderdash.core.service.models import Order
+
+PhaseName = Literal[
+    "COIN_NOT_CHOSEN",
+    "AWAITING",
+    "PARTLY_PAID",
+    "UNCLEAR",
+    "CONFIRMING",
+    "CONFIRMED",
+    "OVERPAID",
+    "UNDERPAID",
+    "EXPIRED",
+    "CANCELED",
+    "UNKNOWN",
+]
+AmountLabel = Literal[
+    "", "label_amount_due", "label_still_due", "label_paid_too_much", "label_received"
+]
+NoteKey = Literal[
+    "", "note_no_address", "note_no_server_image", "note_no_uri_standard",
+    "note_server_image_unusable", "note_decoding_server_image",
+]  # fmt: skip
+#: An amount as the server wrote it (grouped or not), or the em dash for none.
+_AMOUNT = re.compile(r"(-?[0-9][0-9,]*(\.[0-9]+)?|\u2014)?")
+#: A QR symbol is 21 to 177 modules a side, plus a quiet zone of a few on each side.
+MAX_QR_SIDE = 177 + 2 * 8
+_MODULE_ROW = re.compile(r"[01]+")
+
+
+def _printable(value: str) -> str:
+    if not value.isprintable():
+        raise ValueError("holds control characters")
+    return value
+
+
+class CustomerFace(BaseModel):
+    """One order as the customer sees it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    phase: PhaseName
+    #: The server's status label (shown only for a state not known here).
+    label: str = Field("", max_length=60)
+    coin: str = Field("", max_length=12)
+    currency: str = Field("", max_length=12)
+    payable: bool = False
+    amount_label: AmountLabel = ""
+    #: The large figure in coin: what to send (rounded up to the coin's unit) when payable.
+    coin_amount: str = Field("", max_length=200)
+    fiat_amount: str = Field("", max_length=200)
+    #: The server's own digits when `coin_amount` was rounded up, and what it was rounded to.
+    asked: str = Field("", max_length=200)
+    unit: str = Field("", max_length=40)
+    #: The amount the banner names (partly paid: still to send; overpaid: the excess).
+    headline_amount: str = Field("", max_length=220)
+    #: What the QR encodes (`qr_text`), or the server's image as module rows (`qr_modules`).
+    qr_text: str = Field("", max_length=4000)
+    qr_modules: tuple[str, ...] = Field((), max_length=MAX_QR_SIDE)
+    qr_caption: str = Field("", max_length=600)
+    qr_note: NoteKey = ""
+    address: str = Field("", max_length=200)
+    company: str = Field("", max_length=60)
+    order_id: str = Field("", max_length=40)
+    #: Epoch seconds; `deadline_about`: the unit of the server's figure was assumed.
+    deadline: float | None = Field(None, ge=0, le=10**11)
+    deadline_about: bool = False
+    rate_renews_at: float | None = Field(None, ge=0, le=10**11)
+    connection_problem: bool = False
+    #: Payments seen so far: the display flashes the banner when it grows.
+    payments: int = Field(0, ge=0, le=10**9)
+
+    @field_validator(
+        "label", "coin", "currency", "unit", "headline_amount", "qr_text", "qr_caption",
+        "address", "company", "order_id",
+    )  # fmt: skip
+    @classmethod
+    def _text(cls, value: str) -> str:
+        return _printable(value)
+
+    @field_validator("coin_amount", "fiat_amount", "asked")
+    @classmethod
+    def _amount(cls, value: str) -> str:
+        if not _AMOUNT.fullmatch(value):
+            raise ValueError("not an amount")
+        return value
+
+    @model_validator(mode="after")
+    def _qr(self) -> CustomerFace:
+        rows = self.qr_modules
+        if rows and not (
+            21 <= len(rows) <= MAX_QR_SIDE
+            and all(len(row) == len(rows) and _MODULE_ROW.fullmatch(row) for row in rows)
+        ):
+            raise ValueError("qr_modules is not a square of 0 and 1")
+        if self.payable and not (self.qr_text or rows or self.qr_note):
+            raise ValueError("payable without a code")
+        return self
+
+    @property
+    def phase_enum(self) -> Phase:
+        return Phase[self.phase]
+
+    @property
+    def rounded(self) -> bool:
+        return bool(self.asked)
+
+
+def customer_face(
+    order: Order,
+    state: PaymentState,
+    payload: QRPayload,
+    *,
+    rate_renews_at: float | None = None,
+    connection_problem: bool = False,
+) -> CustomerFace:
+    """The customer's view of `order`; `rate_renews_at` is wall-clock epoch seconds."""
+    if state.payable:
+        coin, fiat = state.due_coin, state.due_fiat
+        label = "label_still_due" if state.phase is Phase.PARTLY_PAID else "label_amount_due"
+    elif state.excess_coin is not None:
+        coin, fiat, label = state.excess_coin, state.excess_fiat, "label_paid_too_much"
+    elif state.latest is not None:
+        # the server's running total of what arrived
+        coin, fiat = state.latest.amount.total, state.latest.amount_fiat.total
+        label = "label_received"
+    else:
+        coin = fiat = None
+        label = ""
+    coin_text = amount_text(coin) if coin is not None else ""
+    asked = unit = ""
+    send = state.send
+    if send is not None:
+        coin_text = send.text
+        if send.rounded:
+            asked, unit = amount_text(send.asked), send.unit.removeprefix("the ")
+    headline_amount = ""
+    if state.phase is Phase.PARTLY_PAID:
+        headline_amount = state.send_text
+    elif state.phase is Phase.OVERPAID:
+        headline_amount = f"{amount_text(state.excess_coin)} {state.coin}".strip()
+
+    qr_text, modules, note, caption = "", (), "", payload.caption
+    if state.payable:
+        note = payload.note_key
+        if payload.server_image:
+            # decoded in a worker by the screen that shows it, never here (see payment_qr.py)
+            matrix = cached_matrix_from_data_uri.peek(payload.server_image)
+            if matrix is None or isinstance(matrix, QRImageError):
+                qr_text = caption = clean(order.address or "")
+                unusable = isinstance(matrix, QRImageError)
+                note = "note_server_image_unusable" if unusable else "note_decoding_server_image"
+            else:
+                modules = tuple("".join("1" if m else "0" for m in row) for row in matrix.modules)
+        else:
+            qr_text = payload.text or ""
+        if qr_text and caption == qr_text:
+            caption = ""
+    expiry = state.expiry
+    deadline = expiry.deadline if expiry is not None else None
+    return CustomerFace(
+        phase=state.phase.name,
+        label=state.label,
+        coin=state.coin,
+        currency=state.currency,
+        payable=state.payable,
+        amount_label=label,
+        coin_amount=coin_text,
+        fiat_amount=amount_text(fiat, group=True) if fiat is not None else "",
+        asked=asked,
+        unit=clean(unit, limit=40),
+        headline_amount=clean(headline_amount, limit=220),
+        qr_text=clean(qr_text, limit=4000),
+        qr_modules=modules,
+        qr_caption=clean(caption, limit=600),
+        qr_note=note if note else "",  # type: ignore[arg-type]
+        address=clean(order.address or "", limit=200),
+        company=clean(order.company_name, limit=60),
+        order_id=clean(order.id, limit=40),
+        deadline=deadline if deadline is not None and 0 <= deadline <= 10**11 else None,
+        deadline_about=expiry is not None and expiry.confidence is Confidence.ASSUMED,
+        rate_renews_at=rate_renews_at,
+        connection_problem=connection_problem,
+        payments=len(order.transactions),
+    )
+
+
+def wall_time(
+    monotonic_at: float | None, clock: Callable[[], float], monotonic: Callable[[], float]
+) -> float | None:
+    """A moment on the monotonic clock as epoch seconds (for another process to count down to)."""
+    if monotonic_at is None:
+        return None
+    return clock() + (monotonic_at - monotonic())

@@ -1,0 +1,287 @@
+"""What the customer sees of an order: a banner that says in words what happened, the QR as
+large as fits, the amount due in large digits with the fiat beside it, the address as text,
+the countdowns. The point-of-sale screen and the customer display (`orderdash display`) both
+show a `CustomerFace` through this one widget; every word comes from the customer's catalogue.
+
+The coin amount to send is the amount due rounded up to the coin's smallest unit; when that
+changed the figure, the server's exact digits are printed under it. Once nothing is due the
+code goes away and the banner takes its room, so nobody pays twice.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.message import Message
+from textual.widgets import Digits, Static
+
+from orderdash.core.customer.catalogue import Catalogue, catalogue
+from orderdash.core.customer.face import CustomerFace
+from orderdash.core.domain.display import duration_text
+from orderdash.core.domain.payment import Phase
+from orderdash.core.qr.matrix import QRMatrix
+from orderdash.tui.text import joined, literal
+from orderdash.tui.widgets.payment_qr import decode_server_image
+from orderdash.tui.widgets.qr import QRView
+
+#: Banner colour class per phase.
+BANNER_CLASSES = {
+    Phase.AWAITING: "-open",
+    Phase.COIN_NOT_CHOSEN: "-neutral",
+    Phase.PARTLY_PAID: "-partial",
+    Phase.UNCLEAR: "-partial",
+    Phase.CONFIRMING: "-good",
+    Phase.CONFIRMED: "-good",
+    Phase.OVERPAID: "-partial",
+    Phase.UNDERPAID: "-bad",
+    Phase.EXPIRED: "-bad",
+    Phase.CANCELED: "-bad",
+    Phase.UNKNOWN: "-neutral",
+}
+FLASHES = 6
+FLASH_PERIOD = 0.25
+#: Short terminals get a one-row banner so the code keeps its rows; below 72 columns the code
+#: may take three quarters of the width.
+TALL_FROM = 30
+WIDE_FROM = 72
+
+
+def digits_width(text: str) -> int:
+    return sum(3 if ch.isdigit() else 1 for ch in text)
+
+
+def headline(face: CustomerFace, words: Catalogue) -> str:
+    """The banner a customer reads from two metres, in their language."""
+    match face.phase_enum:
+        case Phase.PARTLY_PAID:
+            return words.text("headline_partly_paid", amount=face.headline_amount)
+        case Phase.OVERPAID:
+            return words.text("headline_overpaid", amount=face.headline_amount)
+        case Phase.UNCLEAR if face.payments == 0:
+            return words.text("headline_unclear_amount")
+        case Phase.UNCLEAR:
+            return words.text("headline_unclear_payment")
+        case Phase.UNKNOWN:
+            return words.text("headline_unknown", label=face.label)
+        case phase:
+            return words.text(f"headline_{phase.name.lower()}")
+
+
+def times_text(face: CustomerFace, words: Catalogue, now: float) -> str:
+    """Connection trouble and the countdowns, at wall-clock `now`."""
+    parts = []
+    if face.connection_problem:
+        parts.append(words.text("connection_problem"))
+    if face.payable and face.rate_renews_at is not None:
+        left = max(face.rate_renews_at - now, 0)
+        parts.append(words.text("rate_renews", time=duration_text(left + 0.999)))
+    if face.payable and face.deadline is not None:
+        left = face.deadline - now
+        if left <= 0:
+            parts.append(words.text("expired"))
+        else:
+            key = "expires_in_about" if face.deadline_about else "expires_in"
+            parts.append(words.text(key, time=duration_text(left)))
+    return "\n".join(parts)
+
+
+class CustomerSide(Vertical):
+    """The amounts column. Its width follows the code beside it (which grows and shrinks with
+    the amount), not only the terminal's: it reports each resize, so the panel shows the big
+    digits only while they fit."""
+
+    class Resized(Message):
+        pass
+
+    def on_resize(self, event: Resize) -> None:
+        self.post_message(self.Resized())
+
+
+class CustomerPanel(Vertical):
+    """One order as the customer sees it (`show`), its countdowns (`tick`), a flash when a
+    payment arrives (`flash`)."""
+
+    DEFAULT_CSS = """
+    CustomerPanel { height: 1fr; }
+    CustomerPanel #pos-banner {
+        height: 3;
+        content-align: center middle;
+        text-style: bold;
+        width: 100%;
+    }
+    CustomerPanel.-short #pos-banner { height: 1; }
+    CustomerPanel.-settled #pos-banner { height: 1fr; }
+    CustomerPanel #pos-banner.-open { background: $primary; color: $text; }
+    CustomerPanel #pos-banner.-partial { background: #de935f; color: black; }
+    CustomerPanel #pos-banner.-good { background: #2e8b57; color: white; }
+    CustomerPanel #pos-banner.-bad { background: #a54242; color: white; }
+    CustomerPanel #pos-banner.-neutral { background: $panel; color: $text; }
+    CustomerPanel #pos-banner.-flash { text-style: bold reverse; }
+    CustomerPanel #pos-body { height: 1fr; }
+    CustomerPanel #pos-qr {
+        width: auto;
+        max-width: 65%;
+        height: 1fr;
+        padding: 0 1;
+    }
+    CustomerPanel #pos-side {
+        width: 1fr;
+        padding: 1 2;
+    }
+    /* A narrow terminal: the code first (a typical payment URI needs 43 columns with its
+       margin), the amounts in the quarter left. */
+    CustomerPanel.-narrow #pos-qr { max-width: 75%; }
+    CustomerPanel.-narrow #pos-side { padding: 1 1; }
+    CustomerPanel #pos-digits {
+        width: auto;
+        color: $text;
+    }
+    CustomerPanel #pos-primary.-under-digits { color: $text-muted; }
+    CustomerPanel #pos-primary, CustomerPanel #pos-secondary { margin-bottom: 1; }
+    CustomerPanel #pos-address, CustomerPanel #pos-times, CustomerPanel #pos-merchant {
+        margin-bottom: 1;
+    }
+    """
+
+    def __init__(
+        self, *, primary: str = "coin", language: str = "en", id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.primary = primary
+        self.words = catalogue(language)
+        self.face: CustomerFace | None = None
+        self._big_text = ""
+        self._now = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.words.text("loading")), id="pos-banner", classes="-neutral")
+        with Horizontal(id="pos-body"):
+            yield QRView(id="pos-qr", max_scale=3)
+            with CustomerSide(id="pos-side"):
+                yield Static(Text(self.words.text("label_amount_due")), id="pos-due-label")
+                yield Digits("", id="pos-digits")
+                yield Static(id="pos-primary")
+                yield Static(id="pos-secondary")
+                yield Static(id="pos-address")
+                yield Static(id="pos-times")
+                yield Static(id="pos-merchant")
+
+    def on_mount(self) -> None:
+        self._fit_size()
+
+    def on_resize(self, event: Resize) -> None:
+        self._fit_size()
+
+    def _fit_size(self) -> None:
+        # the terminal's size, as the screens' breakpoints were (the footer is not counted)
+        size = self.app.size
+        self.set_class(size.height < TALL_FROM, "-short")
+        self.set_class(size.width < WIDE_FROM, "-narrow")
+
+    def set_language(self, language: str) -> None:
+        if language != self.words.language:
+            self.words = catalogue(language)
+            if self.face is not None:
+                self.show(self.face, force=True)
+
+    def show(self, face: CustomerFace, *, force: bool = False) -> None:
+        if face == self.face and not force:
+            return
+        had_matrix = self.face is not None and bool(self.face.qr_modules)
+        self.face = face
+        words = self.words
+        banner = self.query_one("#pos-banner", Static)
+        banner.update(literal(headline(face, words), limit=120))
+        for name in set(BANNER_CLASSES.values()):
+            banner.set_class(name == BANNER_CLASSES[face.phase_enum], name)
+
+        qr = self.query_one("#pos-qr", QRView)
+        qr.display = face.payable
+        # nothing to pay: the banner takes the room the code had, readable across the shop
+        self.set_class(not face.payable, "-settled")
+        if face.payable:
+            if face.qr_modules:
+                modules = tuple(tuple(ch == "1" for ch in row) for row in face.qr_modules)
+                qr.show_matrix(QRMatrix("", modules, 0), face.qr_caption)
+            else:
+                if had_matrix:
+                    qr.show_matrix(None, "")
+                qr.text = face.qr_text
+                qr.caption_text = face.qr_caption
+        self._show_amounts(face)
+        address = literal(face.address or "\u2014", "bold", limit=200)
+        if face.qr_note:
+            address.append("\n")
+            address.append_text(literal(words.text(face.qr_note, coin=face.coin), "italic"))
+        heading = Text(words.text("pay_to" if face.payable else "address") + "\n", "dim")
+        self.query_one("#pos-address", Static).update(joined(heading, address))
+        merchant = joined(
+            literal(face.company, "bold", limit=60),
+            "  \u00b7  " + words.text("order_line", id=face.order_id),
+        )
+        self.query_one("#pos-merchant", Static).update(merchant)
+        self.tick(self._now)
+
+    def _show_amounts(self, face: CustomerFace) -> None:
+        words = self.words
+        note = None
+        if face.rounded:
+            key = "rounded_up_satoshi" if face.unit == "satoshi" else "rounded_up_unit"
+            note = Text("\n" + words.text(key, unit=face.unit, asked=face.asked), "dim italic")
+        coin_text, fiat_text = face.coin_amount, face.fiat_amount
+        if self.primary == "fiat":
+            big, big_unit, small = fiat_text, face.currency, f"{coin_text} {face.coin}"
+        else:
+            big, big_unit, small = coin_text, face.coin, f"{fiat_text} {face.currency}"
+        label = words.text(face.amount_label) if face.amount_label else ""
+        self.query_one("#pos-due-label", Static).update(Text(label, "dim"))
+        self.query_one("#pos-digits", Digits).update(big)
+        self._big_text = big
+        primary = self.query_one("#pos-primary", Static)
+        secondary = self.query_one("#pos-secondary", Static)
+        if big:
+            primary_text = Text(f"{big} {big_unit}", "bold")
+            secondary_text = Text(small.strip(), "bold")
+            if note is not None:
+                (secondary_text if self.primary == "fiat" else primary_text).append_text(note)
+            primary.update(primary_text)
+            secondary.update(secondary_text)
+        else:
+            primary.update("")
+            secondary.update("")
+        self._fit_digits()
+
+    def _fit_digits(self) -> None:
+        """Large digits when they fit the side panel; plain bold text otherwise."""
+        big = self._big_text
+        width = self.query_one("#pos-side").content_size.width
+        fits = bool(big) and digits_width(big) <= width
+        self.query_one("#pos-digits", Digits).display = fits
+        self.query_one("#pos-primary", Static).set_class(fits, "-under-digits")
+
+    def on_customer_side_resized(self, event: CustomerSide.Resized) -> None:
+        self._fit_digits()
+
+    def decode_server_image(self, uri: str) -> None:
+        """The service's own QR image is to be shown: decode it off the event loop; the panel
+        posts `ServerImageDecoded` when the face can be built again with it."""
+        decode_server_image(self.query_one("#pos-qr", QRView), uri)
+
+    def tick(self, now: float) -> None:
+        """The countdowns at wall-clock `now`."""
+        self._now = now
+        if self.face is None or not self.is_mounted:
+            return
+        self.query_one("#pos-times", Static).update(Text(times_text(self.face, self.words, now)))
+
+    def flash(self) -> None:
+        """Flash the banner: the customer and the cashier both look up."""
+        banner = self.query_one("#pos-banner", Static)
+        banner.add_class("-flash")
+        for step in range(1, FLASHES):  # Textual refuses a timer of 0 s: step 0 is done above
+            self.set_timer(
+                FLASH_PERIOD * step, lambda on=step % 2 == 0: banner.set_class(on, "-flash")
+            )
+        self.set_timer(FLASH_PERIOD * FLASHES, lambda: banner.remove_class("-flash"))
