@@ -160,6 +160,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how often a simulated customer pays something (20; 0 = never)",
     )
+    simulate.add_argument(
+        "--access-token-file",
+        metavar="PATH",
+        help="file holding the access token the log-in accepts (default: the token 'demo')",
+    )
+    simulate.add_argument(
+        "--bearer-lifetime",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="how long a bearer issued by the log-in is accepted (3600)",
+    )
+    simulate.add_argument(
+        "--history-page-cap",
+        type=int,
+        default=25,
+        metavar="N",
+        help="at most this many orders a history page, whatever the limit asked (25)",
+    )
     return parser
 
 
@@ -348,6 +367,23 @@ def _run_simulate(args: argparse.Namespace) -> int:
     from orderdash.simulator.token_file import simulator_token
 
     token, path = simulator_token(args.bearer_token_file)
+    account: dict[str, Any] = {
+        "bearer_lifetime": args.bearer_lifetime,
+        "history_page_cap": args.history_page_cap,
+    }
+    if args.access_token_file:
+        from orderdash.core.runtime.config import read_token_file
+
+        warnings: list[str] = []
+        account["access_token"] = read_token_file(
+            args.access_token_file, warnings, what="access token"
+        ).get_secret_value()
+        for warning in warnings:
+            print(f"orderdash: warning: {warning}", file=sys.stderr)
+    if args.bearer_lifetime <= 0 or args.history_page_cap < 1:
+        from orderdash.core.service.errors import UsageError
+
+        raise UsageError("--bearer-lifetime must be positive and --history-page-cap at least 1")
     prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
     print(f"rate endpoint token: in {path} (pass --bearer-token-file {path})", file=sys.stderr)
     interval = args.customer_interval if args.customer_interval > 0 else None
@@ -355,7 +391,13 @@ def _run_simulate(args: argparse.Namespace) -> int:
 
     startup.resume()  # a server for hours: the collector back on
     run_simulator(
-        args.host, args.port, token, seed=args.seed, prefix=prefix, customer_interval=interval
+        args.host,
+        args.port,
+        token,
+        seed=args.seed,
+        prefix=prefix,
+        customer_interval=interval,
+        **account,
     )
     return 0
 

@@ -3,6 +3,15 @@
 API endpoints (order-api.md section 4), mounted under `prefix`:
   GET {prefix}/order/<token>/           -> 200 {"status": 1, "data": Order}   (no qrCode)
   GET {prefix}/orders/api/<token>/rates -> 200 {"success": true, "data": Order, "message": null}
+Account endpoints (account-api.md), under the same prefix:
+  POST {prefix}/orders/api/login  {"token": <access token>}
+      -> 200 {"success": true, "data": "<JWT-shaped bearer>", "message": null}
+      a wrong token -> 401 {"success": false, "data": null, "message": "Invalid access token"}
+  GET  {prefix}/orders/api?page=&limit=  (bearer)
+      -> 200 {"statusCode": 200, "data": {"items": [...], "meta": {...}}}: pages from 0, at most
+      `history_page_cap` items a page whatever `limit` asks; bad page/limit -> 400
+A bearer is the fixed `bearer_token` (never expires) or one issued by the log-in, which expires
+`bearer_lifetime` seconds (simulator clock) after it was issued; then it gets 401 like a wrong one.
 Assumed error forms (the contract shows none):
   getOrder, unknown token   -> 404 {"status": 0, "data": null, "message": "Order not found"}
   rates, bearer_token header missing or wrong -> 401
@@ -32,11 +41,14 @@ Faults (`Fault`) apply to the two API endpoints only; the first matching fault w
 from __future__ import annotations
 
 import asyncio
+import base64
 import hmac
+import json
+import secrets
 from decimal import Decimal
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import parse_qs, quote, unquote
 
 from starlette.applications import Starlette
 from starlette.routing import Route
@@ -48,6 +60,13 @@ from orderdash.simulator.state import Fault, Simulator, UnknownOrderError
 BEARER_HEADER = b"bearer_token"
 MAX_CONTROL_BODY = 1_000_000
 CONTROL_ROOT = "/_sim"
+#: The access token the simulator's log-in accepts unless told otherwise.
+DEFAULT_ACCESS_TOKEN = "demo"
+DEFAULT_BEARER_LIFETIME = 3600.0
+#: The history's own page size cap: below what clients usually ask, so paging is exercised.
+DEFAULT_HISTORY_PAGE_CAP = 25
+DEFAULT_HISTORY_LIMIT = 10
+API_ENDPOINTS = ("order", "rates", "login", "history")
 
 
 class SimulatedReset(ConnectionAbortedError):
@@ -87,11 +106,31 @@ class _BadRequest(ValueError):
 class SimulatorASGI:
     """The raw ASGI handler behind create_app (one catch-all route)."""
 
-    def __init__(self, sim: Simulator, bearer_token: str, prefix: str) -> None:
+    def __init__(
+        self,
+        sim: Simulator,
+        bearer_token: str,
+        prefix: str,
+        *,
+        access_token: str = DEFAULT_ACCESS_TOKEN,
+        bearer_lifetime: float = DEFAULT_BEARER_LIFETIME,
+        history_page_cap: int = DEFAULT_HISTORY_PAGE_CAP,
+    ) -> None:
         if not isinstance(bearer_token, str) or not bearer_token:
             raise ValueError("bearer_token must be a non-empty string")
+        if not isinstance(access_token, str) or not access_token:
+            raise ValueError("access_token must be a non-empty string")
+        if not bearer_lifetime > 0:
+            raise ValueError("bearer_lifetime must be positive")
+        if history_page_cap < 1:
+            raise ValueError("history_page_cap must be at least 1")
         self.sim = sim
         self._secret = bearer_token.encode("latin-1")
+        self._access_token = access_token.encode("utf-8")
+        self.bearer_lifetime = float(bearer_lifetime)
+        self.history_page_cap = int(history_page_cap)
+        #: Bearers issued by the log-in: value -> expiry (simulator clock).
+        self._issued: dict[bytes, float] = {}
         self.prefix = normalize_prefix(prefix)
 
     # -------------------------------------------------------------- routing
@@ -107,6 +146,10 @@ class SimulatorASGI:
         parts = path[len(prefix) :].split("/")
         if len(parts) == 4 and parts[:2] == ["", "order"] and parts[2] and parts[3] == "":
             return "order", unquote(parts[2]), []
+        if parts == ["", "orders", "api", "login"]:
+            return "login", None, []
+        if parts == ["", "orders", "api"]:
+            return "history", None, []
         if (
             len(parts) == 5
             and parts[:3] == ["", "orders", "api"]
@@ -119,8 +162,31 @@ class SimulatorASGI:
     def _bearer(self, scope: Scope) -> str:
         for name, value in scope.get("headers", []):
             if name.lower() == BEARER_HEADER:
-                return "ok" if hmac.compare_digest(value, self._secret) else "wrong"
+                if hmac.compare_digest(value, self._secret):
+                    return "ok"
+                expiry = self._issued.get(value)
+                if expiry is None:
+                    return "wrong"
+                return "ok" if self.sim.now() < expiry else "expired"
         return "missing"
+
+    def _issue_bearer(self) -> str:
+        """A JWT-shaped bearer (header.payload.signature, `iat` and `exp` claims)."""
+        now = self.sim.now()
+        expiry = now + self.bearer_lifetime
+
+        def part(obj: Any) -> str:
+            raw = json.dumps(obj, separators=(",", ":")).encode("ascii")
+            return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+        header = part({"alg": "HS256", "typ": "JWT"})
+        payload = part({"iat": int(now), "exp": int(expiry), "jti": secrets.token_hex(8)})
+        signature = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode("ascii")
+        bearer = f"{header}.{payload}.{signature}"
+        # expired bearers are forgotten as new ones are issued: the dict stays small
+        self._issued = {k: v for k, v in self._issued.items() if v > now}
+        self._issued[bearer.encode("ascii")] = expiry
+        return bearer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # pragma: no cover - websockets are not served
@@ -134,11 +200,16 @@ class SimulatorASGI:
         bearer = self._bearer(scope)
         self.sim.log_request(method, path, endpoint, token, bearer)
 
-        if endpoint in ("order", "rates"):
+        if endpoint in API_ENDPOINTS:
             fault = self.sim.take_fault(endpoint, token)
             if fault is not None and fault.delay > 0:
                 await asyncio.sleep(fault.delay)
-            reply = self._api(method, endpoint, token, bearer)
+            if endpoint == "login":
+                reply = self._login(method, await _read_body(receive))
+            elif endpoint == "history":
+                reply = self._history(method, scope, bearer)
+            else:
+                reply = self._api(method, endpoint, token, bearer)
             if fault is not None:
                 await self._send_faulty(send, reply, fault)
                 return
@@ -168,6 +239,38 @@ class SimulatorASGI:
         except UnknownOrderError:
             return _Reply(404, {"success": False, "data": None, "message": "Order not found"})
         return _Reply(200, {"success": True, "data": data, "message": None})
+
+    def _login(self, method: str, body: bytes) -> _Reply:
+        if method != "POST":
+            return _not_allowed("POST")
+        try:
+            obj = jsontext.loads(body)
+        except jsontext.JsonTextError:
+            obj = None
+        given = obj.get("token") if isinstance(obj, dict) else None
+        if not isinstance(given, str) or not given:
+            return _Reply(
+                422, {"success": False, "data": None, "message": "The token field is required."}
+            )
+        if not hmac.compare_digest(given.encode("utf-8"), self._access_token):
+            return _Reply(401, {"success": False, "data": None, "message": "Invalid access token"})
+        return _Reply(200, {"success": True, "data": self._issue_bearer(), "message": None})
+
+    def _history(self, method: str, scope: Scope, bearer: str) -> _Reply:
+        if method not in ("GET", "HEAD"):
+            return _not_allowed("GET")
+        if bearer != "ok":
+            return _Reply(401, {"success": False, "data": None, "message": "Unauthorized"})
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        try:
+            page = _query_int(query, "page", 0)
+            limit = _query_int(query, "limit", DEFAULT_HISTORY_LIMIT)
+            if limit < 1:
+                raise _BadRequest("limit must be at least 1")
+        except _BadRequest as exc:
+            return _Reply(400, {"statusCode": 400, "message": str(exc)})
+        data = self.sim.history_page(page, min(limit, self.history_page_cap))
+        return _Reply(200, {"statusCode": 200, "data": data})
 
     # -------------------------------------------------------------- control
     async def _control(
@@ -344,6 +447,16 @@ async def _read_body(receive: Receive) -> bytes:
     return b"".join(chunks)
 
 
+def _query_int(query: dict[str, list[str]], name: str, default: int) -> int:
+    values = query.get(name)
+    if not values:
+        return default
+    text = values[-1].strip()
+    if not text.isdigit() or len(text) > 9:
+        raise _BadRequest(f"{name} must be a non-negative whole number")
+    return int(text)
+
+
 def _object(body: bytes) -> dict[str, Any]:
     if not body.strip():
         raise _BadRequest("a JSON object body is required")
@@ -376,9 +489,13 @@ def _not_allowed(allow: str) -> _Reply:
     return reply
 
 
-def create_app(sim: Simulator, bearer_token: str = "secret", prefix: str = "") -> Starlette:
-    """A Starlette app serving `sim`: API endpoints under `prefix`, control under /_sim/."""
-    handler = SimulatorASGI(sim, bearer_token, prefix)
+def create_app(
+    sim: Simulator, bearer_token: str = "secret", prefix: str = "", **account: Any
+) -> Starlette:
+    """A Starlette app serving `sim`: API endpoints under `prefix`, control under /_sim/.
+    `account`: access_token, bearer_lifetime, history_page_cap (SimulatorASGI)."""
+    handler = SimulatorASGI(sim, bearer_token, prefix, **account)
     app = Starlette(routes=[Route("/{rest:path}", endpoint=handler)])
     app.state.simulator = sim
+    app.state.handler = handler
     return app

@@ -128,24 +128,24 @@ def default_config_path(env: Mapping[str, str]) -> tuple[Path, bool]:
     return user_config_path("orderdash") / "config.toml", False
 
 
-def read_token_file(path: str | os.PathLike[str], warnings: list[str]) -> SecretStr:
+def read_token_file(
+    path: str | os.PathLike[str], warnings: list[str], *, what: str = "bearer token"
+) -> SecretStr:
     file = Path(path).expanduser()
     try:
         mode = file.stat().st_mode
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read the bearer token file {file}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read the {what} file {file}: {exc.strerror}") from None
     except UnicodeDecodeError:
-        raise ConfigError(f"the bearer token file {file} is not UTF-8 text") from None
+        raise ConfigError(f"the {what} file {file} is not UTF-8 text") from None
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
-        warnings.append(f"the bearer token file {file} is readable by others: chmod 600 it")
+        warnings.append(f"the {what} file {file} is readable by others: chmod 600 it")
     token = text.strip()
     if not token:
-        raise ConfigError(f"the bearer token file {file} is empty")
+        raise ConfigError(f"the {what} file {file} is empty")
     if not token.isprintable():
-        raise ConfigError(
-            f"the bearer token file {file} holds more than one line or control characters"
-        )
+        raise ConfigError(f"the {what} file {file} holds more than one line or control characters")
     return SecretStr(token)
 
 

@@ -1,0 +1,157 @@
+"""The simulator's account endpoints (account-api.md): log-in, expiring bearers, paged history."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import httpx
+import pytest
+
+from orderdash.core.service import jsontext
+from orderdash.simulator import Simulator, SimulatorServer
+
+SECRET = "fixed-bearer-for-sim-account"
+ACCESS = "access-Qz9-account"
+T0 = 1_700_000_010.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def server():
+    clock = Clock()
+    sim = Simulator(seed=7, clock=clock)
+    with SimulatorServer(
+        sim, bearer_token=SECRET, access_token=ACCESS, bearer_lifetime=120, history_page_cap=3
+    ) as server:
+        server.clock = clock  # type: ignore[attr-defined]
+        yield server
+
+
+@pytest.fixture
+async def client(server):
+    server.sim.clear_requests()
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=5) as c:
+        yield c
+
+
+async def login(client: httpx.AsyncClient, token: str = ACCESS) -> httpx.Response:
+    return await client.post("/orders/api/login", json={"token": token})
+
+
+async def test_login_answers_the_published_shape_with_a_jwt_shaped_bearer(client, server):
+    response = await login(client)
+    assert response.status_code == 200
+    document = jsontext.loads(response.content)
+    assert list(document) == ["success", "data", "message"]
+    assert document["success"] is True and document["message"] is None
+    header, payload, signature = document["data"].split(".")
+    assert document["data"].startswith("eyJ")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    assert claims["iat"] == int(server.sim.now())
+    assert claims["exp"] - claims["iat"] == 120
+    assert signature
+
+
+async def test_login_refuses_a_wrong_or_missing_access_token(client):
+    refused = await login(client, "not-the-token")
+    assert refused.status_code == 401
+    assert jsontext.loads(refused.content)["success"] is False
+    assert (await client.post("/orders/api/login", json={})).status_code == 422
+    assert (await client.get("/orders/api/login")).status_code == 405
+
+
+async def test_issued_bearer_expires_and_the_fixed_one_does_not(client, server):
+    bearer = jsontext.loads((await login(client)).content)["data"]
+    history = "/orders/api?page=0&limit=2"
+    assert (await client.get(history, headers={"bearer_token": bearer})).status_code == 200
+    server.clock.now += 121
+    try:
+        expired = await client.get(history, headers={"bearer_token": bearer})
+        assert expired.status_code == 401
+        # and on the rate endpoint too
+        token = server.sim.tokens()[0]
+        rates = await client.get(f"/orders/api/{token}/rates", headers={"bearer_token": bearer})
+        assert rates.status_code == 401
+        fixed = await client.get(history, headers={"bearer_token": SECRET})
+        assert fixed.status_code == 200
+        fresh = jsontext.loads((await login(client)).content)["data"]
+        assert (await client.get(history, headers={"bearer_token": fresh})).status_code == 200
+    finally:
+        server.clock.now = T0
+    log = server.sim.requests
+    assert [e["bearer"] for e in log if e["endpoint"] == "history"] == [
+        "ok",
+        "expired",
+        "ok",
+        "ok",
+    ]
+    assert any(e["endpoint"] == "login" for e in log)
+
+
+async def test_history_pages_are_capped_below_the_limit_and_end_with_null(client, server):
+    total = len(server.sim.tokens())
+    assert total > 6
+    seen: list[str] = []
+    page: int | None = 0
+    pages = 0
+    while page is not None:
+        response = await client.get(
+            f"/orders/api?page={page}&limit=50", headers={"bearer_token": SECRET}
+        )
+        assert response.status_code == 200
+        document = jsontext.loads(response.content)
+        assert document["statusCode"] == 200
+        data = document["data"]
+        assert len(data["items"]) <= 3
+        meta = data["meta"]
+        assert meta["currentPage"] == page and meta["totalCount"] == total
+        assert meta["pagesCount"] == -(-total // 3)
+        seen += [item["token"] for item in data["items"]]
+        page = meta["nextPage"]
+        pages += 1
+    assert pages == -(-total // 3)
+    assert sorted(seen) == sorted(server.sim.tokens())
+    item = data["items"][0]
+    assert list(item) == ["id", "token", "createdAtMiliseconds", "amount", "status", "currency"]
+    assert isinstance(item["amount"], str)
+    assert set(item["status"]) == {"code", "label"}
+
+
+async def test_history_needs_a_bearer_and_sane_numbers(client):
+    assert (await client.get("/orders/api?page=0&limit=5")).status_code == 401
+    auth = {"bearer_token": SECRET}
+    assert (await client.get("/orders/api?page=-1", headers=auth)).status_code == 400
+    assert (await client.get("/orders/api?limit=0", headers=auth)).status_code == 400
+    past = await client.get("/orders/api?page=999&limit=5", headers=auth)
+    data = jsontext.loads(past.content)["data"]
+    assert data["items"] == [] and data["meta"]["nextPage"] is None
+
+
+async def test_account_requests_are_logged_without_bodies(client, server):
+    await login(client)
+    await client.get("/orders/api?page=0&limit=2", headers={"bearer_token": SECRET})
+    log = server.sim.requests
+    assert [(e["method"], e["endpoint"]) for e in log] == [
+        ("POST", "login"),
+        ("GET", "history"),
+    ]
+    assert ACCESS not in json.dumps(log, default=str)
+
+
+async def test_faults_apply_to_login_and_history(client, server):
+    from orderdash.simulator import Fault
+
+    server.sim.add_fault(Fault(endpoint="login", status=503, times=1))
+    try:
+        assert (await login(client)).status_code == 503
+        assert (await login(client)).status_code == 200
+    finally:
+        server.sim.clear_faults()
