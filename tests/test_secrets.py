@@ -145,10 +145,11 @@ def test_help_and_readme_never_offer_the_token_as_an_argument() -> None:
     subparsers = next(a for a in parser._actions if a.dest == "command").choices
     texts = [parser.format_help()] + [sub.format_help() for sub in subparsers.values()]
     options = {opt for sub in subparsers.values() for a in sub._actions for opt in a.option_strings}
-    assert "--bearer-token-file" in options
-    assert not {opt for opt in options if "token" in opt and opt != "--bearer-token-file"}
+    files = {"--bearer-token-file", "--access-token-file"}
+    assert files <= options
+    assert not {opt for opt in options if "token" in opt and opt not in files}
     for text in texts:
-        assert not re.search(r"--bearer-token(?!-file)", text)
+        assert not re.search(r"--(?:bearer|access)-token(?!-file)", text)
     result = subprocess.run(
         [sys.executable, "-m", "orderdash", "--help"], capture_output=True, text=True, timeout=30
     )
@@ -157,7 +158,9 @@ def test_help_and_readme_never_offer_the_token_as_an_argument() -> None:
     commands = [line for line in readme.splitlines() if "orderdash " in line]
     assert commands
     for line in commands:
-        assert not re.search(r"--bearer-token(?!-file)|BEARER_TOKEN=\S", line), line
+        assert not re.search(
+            r"--(?:bearer|access)-token(?!-file)|(?:BEARER|ACCESS)_TOKEN=\S", line
+        ), line
 
 
 async def test_screen_notifications_and_screenshots_never_show_it(

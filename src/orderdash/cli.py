@@ -32,6 +32,12 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
         help="file holding the bearer token for the rate endpoint (or ORDERDASH_BEARER_TOKEN_FILE)",
     )
     group.add_argument(
+        "--access-token-file",
+        metavar="PATH",
+        help="file holding the merchant's access token, to log in with (or "
+        "ORDERDASH_ACCESS_TOKEN_FILE)",
+    )
+    group.add_argument(
         "--timeout", type=float, metavar="SECONDS", help="overall deadline per request"
     )
     group.add_argument(
@@ -192,6 +198,7 @@ def _version() -> str:
 SETTING_OPTIONS = (
     "base_url",
     "bearer_token_file",
+    "access_token_file",
     "timeout",
     "allow_insecure_http",
     "poll_interval",
@@ -226,7 +233,7 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
     from orderdash.core.runtime.logs import configure_logging
 
     # the log file, or nowhere: never the terminal (the dashboard owns it, --jsonl owns stdout)
-    configure_logging(settings.log_file, secrets=[settings.bearer_token])
+    configure_logging(settings.log_file, secrets=[settings.bearer_token, settings.access_token])
     return settings, warnings
 
 

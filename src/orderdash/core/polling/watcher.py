@@ -89,7 +89,7 @@ class OrderWatcher:
         self.scheduler = Scheduler(
             poll_interval=poll_interval,
             refresh_interval=refresh_interval,
-            rates_enabled=client.has_bearer_token,
+            rates_enabled=client.has_credentials,
             now=monotonic(),
             budget_per_minute=budget_per_minute,
             budget_per_hour=budget_per_hour,

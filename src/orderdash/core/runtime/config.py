@@ -2,7 +2,8 @@
 
 The TOML file is `$ORDERDASH_CONFIG`, else `config.toml` in the user config dir. Every setting
 `name` can be given as `ORDERDASH_NAME` in the environment. The bearer token can come from
-`bearer_token` or, better, `bearer_token_file` at any level; it is held as a SecretStr.
+`bearer_token` or, better, `bearer_token_file` at any level, and the access token likewise from
+`access_token` or `access_token_file`; both are held as SecretStr.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from orderdash.core.service.net import Timeouts, is_loopback_host
 ENV_PREFIX = "ORDERDASH_"
 DEFAULT_BASE_URL = "http://127.0.0.1:8765"
 TOKEN_FILE_KEY = "bearer_token_file"
+ACCESS_TOKEN_FILE_KEY = "access_token_file"
+#: Each file setting and the secret setting it fills.
+_SECRET_FILES = {TOKEN_FILE_KEY: "bearer_token", ACCESS_TOKEN_FILE_KEY: "access_token"}
 
 
 class Settings(BaseModel):
@@ -30,6 +34,11 @@ class Settings(BaseModel):
 
     base_url: str = DEFAULT_BASE_URL
     bearer_token: SecretStr | None = None
+    #: The merchant's access token (made in the service's cabinet): logged in with to get a
+    #: bearer when `bearer_token` is not set. Sent only in the log-in body.
+    access_token: SecretStr | None = None
+    #: The merchant's account number (the cabinet shows it under the company name).
+    customer_id: str | None = Field(None, min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_-]+$")
     #: Seconds between rate refreshes (the service renews the rate every minute).
     refresh_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between getOrder polls, which is how new transactions are seen.
@@ -97,6 +106,9 @@ class Settings(BaseModel):
         # it travels as an HTTP header value: visible ASCII only (the token itself is never shown)
         if token and not (token.isascii() and token.isprintable() and " " not in token.strip()):
             raise ValueError("the bearer token must be one word of visible ASCII characters")
+        access = self.access_token.get_secret_value() if self.access_token else ""
+        if access and not (access.isprintable() and access.strip() == access):
+            raise ValueError("the access token must be one line of visible characters")
         return self
 
     @property
@@ -150,7 +162,7 @@ def read_token_file(
 
 
 def _layer_from_env(env: Mapping[str, str]) -> dict[str, Any]:
-    names = set(Settings.model_fields) | {TOKEN_FILE_KEY}
+    names = set(Settings.model_fields) | set(_SECRET_FILES)
     layer = {}
     for name in names:
         value = env.get(ENV_PREFIX + name.upper())
@@ -181,9 +193,11 @@ def _layer_from_toml(path: Path, required: bool) -> dict[str, Any]:
 
 def _resolve_token(layer: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     layer = dict(layer)
-    token_file = layer.pop(TOKEN_FILE_KEY, None)
-    if token_file:
-        layer["bearer_token"] = read_token_file(token_file, warnings)
+    for key, setting in _SECRET_FILES.items():
+        token_file = layer.pop(key, None)
+        if token_file:
+            what = setting.replace("_", " ")
+            layer[setting] = read_token_file(token_file, warnings, what=what)
     return layer
 
 
