@@ -4,12 +4,15 @@ simulator over loopback."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 
 import pytest
 from pydantic import SecretStr
 
 from conftest import BEARER, make_settings
+from orderdash.core.polling.scheduler import Kind
+from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.errors import AuthRefused, AuthRequired, InvalidResponse
 from orderdash.simulator import Fault, Simulator, SimulatorServer
@@ -187,3 +190,57 @@ async def test_the_client_repr_and_errors_never_show_the_access_token(server) ->
             await client.order_history(0)
     assert ACCESS not in str(refused.value) and ACCESS not in repr(refused.value)
     assert "bad token" in str(refused.value)
+
+
+class Events:
+    def __init__(self) -> None:
+        self.rates = 0
+        self.failures: list[object] = []
+
+    def on_fetched(self, token, kind, fetched, change) -> None:  # noqa: ANN001
+        if kind is Kind.RATES:
+            self.rates += 1
+
+    def on_failure(self, token, failure) -> None:  # noqa: ANN001
+        self.failures.append(failure)
+
+    def on_status(self, token, status) -> None:  # noqa: ANN001
+        pass
+
+
+async def test_log_ins_and_retries_count_against_the_rate_budget(server) -> None:
+    token = server.sim.tokens()[0]
+    events = Events()
+    async with account_client(server) as client:
+        watcher = OrderWatcher(
+            client,
+            events,
+            poll_interval=30,
+            refresh_interval=0.2,
+            rate_budget_per_minute=1000,
+            rate_budget_per_hour=100_000,
+        )
+        watcher.add(token)
+        watcher.focus({token})
+        task = asyncio.create_task(watcher.run())
+        try:
+            for _ in range(200):
+                await asyncio.sleep(0.02)
+                if events.rates >= 2:
+                    break
+            server.sim.advance_clock(61)  # the bearer expires mid-run
+            seen = events.rates
+            for _ in range(200):
+                await asyncio.sleep(0.02)
+                if events.rates >= seen + 2:
+                    break
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        use = {u.name: u for u in watcher.budget_use()}
+    log = [e["endpoint"] for e in server.sim.requests]
+    assert events.failures == [] and events.rates >= seen + 2
+    assert log.count("login") == 2  # the first one and one renewal
+    private = log.count("rates") + log.count("login")
+    assert use["rate"].last_minute == private

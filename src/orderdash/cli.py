@@ -149,6 +149,21 @@ def build_parser() -> argparse.ArgumentParser:
         )
         _add_connection_options(command)
 
+    orders = commands.add_parser(
+        "orders", help="the account's orders, from the order history (needs the access token)"
+    )
+    orders.add_argument(
+        "--open",
+        action="store_true",
+        help="only open orders: in progress, paid but unconfirmed, or a state not known",
+    )
+    orders.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON array of the history's items, exact digits",
+    )
+    _add_connection_options(orders)
+
     simulate = commands.add_parser("simulate", help="serve the simulated order service over HTTP")
     simulate.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     simulate.add_argument("--port", type=int, default=8765, help="port (8765)")
@@ -261,6 +276,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return _run_one_shot(args, rates=command == "rates")
         if command == "simulate":
             return _run_simulate(args)
+        if command == "orders":
+            return _run_orders(args)
         if command == "watch":
             return _run_watch(args)
         if command == "demo":
@@ -306,6 +323,41 @@ def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
         from orderdash.core.domain.summary import order_summary
 
         print("\n".join(order_summary(fetched.order, fetched.received_at)))
+    return 0
+
+
+def _run_orders(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from orderdash.core.domain.history import history_rows, is_open_item
+    from orderdash.core.service.client import MAX_HISTORY_PAGES, OrderClient
+
+    settings, _ = _load_settings(args)
+
+    async def fetch() -> Any:
+        async with OrderClient.from_settings(settings) as client:
+            return await client.account_orders()
+
+    orders = asyncio.run(fetch())
+    if orders.truncated:
+        print(
+            f"orderdash: warning: stopped after {MAX_HISTORY_PAGES:,} pages of the order history; "
+            "the account has more orders than listed",
+            file=sys.stderr,
+        )
+    chosen = [
+        (item, raw)
+        for item, raw in zip(orders.items, orders.raw, strict=True)
+        if not args.open or is_open_item(item)
+    ]
+    if args.json:
+        from orderdash.core.service import jsontext
+
+        print(jsontext.dumps([raw for _, raw in chosen], indent=2))
+    elif chosen:
+        print("\n".join(history_rows([item for item, _ in chosen])))
+    else:
+        print("no open orders" if args.open else "no orders", file=sys.stderr)
     return 0
 
 

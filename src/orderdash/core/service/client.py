@@ -203,8 +203,11 @@ class OrderClient:
         #: The bearer bought by logging in with the access token (memory only).
         self._session: SecretStr | None = None
         self._login_lock = asyncio.Lock()
-        #: Log-ins sent (the private budget's view counts them).
+        #: Log-ins sent.
         self.logins = 0
+        #: Called for each private request beyond the one asked for (a log-in, a retry): the
+        #: service counts them against the same private limit, so the rate budget must too.
+        self.on_extra_private_request: Callable[[], None] | None = None
         self._timeouts = timeouts or Timeouts()
         self._max_body_bytes = max_body_bytes
         self._clock = clock
@@ -348,6 +351,7 @@ class OrderClient:
         except AuthRefused:
             # the bought bearer expired (or was revoked): one new log-in, one retry
             bearer = await self._login(stale=bearer)
+            self._extra_private_request()
             return await call(bearer.get_secret_value())
 
     async def _login(self, stale: SecretStr | None) -> SecretStr:
@@ -363,6 +367,7 @@ class OrderClient:
             assert self._access_token is not None
             body = json.dumps({"token": self._access_token.get_secret_value()}).encode("utf-8")
             self.logins += 1
+            self._extra_private_request()
             bearer = await self._call_json(
                 f"{self._base_url}/orders/api/login",
                 "login",
@@ -375,6 +380,10 @@ class OrderClient:
             self._session = bearer
             return bearer
 
+    def _extra_private_request(self) -> None:
+        if self.on_extra_private_request is not None:
+            self.on_extra_private_request()
+
     def _interpret_login(self, status: int, headers: httpx.Headers, body: bytes) -> SecretStr:
         if status in (401, 403, 422):
             detail = self._error_detail(body)
@@ -384,7 +393,7 @@ class OrderClient:
                 "access_token, its expiry and the cabinet's IP allow-list"
             )
         if not 200 <= status < 300:
-            self._refuse(status, headers, self._error_detail(body), "", "log-in", rates=True)
+            self._refuse_account(status, headers, body, "log-in")
         document = self._parse_json(body, headers)
         try:
             envelope = LoginEnvelope.model_validate(document)
@@ -407,7 +416,7 @@ class OrderClient:
         self, status: int, headers: httpx.Headers, body: bytes
     ) -> tuple[HistoryPage, list[dict[str, Any]]]:
         if not 200 <= status < 300:
-            self._refuse(status, headers, self._error_detail(body), "", "order history", rates=True)
+            self._refuse_account(status, headers, body, "order history")
         document = self._parse_json(body, headers)
         if _is_error_envelope(document, rates=False):
             code = envelope_status_code(document)
@@ -425,6 +434,20 @@ class OrderClient:
             ) from None
         wire = document["data"]["items"]
         return envelope.data, list(wire)
+
+    def _refuse_account(
+        self, status: int, headers: httpx.Headers, body: bytes, what: str
+    ) -> NoReturn:
+        detail = self._error_detail(body)
+        if status == 404:
+            # no order is named here: the endpoint itself is missing at this address
+            said = f": {detail}" if detail else ""
+            raise ServiceError(
+                f"the service has no {what} at {self.origin} (HTTP 404{said}): check the base URL",
+                status,
+                None,
+            )
+        self._refuse(status, headers, detail, "", what, rates=True)
 
     async def _call_json(
         self,
