@@ -117,6 +117,18 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument(
         "--jsonl", action="store_true", help="no screen: print one JSON line per event until Ctrl-C"
     )
+    watch.add_argument(
+        "--account",
+        action="store_true",
+        help="watch the account's open orders and every order created after start (needs the "
+        "access token; with --jsonl)",
+    )
+    watch.add_argument(
+        "--account-interval",
+        type=float,
+        metavar="SECONDS",
+        help="seconds between reads of the order history with --account (60)",
+    )
     _add_connection_options(watch)
     _add_dashboard_options(watch)
 
@@ -223,6 +235,7 @@ SETTING_OPTIONS = (
     "qr_uppercase",
     "pos_primary",
     "log_file",
+    "account_interval",
     "budget_per_minute",
     "budget_per_hour",
     "rate_budget_per_minute",
@@ -379,12 +392,16 @@ def _run_watch(args: argparse.Namespace) -> int:
     for raw, reason in parsed.invalid:
         print(f"orderdash: skipped {raw[:40]!r}: {reason}", file=sys.stderr)
     settings, _ = _load_settings(args)
+    if args.account and not args.jsonl:
+        raise UsageError(
+            "watch --account runs with --jsonl (the dashboard does not fill itself yet)"
+        )
     if args.jsonl:
-        if not parsed.tokens:
+        if not parsed.tokens and not args.account:
             raise UsageError("no order tokens to watch")
         from orderdash.headless import run_jsonl
 
-        return run_jsonl(settings, parsed.tokens)
+        return run_jsonl(settings, parsed.tokens, account=args.account)
     from orderdash.tui.run import run_dashboard
 
     return run_dashboard(settings, parsed.tokens)

@@ -143,6 +143,11 @@ class OrderWatcher:
     def _extra_private_request(self) -> None:
         self.scheduler.spent_extra(Kind.RATES, self._monotonic())
 
+    def spent_private_request(self) -> None:
+        """A private request made beside the watcher (a history read): the rate budget, which
+        the service shares between every private endpoint, counts it."""
+        self._extra_private_request()
+
     def budget_use(self) -> list[BudgetUse]:
         """Each request budget's use now and the hour's projection (the `b` view)."""
         return self.scheduler.budget_use(self._monotonic())

@@ -39,6 +39,8 @@ class Settings(BaseModel):
     access_token: SecretStr | None = None
     #: The merchant's account number (the cabinet shows it under the company name).
     customer_id: str | None = Field(None, min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_-]+$")
+    #: Seconds between reads of the account's order history (`watch --account`): new orders.
+    account_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between rate refreshes (the service renews the rate every minute).
     refresh_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between getOrder polls, which is how new transactions are seen.
