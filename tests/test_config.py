@@ -213,7 +213,7 @@ def test_a_config_file_that_cannot_be_read_is_one_line_exit_2(
 
 
 def test_access_token_and_customer_id_from_env_file_and_command_line(tmp_path: Path) -> None:
-    config = write(tmp_path / "c.toml", 'customer_id = "4711"\naccess_token = "from-toml"\n')
+    config = write(tmp_path / "c.toml", 'customer_id = 4711\naccess_token = "from-toml"\n')
     env = {"ORDERDASH_CONFIG": str(config)}
     settings, _ = load_settings({}, env)
     assert settings.customer_id == "4711"

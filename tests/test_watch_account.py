@@ -21,7 +21,7 @@ ACCESS = "access-Ww5-watch-account"
 @pytest.fixture
 def server() -> Iterator[SimulatorServer]:
     with SimulatorServer(
-        Simulator(seed=7), access_token=ACCESS, bearer_lifetime=2, history_page_cap=3
+        Simulator(seed=7), access_token=ACCESS, bearer_lifetime=1, history_page_cap=3
     ) as server:
         yield server
 
@@ -61,7 +61,7 @@ async def test_an_order_created_while_watching_is_reported_then_its_payment(serv
         assert events(out) == []  # orders there at start are not new
         token = sim.create_order(token="new order 1", coin="btc", amount_fiat="12.30")
         await wait_for(lambda: any(e["event"] == "order" for e in events(out)))
-        await asyncio.sleep(3)  # the bought bearer (2 s) expires meanwhile
+        await asyncio.sleep(1.5)  # the bought bearer (1 s) expires meanwhile
         sim.add_transaction(token, "0.00001")
         await wait_for(lambda: any(e["event"] == "transaction" for e in events(out)))
     finally:
@@ -136,3 +136,31 @@ async def test_every_history_page_read_is_counted_for_the_private_budget(server)
     history = [r for r in server.sim.requests if r["endpoint"] == "history"]
     assert len(counted) == len(history) == 2 * 3  # 7 demo orders, 3 a page
     assert sorted(quiet.baseline) == sorted(server.sim.tokens())
+
+
+async def test_a_bug_while_reading_the_history_is_a_failure_not_the_end() -> None:
+    from orderdash.core.polling.account import AccountFeed
+
+    class Broken:
+        async def account_orders(self) -> None:
+            raise RuntimeError("boom")
+
+    failures: list[str] = []
+
+    class Events:
+        def on_baseline(self, orders) -> None:  # noqa: ANN001
+            pass
+
+        def on_new_order(self, order) -> None:  # noqa: ANN001
+            pass
+
+        def on_account_failure(self, error) -> None:  # noqa: ANN001
+            failures.append(error.message)
+
+        def on_account_recovered(self) -> None:
+            pass
+
+    feed = AccountFeed(Broken(), Events(), interval=60)  # type: ignore[arg-type]
+    await feed.read_once()
+    await feed.read_once()
+    assert failures == ["internal error: RuntimeError: boom"]

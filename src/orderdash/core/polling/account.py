@@ -69,7 +69,9 @@ class AccountFeed:
     async def read_once(self) -> None:
         try:
             orders = await self._client.account_orders()
-        except OrderdashError as error:
+        except Exception as error:  # noqa: BLE001 - a bug here must not stop the watching
+            if not isinstance(error, OrderdashError):
+                error = OrderdashError(f"internal error: {type(error).__name__}: {error}")
             if not self._failing:
                 self._failing = True
                 self._events.on_account_failure(error)

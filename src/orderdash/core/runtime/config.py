@@ -12,10 +12,18 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    model_validator,
+)
 
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import ConfigError
@@ -38,7 +46,12 @@ class Settings(BaseModel):
     #: bearer when `bearer_token` is not set. Sent only in the log-in body.
     access_token: SecretStr | None = None
     #: The merchant's account number (the cabinet shows it under the company name).
-    customer_id: str | None = Field(None, min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_-]+$")
+    customer_id: Annotated[
+        str | None,
+        # a number in TOML (`customer_id = 4711`) is the same account number
+        BeforeValidator(lambda v: str(v) if type(v) is int else v),
+        Field(min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_-]+$"),
+    ] = None
     #: Seconds between reads of the account's order history (`watch --account`): new orders.
     account_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between rate refreshes (the service renews the rate every minute).
