@@ -155,3 +155,46 @@ async def test_faults_apply_to_login_and_history(client, server):
         assert (await login(client)).status_code == 200
     finally:
         server.sim.clear_faults()
+
+
+async def test_ui_get_order_lists_coins_until_one_is_chosen(client, server) -> None:
+    sim = server.sim
+    token = sim.create_order(token="ui order 1", coin=None, amount_fiat="5.00")
+    auth = {"bearer_token": SECRET}
+    path = "/orders/api/ui%20order%201"
+    assert (await client.get(path)).status_code == 401
+    before = jsontext.loads((await client.get(path, headers=auth)).content)
+    assert before["success"] is True and before["message"] is None
+    data = before["data"]
+    assert data["token"] == token and data["coin"] is None and data["amount"] is None
+    assert {"id": 1, "name": "Bitcoin", "code": "BTC", "basename": "btc"} in data["coins"]
+    chosen = await client.post(path, headers=auth, json={"coin": "BTC"})
+    assert chosen.status_code == 200
+    answer = jsontext.loads(chosen.content)
+    assert answer["status"] == 1
+    order = answer["data"]
+    assert order["coinBaseName"] == "btc" and order["address"] and order["qrCode"]
+    assert order["amount"] is not None and order["exchangeRate"] is not None
+    after = jsontext.loads((await client.get(path, headers=auth)).content)["data"]
+    assert "coins" not in after and after["amount"] == order["amount"]
+    again = await client.post(path, headers=auth, json={"coin": "eth"})
+    assert again.status_code == 422
+    error = jsontext.loads(again.content)
+    assert error["status"] == "error" and error["status_code "] == 422
+    assert "chosen already" in error["message"]["coin"]
+    # the getOrder of the same order now has the coin too
+    assert jsontext.loads((await client.get("/order/ui%20order%201/")).content)["data"]["coin"]
+
+
+async def test_choose_coin_refuses_what_is_not_offered(client, server) -> None:
+    sim = server.sim
+    sim.create_order(token="ui-order-2", coin=None)
+    auth = {"bearer_token": SECRET}
+    for body in ({"coin": "xmr"}, {}, {"coin": 5}):
+        answer = await client.post("/orders/api/ui-order-2", headers=auth, json=body)
+        assert answer.status_code == 422, body
+    sim.set_status("ui-order-2", "CANCELED")
+    closed = await client.post("/orders/api/ui-order-2", headers=auth, json={"coin": "ltc"})
+    assert closed.status_code == 422
+    missing = await client.get("/orders/api/no-such-order", headers=auth)
+    assert missing.status_code == 404

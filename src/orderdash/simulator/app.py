@@ -7,6 +7,11 @@ Account endpoints (account-api.md), under the same prefix:
   POST {prefix}/orders/api/login  {"token": <access token>}
       -> 200 {"success": true, "data": "<JWT-shaped bearer>", "message": null}
       a wrong token -> 401 {"success": false, "data": null, "message": "Invalid access token"}
+  GET  {prefix}/orders/api/<token>  (bearer) -> 200 {"success": true, "data": Order with qrCode,
+      plus "coins" while no coin is chosen, "message": null}
+  POST {prefix}/orders/api/<token>  (bearer) {"coin": code} -> 200 {"status": 1, "data": Order}
+      chooses the coin (code or basename, any case); unknown coin, chosen already or closed
+      -> 422 {"status": "error", "status_code ": 422, "message": {"coin": ...}}
   GET  {prefix}/orders/api?page=&limit=  (bearer)
       -> 200 {"statusCode": 200, "data": {"items": [...], "meta": {...}}}: pages from 0, at most
       `history_page_cap` items a page whatever `limit` asks; bad page/limit -> 400
@@ -66,7 +71,7 @@ DEFAULT_BEARER_LIFETIME = 3600.0
 #: The history's own page size cap: below what clients usually ask, so paging is exercised.
 DEFAULT_HISTORY_PAGE_CAP = 25
 DEFAULT_HISTORY_LIMIT = 10
-API_ENDPOINTS = ("order", "rates", "login", "history")
+API_ENDPOINTS = ("order", "rates", "login", "history", "ui_order")
 
 
 class SimulatedReset(ConnectionAbortedError):
@@ -150,6 +155,8 @@ class SimulatorASGI:
             return "login", None, []
         if parts == ["", "orders", "api"]:
             return "history", None, []
+        if len(parts) == 4 and parts[:3] == ["", "orders", "api"] and parts[3]:
+            return "ui_order", unquote(parts[3]), []
         if (
             len(parts) == 5
             and parts[:3] == ["", "orders", "api"]
@@ -208,6 +215,8 @@ class SimulatorASGI:
                 reply = self._login(method, await _read_body(receive))
             elif endpoint == "history":
                 reply = self._history(method, scope, bearer)
+            elif endpoint == "ui_order":
+                reply = self._ui_order(method, token, bearer, await _read_body(receive))
             else:
                 reply = self._api(method, endpoint, token, bearer)
             if fault is not None:
@@ -255,6 +264,31 @@ class SimulatorASGI:
         if not hmac.compare_digest(given.encode("utf-8"), self._access_token):
             return _Reply(401, {"success": False, "data": None, "message": "Invalid access token"})
         return _Reply(200, {"success": True, "data": self._issue_bearer(), "message": None})
+
+    def _ui_order(self, method: str, token: str | None, bearer: str, body: bytes) -> _Reply:
+        assert token is not None
+        if method not in ("GET", "HEAD", "POST"):
+            return _not_allowed("GET, POST")
+        if bearer != "ok":
+            return _Reply(401, {"success": False, "data": None, "message": "Unauthorized"})
+        try:
+            if method == "POST":
+                try:
+                    obj = jsontext.loads(body)
+                except jsontext.JsonTextError:
+                    obj = None
+                coin = obj.get("coin") if isinstance(obj, dict) else None
+                if not isinstance(coin, str) or not coin:
+                    return _unprocessable({"coin": "The coin field is required."})
+                try:
+                    data = self.sim.choose_coin(token, coin)
+                except ValueError as exc:
+                    return _unprocessable({"coin": str(exc)})
+                return _Reply(200, {"status": 1, "data": data})
+            data = self.sim.ui_order_wire(token)
+        except UnknownOrderError:
+            return _Reply(404, {"success": False, "data": None, "message": "Order not found"})
+        return _Reply(200, {"success": True, "data": data, "message": None})
 
     def _history(self, method: str, scope: Scope, bearer: str) -> _Reply:
         if method not in ("GET", "HEAD"):
@@ -481,6 +515,11 @@ def _decimal_or_text(value: Any, name: str) -> Decimal | str:
     if isinstance(value, int):
         return Decimal(value)
     return value
+
+
+def _unprocessable(message: dict[str, str]) -> _Reply:
+    """The docs' error body: `"status_code "` with its trailing space."""
+    return _Reply(422, {"status": "error", "status_code ": 422, "message": message})
 
 
 def _not_allowed(allow: str) -> _Reply:

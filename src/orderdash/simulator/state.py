@@ -142,7 +142,7 @@ class UnknownOrderError(LookupError):
 
 
 #: The endpoints a Fault can name: the API endpoints the simulator serves, or any of them.
-FAULT_ENDPOINTS = ("order", "rates", "login", "history", "any")
+FAULT_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "any")
 
 
 @dataclass
@@ -166,7 +166,9 @@ class Fault:
 
     def __post_init__(self) -> None:
         if self.endpoint not in FAULT_ENDPOINTS:
-            raise ValueError("endpoint must be 'order', 'rates', 'login', 'history' or 'any'")
+            raise ValueError(
+                "endpoint must be 'order', 'rates', 'login', 'history', 'ui_order' or 'any'"
+            )
         if self.token is not None and not isinstance(self.token, str):
             raise ValueError("token must be a string or null")
         if self.times is not None and (not _is_int(self.times) or self.times < 1):
@@ -725,6 +727,39 @@ class Simulator:
         for name in order.removed:
             data.pop(name, None)
         return data
+
+    # ------------------------------------------------------------------ the UI's order
+    def ui_order_wire(self, token: str) -> dict[str, Any]:
+        """Get order (UI form, account-api.md): the rate endpoint's order, plus `coins` (the
+        coins the customer may choose) while no coin is chosen."""
+        data = self.order_wire(token, with_qr=True)
+        with self._lock:
+            chosen = self._get(token).coin is not None
+        if not chosen:
+            data["coins"] = [
+                {"id": index, "name": coin.name, "code": coin.code.upper(), "basename": coin.code}
+                for index, coin in enumerate(COINS.values(), start=1)
+            ]
+        return data
+
+    def choose_coin(self, token: str, coin: str) -> dict[str, Any]:
+        """Choose crypto: the coin by code or basename, any case; ValueError when it is not
+        one of `coins`, the coin is chosen already or the order is closed."""
+        if not isinstance(coin, str) or coin.lower() not in COINS:
+            raise ValueError(f"unknown coin {coin!r}")
+        with self._lock:
+            order = self._get(token)
+            now = self.now()
+            self._refresh(order, now)
+            if order.coin is not None:
+                raise ValueError("the coin of this order is chosen already")
+            if order.status_code != IN_PROGRESS:
+                raise ValueError("the order is closed")
+            info = COINS[coin.lower()]
+            order.coin = info
+            order.address = make_address(info.code, self.seed, token)
+            self._renew(order, self._sync_market(now))
+        return self.order_wire(token, with_qr=True)
 
     # ------------------------------------------------------------------ history
     def history_page(self, page: int, size: int) -> dict[str, Any]:
