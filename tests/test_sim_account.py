@@ -198,3 +198,71 @@ async def test_choose_coin_refuses_what_is_not_offered(client, server) -> None:
     assert closed.status_code == 422
     missing = await client.get("/orders/api/no-such-order", headers=auth)
     assert missing.status_code == 404
+
+
+def create_body(token: str, **changes: object) -> dict[str, object]:
+    body: dict[str, object] = {
+        "customer_id": "4711",
+        "access_token": ACCESS,
+        "order_id": "counter-1",
+        "order_token": token,
+        "amount": "5.00",
+    }
+    body.update(changes)
+    return body
+
+
+async def test_generate_order_makes_one_order_per_token_under_its_own_prefix() -> None:
+    sim = Simulator(seed=7)
+    with SimulatorServer(
+        sim, bearer_token=SECRET, access_token=ACCESS, prefix="/pay", create_prefix="/listener"
+    ) as server:
+        async with httpx.AsyncClient(base_url=server.root_url, timeout=5) as client:
+            # not under the order API's prefix
+            wrong = await client.post("/pay/api/generateOrder", json=create_body("c1"))
+            assert wrong.status_code == 404
+            made = await client.post("/listener/api/generateOrder", json=create_body("c 1"))
+            assert made.status_code == 200
+            answer = jsontext.loads(made.content)
+            assert answer["success"] is True and answer["message"] is None
+            assert answer["data"]["token"] == "c 1"
+            assert answer["data"]["payment_url"].endswith("?token=c%201")
+            again = await client.post("/listener/api/generateOrder", json=create_body("c 1"))
+            assert again.status_code == 422
+            error = jsontext.loads(again.content)
+            assert error["status_code "] == 422 and "already been taken" in str(error["message"])
+            order = jsontext.loads((await client.get("/pay/order/c%201/")).content)["data"]
+            assert order["coin"] is None and order["amountFiat"] == "5.00"
+            missing = await client.post(
+                "/listener/api/generateOrder", json=create_body("c2", amount=None)
+            )
+            assert jsontext.loads(missing.content)["message"] == {
+                "amount": "The amount field is required."
+            }
+            wrong_customer = await client.post(
+                "/listener/api/generateOrder", json=create_body("c3", customer_id="1")
+            )
+            assert wrong_customer.status_code == 422
+            refused = await client.post(
+                "/listener/api/generateOrder", json=create_body("c4", access_token="nope")
+            )
+            assert refused.status_code == 401
+    assert [t for t in sim.tokens() if t.startswith("c")] == ["c 1"]
+    assert ACCESS not in json.dumps(sim.requests, default=str)
+
+
+async def test_generate_order_second_form_and_the_hourly_cap() -> None:
+    sim = Simulator(seed=7)
+    with SimulatorServer(
+        sim, bearer_token=SECRET, access_token=ACCESS, create_answer="status", create_per_hour=2
+    ) as server:
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=5) as client:
+            first = await client.post("/api/generateOrder", json=create_body("k1"))
+            assert first.status_code == 201
+            answer = jsontext.loads(first.content)
+            assert answer["status"] == 1 and answer["message"]["token"] == "k1"
+            assert (await client.post("/api/generateOrder", json=create_body("k2"))).is_success
+            capped = await client.post("/api/generateOrder", json=create_body("k3"))
+            assert capped.status_code == 429 and int(capped.headers["retry-after"]) > 0
+            sim.advance_clock(3601)
+            assert (await client.post("/api/generateOrder", json=create_body("k3"))).is_success

@@ -12,6 +12,12 @@ Account endpoints (account-api.md), under the same prefix:
   POST {prefix}/orders/api/<token>  (bearer) {"coin": code} -> 200 {"status": 1, "data": Order}
       chooses the coin (code or basename, any case); unknown coin, chosen already or closed
       -> 422 {"status": "error", "status_code ": 422, "message": {"coin": ...}}
+  POST {create_prefix}/api/generateOrder  {customer_id, access_token, order_id, order_token,
+      amount} -> 200 {"success": true, "message": null, "data": {id, payment_url, token}} (or,
+      with create_answer="status", 201 {"status": 1, "status_code ": 201, "message": {...}});
+      an order without a coin; a taken order_token, a missing field or a wrong customer_id
+      -> 422 in the docs' error form; a wrong access token -> 401; over `create_per_hour`
+      orders in the last hour -> 429 with Retry-After. `create_prefix` defaults to `prefix`.
   GET  {prefix}/orders/api?page=&limit=  (bearer)
       -> 200 {"statusCode": 200, "data": {"items": [...], "meta": {...}}}: pages from 0, at most
       `history_page_cap` items a page whatever `limit` asks; bad page/limit -> 400
@@ -71,7 +77,13 @@ DEFAULT_BEARER_LIFETIME = 3600.0
 #: The history's own page size cap: below what clients usually ask, so paging is exercised.
 DEFAULT_HISTORY_PAGE_CAP = 25
 DEFAULT_HISTORY_LIMIT = 10
-API_ENDPOINTS = ("order", "rates", "login", "history", "ui_order")
+API_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "create")
+#: The account number the simulator's generateOrder accepts unless told otherwise.
+DEFAULT_CUSTOMER_ID = "4711"
+#: Orders an account may create per hour (account-api.md "Limits").
+DEFAULT_CREATE_PER_HOUR = 500
+#: Where the simulated hosted checkout would be: never served, only handed out.
+CHECKOUT_URL = "https://pay.example/invoice?token="
 
 
 class SimulatedReset(ConnectionAbortedError):
@@ -120,6 +132,10 @@ class SimulatorASGI:
         access_token: str = DEFAULT_ACCESS_TOKEN,
         bearer_lifetime: float = DEFAULT_BEARER_LIFETIME,
         history_page_cap: int = DEFAULT_HISTORY_PAGE_CAP,
+        customer_id: str = DEFAULT_CUSTOMER_ID,
+        create_prefix: str | None = None,
+        create_answer: str = "success",
+        create_per_hour: int = DEFAULT_CREATE_PER_HOUR,
     ) -> None:
         if not isinstance(bearer_token, str) or not bearer_token:
             raise ValueError("bearer_token must be a non-empty string")
@@ -129,6 +145,15 @@ class SimulatorASGI:
             raise ValueError("bearer_lifetime must be positive")
         if history_page_cap < 1:
             raise ValueError("history_page_cap must be at least 1")
+        if create_answer not in ("success", "status"):
+            raise ValueError(
+                "create_answer must be 'success' or 'status' (the two published forms)"
+            )
+        self.customer_id = str(customer_id)
+        self.create_answer = create_answer
+        self.create_per_hour = int(create_per_hour)
+        #: Simulator times of the orders created through generateOrder (the hourly cap).
+        self._created: list[float] = []
         self.sim = sim
         self._secret = bearer_token.encode("latin-1")
         self._access_token = access_token.encode("utf-8")
@@ -137,6 +162,9 @@ class SimulatorASGI:
         #: Bearers issued by the log-in: value -> expiry (simulator clock).
         self._issued: dict[bytes, float] = {}
         self.prefix = normalize_prefix(prefix)
+        self.create_prefix = (
+            self.prefix if create_prefix is None else normalize_prefix(create_prefix)
+        )
 
     # -------------------------------------------------------------- routing
     def _classify(self, path: str) -> tuple[str, str | None, list[str]]:
@@ -145,6 +173,8 @@ class SimulatorASGI:
             segments = [unquote(s) for s in path[len(CONTROL_ROOT) + 1 :].split("/")]
             token = segments[1] if len(segments) >= 2 and segments[0] == "orders" else None
             return "control", token, segments
+        if path == self.create_prefix + "/api/generateOrder":
+            return "create", None, []
         prefix = self.prefix
         if prefix and not path.startswith(prefix + "/"):
             return "other", None, []
@@ -215,6 +245,8 @@ class SimulatorASGI:
                 reply = self._login(method, await _read_body(receive))
             elif endpoint == "history":
                 reply = self._history(method, scope, bearer)
+            elif endpoint == "create":
+                reply = self._create(method, await _read_body(receive))
             elif endpoint == "ui_order":
                 reply = self._ui_order(method, token, bearer, await _read_body(receive))
             else:
@@ -264,6 +296,66 @@ class SimulatorASGI:
         if not hmac.compare_digest(given.encode("utf-8"), self._access_token):
             return _Reply(401, {"success": False, "data": None, "message": "Invalid access token"})
         return _Reply(200, {"success": True, "data": self._issue_bearer(), "message": None})
+
+    def _create(self, method: str, body: bytes) -> _Reply:
+        """generateOrder: one order per new `order_token`; the docs' 422 form for bad fields."""
+        if method != "POST":
+            return _not_allowed("POST")
+        try:
+            obj = jsontext.loads(body)
+        except jsontext.JsonTextError:
+            obj = None
+        if not isinstance(obj, dict):
+            obj = {}
+        fields = ("customer_id", "access_token", "order_id", "order_token", "amount")
+        for name in fields:
+            value = obj.get(name)
+            if value is None or value == "":
+                return _unprocessable({name: f"The {name.replace('_', ' ')} field is required."})
+        given = obj["access_token"]
+        if not isinstance(given, str) or not hmac.compare_digest(
+            given.encode("utf-8"), self._access_token
+        ):
+            return _Reply(401, {"status": "error", "status_code ": 401, "message": "Unauthorized"})
+        if str(obj["customer_id"]) != self.customer_id:
+            return _unprocessable({"customer_id": "Invalid customer_id"})
+        token = obj["order_token"]
+        if not isinstance(token, str) or not token.strip() or len(token) > 200:
+            return _unprocessable({"order_token": "The order token must be text."})
+        amount = obj["amount"]
+        if isinstance(amount, bool) or not isinstance(amount, (str, int, Decimal)):
+            return _unprocessable({"amount": "The amount must be a number."})
+        now = self.sim.now()
+        self._created = [t for t in self._created if t > now - 3600]
+        if len(self._created) >= self.create_per_hour:
+            reply = _Reply(
+                429,
+                {
+                    "status": "error",
+                    "status_code ": 429,
+                    "message": f"Too many orders: {self.create_per_hour} an hour",
+                },
+            )
+            reply.set_header("Retry-After", str(int(self._created[0] + 3600 - now) + 1))
+            return reply
+        if self.sim.has_order(token):
+            return _unprocessable({"order_token": "The order token has already been taken."})
+        try:
+            self.sim.create_order(token=token, coin=None, amount_fiat=amount)
+        except ValueError as exc:
+            if self.sim.has_order(token):  # created meanwhile by a request racing this one
+                return _unprocessable({"order_token": "The order token has already been taken."})
+            return _unprocessable({"amount": str(exc)[:200]})
+        self._created.append(now)
+        order = self.sim.order_wire(token, with_qr=False)
+        created = {
+            "id": order["id"],
+            "payment_url": CHECKOUT_URL + quote(token, safe=""),
+            "token": token,
+        }
+        if self.create_answer == "status":
+            return _Reply(201, {"status": 1, "status_code ": 201, "message": created})
+        return _Reply(200, {"success": True, "message": None, "data": created})
 
     def _ui_order(self, method: str, token: str | None, bearer: str, body: bytes) -> _Reply:
         assert token is not None

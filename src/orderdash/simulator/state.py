@@ -142,7 +142,7 @@ class UnknownOrderError(LookupError):
 
 
 #: The endpoints a Fault can name: the API endpoints the simulator serves, or any of them.
-FAULT_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "any")
+FAULT_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "create", "any")
 
 
 @dataclass
@@ -167,7 +167,8 @@ class Fault:
     def __post_init__(self) -> None:
         if self.endpoint not in FAULT_ENDPOINTS:
             raise ValueError(
-                "endpoint must be 'order', 'rates', 'login', 'history', 'ui_order' or 'any'"
+                "endpoint must be 'order', 'rates', 'login', 'history', 'ui_order', 'create' "
+                "or 'any'"
             )
         if self.token is not None and not isinstance(self.token, str):
             raise ValueError("token must be a string or null")
