@@ -102,7 +102,7 @@ MAX_HISTORY_PAGES = 1000
 
 @dataclass(frozen=True)
 class AccountOrders:
-    """Every order of the account as the history pages listed them, oldest page first."""
+    """Every order of the account in the order the history pages listed them, page 0 first."""
 
     items: tuple[HistoryItem, ...]
     #: The wire item objects as received (numbers with their digits), for --json.
@@ -330,9 +330,6 @@ class OrderClient:
         )
 
     # ------------------------------------------------------------------ the bearer
-    def _bearer_now(self) -> SecretStr | None:
-        return self._bearer_token if self.has_bearer_token else self._session
-
     async def _private(self, call: Callable[[str], Any], what: str) -> Any:
         """Run `call(bearer)` with the bearer token, or with one bought by logging in (lazily,
         before the first private request); on a refusal of a bought bearer, log in again and
