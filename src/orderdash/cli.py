@@ -176,6 +176,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_connection_options(orders)
 
+    charge = commands.add_parser(
+        "charge", help="make an order for AMOUNT in the account's fiat (needs the access token)"
+    )
+    charge.add_argument("amount", help="the fiat amount, e.g. 12.50")
+    charge.add_argument("--coin", metavar="CODE", help="choose this coin for the customer (btc)")
+    charge.add_argument("--order-id", metavar="ID", help="your own order id (default: generated)")
+    charge.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: token, payment_url, and with --coin address, amount, uri",
+    )
+    charge.add_argument(
+        "--create-url", metavar="URL", help="where Generate Order is served (default: base URL)"
+    )
+    _add_connection_options(charge)
+
     simulate = commands.add_parser("simulate", help="serve the simulated order service over HTTP")
     simulate.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     simulate.add_argument("--port", type=int, default=8765, help="port (8765)")
@@ -236,6 +252,7 @@ SETTING_OPTIONS = (
     "pos_primary",
     "log_file",
     "account_interval",
+    "create_url",
     "budget_per_minute",
     "budget_per_hour",
     "rate_budget_per_minute",
@@ -291,6 +308,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return _run_simulate(args)
         if command == "orders":
             return _run_orders(args)
+        if command == "charge":
+            return _run_charge(args)
         if command == "watch":
             return _run_watch(args)
         if command == "demo":
@@ -371,6 +390,55 @@ def _run_orders(args: argparse.Namespace) -> int:
         print("\n".join(history_rows([item for item, _ in chosen])))
     else:
         print("no open orders" if args.open else "no orders", file=sys.stderr)
+    return 0
+
+
+def _run_charge(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from orderdash.core.service.charge import charge, parse_amount
+    from orderdash.core.service.client import OrderClient
+    from orderdash.core.service.errors import UsageError
+
+    amount = parse_amount(args.amount)
+    settings, _ = _load_settings(args)
+    if settings.access_token is None or settings.customer_id is None:
+        raise UsageError(
+            "charge needs the access token (access_token_file) and customer_id "
+            "(ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
+        )
+    customer_id = settings.customer_id
+
+    async def make() -> Any:
+        async with OrderClient.from_settings(settings) as client:
+            return await charge(
+                client, amount, customer_id=customer_id, order_id=args.order_id, coin=args.coin
+            )
+
+    made = asyncio.run(make())
+    from orderdash.core.domain.display import amount_text
+    from orderdash.core.qr.payload import payment_uri
+    from orderdash.core.safetext import clean
+
+    result: dict[str, Any] = {"token": made.token, "payment_url": made.payment_url}
+    if made.order is not None:
+        order = made.order.order
+        result["address"] = order.address
+        result["amount"] = amount_text(order.amount) if order.amount is not None else None
+        result["uri"] = payment_uri(order.coin_base_name, order.address, order.amount)
+    if args.json:
+        from orderdash.core.service import jsontext
+
+        print(jsontext.dumps(result, indent=2))
+        return 0
+    print(f"order {clean(made.token, limit=80)}")
+    if made.payment_url:
+        print(f"checkout: {clean(made.payment_url, limit=200)}")
+    if made.order is not None:
+        coin = clean(made.order.order.coin_base_name or "", limit=12).upper()
+        print(f"send {result['amount']} {coin} to {clean(result['address'], limit=120)}")
+        if result["uri"]:
+            print(f"wallet request: {clean(result['uri'], limit=300)}")
     return 0
 
 

@@ -52,6 +52,9 @@ class Settings(BaseModel):
         BeforeValidator(lambda v: str(v) if type(v) is int else v),
         Field(min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_-]+$"),
     ] = None
+    #: Where Generate Order is served (the docs' "listener", a second address); default
+    #: `base_url`.
+    create_url: str | None = None
     #: Seconds between reads of the account's order history (`watch --account`): new orders.
     account_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between rate refreshes (the service renews the rate every minute).
@@ -112,6 +115,28 @@ class Settings(BaseModel):
             raise ValueError(
                 f"plain http:// to {parts.hostname} would send the token unencrypted; use https:// "
                 "or set allow_insecure_http"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _check_create_url(self) -> Settings:
+        if self.create_url is None:
+            return self
+        parts = urlsplit(self.create_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"create_url must be an http(s) URL, got {clean(self.create_url, limit=80)!r}"
+            )
+        if parts.username or parts.password or parts.query or parts.fragment:
+            raise ValueError("create_url must not carry credentials, a query or a fragment")
+        if (
+            parts.scheme == "http"
+            and not is_loopback_host(parts.hostname)
+            and not self.allow_insecure_http
+        ):
+            raise ValueError(
+                f"plain http:// to {parts.hostname} would send the access token unencrypted; "
+                "use https:// or set allow_insecure_http"
             )
         return self
 

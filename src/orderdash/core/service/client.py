@@ -47,6 +47,7 @@ from orderdash.core.service.errors import (
     NetworkError,
     NotFound,
     OrderdashError,
+    OrderTokenTaken,
     RateLimited,
     ResponseTooLarge,
     ServiceError,
@@ -54,6 +55,8 @@ from orderdash.core.service.errors import (
     UnexpectedRedirect,
 )
 from orderdash.core.service.models import (
+    CoinChoice,
+    CreatedOrder,
     HistoryEnvelope,
     HistoryItem,
     HistoryPage,
@@ -189,6 +192,7 @@ class OrderClient:
         bearer_token: SecretStr | None = None,
         access_token: SecretStr | None = None,
         timeouts: Timeouts | None = None,
+        create_url: str | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.time,
@@ -200,6 +204,8 @@ class OrderClient:
         self._access_token = (
             access_token if access_token and access_token.get_secret_value() else None
         )
+        #: Where Generate Order is served (the docs' second address); default the base URL.
+        self._create_url = (create_url or base_url).rstrip("/")
         #: The bearer bought by logging in with the access token (memory only).
         self._session: SecretStr | None = None
         self._login_lock = asyncio.Lock()
@@ -246,6 +252,7 @@ class OrderClient:
             bearer_token=settings.bearer_token,
             access_token=settings.access_token,
             timeouts=settings.timeouts,
+            create_url=settings.create_url,
             max_body_bytes=settings.max_body_bytes,
             clock=clock,
         )
@@ -284,6 +291,104 @@ class OrderClient:
         return await self._private(
             lambda bearer: self._call(url, token, headers={"bearer_token": bearer}, rates=True),
             "the rate refresh",
+        )
+
+    async def create_order(
+        self, *, customer_id: str, order_id: str, order_token: str, amount: Decimal
+    ) -> CreatedOrder:
+        """Generate Order: `POST {create_url}/api/generateOrder`, the access token in the body.
+        OrderTokenTaken when the service says the token is taken."""
+        if self._access_token is None:
+            raise AuthRequired("creating an order needs the access token (access_token_file)")
+        body = {
+            "customer_id": customer_id,
+            "access_token": self._access_token.get_secret_value(),
+            "order_id": order_id,
+            "order_token": order_token,
+            "amount": format(amount, "f"),
+        }
+        return await self._call_json(
+            f"{self._create_url}/api/generateOrder",
+            "create",
+            order_token,
+            headers={"Content-Type": "application/json"},
+            interpret=self._interpret_created,
+            method="POST",
+            content=json.dumps(body).encode("utf-8"),
+        )
+
+    def _interpret_created(self, status: int, headers: httpx.Headers, body: bytes) -> CreatedOrder:
+        document: Any = None
+        if body.strip():
+            try:
+                document = jsontext.loads(body)
+            except jsontext.JsonTextError:
+                document = None
+        message = document.get("message") if isinstance(document, dict) else None
+        if isinstance(message, dict) and any(
+            "order_token" in str(key) and "taken" in str(value).lower()
+            for key, value in message.items()
+        ):
+            raise OrderTokenTaken("an order with this token exists")
+        if status in (401, 403):
+            detail = self._error_detail(body)
+            said = f": {detail}" if detail else ""
+            raise AuthRefused(f"the service refused the access token (HTTP {status}{said})")
+        if not 200 <= status < 300:
+            self._refuse_account(status, headers, body, "charge")
+        document = self._parse_json(body, headers)
+        code = envelope_status_code(document)
+        if _is_error_envelope(document, rates=False) or (code is not None and code >= 300):
+            detail = self._error_detail(body, document)
+            if code is not None and code >= 300:
+                self._refuse(code, headers, detail, "", "charge", rates=True)
+            raise FailureReported(
+                f"the service reported a failure: {detail or 'no message given'}", detail
+            )
+        # two published forms: {"success": true, "data": {...}} and {"status": 1, "message": {...}}
+        created = document.get("data")
+        if not isinstance(created, dict):
+            created = document.get("message")
+        try:
+            return CreatedOrder.model_validate(created)
+        except ValidationError as exc:
+            raise InvalidResponse(
+                f"the charge answer does not match the API: {_first_error(exc)}"
+            ) from None
+
+    async def order_coins(self, token: str) -> tuple[CoinChoice, ...]:
+        """The coins an order without a coin offers (`GET {base_url}/orders/api/<token>`)."""
+        url = f"{self._base_url}/orders/api/{token_segment(token)}"
+        fetched: Fetched = await self._private(
+            lambda bearer: self._call(url, token, headers={"bearer_token": bearer}, rates=True),
+            "the order's coins",
+        )
+        coins = fetched.raw.get("coins")
+        if coins is None:
+            return ()
+        if not isinstance(coins, list) or len(coins) > 1000:
+            raise InvalidResponse("the order's coins should be a JSON array")
+        try:
+            return tuple(CoinChoice.model_validate(coin) for coin in coins)
+        except ValidationError as exc:
+            raise InvalidResponse(
+                f"the order's coins do not match the API: {_first_error(exc)}"
+            ) from None
+
+    async def choose_coin(self, token: str, code: str) -> Fetched:
+        """Choose crypto: `POST {base_url}/orders/api/<token>` `{"coin": code}`."""
+        url = f"{self._base_url}/orders/api/{token_segment(token)}"
+        body = json.dumps({"coin": code}).encode("utf-8")
+        return await self._private(
+            lambda bearer: self._call(
+                url,
+                token,
+                headers={"bearer_token": bearer, "Content-Type": "application/json"},
+                rates=False,
+                method="POST",
+                content=body,
+            ),
+            "choosing the coin",
         )
 
     async def order_history(self, page: int, limit: int = HISTORY_PAGE_LIMIT) -> HistoryPage:
@@ -492,12 +597,21 @@ class OrderClient:
         return error
 
     async def _call(
-        self, url: str, token: str, *, headers: dict[str, str] | None, rates: bool
+        self,
+        url: str,
+        token: str,
+        *,
+        headers: dict[str, str] | None,
+        rates: bool,
+        method: str = "GET",
+        content: bytes | None = None,
     ) -> Fetched:
         started = time.monotonic()
         status: int | None = None
         try:
-            status, response_headers, body = await self._fetch(url, headers)
+            status, response_headers, body = await self._fetch(
+                url, headers, method=method, content=content
+            )
             order, raw = await self._interpret_answer(status, response_headers, body, token, rates)
         except OrderdashError as exc:
             error = self._redacted(exc)

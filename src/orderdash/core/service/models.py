@@ -202,6 +202,25 @@ class RatesEnvelope(WireModel):
     message: JsonAny = None
 
 
+class CoinChoice(WireModel):
+    """One of the coins an order without a coin offers (the UI's get order)."""
+
+    id: WireInt | None = None
+    name: str | None = None
+    code: str
+    basename: str | None = None
+
+
+class CreatedOrder(BaseModel):
+    """Generate Order's answer object (`data`, or `message` in the second published form)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    id: WireInt | None = None
+    payment_url: str | None = None
+    token: str
+
+
 class LoginEnvelope(WireModel):
     """Log in (account-api.md): `{success, data: "<bearer JWT>", message}`."""
 
