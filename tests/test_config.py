@@ -210,3 +210,33 @@ def test_a_config_file_that_cannot_be_read_is_one_line_exit_2(
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("orderdash: ") and result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr
+
+
+def test_access_token_and_customer_id_from_env_file_and_command_line(tmp_path: Path) -> None:
+    config = write(tmp_path / "c.toml", 'customer_id = 4711\naccess_token = "from-toml"\n')
+    env = {"ORDERDASH_CONFIG": str(config)}
+    settings, _ = load_settings({}, env)
+    assert settings.customer_id == "4711"
+    assert settings.access_token is not None
+    assert settings.access_token.get_secret_value() == "from-toml"
+    env |= {"ORDERDASH_ACCESS_TOKEN": "from-env", "ORDERDASH_CUSTOMER_ID": "815"}
+    settings, _ = load_settings({}, env)
+    assert settings.access_token.get_secret_value() == "from-env"
+    assert settings.customer_id == "815"
+    access_file = write(tmp_path / "access", "from-file\n")
+    settings, warnings = load_settings({"access_token_file": str(access_file)}, env)
+    assert settings.access_token.get_secret_value() == "from-file" and not warnings
+    assert "from-file" not in repr(settings) and "from-file" not in str(settings)
+    env["ORDERDASH_ACCESS_TOKEN_FILE"] = str(access_file)
+    del env["ORDERDASH_ACCESS_TOKEN"]
+    settings, _ = load_settings({}, env)
+    assert settings.access_token.get_secret_value() == "from-file"
+
+
+def test_an_access_token_file_readable_by_others_is_warned_about(tmp_path: Path) -> None:
+    access_file = write(tmp_path / "access", "Zq9-access", mode=0o640)
+    env = {"ORDERDASH_CONFIG": str(write(tmp_path / "c.toml", ""))}
+    _, warnings = load_settings({"access_token_file": str(access_file)}, env)
+    assert warnings == [f"the access token file {access_file} is readable by others: chmod 600 it"]
+    with pytest.raises(ConfigError, match="access token file"):
+        load_settings({"access_token_file": str(tmp_path / "missing")}, env)

@@ -145,10 +145,11 @@ def test_help_and_readme_never_offer_the_token_as_an_argument() -> None:
     subparsers = next(a for a in parser._actions if a.dest == "command").choices
     texts = [parser.format_help()] + [sub.format_help() for sub in subparsers.values()]
     options = {opt for sub in subparsers.values() for a in sub._actions for opt in a.option_strings}
-    assert "--bearer-token-file" in options
-    assert not {opt for opt in options if "token" in opt and opt != "--bearer-token-file"}
+    files = {"--bearer-token-file", "--access-token-file"}
+    assert files <= options
+    assert not {opt for opt in options if "token" in opt and opt not in files}
     for text in texts:
-        assert not re.search(r"--bearer-token(?!-file)", text)
+        assert not re.search(r"--(?:bearer|access)-token(?!-file)", text)
     result = subprocess.run(
         [sys.executable, "-m", "orderdash", "--help"], capture_output=True, text=True, timeout=30
     )
@@ -157,7 +158,9 @@ def test_help_and_readme_never_offer_the_token_as_an_argument() -> None:
     commands = [line for line in readme.splitlines() if "orderdash " in line]
     assert commands
     for line in commands:
-        assert not re.search(r"--bearer-token(?!-file)|BEARER_TOKEN=\S", line), line
+        assert not re.search(
+            r"--(?:bearer|access)-token(?!-file)|(?:BEARER|ACCESS)_TOKEN=\S", line
+        ), line
 
 
 async def test_screen_notifications_and_screenshots_never_show_it(
@@ -400,3 +403,109 @@ def test_a_token_that_cannot_be_a_header_is_a_config_error(
     result = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env)
     assert "Traceback" not in result.stderr
     assert result.returncode == 2 and result.stderr.count("\n") == 1
+
+
+# -- the access token ---------------------------------------------------------------------------
+
+ACCESS = "access-Kk8-never-shown-anywhere"
+
+
+class Recorder:
+    """Wraps the simulator's ASGI app: every request's method, path, query, headers and body,
+    and the bodies of the log-in answers (the bearers issued)."""
+
+    def __init__(self, app) -> None:  # noqa: ANN001 - any ASGI app
+        self.app = app
+        self.requests: list[dict[str, object]] = []
+        self.issued: list[bytes] = []
+
+    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+
+        async def recording_receive():  # noqa: ANN202
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            return message
+
+        entry: dict[str, object] = {
+            "method": scope["method"],
+            "path": scope.get("raw_path", b""),
+            "query": scope.get("query_string", b""),
+            "headers": list(scope.get("headers", [])),
+        }
+        self.requests.append(entry)
+        login = scope["path"].endswith("/orders/api/login")
+
+        async def recording_send(message):  # noqa: ANN001, ANN202
+            if login and message["type"] == "http.response.body":
+                self.issued.append(message.get("body", b""))
+            await send(message)
+
+        await self.app(scope, recording_receive, recording_send)
+        entry["body"] = b"".join(chunks)
+
+
+def test_the_access_token_travels_only_in_the_log_in_body(tmp_path: Path) -> None:
+    sim = Simulator(seed=7)
+    server = SimulatorServer(sim, bearer_token=BEARER, access_token=ACCESS, bearer_lifetime=60)
+    recorder = Recorder(server.app)
+    server.app = recorder
+    access_file = tmp_path / "access"
+    access_file.write_text(ACCESS + "\n")
+    access_file.chmod(0o600)
+    log_file = tmp_path / "orderdash.log"
+    env = clean_env(tmp_path, ORDERDASH_ACCESS_TOKEN_FILE=str(access_file))
+    outputs: list[str] = []
+    with server:
+        common = ["--base-url", server.base_url, "--log", str(log_file)]
+        for args in (
+            ["orders", "--json"],
+            ["orders"],
+            ["rates", TOKEN, "--json"],
+            ["rates", TOKEN],
+        ):
+            result = subprocess.run(
+                [sys.executable, "-m", "orderdash", *args, *common],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env=env,
+            )
+            assert result.returncode == 0, result.stderr
+            outputs += [result.stdout, result.stderr]
+        wrong = dict(env, ORDERDASH_ACCESS_TOKEN="x" + ACCESS)
+        del wrong["ORDERDASH_ACCESS_TOKEN_FILE"]
+        refused = subprocess.run(
+            [sys.executable, "-m", "orderdash", "orders", *common],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=wrong,
+        )
+        assert refused.returncode == 4
+        outputs += [refused.stdout, refused.stderr]
+        request_log = json.dumps(sim.requests, default=str)
+    outputs += [log_file.read_text(), request_log]
+    secret = ACCESS.encode()
+    logins = [r for r in recorder.requests if r["method"] == "POST"]
+    assert len(logins) == 5  # one per run: the bearer is kept in memory, never on disk
+    for request in recorder.requests:
+        assert secret not in request["path"] and secret not in request["query"]
+        for name, value in request["headers"]:
+            assert secret not in name and secret not in value
+        if request in logins:
+            assert json.loads(request["body"])["token"] in (ACCESS, "x" + ACCESS)
+            assert request["path"].endswith(b"/orders/api/login")
+        else:
+            assert secret not in request["body"]
+    answers = [json.loads(body) for body in recorder.issued if body]
+    bearers = [answer["data"] for answer in answers if answer["success"]]
+    assert len(bearers) == 4
+    assert "request login" in outputs[-2] and "request history" in outputs[-2]
+    for output in outputs:
+        assert ACCESS not in output
+        for bearer in bearers:
+            assert bearer not in output

@@ -545,7 +545,7 @@ async def test_fault_reset(client, sim):
 
 def test_fault_validation():
     with pytest.raises(ValueError):
-        Fault(endpoint="login")
+        Fault(endpoint="charge")
     with pytest.raises(ValueError):
         Fault(body="a", body_b64="YQ==")
     with pytest.raises(ValueError):

@@ -30,7 +30,7 @@ class ScriptedClient:
     def __init__(self, answers: list[Order | Exception], *, rates: bool = True) -> None:
         self.answers = answers
         self.calls = {Kind.ORDER: 0, Kind.RATES: 0}
-        self.has_bearer_token = rates
+        self.has_credentials = rates
 
     def _next(self, kind: Kind) -> Fetched:
         self.calls[kind] += 1

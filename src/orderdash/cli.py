@@ -32,6 +32,12 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
         help="file holding the bearer token for the rate endpoint (or ORDERDASH_BEARER_TOKEN_FILE)",
     )
     group.add_argument(
+        "--access-token-file",
+        metavar="PATH",
+        help="file holding the merchant's access token, to log in with (or "
+        "ORDERDASH_ACCESS_TOKEN_FILE)",
+    )
+    group.add_argument(
         "--timeout", type=float, metavar="SECONDS", help="overall deadline per request"
     )
     group.add_argument(
@@ -126,6 +132,18 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument(
         "--jsonl", action="store_true", help="no screen: print one JSON line per event until Ctrl-C"
     )
+    watch.add_argument(
+        "--account",
+        action="store_true",
+        help="watch the account's open orders and every order created after start (needs the "
+        "access token; with --jsonl)",
+    )
+    watch.add_argument(
+        "--account-interval",
+        type=float,
+        metavar="SECONDS",
+        help="seconds between reads of the order history with --account (60)",
+    )
     _add_connection_options(watch)
     _add_dashboard_options(watch)
 
@@ -179,6 +197,37 @@ def build_parser() -> argparse.ArgumentParser:
         )
         _add_connection_options(command)
 
+    orders = commands.add_parser(
+        "orders", help="the account's orders, from the order history (needs the access token)"
+    )
+    orders.add_argument(
+        "--open",
+        action="store_true",
+        help="only open orders: in progress, paid but unconfirmed, or a state not known",
+    )
+    orders.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON array of the history's items, exact digits",
+    )
+    _add_connection_options(orders)
+
+    charge = commands.add_parser(
+        "charge", help="make an order for AMOUNT in the account's fiat (needs the access token)"
+    )
+    charge.add_argument("amount", help="the fiat amount, e.g. 12.50")
+    charge.add_argument("--coin", metavar="CODE", help="choose this coin for the customer (btc)")
+    charge.add_argument("--order-id", metavar="ID", help="your own order id (default: generated)")
+    charge.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: token, payment_url, and with --coin address, amount, uri",
+    )
+    charge.add_argument(
+        "--create-url", metavar="URL", help="where Generate Order is served (default: base URL)"
+    )
+    _add_connection_options(charge)
+
     simulate = commands.add_parser("simulate", help="serve the simulated order service over HTTP")
     simulate.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     simulate.add_argument("--port", type=int, default=8765, help="port (8765)")
@@ -196,6 +245,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how often a simulated customer pays something (20; 0 = never)",
     )
+    simulate.add_argument(
+        "--access-token-file",
+        metavar="PATH",
+        help="file holding the access token the log-in accepts (default: the token 'demo')",
+    )
+    simulate.add_argument(
+        "--bearer-lifetime",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="how long a bearer issued by the log-in is accepted (3600)",
+    )
+    simulate.add_argument(
+        "--history-page-cap",
+        type=int,
+        default=25,
+        metavar="N",
+        help="at most this many orders a history page, whatever the limit asked (25)",
+    )
     return parser
 
 
@@ -209,6 +277,7 @@ def _version() -> str:
 SETTING_OPTIONS = (
     "base_url",
     "bearer_token_file",
+    "access_token_file",
     "timeout",
     "allow_insecure_http",
     "poll_interval",
@@ -218,6 +287,8 @@ SETTING_OPTIONS = (
     "qr_uppercase",
     "pos_primary",
     "log_file",
+    "account_interval",
+    "create_url",
     "budget_per_minute",
     "budget_per_hour",
     "rate_budget_per_minute",
@@ -246,7 +317,7 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
     from orderdash.core.runtime.logs import configure_logging
 
     # the log file, or nowhere: never the terminal (the dashboard owns it, --jsonl owns stdout)
-    configure_logging(settings.log_file, secrets=[settings.bearer_token])
+    configure_logging(settings.log_file, secrets=[settings.bearer_token, settings.access_token])
     return settings, warnings
 
 
@@ -274,6 +345,10 @@ def _main(argv: Sequence[str] | None) -> int:
             return _run_one_shot(args, rates=command == "rates")
         if command == "simulate":
             return _run_simulate(args)
+        if command == "orders":
+            return _run_orders(args)
+        if command == "charge":
+            return _run_charge(args)
         if command == "watch":
             return _run_watch(args)
         if command == "demo":
@@ -324,6 +399,90 @@ def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
     return 0
 
 
+def _run_orders(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from orderdash.core.domain.history import history_rows, is_open_item
+    from orderdash.core.service.client import MAX_HISTORY_PAGES, OrderClient
+
+    settings, _ = _load_settings(args)
+
+    async def fetch() -> Any:
+        async with OrderClient.from_settings(settings) as client:
+            return await client.account_orders()
+
+    orders = asyncio.run(fetch())
+    if orders.truncated:
+        print(
+            f"orderdash: warning: stopped after {MAX_HISTORY_PAGES:,} pages of the order history; "
+            "the account has more orders than listed",
+            file=sys.stderr,
+        )
+    chosen = [
+        (item, raw)
+        for item, raw in zip(orders.items, orders.raw, strict=True)
+        if not args.open or is_open_item(item)
+    ]
+    if args.json:
+        from orderdash.core.service import jsontext
+
+        print(jsontext.dumps([raw for _, raw in chosen], indent=2))
+    elif chosen:
+        print("\n".join(history_rows([item for item, _ in chosen])))
+    else:
+        print("no open orders" if args.open else "no orders", file=sys.stderr)
+    return 0
+
+
+def _run_charge(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from orderdash.core.service.charge import charge, parse_amount
+    from orderdash.core.service.client import OrderClient
+    from orderdash.core.service.errors import UsageError
+
+    amount = parse_amount(args.amount)
+    settings, _ = _load_settings(args)
+    if settings.access_token is None or settings.customer_id is None:
+        raise UsageError(
+            "charge needs the access token (access_token_file) and customer_id "
+            "(ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
+        )
+    customer_id = settings.customer_id
+
+    async def make() -> Any:
+        async with OrderClient.from_settings(settings) as client:
+            return await charge(
+                client, amount, customer_id=customer_id, order_id=args.order_id, coin=args.coin
+            )
+
+    made = asyncio.run(make())
+    from orderdash.core.domain.display import amount_text
+    from orderdash.core.qr.payload import payment_uri
+    from orderdash.core.safetext import clean
+
+    result: dict[str, Any] = {"token": made.token, "payment_url": made.payment_url}
+    if made.order is not None:
+        order = made.order.order
+        result["address"] = order.address
+        result["amount"] = amount_text(order.amount) if order.amount is not None else None
+        result["uri"] = payment_uri(order.coin_base_name, order.address, order.amount)
+    if args.json:
+        from orderdash.core.service import jsontext
+
+        print(jsontext.dumps(result, indent=2))
+        return 0
+    print(f"order {clean(made.token, limit=80)}")
+    if made.payment_url:
+        print(f"checkout: {clean(made.payment_url, limit=200)}")
+    if made.order is not None:
+        coin = clean(made.order.order.coin_base_name or "", limit=12).upper()
+        print(f"send {result['amount']} {coin} to {clean(result['address'], limit=120)}")
+        if result["uri"]:
+            print(f"wallet request: {clean(result['uri'], limit=300)}")
+    return 0
+
+
 def _run_watch(args: argparse.Namespace) -> int:
     from orderdash.core.service.errors import UsageError
     from orderdash.core.watching.store import parse_tokens
@@ -342,12 +501,16 @@ def _run_watch(args: argparse.Namespace) -> int:
     for raw, reason in parsed.invalid:
         print(f"orderdash: skipped {raw[:40]!r}: {reason}", file=sys.stderr)
     settings, _ = _load_settings(args)
+    if args.account and not args.jsonl:
+        raise UsageError(
+            "watch --account runs with --jsonl (the dashboard does not fill itself yet)"
+        )
     if args.jsonl:
-        if not parsed.tokens:
+        if not parsed.tokens and not args.account:
             raise UsageError("no order tokens to watch")
         from orderdash.headless import run_jsonl
 
-        return run_jsonl(settings, parsed.tokens)
+        return run_jsonl(settings, parsed.tokens, account=args.account)
     from orderdash.tui.run import run_dashboard
 
     return run_dashboard(settings, parsed.tokens)
@@ -427,6 +590,23 @@ def _run_simulate(args: argparse.Namespace) -> int:
     from orderdash.simulator.token_file import simulator_token
 
     token, path = simulator_token(args.bearer_token_file)
+    account: dict[str, Any] = {
+        "bearer_lifetime": args.bearer_lifetime,
+        "history_page_cap": args.history_page_cap,
+    }
+    if args.access_token_file:
+        from orderdash.core.runtime.config import read_token_file
+
+        warnings: list[str] = []
+        account["access_token"] = read_token_file(
+            args.access_token_file, warnings, what="access token"
+        ).get_secret_value()
+        for warning in warnings:
+            print(f"orderdash: warning: {warning}", file=sys.stderr)
+    if args.bearer_lifetime <= 0 or args.history_page_cap < 1:
+        from orderdash.core.service.errors import UsageError
+
+        raise UsageError("--bearer-lifetime must be positive and --history-page-cap at least 1")
     prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
     print(f"rate endpoint token: in {path} (pass --bearer-token-file {path})", file=sys.stderr)
     interval = args.customer_interval if args.customer_interval > 0 else None
@@ -434,7 +614,13 @@ def _run_simulate(args: argparse.Namespace) -> int:
 
     startup.resume()  # a server for hours: the collector back on
     run_simulator(
-        args.host, args.port, token, seed=args.seed, prefix=prefix, customer_interval=interval
+        args.host,
+        args.port,
+        token,
+        seed=args.seed,
+        prefix=prefix,
+        customer_interval=interval,
+        **account,
     )
     return 0
 

@@ -2,6 +2,9 @@
 
 Same scheduler and budget as the dashboard. Events: `transaction` (a new payment), `status`
 (the status code changed), `error` (a read failed; once per failure streak) and `recovered`.
+With `--account`: the account's open orders are watched too, and `order` reports each order
+the history lists after start (then it is watched if open); a failed history read is an
+`error` with `"source": "account"` and a null token.
 Lines are written with ASCII escapes, so no control character from the service reaches the
 terminal; money keeps every digit.
 """
@@ -16,6 +19,7 @@ from decimal import Decimal
 from typing import IO, Any
 
 from orderdash.core.domain.payment import payment_state
+from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
 from orderdash.core.runtime import startup
@@ -23,6 +27,7 @@ from orderdash.core.runtime.config import Settings
 from orderdash.core.runtime.logs import ensure_configured
 from orderdash.core.service import jsontext
 from orderdash.core.service.client import Fetched, OrderClient
+from orderdash.core.service.errors import OrderdashError
 
 
 class JsonLinesEvents:
@@ -31,7 +36,7 @@ class JsonLinesEvents:
         self._clock = clock
         self._failing: set[str] = set()
 
-    def _emit(self, event: str, token: str, **fields: Any) -> None:
+    def emit(self, event: str, token: str | None, **fields: Any) -> None:
         moment = datetime.fromtimestamp(self._clock(), tz=UTC).isoformat(timespec="seconds")
         line = jsontext.dumps({"time": moment, "event": event, "token": token, **fields})
         self._out.write(line + "\n")
@@ -41,12 +46,12 @@ class JsonLinesEvents:
         order = fetched.order
         if token in self._failing:
             self._failing.discard(token)
-            self._emit("recovered", token)
+            self.emit("recovered", token)
         by_id = {tx.id: tx for tx in order.transactions}
         state = payment_state(order, fetched.received_at)
         for tx_id in change.new_transaction_ids:
             tx = by_id[tx_id]
-            self._emit(
+            self.emit(
                 "transaction",
                 token,
                 id=tx.id,
@@ -61,7 +66,7 @@ class JsonLinesEvents:
             )
         if change.status is not None:
             before, after = change.status
-            self._emit(
+            self.emit(
                 "status",
                 token,
                 previous=before,
@@ -74,10 +79,46 @@ class JsonLinesEvents:
         if failure.kind is Kind.ORDER and token not in self._failing:
             self._failing.add(token)
             retry_in = Decimal(f"{failure.retry_in:.1f}")
-            self._emit("error", token, message=failure.error.message, retryIn=retry_in)
+            self.emit("error", token, message=failure.error.message, retryIn=retry_in)
 
     def on_status(self, token: str, status: dict[Kind, TrackStatus]) -> None:
         return None
+
+
+class AccountLines:
+    """The account feed's reports: orders to watch, and a line for each new one."""
+
+    def __init__(self, lines: JsonLinesEvents, watcher: OrderWatcher) -> None:
+        self._lines = lines
+        self._watcher = watcher
+
+    def on_baseline(self, orders: list[AccountOrder]) -> None:
+        # orders already final at start stay out
+        for order in orders:
+            if order.open:
+                self._watcher.add(order.item.token)
+
+    def on_new_order(self, order: AccountOrder) -> None:
+        item, raw = order.item, order.raw
+        self._lines.emit(
+            "order",
+            item.token,
+            id=item.id,
+            createdAtMiliseconds=item.created_at_ms,
+            # the fiat amount as the history sent it (decimal text in the docs)
+            amount=raw.get("amount"),
+            currency=item.currency.abbreviation,
+            code=item.status.code,
+            label=item.status.label,
+        )
+        if order.open:
+            self._watcher.add(item.token)
+
+    def on_account_failure(self, error: OrderdashError) -> None:
+        self._lines.emit("error", None, source="account", message=error.message)
+
+    def on_account_recovered(self) -> None:
+        self._lines.emit("recovered", None, source="account")
 
 
 async def watch_jsonl(
@@ -85,14 +126,18 @@ async def watch_jsonl(
     tokens: Sequence[str],
     out: IO[str] = sys.stdout,
     clock: Callable[[], float] | None = None,
+    *,
+    account: bool = False,
 ) -> None:
-    """Watch `tokens` until cancelled, writing events to `out`."""
+    """Watch `tokens` (and with `account`, the account's orders) until cancelled, writing
+    events to `out`."""
     import time
 
     async with OrderClient.from_settings(settings) as client:
+        lines = JsonLinesEvents(out, clock or time.time)
         watcher = OrderWatcher(
             client,
-            JsonLinesEvents(out, clock or time.time),
+            lines,
             poll_interval=settings.poll_interval,
             refresh_interval=settings.refresh_interval,
             concurrency=settings.concurrency,
@@ -100,15 +145,26 @@ async def watch_jsonl(
         )
         for token in tokens:
             watcher.add(token)
-        await watcher.run()
+        if not account:
+            await watcher.run()
+            return
+        feed = AccountFeed(
+            client,
+            AccountLines(lines, watcher),
+            interval=settings.account_interval,
+            on_request=watcher.spent_private_request,
+        )
+        async with asyncio.TaskGroup() as group:
+            group.create_task(watcher.run())
+            group.create_task(feed.run())
 
 
-def run_jsonl(settings: Settings, tokens: Sequence[str]) -> int:
+def run_jsonl(settings: Settings, tokens: Sequence[str], *, account: bool = False) -> int:
     # stdout carries the JSON lines: logging goes to the log file or nowhere
-    ensure_configured(settings.log_file, [settings.bearer_token])
+    ensure_configured(settings.log_file, [settings.bearer_token, settings.access_token])
     startup.resume()  # from here on it runs for hours: the collector back on
     try:
-        asyncio.run(watch_jsonl(settings, tokens))
+        asyncio.run(watch_jsonl(settings, tokens, account=account))
     except KeyboardInterrupt:
         return 0
     return 0

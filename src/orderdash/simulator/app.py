@@ -3,6 +3,26 @@
 API endpoints (order-api.md section 4), mounted under `prefix`:
   GET {prefix}/order/<token>/           -> 200 {"status": 1, "data": Order}   (no qrCode)
   GET {prefix}/orders/api/<token>/rates -> 200 {"success": true, "data": Order, "message": null}
+Account endpoints (account-api.md), under the same prefix:
+  POST {prefix}/orders/api/login  {"token": <access token>}
+      -> 200 {"success": true, "data": "<JWT-shaped bearer>", "message": null}
+      a wrong token -> 401 {"success": false, "data": null, "message": "Invalid access token"}
+  GET  {prefix}/orders/api/<token>  (bearer) -> 200 {"success": true, "data": Order with qrCode,
+      plus "coins" while no coin is chosen, "message": null}
+  POST {prefix}/orders/api/<token>  (bearer) {"coin": code} -> 200 {"status": 1, "data": Order}
+      chooses the coin (code or basename, any case); unknown coin, chosen already or closed
+      -> 422 {"status": "error", "status_code ": 422, "message": {"coin": ...}}
+  POST {create_prefix}/api/generateOrder  {customer_id, access_token, order_id, order_token,
+      amount} -> 200 {"success": true, "message": null, "data": {id, payment_url, token}} (or,
+      with create_answer="status", 201 {"status": 1, "status_code ": 201, "message": {...}});
+      an order without a coin; a taken order_token, a missing field or a wrong customer_id
+      -> 422 in the docs' error form; a wrong access token -> 401; over `create_per_hour`
+      orders in the last hour -> 429 with Retry-After. `create_prefix` defaults to `prefix`.
+  GET  {prefix}/orders/api?page=&limit=  (bearer)
+      -> 200 {"statusCode": 200, "data": {"items": [...], "meta": {...}}}: pages from 0, at most
+      `history_page_cap` items a page whatever `limit` asks; bad page/limit -> 400
+A bearer is the fixed `bearer_token` (never expires) or one issued by the log-in, which expires
+`bearer_lifetime` seconds (simulator clock) after it was issued; then it gets 401 like a wrong one.
 Assumed error forms (the contract shows none):
   getOrder, unknown token   -> 404 {"status": 0, "data": null, "message": "Order not found"}
   rates, bearer_token header missing or wrong -> 401
@@ -32,11 +52,14 @@ Faults (`Fault`) apply to the two API endpoints only; the first matching fault w
 from __future__ import annotations
 
 import asyncio
+import base64
 import hmac
+import json
+import secrets
 from decimal import Decimal
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import parse_qs, quote, unquote
 
 from starlette.applications import Starlette
 from starlette.routing import Route
@@ -48,6 +71,19 @@ from orderdash.simulator.state import Fault, Simulator, UnknownOrderError
 BEARER_HEADER = b"bearer_token"
 MAX_CONTROL_BODY = 1_000_000
 CONTROL_ROOT = "/_sim"
+#: The access token the simulator's log-in accepts unless told otherwise.
+DEFAULT_ACCESS_TOKEN = "demo"
+DEFAULT_BEARER_LIFETIME = 3600.0
+#: The history's own page size cap: below what clients usually ask, so paging is exercised.
+DEFAULT_HISTORY_PAGE_CAP = 25
+DEFAULT_HISTORY_LIMIT = 10
+API_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "create")
+#: The account number the simulator's generateOrder accepts unless told otherwise.
+DEFAULT_CUSTOMER_ID = "4711"
+#: Orders an account may create per hour (account-api.md "Limits").
+DEFAULT_CREATE_PER_HOUR = 500
+#: Where the simulated hosted checkout would be: never served, only handed out.
+CHECKOUT_URL = "https://pay.example/invoice?token="
 
 
 class SimulatedReset(ConnectionAbortedError):
@@ -87,12 +123,48 @@ class _BadRequest(ValueError):
 class SimulatorASGI:
     """The raw ASGI handler behind create_app (one catch-all route)."""
 
-    def __init__(self, sim: Simulator, bearer_token: str, prefix: str) -> None:
+    def __init__(
+        self,
+        sim: Simulator,
+        bearer_token: str,
+        prefix: str,
+        *,
+        access_token: str = DEFAULT_ACCESS_TOKEN,
+        bearer_lifetime: float = DEFAULT_BEARER_LIFETIME,
+        history_page_cap: int = DEFAULT_HISTORY_PAGE_CAP,
+        customer_id: str = DEFAULT_CUSTOMER_ID,
+        create_prefix: str | None = None,
+        create_answer: str = "success",
+        create_per_hour: int = DEFAULT_CREATE_PER_HOUR,
+    ) -> None:
         if not isinstance(bearer_token, str) or not bearer_token:
             raise ValueError("bearer_token must be a non-empty string")
+        if not isinstance(access_token, str) or not access_token:
+            raise ValueError("access_token must be a non-empty string")
+        if not bearer_lifetime > 0:
+            raise ValueError("bearer_lifetime must be positive")
+        if history_page_cap < 1:
+            raise ValueError("history_page_cap must be at least 1")
+        if create_answer not in ("success", "status"):
+            raise ValueError(
+                "create_answer must be 'success' or 'status' (the two published forms)"
+            )
+        self.customer_id = str(customer_id)
+        self.create_answer = create_answer
+        self.create_per_hour = int(create_per_hour)
+        #: Simulator times of the orders created through generateOrder (the hourly cap).
+        self._created: list[float] = []
         self.sim = sim
         self._secret = bearer_token.encode("latin-1")
+        self._access_token = access_token.encode("utf-8")
+        self.bearer_lifetime = float(bearer_lifetime)
+        self.history_page_cap = int(history_page_cap)
+        #: Bearers issued by the log-in: value -> expiry (simulator clock).
+        self._issued: dict[bytes, float] = {}
         self.prefix = normalize_prefix(prefix)
+        self.create_prefix = (
+            self.prefix if create_prefix is None else normalize_prefix(create_prefix)
+        )
 
     # -------------------------------------------------------------- routing
     def _classify(self, path: str) -> tuple[str, str | None, list[str]]:
@@ -101,12 +173,20 @@ class SimulatorASGI:
             segments = [unquote(s) for s in path[len(CONTROL_ROOT) + 1 :].split("/")]
             token = segments[1] if len(segments) >= 2 and segments[0] == "orders" else None
             return "control", token, segments
+        if path == self.create_prefix + "/api/generateOrder":
+            return "create", None, []
         prefix = self.prefix
         if prefix and not path.startswith(prefix + "/"):
             return "other", None, []
         parts = path[len(prefix) :].split("/")
         if len(parts) == 4 and parts[:2] == ["", "order"] and parts[2] and parts[3] == "":
             return "order", unquote(parts[2]), []
+        if parts == ["", "orders", "api", "login"]:
+            return "login", None, []
+        if parts == ["", "orders", "api"]:
+            return "history", None, []
+        if len(parts) == 4 and parts[:3] == ["", "orders", "api"] and parts[3]:
+            return "ui_order", unquote(parts[3]), []
         if (
             len(parts) == 5
             and parts[:3] == ["", "orders", "api"]
@@ -119,8 +199,31 @@ class SimulatorASGI:
     def _bearer(self, scope: Scope) -> str:
         for name, value in scope.get("headers", []):
             if name.lower() == BEARER_HEADER:
-                return "ok" if hmac.compare_digest(value, self._secret) else "wrong"
+                if hmac.compare_digest(value, self._secret):
+                    return "ok"
+                expiry = self._issued.get(value)
+                if expiry is None:
+                    return "wrong"
+                return "ok" if self.sim.now() < expiry else "expired"
         return "missing"
+
+    def _issue_bearer(self) -> str:
+        """A JWT-shaped bearer (header.payload.signature, `iat` and `exp` claims)."""
+        now = self.sim.now()
+        expiry = now + self.bearer_lifetime
+
+        def part(obj: Any) -> str:
+            raw = json.dumps(obj, separators=(",", ":")).encode("ascii")
+            return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+        header = part({"alg": "HS256", "typ": "JWT"})
+        payload = part({"iat": int(now), "exp": int(expiry), "jti": secrets.token_hex(8)})
+        signature = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode("ascii")
+        bearer = f"{header}.{payload}.{signature}"
+        # expired bearers are forgotten as new ones are issued: the dict stays small
+        self._issued = {k: v for k, v in self._issued.items() if v > now}
+        self._issued[bearer.encode("ascii")] = expiry
+        return bearer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # pragma: no cover - websockets are not served
@@ -134,11 +237,20 @@ class SimulatorASGI:
         bearer = self._bearer(scope)
         self.sim.log_request(method, path, endpoint, token, bearer)
 
-        if endpoint in ("order", "rates"):
+        if endpoint in API_ENDPOINTS:
             fault = self.sim.take_fault(endpoint, token)
             if fault is not None and fault.delay > 0:
                 await asyncio.sleep(fault.delay)
-            reply = self._api(method, endpoint, token, bearer)
+            if endpoint == "login":
+                reply = self._login(method, await _read_body(receive))
+            elif endpoint == "history":
+                reply = self._history(method, scope, bearer)
+            elif endpoint == "create":
+                reply = self._create(method, await _read_body(receive))
+            elif endpoint == "ui_order":
+                reply = self._ui_order(method, token, bearer, await _read_body(receive))
+            else:
+                reply = self._api(method, endpoint, token, bearer)
             if fault is not None:
                 await self._send_faulty(send, reply, fault)
                 return
@@ -168,6 +280,123 @@ class SimulatorASGI:
         except UnknownOrderError:
             return _Reply(404, {"success": False, "data": None, "message": "Order not found"})
         return _Reply(200, {"success": True, "data": data, "message": None})
+
+    def _login(self, method: str, body: bytes) -> _Reply:
+        if method != "POST":
+            return _not_allowed("POST")
+        try:
+            obj = jsontext.loads(body)
+        except jsontext.JsonTextError:
+            obj = None
+        given = obj.get("token") if isinstance(obj, dict) else None
+        if not isinstance(given, str) or not given:
+            return _Reply(
+                422, {"success": False, "data": None, "message": "The token field is required."}
+            )
+        if not hmac.compare_digest(given.encode("utf-8"), self._access_token):
+            return _Reply(401, {"success": False, "data": None, "message": "Invalid access token"})
+        return _Reply(200, {"success": True, "data": self._issue_bearer(), "message": None})
+
+    def _create(self, method: str, body: bytes) -> _Reply:
+        """generateOrder: one order per new `order_token`; the docs' 422 form for bad fields."""
+        if method != "POST":
+            return _not_allowed("POST")
+        try:
+            obj = jsontext.loads(body)
+        except jsontext.JsonTextError:
+            obj = None
+        if not isinstance(obj, dict):
+            obj = {}
+        fields = ("customer_id", "access_token", "order_id", "order_token", "amount")
+        for name in fields:
+            value = obj.get(name)
+            if value is None or value == "":
+                return _unprocessable({name: f"The {name.replace('_', ' ')} field is required."})
+        given = obj["access_token"]
+        if not isinstance(given, str) or not hmac.compare_digest(
+            given.encode("utf-8"), self._access_token
+        ):
+            return _Reply(401, {"status": "error", "status_code ": 401, "message": "Unauthorized"})
+        if str(obj["customer_id"]) != self.customer_id:
+            return _unprocessable({"customer_id": "Invalid customer_id"})
+        token = obj["order_token"]
+        if not isinstance(token, str) or not token.strip() or len(token) > 200:
+            return _unprocessable({"order_token": "The order token must be text."})
+        amount = obj["amount"]
+        if isinstance(amount, bool) or not isinstance(amount, (str, int, Decimal)):
+            return _unprocessable({"amount": "The amount must be a number."})
+        now = self.sim.now()
+        self._created = [t for t in self._created if t > now - 3600]
+        if len(self._created) >= self.create_per_hour:
+            reply = _Reply(
+                429,
+                {
+                    "status": "error",
+                    "status_code ": 429,
+                    "message": f"Too many orders: {self.create_per_hour} an hour",
+                },
+            )
+            reply.set_header("Retry-After", str(int(self._created[0] + 3600 - now) + 1))
+            return reply
+        if self.sim.has_order(token):
+            return _unprocessable({"order_token": "The order token has already been taken."})
+        try:
+            self.sim.create_order(token=token, coin=None, amount_fiat=amount)
+        except ValueError as exc:
+            if self.sim.has_order(token):  # created meanwhile by a request racing this one
+                return _unprocessable({"order_token": "The order token has already been taken."})
+            return _unprocessable({"amount": str(exc)[:200]})
+        self._created.append(now)
+        order = self.sim.order_wire(token, with_qr=False)
+        created = {
+            "id": order["id"],
+            "payment_url": CHECKOUT_URL + quote(token, safe=""),
+            "token": token,
+        }
+        if self.create_answer == "status":
+            return _Reply(201, {"status": 1, "status_code ": 201, "message": created})
+        return _Reply(200, {"success": True, "message": None, "data": created})
+
+    def _ui_order(self, method: str, token: str | None, bearer: str, body: bytes) -> _Reply:
+        assert token is not None
+        if method not in ("GET", "HEAD", "POST"):
+            return _not_allowed("GET, POST")
+        if bearer != "ok":
+            return _Reply(401, {"success": False, "data": None, "message": "Unauthorized"})
+        try:
+            if method == "POST":
+                try:
+                    obj = jsontext.loads(body)
+                except jsontext.JsonTextError:
+                    obj = None
+                coin = obj.get("coin") if isinstance(obj, dict) else None
+                if not isinstance(coin, str) or not coin:
+                    return _unprocessable({"coin": "The coin field is required."})
+                try:
+                    data = self.sim.choose_coin(token, coin)
+                except ValueError as exc:
+                    return _unprocessable({"coin": str(exc)})
+                return _Reply(200, {"status": 1, "data": data})
+            data = self.sim.ui_order_wire(token)
+        except UnknownOrderError:
+            return _Reply(404, {"success": False, "data": None, "message": "Order not found"})
+        return _Reply(200, {"success": True, "data": data, "message": None})
+
+    def _history(self, method: str, scope: Scope, bearer: str) -> _Reply:
+        if method not in ("GET", "HEAD"):
+            return _not_allowed("GET")
+        if bearer != "ok":
+            return _Reply(401, {"success": False, "data": None, "message": "Unauthorized"})
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        try:
+            page = _query_int(query, "page", 0)
+            limit = _query_int(query, "limit", DEFAULT_HISTORY_LIMIT)
+            if limit < 1:
+                raise _BadRequest("limit must be at least 1")
+        except _BadRequest as exc:
+            return _Reply(400, {"statusCode": 400, "message": str(exc)})
+        data = self.sim.history_page(page, min(limit, self.history_page_cap))
+        return _Reply(200, {"statusCode": 200, "data": data})
 
     # -------------------------------------------------------------- control
     async def _control(
@@ -344,6 +573,16 @@ async def _read_body(receive: Receive) -> bytes:
     return b"".join(chunks)
 
 
+def _query_int(query: dict[str, list[str]], name: str, default: int) -> int:
+    values = query.get(name)
+    if not values:
+        return default
+    text = values[-1].strip()
+    if not text.isdigit() or len(text) > 9:
+        raise _BadRequest(f"{name} must be a non-negative whole number")
+    return int(text)
+
+
 def _object(body: bytes) -> dict[str, Any]:
     if not body.strip():
         raise _BadRequest("a JSON object body is required")
@@ -370,15 +609,24 @@ def _decimal_or_text(value: Any, name: str) -> Decimal | str:
     return value
 
 
+def _unprocessable(message: dict[str, str]) -> _Reply:
+    """The docs' error body: `"status_code "` with its trailing space."""
+    return _Reply(422, {"status": "error", "status_code ": 422, "message": message})
+
+
 def _not_allowed(allow: str) -> _Reply:
     reply = _Reply(405, {"message": "Method not allowed"})
     reply.set_header("Allow", allow)
     return reply
 
 
-def create_app(sim: Simulator, bearer_token: str = "secret", prefix: str = "") -> Starlette:
-    """A Starlette app serving `sim`: API endpoints under `prefix`, control under /_sim/."""
-    handler = SimulatorASGI(sim, bearer_token, prefix)
+def create_app(
+    sim: Simulator, bearer_token: str = "secret", prefix: str = "", **account: Any
+) -> Starlette:
+    """A Starlette app serving `sim`: API endpoints under `prefix`, control under /_sim/.
+    `account`: access_token, bearer_lifetime, history_page_cap (SimulatorASGI)."""
+    handler = SimulatorASGI(sim, bearer_token, prefix, **account)
     app = Starlette(routes=[Route("/{rest:path}", endpoint=handler)])
     app.state.simulator = sim
+    app.state.handler = handler
     return app

@@ -67,6 +67,7 @@ class SimulatorServer:
         customer_interval: float | None = None,
         *,
         startup_timeout: float = 10.0,
+        **account: Any,
     ) -> None:
         if customer_interval is not None and customer_interval <= 0:
             raise ValueError("customer_interval must be positive or None")
@@ -75,7 +76,8 @@ class SimulatorServer:
         self.prefix = normalize_prefix(prefix)
         self.customer_interval = customer_interval
         self.startup_timeout = startup_timeout
-        self.app = create_app(sim, bearer_token=bearer_token, prefix=self.prefix)
+        #: access_token ("demo"), bearer_lifetime (s), history_page_cap: see SimulatorASGI
+        self.app = create_app(sim, bearer_token=bearer_token, prefix=self.prefix, **account)
         self._port: int = port
         self._bound_port: int | None = None
         self._server: uvicorn.Server | None = None
@@ -224,8 +226,10 @@ def run_simulator(
     seed: int = 7,
     prefix: str = "",
     customer_interval: float | None = 20.0,
+    **account: Any,
 ) -> None:
-    """Serve a demo-filled simulator until Ctrl-C (or SIGTERM); blocking, for the CLI."""
+    """Serve a demo-filled simulator until Ctrl-C (or SIGTERM); blocking, for the CLI.
+    `account`: access_token, bearer_lifetime, history_page_cap (SimulatorASGI)."""
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     sim = Simulator(seed=seed, with_demo_orders=True)
@@ -236,6 +240,7 @@ def run_simulator(
         port=port,
         prefix=prefix,
         customer_interval=customer_interval,
+        **account,
     )
     previous_term: Any = None
     in_main = threading.current_thread() is threading.main_thread()

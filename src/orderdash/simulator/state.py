@@ -141,6 +141,10 @@ class UnknownOrderError(LookupError):
         self.token = token
 
 
+#: The endpoints a Fault can name: the API endpoints the simulator serves, or any of them.
+FAULT_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "create", "any")
+
+
 @dataclass
 class Fault:
     """A misbehaviour of the API endpoints (getOrder, rates); the first matching fault wins.
@@ -148,7 +152,7 @@ class Fault:
     `drip_chunk` (bytes per chunk when dripping) is a simulator extension.
     """
 
-    endpoint: str = "any"  # "order" | "rates" | "any"
+    endpoint: str = "any"  # "order" | "rates" | "login" | "history" | "any"
     token: str | None = None  # only for this order token
     times: int | None = None  # how many requests it applies to; None = until cleared
     delay: float = 0.0  # seconds before the response headers
@@ -161,8 +165,11 @@ class Fault:
     drip_chunk: int = 64
 
     def __post_init__(self) -> None:
-        if self.endpoint not in ("order", "rates", "any"):
-            raise ValueError("endpoint must be 'order', 'rates' or 'any'")
+        if self.endpoint not in FAULT_ENDPOINTS:
+            raise ValueError(
+                "endpoint must be 'order', 'rates', 'login', 'history', 'ui_order', 'create' "
+                "or 'any'"
+            )
         if self.token is not None and not isinstance(self.token, str):
             raise ValueError("token must be a string or null")
         if self.times is not None and (not _is_int(self.times) or self.times < 1):
@@ -722,6 +729,77 @@ class Simulator:
             data.pop(name, None)
         return data
 
+    # ------------------------------------------------------------------ the UI's order
+    def ui_order_wire(self, token: str) -> dict[str, Any]:
+        """Get order (UI form, account-api.md): the rate endpoint's order, plus `coins` (the
+        coins the customer may choose) while no coin is chosen."""
+        data = self.order_wire(token, with_qr=True)
+        with self._lock:
+            chosen = self._get(token).coin is not None
+        if not chosen:
+            data["coins"] = [
+                {"id": index, "name": coin.name, "code": coin.code.upper(), "basename": coin.code}
+                for index, coin in enumerate(COINS.values(), start=1)
+            ]
+        return data
+
+    def choose_coin(self, token: str, coin: str) -> dict[str, Any]:
+        """Choose crypto: the coin by code or basename, any case; ValueError when it is not
+        one of `coins`, the coin is chosen already or the order is closed."""
+        if not isinstance(coin, str) or coin.lower() not in COINS:
+            raise ValueError(f"unknown coin {coin!r}")
+        with self._lock:
+            order = self._get(token)
+            now = self.now()
+            self._refresh(order, now)
+            if order.coin is not None:
+                raise ValueError("the coin of this order is chosen already")
+            if order.status_code != IN_PROGRESS:
+                raise ValueError("the order is closed")
+            info = COINS[coin.lower()]
+            order.coin = info
+            order.address = make_address(info.code, self.seed, token)
+            self._renew(order, self._sync_market(now))
+        return self.order_wire(token, with_qr=True)
+
+    # ------------------------------------------------------------------ history
+    def history_page(self, page: int, size: int) -> dict[str, Any]:
+        """One page of Get Order History (account-api.md): every order, newest first, `size`
+        a page, pages counted from 0. Overridden wire fields show here too (hostile data)."""
+        if page < 0 or size < 1:
+            raise ValueError("page must be >= 0 and the page size >= 1")
+        with self._lock:
+            now = self.now()
+            orders = sorted(self._orders.values(), key=lambda o: o.id, reverse=True)
+            total = len(orders)
+            chosen = orders[page * size : (page + 1) * size]
+            items = []
+            for order in chosen:
+                self._refresh(order, now)
+                wire = self._wire(order, now, with_qr=False)
+                item: dict[str, Any] = {}
+                for name, source in (
+                    ("id", "id"),
+                    ("token", "token"),
+                    ("createdAtMiliseconds", "createdAtMiliseconds"),
+                    ("amount", "amountFiat"),
+                    ("status", "status"),
+                    ("currency", "currency"),
+                ):
+                    if source in wire:
+                        item[name] = wire[source]
+                items.append(item)
+        pages = -(-total // size)
+        return {
+            "items": items,
+            "meta": {
+                "totalCount": total,
+                "pagesCount": pages,
+                "currentPage": page,
+                "nextPage": page + 1 if page + 1 < pages else None,
+            },
+        }
+
     # ------------------------------------------------------------------ faults
     def add_fault(self, fault: Fault) -> None:
         if not isinstance(fault, Fault):
@@ -761,9 +839,10 @@ class Simulator:
     def log_request(
         self, method: str, path: str, endpoint: str, token: str | None, bearer: str
     ) -> None:
-        """Record one request. `bearer` is only 'missing', 'ok' or 'wrong', never the value."""
-        if bearer not in ("missing", "ok", "wrong"):
-            raise ValueError("bearer must be 'missing', 'ok' or 'wrong'")
+        """Record one request. `bearer` is only 'missing', 'ok', 'expired' or 'wrong', never the
+        value; no body is ever recorded (the log-in body carries the access token)."""
+        if bearer not in ("missing", "ok", "expired", "wrong"):
+            raise ValueError("bearer must be 'missing', 'ok', 'expired' or 'wrong'")
         with self._lock:
             self._requests.append(
                 {

@@ -507,7 +507,7 @@ def make_app(
         qr_content=settings.qr_content,
         qr_uppercase=settings.qr_uppercase,
         refresh_interval=settings.refresh_interval,
-        rates_enabled=client.has_bearer_token,
+        rates_enabled=client.has_credentials,
         clock=clock,
         monotonic=monotonic,
     )

@@ -18,7 +18,7 @@ def run_dashboard(
     from orderdash.tui.app import make_app
 
     # while the screen is up nothing may log to the terminal: the log file or nowhere
-    ensure_configured(settings.log_file, [settings.bearer_token])
+    ensure_configured(settings.log_file, [settings.bearer_token, settings.access_token])
     log.info(
         "dashboard started: %s, %d order(s), poll %gs, rate %gs",
         settings.base_url,

@@ -57,3 +57,9 @@ def state_key(code: str, label: str | None = None) -> str | None:
 def tone_of(code: str, label: str | None = None) -> Tone:
     key = state_key(code, label)
     return Tone.UNKNOWN if key is None else TONES[key]
+
+
+def is_open(code: str, label: str | None = None) -> bool:
+    """Still moving: In-progress, Paid / Unconfirmed, and any state we do not know
+    (account-api.md: treat an unknown code as open)."""
+    return tone_of(code, label) in (Tone.OPEN, Tone.PROGRESS, Tone.UNKNOWN)

@@ -485,6 +485,10 @@ class Scheduler:
                 background_shut = True
         return chosen
 
+    def spent_extra(self, kind: Kind, now: float) -> None:
+        """A request of `kind`'s endpoint family that no plan started (the client's log-in)."""
+        self.budgets[kind].spend(now)
+
     def started(self, token: str, kind: Kind, now: float) -> None:
         watched = self.orders[token]
         self.budgets[kind].spend(now)

@@ -89,7 +89,7 @@ class OrderWatcher:
         self.scheduler = Scheduler(
             poll_interval=poll_interval,
             refresh_interval=refresh_interval,
-            rates_enabled=client.has_bearer_token,
+            rates_enabled=client.has_credentials,
             now=monotonic(),
             budget_per_minute=budget_per_minute,
             budget_per_hour=budget_per_hour,
@@ -98,6 +98,8 @@ class OrderWatcher:
             concurrency=concurrency,
             rng=rng or random.Random(),
         )
+        # log-ins and their retries are private requests too: the rate budget counts them
+        client.on_extra_private_request = self._extra_private_request
         #: Per order, what the last read showed; absent until the first read sets the baseline.
         self._seen: dict[str, _Seen] = {}
         self._wake = asyncio.Event()
@@ -137,6 +139,14 @@ class OrderWatcher:
 
     def status(self, token: str) -> dict[Kind, TrackStatus]:
         return self.scheduler.status(token, self._monotonic())
+
+    def _extra_private_request(self) -> None:
+        self.scheduler.spent_extra(Kind.RATES, self._monotonic())
+
+    def spent_private_request(self) -> None:
+        """A private request made beside the watcher (a history read): the rate budget, which
+        the service shares between every private endpoint, counts it."""
+        self._extra_private_request()
 
     def budget_use(self) -> list[BudgetUse]:
         """Each request budget's use now and the hour's projection (the `b` view)."""

@@ -2,7 +2,8 @@
 
 The TOML file is `$ORDERDASH_CONFIG`, else `config.toml` in the user config dir. Every setting
 `name` can be given as `ORDERDASH_NAME` in the environment. The bearer token can come from
-`bearer_token` or, better, `bearer_token_file` at any level; it is held as a SecretStr.
+`bearer_token` or, better, `bearer_token_file` at any level, and the access token likewise from
+`access_token` or `access_token_file`; both are held as SecretStr.
 """
 
 from __future__ import annotations
@@ -12,10 +13,18 @@ import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    model_validator,
+)
 
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import ConfigError
@@ -24,6 +33,9 @@ from orderdash.core.service.net import Timeouts, is_loopback_host
 ENV_PREFIX = "ORDERDASH_"
 DEFAULT_BASE_URL = "http://127.0.0.1:8765"
 TOKEN_FILE_KEY = "bearer_token_file"
+ACCESS_TOKEN_FILE_KEY = "access_token_file"
+#: Each file setting and the secret setting it fills.
+_SECRET_FILES = {TOKEN_FILE_KEY: "bearer_token", ACCESS_TOKEN_FILE_KEY: "access_token"}
 
 
 class Settings(BaseModel):
@@ -31,6 +43,21 @@ class Settings(BaseModel):
 
     base_url: str = DEFAULT_BASE_URL
     bearer_token: SecretStr | None = None
+    #: The merchant's access token (made in the service's cabinet): logged in with to get a
+    #: bearer when `bearer_token` is not set. Sent only in the log-in body.
+    access_token: SecretStr | None = None
+    #: The merchant's account number (the cabinet shows it under the company name).
+    customer_id: Annotated[
+        str | None,
+        # a number in TOML (`customer_id = 4711`) is the same account number
+        BeforeValidator(lambda v: str(v) if type(v) is int else v),
+        Field(min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_-]+$"),
+    ] = None
+    #: Where Generate Order is served (the docs' "listener", a second address); default
+    #: `base_url`.
+    create_url: str | None = None
+    #: Seconds between reads of the account's order history (`watch --account`): new orders.
+    account_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between rate refreshes (the service renews the rate every minute).
     refresh_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between getOrder polls, which is how new transactions are seen.
@@ -118,11 +145,36 @@ class Settings(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _check_create_url(self) -> Settings:
+        if self.create_url is None:
+            return self
+        parts = urlsplit(self.create_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"create_url must be an http(s) URL, got {clean(self.create_url, limit=80)!r}"
+            )
+        if parts.username or parts.password or parts.query or parts.fragment:
+            raise ValueError("create_url must not carry credentials, a query or a fragment")
+        if (
+            parts.scheme == "http"
+            and not is_loopback_host(parts.hostname)
+            and not self.allow_insecure_http
+        ):
+            raise ValueError(
+                f"plain http:// to {parts.hostname} would send the access token unencrypted; "
+                "use https:// or set allow_insecure_http"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _check_bearer_token(self) -> Settings:
         token = self.bearer_token.get_secret_value() if self.bearer_token else ""
         # it travels as an HTTP header value: visible ASCII only (the token itself is never shown)
         if token and not (token.isascii() and token.isprintable() and " " not in token.strip()):
             raise ValueError("the bearer token must be one word of visible ASCII characters")
+        access = self.access_token.get_secret_value() if self.access_token else ""
+        if access and not (access.isprintable() and access.strip() == access):
+            raise ValueError("the access token must be one line of visible characters")
         return self
 
     @property
@@ -154,29 +206,29 @@ def default_config_path(env: Mapping[str, str]) -> tuple[Path, bool]:
     return user_config_path("orderdash") / "config.toml", False
 
 
-def read_token_file(path: str | os.PathLike[str], warnings: list[str]) -> SecretStr:
+def read_token_file(
+    path: str | os.PathLike[str], warnings: list[str], *, what: str = "bearer token"
+) -> SecretStr:
     file = Path(path).expanduser()
     try:
         mode = file.stat().st_mode
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read the bearer token file {file}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read the {what} file {file}: {exc.strerror}") from None
     except UnicodeDecodeError:
-        raise ConfigError(f"the bearer token file {file} is not UTF-8 text") from None
+        raise ConfigError(f"the {what} file {file} is not UTF-8 text") from None
     if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
-        warnings.append(f"the bearer token file {file} is readable by others: chmod 600 it")
+        warnings.append(f"the {what} file {file} is readable by others: chmod 600 it")
     token = text.strip()
     if not token:
-        raise ConfigError(f"the bearer token file {file} is empty")
+        raise ConfigError(f"the {what} file {file} is empty")
     if not token.isprintable():
-        raise ConfigError(
-            f"the bearer token file {file} holds more than one line or control characters"
-        )
+        raise ConfigError(f"the {what} file {file} holds more than one line or control characters")
     return SecretStr(token)
 
 
 def _layer_from_env(env: Mapping[str, str]) -> dict[str, Any]:
-    names = set(Settings.model_fields) | {TOKEN_FILE_KEY}
+    names = set(Settings.model_fields) | set(_SECRET_FILES)
     layer = {}
     for name in names:
         value = env.get(ENV_PREFIX + name.upper())
@@ -207,9 +259,11 @@ def _layer_from_toml(path: Path, required: bool) -> dict[str, Any]:
 
 def _resolve_token(layer: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     layer = dict(layer)
-    token_file = layer.pop(TOKEN_FILE_KEY, None)
-    if token_file:
-        layer["bearer_token"] = read_token_file(token_file, warnings)
+    for key, setting in _SECRET_FILES.items():
+        token_file = layer.pop(key, None)
+        if token_file:
+            what = setting.replace("_", " ")
+            layer[setting] = read_token_file(token_file, warnings, what=what)
     return layer
 
 

@@ -2,7 +2,9 @@
 
 Safety rules that shape this file (see PITFALLS.md):
 - redirects are never followed, so the `bearer_token` header cannot travel to another host;
-- the header is set on the rate request only, never on the client;
+- the header is set on the private requests only, never on the client;
+- the access token travels only in the log-in body; the bearer it buys is kept in memory only,
+  renewed once on a 401, never in a loop;
 - every call has an overall deadline (httpx's read timeout is per chunk);
 - the body is capped by raw bytes before any decoding, and compressed bodies are inflated here
   with the same cap, so a gzip bomb costs at most the cap;
@@ -12,6 +14,7 @@ Safety rules that shape this file (see PITFALLS.md):
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import sys
@@ -44,13 +47,25 @@ from orderdash.core.service.errors import (
     NetworkError,
     NotFound,
     OrderdashError,
+    OrderTokenTaken,
     RateLimited,
     ResponseTooLarge,
     ServiceError,
     Timeout,
     UnexpectedRedirect,
 )
-from orderdash.core.service.models import Order, OrderEnvelope, RatesEnvelope, Transaction
+from orderdash.core.service.models import (
+    CoinChoice,
+    CreatedOrder,
+    HistoryEnvelope,
+    HistoryItem,
+    HistoryPage,
+    LoginEnvelope,
+    Order,
+    OrderEnvelope,
+    RatesEnvelope,
+    Transaction,
+)
 from orderdash.core.service.net import Timeouts, is_loopback_host
 from orderdash.core.service.tokens import token_segment
 
@@ -81,6 +96,23 @@ LARGE_BODY_BYTES = 256 * 1024
 #: answer (see `_Reuse`); how many such orders are remembered.
 REUSE_MIN_TRANSACTIONS = 200
 REMEMBERED_ORDERS = 8
+#: Orders asked for per history page (the service may send fewer: paging follows nextPage).
+HISTORY_PAGE_LIMIT = 100
+#: History pages read at most by `account_orders`: 100,000 orders at the page size asked; a
+#: service whose nextPage never ends must not keep a command reading forever.
+MAX_HISTORY_PAGES = 1000
+
+
+@dataclass(frozen=True)
+class AccountOrders:
+    """Every order of the account in the order the history pages listed them, page 0 first."""
+
+    items: tuple[HistoryItem, ...]
+    #: The wire item objects as received (numbers with their digits), for --json.
+    raw: tuple[dict[str, Any], ...]
+    pages: int
+    #: True when the page bound stopped the reading before nextPage was null.
+    truncated: bool
 
 
 #: Words by which a refusal names a request limit (the envelope's message, any status).
@@ -158,7 +190,9 @@ class OrderClient:
         base_url: str,
         *,
         bearer_token: SecretStr | None = None,
+        access_token: SecretStr | None = None,
         timeouts: Timeouts | None = None,
+        create_url: str | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.time,
@@ -167,6 +201,19 @@ class OrderClient:
         parts = urlsplit(self._base_url)
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self._bearer_token = bearer_token
+        self._access_token = (
+            access_token if access_token and access_token.get_secret_value() else None
+        )
+        #: Where Generate Order is served (the docs' second address); default the base URL.
+        self._create_url = (create_url or base_url).rstrip("/")
+        #: The bearer bought by logging in with the access token (memory only).
+        self._session: SecretStr | None = None
+        self._login_lock = asyncio.Lock()
+        #: Log-ins sent.
+        self.logins = 0
+        #: Called for each private request beyond the one asked for (a log-in, a retry): the
+        #: service counts them against the same private limit, so the rate budget must too.
+        self.on_extra_private_request: Callable[[], None] | None = None
         self._timeouts = timeouts or Timeouts()
         self._max_body_bytes = max_body_bytes
         self._clock = clock
@@ -203,7 +250,9 @@ class OrderClient:
         return cls(
             settings.base_url,
             bearer_token=settings.bearer_token,
+            access_token=settings.access_token,
             timeouts=settings.timeouts,
+            create_url=settings.create_url,
             max_body_bytes=settings.max_body_bytes,
             clock=clock,
         )
@@ -212,9 +261,15 @@ class OrderClient:
     def has_bearer_token(self) -> bool:
         return self._bearer_token is not None and bool(self._bearer_token.get_secret_value())
 
+    @property
+    def has_credentials(self) -> bool:
+        """The private endpoints can be called: a bearer token, or an access token to log in."""
+        return self.has_bearer_token or self._access_token is not None
+
     def __repr__(self) -> str:
         token = "set" if self.has_bearer_token else "unset"
-        return f"OrderClient({self._base_url!r}, bearer_token={token})"
+        access = "set" if self._access_token is not None else "unset"
+        return f"OrderClient({self._base_url!r}, bearer_token={token}, access_token={access})"
 
     async def __aenter__(self) -> OrderClient:
         return self
@@ -233,41 +288,357 @@ class OrderClient:
     async def refresh_rate(self, token: str) -> Fetched:
         """Update Exchange rate: `GET {base_url}/orders/api/<token>/rates` with `bearer_token`."""
         url = f"{self._base_url}/orders/api/{token_segment(token)}/rates"
-        if not self.has_bearer_token:
-            raise AuthRequired("the rate refresh needs a bearer token (--bearer-token-file)")
-        assert self._bearer_token is not None
-        return await self._call(
-            url, token, headers={"bearer_token": self._bearer_token.get_secret_value()}, rates=True
+        return await self._private(
+            lambda bearer: self._call(url, token, headers={"bearer_token": bearer}, rates=True),
+            "the rate refresh",
         )
 
+    async def create_order(
+        self, *, customer_id: str, order_id: str, order_token: str, amount: Decimal
+    ) -> CreatedOrder:
+        """Generate Order: `POST {create_url}/api/generateOrder`, the access token in the body.
+        OrderTokenTaken when the service says the token is taken."""
+        if self._access_token is None:
+            raise AuthRequired("creating an order needs the access token (access_token_file)")
+        body = {
+            "customer_id": customer_id,
+            "access_token": self._access_token.get_secret_value(),
+            "order_id": order_id,
+            "order_token": order_token,
+            "amount": format(amount, "f"),
+        }
+        return await self._call_json(
+            f"{self._create_url}/api/generateOrder",
+            "create",
+            order_token,
+            headers={"Content-Type": "application/json"},
+            interpret=self._interpret_created,
+            method="POST",
+            content=json.dumps(body).encode("utf-8"),
+        )
+
+    def _interpret_created(self, status: int, headers: httpx.Headers, body: bytes) -> CreatedOrder:
+        document: Any = None
+        if body.strip():
+            try:
+                document = jsontext.loads(body)
+            except jsontext.JsonTextError:
+                document = None
+        message = document.get("message") if isinstance(document, dict) else None
+        if isinstance(message, dict) and any(
+            "order_token" in str(key) and "taken" in str(value).lower()
+            for key, value in message.items()
+        ):
+            raise OrderTokenTaken("an order with this token exists")
+        if status in (401, 403):
+            detail = self._error_detail(body)
+            said = f": {detail}" if detail else ""
+            raise AuthRefused(f"the service refused the access token (HTTP {status}{said})")
+        if not 200 <= status < 300:
+            self._refuse_account(status, headers, body, "charge")
+        document = self._parse_json(body, headers)
+        code = envelope_status_code(document)
+        if _is_error_envelope(document, rates=False) or (code is not None and code >= 300):
+            detail = self._error_detail(body, document)
+            if code is not None and code >= 300:
+                self._refuse(code, headers, detail, "", "charge", rates=True)
+            raise FailureReported(
+                f"the service reported a failure: {detail or 'no message given'}", detail
+            )
+        # two published forms: {"success": true, "data": {...}} and {"status": 1, "message": {...}}
+        created = document.get("data")
+        if not isinstance(created, dict):
+            created = document.get("message")
+        try:
+            return CreatedOrder.model_validate(created)
+        except ValidationError as exc:
+            raise InvalidResponse(
+                f"the charge answer does not match the API: {_first_error(exc)}"
+            ) from None
+
+    async def order_coins(self, token: str) -> tuple[CoinChoice, ...]:
+        """The coins an order without a coin offers (`GET {base_url}/orders/api/<token>`)."""
+        url = f"{self._base_url}/orders/api/{token_segment(token)}"
+        fetched: Fetched = await self._private(
+            lambda bearer: self._call(url, token, headers={"bearer_token": bearer}, rates=True),
+            "the order's coins",
+        )
+        coins = fetched.raw.get("coins")
+        if coins is None:
+            return ()
+        if not isinstance(coins, list) or len(coins) > 1000:
+            raise InvalidResponse("the order's coins should be a JSON array")
+        try:
+            return tuple(CoinChoice.model_validate(coin) for coin in coins)
+        except ValidationError as exc:
+            raise InvalidResponse(
+                f"the order's coins do not match the API: {_first_error(exc)}"
+            ) from None
+
+    async def choose_coin(self, token: str, code: str) -> Fetched:
+        """Choose crypto: `POST {base_url}/orders/api/<token>` `{"coin": code}`."""
+        url = f"{self._base_url}/orders/api/{token_segment(token)}"
+        body = json.dumps({"coin": code}).encode("utf-8")
+        return await self._private(
+            lambda bearer: self._call(
+                url,
+                token,
+                headers={"bearer_token": bearer, "Content-Type": "application/json"},
+                rates=False,
+                method="POST",
+                content=body,
+            ),
+            "choosing the coin",
+        )
+
+    async def order_history(self, page: int, limit: int = HISTORY_PAGE_LIMIT) -> HistoryPage:
+        """Get Order History: `GET {base_url}/orders/api?page=&limit=` with `bearer_token`."""
+        page_obj, _ = await self._history_page(page, limit)
+        return page_obj
+
+    async def account_orders(
+        self, *, limit: int = HISTORY_PAGE_LIMIT, max_pages: int = MAX_HISTORY_PAGES
+    ) -> AccountOrders:
+        """Every order of the account: history pages from 0, following `meta.nextPage` until it
+        is null (never assuming a page size), at most `max_pages` pages."""
+        items: list[HistoryItem] = []
+        raw: list[dict[str, Any]] = []
+        page: int | None = 0
+        seen: set[int] = set()
+        read = 0
+        while page is not None and read < max_pages:
+            if page in seen:
+                raise InvalidResponse(
+                    f"the order history sent page {page} twice (nextPage goes back): stopped"
+                )
+            seen.add(page)
+            history, wire = await self._history_page(page, limit)
+            read += 1
+            items.extend(history.items)
+            raw.extend(wire)
+            page = history.meta.next_page
+        return AccountOrders(tuple(items), tuple(raw), read, truncated=page is not None)
+
+    async def _history_page(
+        self, page: int, limit: int
+    ) -> tuple[HistoryPage, list[dict[str, Any]]]:
+        url = f"{self._base_url}/orders/api?page={int(page)}&limit={int(limit)}"
+        return await self._private(
+            lambda bearer: self._call_json(
+                url,
+                "history",
+                f"page {page}",
+                headers={"bearer_token": bearer},
+                interpret=self._interpret_history,
+            ),
+            "the order history",
+        )
+
+    # ------------------------------------------------------------------ the bearer
+    async def _private(self, call: Callable[[str], Any], what: str) -> Any:
+        """Run `call(bearer)` with the bearer token, or with one bought by logging in (lazily,
+        before the first private request); on a refusal of a bought bearer, log in again and
+        retry once. A configured `bearer_token` is used as it is."""
+        if self.has_bearer_token:
+            assert self._bearer_token is not None
+            return await call(self._bearer_token.get_secret_value())
+        if self._access_token is None:
+            raise AuthRequired(
+                f"{what} needs a bearer token (--bearer-token-file) or an access token "
+                "(access_token_file) to log in with"
+            )
+        bearer = self._session or await self._login(stale=None)
+        try:
+            return await call(bearer.get_secret_value())
+        except AuthRefused:
+            # the bought bearer expired (or was revoked): one new log-in, one retry
+            bearer = await self._login(stale=bearer)
+            self._extra_private_request()
+            return await call(bearer.get_secret_value())
+
+    async def _login(self, stale: SecretStr | None) -> SecretStr:
+        """A bearer from `POST {base_url}/orders/api/login`; requests that find theirs refused
+        at the same time share one new log-in."""
+        async with self._login_lock:
+            current = self._session
+            if current is not None and (
+                stale is None or current.get_secret_value() != stale.get_secret_value()
+            ):
+                return current
+            self._session = None
+            assert self._access_token is not None
+            body = json.dumps({"token": self._access_token.get_secret_value()}).encode("utf-8")
+            self.logins += 1
+            self._extra_private_request()
+            bearer = await self._call_json(
+                f"{self._base_url}/orders/api/login",
+                "login",
+                "",
+                headers={"Content-Type": "application/json"},
+                interpret=self._interpret_login,
+                method="POST",
+                content=body,
+            )
+            self._session = bearer
+            return bearer
+
+    def _extra_private_request(self) -> None:
+        if self.on_extra_private_request is not None:
+            self.on_extra_private_request()
+
+    def _interpret_login(self, status: int, headers: httpx.Headers, body: bytes) -> SecretStr:
+        if status in (401, 403, 422):
+            detail = self._error_detail(body)
+            said = f": {detail}" if detail else ""
+            raise AuthRefused(
+                f"the service refused the access token (HTTP {status}{said}): check "
+                "access_token, its expiry and the cabinet's IP allow-list"
+            )
+        if not 200 <= status < 300:
+            self._refuse_account(status, headers, body, "log-in")
+        document = self._parse_json(body, headers)
+        try:
+            envelope = LoginEnvelope.model_validate(document)
+        except ValidationError as exc:
+            raise InvalidResponse(
+                f"the log-in answer does not match the API: {_first_error(exc)}"
+            ) from None
+        if not envelope.success:
+            detail = self._error_detail(body, document)
+            raise AuthRefused(
+                f"the service refused the access token: {detail or 'no message given'}"
+            )
+        bearer = (envelope.data or "").strip()
+        # it travels as an HTTP header value: one word of visible ASCII
+        if not bearer or not (bearer.isascii() and bearer.isprintable() and " " not in bearer):
+            raise InvalidResponse("the log-in answer carries no usable bearer token")
+        return SecretStr(bearer)
+
+    def _interpret_history(
+        self, status: int, headers: httpx.Headers, body: bytes
+    ) -> tuple[HistoryPage, list[dict[str, Any]]]:
+        if not 200 <= status < 300:
+            self._refuse_account(status, headers, body, "order history")
+        document = self._parse_json(body, headers)
+        if _is_error_envelope(document, rates=False):
+            code = envelope_status_code(document)
+            detail = self._error_detail(body, document)
+            if code is not None and not 200 <= code < 300:
+                self._refuse(code, headers, detail, "", "order history", rates=True)
+            raise FailureReported(
+                f"the service reported a failure: {detail or 'no message given'}", detail
+            )
+        try:
+            envelope = HistoryEnvelope.model_validate(document)
+        except ValidationError as exc:
+            raise InvalidResponse(
+                f"the order history answer does not match the API: {_first_error(exc)}"
+            ) from None
+        wire = document["data"]["items"]
+        return envelope.data, list(wire)
+
+    def _refuse_account(
+        self, status: int, headers: httpx.Headers, body: bytes, what: str
+    ) -> NoReturn:
+        detail = self._error_detail(body)
+        if status == 404:
+            # no order is named here: the endpoint itself is missing at this address
+            said = f": {detail}" if detail else ""
+            raise ServiceError(
+                f"the service has no {what} at {self.origin} (HTTP 404{said}): check the base URL",
+                status,
+                None,
+            )
+        self._refuse(status, headers, detail, "", what, rates=True)
+
+    async def _call_json(
+        self,
+        url: str,
+        endpoint: str,
+        label: str,
+        *,
+        headers: dict[str, str] | None,
+        interpret: Callable[[int, httpx.Headers, bytes], Any],
+        method: str = "GET",
+        content: bytes | None = None,
+    ) -> Any:
+        """One request of the account endpoints: fetched, interpreted, logged, errors redacted."""
+        started = time.monotonic()
+        status: int | None = None
+        try:
+            status, response_headers, body = await self._fetch(
+                url, headers, method=method, content=content
+            )
+            if len(body) >= LARGE_BODY_BYTES:
+                # a long history page: validated off the event loop
+                result = await asyncio.to_thread(interpret, status, response_headers, body)
+            else:
+                result = interpret(status, response_headers, body)
+        except OrderdashError as exc:
+            error = self._redacted(exc)
+            _log_outcome(endpoint, label, started, status, error)
+            raise error from None
+        except Exception as exc:
+            _log_outcome(endpoint, label, started, status, exc)
+            raise
+        _log_outcome(endpoint, label, started, status, None)
+        return result
+
+    def _secrets(self) -> list[str]:
+        return [
+            secret.get_secret_value()
+            for secret in (self._bearer_token, self._session, self._access_token)
+            if secret is not None and secret.get_secret_value()
+        ]
+
+    def _redacted(self, error: OrderdashError) -> OrderdashError:
+        for secret in self._secrets():
+            error = error.redacted(secret)
+        return error
+
     async def _call(
-        self, url: str, token: str, *, headers: dict[str, str] | None, rates: bool
+        self,
+        url: str,
+        token: str,
+        *,
+        headers: dict[str, str] | None,
+        rates: bool,
+        method: str = "GET",
+        content: bytes | None = None,
     ) -> Fetched:
         started = time.monotonic()
         status: int | None = None
         try:
-            status, response_headers, body = await self._fetch(url, headers)
+            status, response_headers, body = await self._fetch(
+                url, headers, method=method, content=content
+            )
             order, raw = await self._interpret_answer(status, response_headers, body, token, rates)
         except OrderdashError as exc:
-            secret = self._bearer_token.get_secret_value() if self._bearer_token else None
-            error = exc.redacted(secret)
-            _log_outcome(rates, token, started, status, error)
+            error = self._redacted(exc)
+            _log_outcome("rates" if rates else "order", token, started, status, error)
             raise error from None
         except Exception as exc:
-            _log_outcome(rates, token, started, status, exc)
+            _log_outcome("rates" if rates else "order", token, started, status, exc)
             raise
-        _log_outcome(rates, token, started, status, None)
+        _log_outcome("rates" if rates else "order", token, started, status, None)
         return Fetched(
             order=order, raw=raw, received_at=self._clock(), elapsed=time.monotonic() - started
         )
 
     async def _fetch(
-        self, url: str, headers: dict[str, str] | None
+        self,
+        url: str,
+        headers: dict[str, str] | None,
+        *,
+        method: str = "GET",
+        content: bytes | None = None,
     ) -> tuple[int, httpx.Headers, bytes]:
         deadline = self._timeouts.deadline
         try:
             async with asyncio.timeout(deadline):
-                async with self._http.stream("GET", url, headers=headers) as response:
+                async with self._http.stream(
+                    method, url, headers=headers, content=content
+                ) as response:
                     body = await self._read_capped(response)
                     return response.status_code, response.headers, body
         except TimeoutError:
@@ -459,9 +830,9 @@ class OrderClient:
         return order, document["data"]
 
     def _without_secret(self, text: str | None) -> str | None:
-        secret = self._bearer_token.get_secret_value() if self._bearer_token else ""
-        if text and secret:
-            return without_secret(text, secret)
+        if text:
+            for secret in self._secrets():
+                text = without_secret(text, secret)
         return text
 
     @staticmethod
@@ -557,15 +928,15 @@ def _same_wire(a: Any, b: Any) -> bool:
 
 
 def _log_outcome(
-    rates: bool, token: str, started: float, status: int | None, error: BaseException | None
+    endpoint: str, token: str, started: float, status: int | None, error: BaseException | None
 ) -> None:
-    """One line per request for the log file: endpoint, order token, status/error, elapsed ms.
+    """One line per request for the log file: endpoint, order token (or what was asked),
+    status/error, elapsed ms.
 
-    The bearer token is never an argument here; the log handler redacts it anyway (logs.py).
+    No secret is ever an argument here; the log handler redacts them anyway (logs.py).
     """
     if not log.isEnabledFor(logging.INFO):
         return
-    endpoint = "rates" if rates else "order"
     elapsed_ms = (time.monotonic() - started) * 1000
     shown = clean(token, limit=80)
     outcome = "-" if status is None else str(status)
@@ -627,6 +998,7 @@ def _first_error(exc: ValidationError) -> str:
 
 
 __all__ = [
+    "AccountOrders",
     "ApiError",
     "Fetched",
     "OrderClient",

@@ -91,6 +91,10 @@ class NetworkError(ApiError):
     pass
 
 
+class OrderTokenTaken(ApiError):
+    """Generate Order refused the order token as taken: an order with it exists."""
+
+
 class Timeout(NetworkError):
     pass
 

@@ -1,0 +1,40 @@
+"""The account's orders as `orderdash orders` prints them: open ones, and a table of them."""
+
+from __future__ import annotations
+
+from orderdash.core.domain.display import epoch_ms_text, fiat_text
+from orderdash.core.domain.status import is_open
+from orderdash.core.safetext import clean
+from orderdash.core.service.models import HistoryItem
+
+HEADERS = ("TOKEN", "CREATED", "AMOUNT", "STATE")
+
+
+def is_open_item(item: HistoryItem) -> bool:
+    """In-progress, Paid / Unconfirmed, or a state this client does not know."""
+    return is_open(item.status.code, item.status.label)
+
+
+def history_rows(items: tuple[HistoryItem, ...] | list[HistoryItem]) -> list[str]:
+    """A plain-text table, one order a line, every server string made printable."""
+    rows = [HEADERS] + [
+        (
+            clean(item.token, limit=64),
+            epoch_ms_text(item.created_at_ms),
+            fiat_text(item.amount, item.currency.abbreviation),
+            clean(item.status.label or item.status.code, limit=40),
+        )
+        for item in items
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    return [
+        "  ".join(
+            [
+                row[0].ljust(widths[0]),
+                row[1].ljust(widths[1]),
+                row[2].rjust(widths[2]),
+                row[3],
+            ]
+        ).rstrip()
+        for row in rows
+    ]

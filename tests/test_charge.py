@@ -1,0 +1,117 @@
+"""`orderdash charge`: one order per charge through Generate Order, then its coin; against the
+simulator over loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import ROUND_CEILING, Decimal
+
+import pytest
+from pydantic import SecretStr
+
+from conftest import make_settings, run_cli
+from orderdash.core.service import jsontext
+from orderdash.core.service.charge import charge, parse_amount
+from orderdash.core.service.client import OrderClient
+from orderdash.core.service.errors import ServiceError, UsageError
+from orderdash.simulator import Fault, Simulator, SimulatorServer
+
+ACCESS = "access-Cc3-charge"
+ENV = {"ORDERDASH_ACCESS_TOKEN": ACCESS, "ORDERDASH_CUSTOMER_ID": "4711"}
+
+
+@pytest.fixture
+def server() -> Iterator[SimulatorServer]:
+    with SimulatorServer(Simulator(seed=7), access_token=ACCESS, create_prefix="/listener") as s:
+        yield s
+
+
+def test_charge_with_a_coin_prints_token_url_address_and_the_wallet_request(server) -> None:
+    before = set(server.sim.tokens())
+    result = run_cli(
+        "charge",
+        "5",
+        "--coin",
+        "btc",
+        "--json",
+        "--base-url",
+        server.base_url,
+        "--create-url",
+        server.root_url + "/listener",
+        env=ENV,
+    )
+    assert result.returncode == 0, result.stderr
+    answer = jsontext.loads(result.stdout)
+    made = set(server.sim.tokens()) - before
+    assert made == {answer["token"]}
+    order = server.sim.order_wire(answer["token"], with_qr=False)
+    assert order["coinBaseName"] == "btc" and order["amountFiat"] == "5.00"
+    assert answer["address"] == order["address"]
+    assert answer["amount"] == format(order["amount"], "f")
+    assert answer["payment_url"].endswith(answer["token"])
+    due = Decimal(answer["amount"]).quantize(Decimal("1e-8"), rounding=ROUND_CEILING)
+    assert answer["uri"] == f"bitcoin:{order['address']}?amount={format(due, 'f')}"
+    assert ACCESS not in result.stdout + result.stderr
+
+
+async def test_a_create_whose_answer_is_lost_makes_exactly_one_order(server) -> None:
+    sim = server.sim
+    # the order is made, then the connection drops before the answer
+    sim.add_fault(Fault(endpoint="create", reset_after=0, times=1))
+    settings = make_settings(
+        server.base_url,
+        bearer=None,
+        access_token=SecretStr(ACCESS),
+        create_url=server.root_url + "/listener",
+    )
+    before = set(sim.tokens())
+    async with OrderClient.from_settings(settings) as client:
+        made = await charge(
+            client, Decimal("7.25"), customer_id="4711", new_token=lambda: "charge-1", pause=0
+        )
+    assert made.token == "charge-1"
+    assert set(sim.tokens()) - before == {"charge-1"}
+    creates = [r for r in sim.requests if r["endpoint"] == "create"]
+    assert len(creates) == 2  # the lost one and its retry, with the same token
+    assert sim.order_wire("charge-1", with_qr=False)["amountFiat"] == "7.25"
+
+
+def test_a_422_shows_the_services_message(server) -> None:
+    env = dict(ENV, ORDERDASH_CUSTOMER_ID="1")
+    result = run_cli(
+        "charge",
+        "5",
+        "--base-url",
+        server.base_url,
+        "--create-url",
+        server.root_url + "/listener",
+        env=env,
+    )
+    assert result.returncode == 5
+    assert len(result.stderr.splitlines()) == 1
+    assert "customer_id: Invalid customer_id" in result.stderr
+
+
+async def test_a_charge_refused_twice_by_the_service_is_not_retried_forever(server) -> None:
+    server.sim.add_fault(Fault(endpoint="create", status=503))
+    settings = make_settings(
+        server.base_url,
+        bearer=None,
+        access_token=SecretStr(ACCESS),
+        create_url=server.root_url + "/listener",
+    )
+    async with OrderClient.from_settings(settings) as client:
+        with pytest.raises(ServiceError):
+            await charge(client, Decimal(5), customer_id="4711", pause=0)
+    assert len([r for r in server.sim.requests if r["endpoint"] == "create"]) == 3
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "1e3", "5.001", "abc", "NaN", "1000000000000"])
+def test_amounts_that_are_refused(text: str) -> None:
+    with pytest.raises(UsageError):
+        parse_amount(text)
+
+
+def test_amounts_that_are_taken() -> None:
+    assert parse_amount(" 12.50 ") == Decimal("12.50")
+    assert str(parse_amount("5")) == "5"
