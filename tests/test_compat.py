@@ -91,6 +91,9 @@ def idle_server() -> Iterator[SimulatorServer]:
         yield server
 
 
+TOASTS_PER_ROUND = 15
+
+
 def styles_caches() -> int:
     gc.collect()
     return sum(1 for obj in gc.get_objects() if isinstance(obj, StylesCache))
@@ -98,20 +101,22 @@ def styles_caches() -> int:
 
 async def test_toasts_leave_no_styles_cache_behind(idle_server: SimulatorServer) -> None:
     """Rounds of toasts: the caches of the removed ones go with them (without the mend each
-    round of 15 kept 15 more). The last layout holds a few removed widgets until the next: a
-    constant, so rounds are compared, not the count before the first toast."""
+    round of 15 kept 15 more: 71, 86, 101). A few removed toasts stay referenced until
+    Textual's next layout and their timers' end, each a Toast and a ToastHolder: how many
+    depends on the machine's load (2 to 5 seen under a CPU burner, so two rounds' counts can
+    differ by up to ~10). So rounds are compared, and growth of a round's worth is the leak."""
     app = make_app(make_settings(idle_server.base_url, poll_interval=5.0), token=DEMO_TOKENS[0])
     async with app.run_test(size=(140, 48), notifications=True) as pilot:
         await wait_until(pilot, lambda: app.state.order is not None)
         counts = []
         for round_ in range(3):
-            for n in range(15):
+            for n in range(TOASTS_PER_ROUND):
                 app.notify(f"payment {round_}.{n}", timeout=0.3, markup=False)
                 await pilot.pause(0.05)
             await wait_until(pilot, lambda: not app.screen.query(Toast), timeout=5)
             await pilot.pause(0.3)
             counts.append(styles_caches())
-        assert counts[-1] <= counts[0] + 2, counts
+        assert counts[-1] - counts[0] < TOASTS_PER_ROUND, counts
 
 
 async def test_dismissed_toasts_leave_no_empty_holder(idle_server: SimulatorServer) -> None:
