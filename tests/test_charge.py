@@ -115,3 +115,31 @@ def test_amounts_that_are_refused(text: str) -> None:
 def test_amounts_that_are_taken() -> None:
     assert parse_amount(" 12.50 ") == Decimal("12.50")
     assert str(parse_amount("5")) == "5"
+
+
+def test_charge_text_says_to_send_the_amount_rounded_up_to_the_coins_unit(
+    server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An order asking more digits than a satoshi: the 'send' line is what a wallet can send,
+    rounded up (never the exact figure a person would round, perhaps down), and says both."""
+    import orderdash.core.service.charge as charge_module
+    from orderdash import cli
+    from orderdash.core.service.client import Fetched
+    from orderdash.core.service.models import OrderEnvelope
+
+    token = server.sim.create_order(amount_fiat="5.00", coin="btc")
+    wire = server.sim.order_wire(token, with_qr=False)
+    wire["amount"] = Decimal("0.000051371234")
+    order = OrderEnvelope.model_validate({"status": 200, "data": wire}).data
+
+    async def made(*_args: object, **_kwargs: object) -> charge_module.Charge:
+        return charge_module.Charge(token, None, Fetched(order, wire, 0.0, 0.0))
+
+    monkeypatch.setattr(charge_module, "charge", made)
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    assert cli.main(["charge", "5", "--coin", "btc", "--base-url", server.base_url]) == 0
+    out = capsys.readouterr().out
+    assert f"send 0.00005138 BTC to {wire['address']}" in out
+    assert "the service asks 0.000051371234" in out
+    assert "?amount=0.00005138" in out

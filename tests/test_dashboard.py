@@ -185,7 +185,7 @@ async def test_without_a_bearer_token_it_runs_on_get_order_alone(
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_until(pilot, lambda: app.state.order is not None)
         text = screen_text(app)
-        assert "Rate refresh is off" in text
+        assert "Rate refresh is off" in text and "access_token_file" in text
         assert "rate refresh off: no bearer token" in text
         assert requests_of(sim_server, "rates") == []
 

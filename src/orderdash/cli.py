@@ -476,8 +476,16 @@ def _run_charge(args: argparse.Namespace) -> int:
     if made.payment_url:
         print(f"checkout: {clean(made.payment_url, limit=200)}")
     if made.order is not None:
-        coin = clean(made.order.order.coin_base_name or "", limit=12).upper()
-        print(f"send {result['amount']} {coin} to {clean(result['address'], limit=120)}")
+        from orderdash.core.domain.units import sendable
+
+        order = made.order.order
+        coin = clean(order.coin_base_name or "", limit=12).upper()
+        # what a wallet can send: the exact figure rounded up, never down (an underpayment)
+        due = sendable(order.coin_base_name, order.amount)
+        to_send = due.text if due is not None else result["amount"]
+        print(f"send {to_send} {coin} to {clean(result['address'], limit=120)}")
+        if due is not None and due.rounded:
+            print(f"  ({due.note})")
         if result["uri"]:
             print(f"wallet request: {clean(result['uri'], limit=300)}")
     return 0

@@ -40,7 +40,8 @@ from orderdash.tui.screens.help import HelpScreen
 from orderdash.tui.watch_list_file import WatchListSync
 
 NO_BEARER = (
-    "Rate refresh is off: it needs a bearer token (--bearer-token-file). The order is still polled."
+    "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
+    "to log in with (access_token_file). The order is still polled."
 )
 #: App actions that are the operator's alone: off while a customer-facing screen is up.
 OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})

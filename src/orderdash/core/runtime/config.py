@@ -104,26 +104,28 @@ class Settings(BaseModel):
     #: redacted). Never logged to the terminal.
     log_file: str | None = None
 
-    @model_validator(mode="after")
-    def _check_base_url(self) -> Settings:
-        parts = urlsplit(self.base_url)
+    def _check_service_url(self, name: str, url: str, secret: str) -> None:
+        """One check for every URL the client sends a secret to (base_url, create_url)."""
+        parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(
-                f"base_url must be an http(s) URL, got {clean(self.base_url, limit=80)!r}"
-            )
+            raise ValueError(f"{name} must be an http(s) URL, got {clean(url, limit=80)!r}")
         if parts.username or parts.password:
-            raise ValueError("base_url must not carry credentials")
+            raise ValueError(f"{name} must not carry credentials")
         if parts.query or parts.fragment:
-            raise ValueError("base_url must not have a query or fragment")
+            raise ValueError(f"{name} must not have a query or fragment")
         if (
             parts.scheme == "http"
             and not is_loopback_host(parts.hostname)
             and not self.allow_insecure_http
         ):
             raise ValueError(
-                f"plain http:// to {parts.hostname} would send the token unencrypted; use https:// "
-                "or set allow_insecure_http"
+                f"plain http:// to {parts.hostname} would send {secret} unencrypted; "
+                "use https:// or set allow_insecure_http"
             )
+
+    @model_validator(mode="after")
+    def _check_base_url(self) -> Settings:
+        self._check_service_url("base_url", self.base_url, "the token")
         return self
 
     @model_validator(mode="after")
@@ -146,24 +148,8 @@ class Settings(BaseModel):
 
     @model_validator(mode="after")
     def _check_create_url(self) -> Settings:
-        if self.create_url is None:
-            return self
-        parts = urlsplit(self.create_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(
-                f"create_url must be an http(s) URL, got {clean(self.create_url, limit=80)!r}"
-            )
-        if parts.username or parts.password or parts.query or parts.fragment:
-            raise ValueError("create_url must not carry credentials, a query or a fragment")
-        if (
-            parts.scheme == "http"
-            and not is_loopback_host(parts.hostname)
-            and not self.allow_insecure_http
-        ):
-            raise ValueError(
-                f"plain http:// to {parts.hostname} would send the access token unencrypted; "
-                "use https:// or set allow_insecure_http"
-            )
+        if self.create_url is not None:
+            self._check_service_url("create_url", self.create_url, "the access token")
         return self
 
     @model_validator(mode="after")

@@ -62,6 +62,7 @@ class PendingChanges:
             added, removed = set(self._added), set(self._removed)
         in_file_set = set(in_file)
         watched = list(watched)
+        watched_set = set(watched)  # once: this runs on the UI's loop, for up to MAX_TOKENS
         gone = [t for t in watched if t not in in_file_set and t not in added]
-        new = [t for t in in_file if t not in removed and t not in set(watched)]
+        new = [t for t in in_file if t not in removed and t not in watched_set]
         return gone, new

@@ -38,7 +38,8 @@ KEYS = (
 ABOUT = (
     "The order on screen is polled every poll interval; a new transaction refreshes the exchange "
     "rate at once, rings the bell and is marked \u25cf in the table. The rate is refreshed every "
-    "minute when a bearer token is configured. The other watched orders share the request budgets "
+    "minute when a bearer token or the access token is configured. The other watched orders "
+    "share the request budgets "
     "(getOrder 200 a minute and 10,000 an hour, rates 200 a minute and 1,000 an hour, paced "
     "evenly; b shows them). When the service cannot be reached the last good data stays on "
     "screen, marked STALE, and the dashboard retries by itself."

@@ -291,8 +291,9 @@ class QRView(Widget):
 
     # -- layout ------------------------------------------------------------------------------
 
-    def _layout_for(self, width: int, height: int) -> _Layout:
-        key = (
+    def _inputs(self, width: int, height: int) -> tuple[object, ...]:
+        """Everything a layout depends on: the cache key of the layout and of its strips."""
+        return (
             self.text,
             self.caption_text,
             self._given,
@@ -301,6 +302,9 @@ class QRView(Widget):
             self._max_scale,
             self._caption,
         )
+
+    def _layout_for(self, width: int, height: int) -> _Layout:
+        key = self._inputs(width, height)
         if key != self._layout_key:
             self._layout_value = self._plan_now(width, height)
             self._layout_key = key
@@ -363,16 +367,7 @@ class QRView(Widget):
 
     def _rendered(self, width: int, height: int) -> list[Strip]:
         base = self.rich_style
-        key = (
-            self.text,
-            self.caption_text,
-            self._given,
-            width,
-            height,
-            self._max_scale,
-            self._caption,
-            base,
-        )
+        key = (*self._inputs(width, height), base)
         if key != self._strips_key:
             self._strips = self._build_strips(self._layout_for(width, height), base)
             self._strips_key = key
