@@ -276,6 +276,10 @@ async def test_display_is_idle_then_follows_the_channel(tmp_path: Path) -> None:
         assert "12.00 EUR" in display_text(app)
 
         # a payment: the banner changes, the code goes
+        panel = app.query_one(CustomerPanel)
+        flashes = []
+        real_flash = panel.flash
+        panel.flash = lambda: (flashes.append(1), real_flash())[-1]  # type: ignore[method-assign]
         clock.now += 1
         publisher.language = "de"
         publisher.publish(
@@ -289,8 +293,9 @@ async def test_display_is_idle_then_follows_the_channel(tmp_path: Path) -> None:
         )
         await wait_until(pilot, lambda: "Zahlung erhalten, wird bestätigt" in display_text(app))
         assert not app.query_one("#pos-qr", QRView).display
-        # the same order got a payment: the banner flashes
-        assert app.query_one("#pos-banner").has_class("-flash")
+        # the same order got a payment: the banner flashes (once; the class itself blinks on
+        # timers, so whether it is set at this moment depends on how long the wait took)
+        assert flashes == [1]
 
         # the dashboard stops beating: idle, no stale code
         publisher.publish(face())
