@@ -284,11 +284,7 @@ class SimulatorASGI:
     def _login(self, method: str, body: bytes) -> _Reply:
         if method != "POST":
             return _not_allowed("POST")
-        try:
-            obj = jsontext.loads(body)
-        except jsontext.JsonTextError:
-            obj = None
-        given = obj.get("token") if isinstance(obj, dict) else None
+        given = _api_object(body).get("token")
         if not isinstance(given, str) or not given:
             return _Reply(
                 422, {"success": False, "data": None, "message": "The token field is required."}
@@ -301,12 +297,7 @@ class SimulatorASGI:
         """generateOrder: one order per new `order_token`; the docs' 422 form for bad fields."""
         if method != "POST":
             return _not_allowed("POST")
-        try:
-            obj = jsontext.loads(body)
-        except jsontext.JsonTextError:
-            obj = None
-        if not isinstance(obj, dict):
-            obj = {}
+        obj = _api_object(body)
         fields = ("customer_id", "access_token", "order_id", "order_token", "amount")
         for name in fields:
             value = obj.get(name)
@@ -365,11 +356,7 @@ class SimulatorASGI:
             return _Reply(401, {"success": False, "data": None, "message": "Unauthorized"})
         try:
             if method == "POST":
-                try:
-                    obj = jsontext.loads(body)
-                except jsontext.JsonTextError:
-                    obj = None
-                coin = obj.get("coin") if isinstance(obj, dict) else None
+                coin = _api_object(body).get("coin")
                 if not isinstance(coin, str) or not coin:
                     return _unprocessable({"coin": "The coin field is required."})
                 try:
@@ -581,6 +568,16 @@ def _query_int(query: dict[str, list[str]], name: str, default: int) -> int:
     if not text.isdigit() or len(text) > 9:
         raise _BadRequest(f"{name} must be a non-negative whole number")
     return int(text)
+
+
+def _api_object(body: bytes) -> dict[str, Any]:
+    """An API request's JSON object, or {} when the body is not one: the service answers a
+    missing or malformed field with its own 422, not with a parse error."""
+    try:
+        obj = jsontext.loads(body)
+    except jsontext.JsonTextError:
+        return {}
+    return obj if isinstance(obj, dict) else {}
 
 
 def _object(body: bytes) -> dict[str, Any]:
