@@ -1,7 +1,9 @@
 """`orderdash watch --jsonl`: the watch list without a screen, one JSON line per event.
 
-Same scheduler and budget as the dashboard. Events: `transaction` (a new payment), `status`
-(the status code changed), `error` (a read failed; once per failure streak) and `recovered`.
+Same scheduler and budget as the dashboard. Events: `state` (each order's state once first
+read), `transaction` (a new payment), `status` (the status code changed), `identity` (the token
+now names another order: the service was reset), `error` (a read failed; again whenever the
+kind of failure changes, e.g. "cannot-connect" then "not-found") and `recovered`.
 With `--account`: the account's open orders are watched too, and `order` reports each order
 the history lists after start (then it is watched if open); a failed history read is an
 `error` with `"source": "account"` and a null token.
@@ -34,7 +36,10 @@ class JsonLinesEvents:
     def __init__(self, out: IO[str], clock: Callable[[], float]) -> None:
         self._out = out
         self._clock = clock
-        self._failing: set[str] = set()
+        #: Per failing order, the kind of its latest error (an `error` line when it changes).
+        self._failing: dict[str, str] = {}
+        #: The orders whose `state` line is out.
+        self._known: set[str] = set()
 
     def emit(self, event: str, token: str | None, **fields: Any) -> None:
         moment = datetime.fromtimestamp(self._clock(), tz=UTC).isoformat(timespec="seconds")
@@ -45,10 +50,24 @@ class JsonLinesEvents:
     def on_fetched(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None:
         order = fetched.order
         if token in self._failing:
-            self._failing.discard(token)
+            del self._failing[token]
             self.emit("recovered", token)
         by_id = {tx.id: tx for tx in order.transactions}
         state = payment_state(order, fetched.received_at)
+        if token not in self._known or change.identity is not None:
+            self._known.add(token)
+            if change.identity is not None:
+                before, now = change.identity
+                self.emit(
+                    "identity",
+                    token,
+                    previousId=before.id,
+                    previousCreatedAtMiliseconds=before.created_at_ms,
+                    id=now.id,
+                    createdAtMiliseconds=now.created_at_ms,
+                )
+            self._state(token, fetched, state.phase.value)
+            return
         for tx_id in change.new_transaction_ids:
             tx = by_id[tx_id]
             self.emit(
@@ -75,11 +94,31 @@ class JsonLinesEvents:
                 state=state.phase.value,
             )
 
+    def _state(self, token: str, fetched: Fetched, phase: str) -> None:
+        order = fetched.order
+        paid = sum((tx.amount.base for tx in order.transactions), Decimal(0))
+        self.emit(
+            "state",
+            token,
+            id=order.id,
+            createdAtMiliseconds=order.created_at_ms,
+            code=order.status.code,
+            label=order.status.label,
+            state=phase,
+            amount=order.amount,
+            amountFiat=order.amount_fiat,
+            coin=order.coin_base_name,
+            currency=order.currency.abbreviation,
+            paid=paid,
+            transactions=len(order.transactions),
+        )
+
     def on_failure(self, token: str, failure: Failure) -> None:
-        if failure.kind is Kind.ORDER and token not in self._failing:
-            self._failing.add(token)
+        kind = failure.error_kind
+        if failure.kind is Kind.ORDER and self._failing.get(token) != kind:
+            self._failing[token] = kind
             retry_in = Decimal(f"{failure.retry_in:.1f}")
-            self.emit("error", token, message=failure.error.message, retryIn=retry_in)
+            self.emit("error", token, kind=kind, message=failure.error.message, retryIn=retry_in)
 
     def on_status(self, token: str, status: dict[Kind, TrackStatus]) -> None:
         return None

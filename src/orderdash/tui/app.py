@@ -186,10 +186,16 @@ class OrderDashApp(App[None]):
 
     def announce(self, alert: Alert) -> None:
         """A payment or a status change: the bell and a toast (the log line is the state's).
-        With the customer's screen up, only its own order rings (the toast is held)."""
+        With the customer's screen up, only its own order rings (the toast is held). An alarm
+        (outage, recovery, not found, a payment taken back) is an error toast that stays."""
         if self._pos is None or alert.token == self.state.token:
             self.bell()
-        title = f"{alert.company} \u00b7 {clean(alert.token, limit=30)}"
+        where = [part for part in (alert.company, clean(alert.token, limit=30)) if part]
+        title = " \u00b7 ".join(where)
+        if alert.alarm:
+            title = f"\u26a0 {title}" if title else "\u26a0 Alarm"
+            self.notify(alert.text, title=title, severity="error", markup=False, timeout=20)
+            return
         self.notify(alert.text, title=title, markup=False, timeout=8)
 
     def action_toggle_bell(self) -> None:

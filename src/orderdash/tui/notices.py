@@ -24,6 +24,12 @@ class Notice:
     timeout: float | None
     markup: bool
 
+    @property
+    def alarm(self) -> bool:
+        """An error toast (an outage, a payment taken back, ...): replayed whatever else was
+        held, never summed up."""
+        return self.severity == "error"
+
 
 class HeldNotices:
     """Shows notices through `show`, or holds them while the customer's screen is up."""
@@ -36,11 +42,16 @@ class HeldNotices:
         self.held: deque[Notice] = deque(maxlen=MAX_HELD)
         #: How many were held, the ones the bounded deque let go included.
         self._held_count = 0
+        #: Alarms held apart: a burst of payments must not push them out.
+        self.held_alarms: deque[Notice] = deque(maxlen=MAX_REPLAYED)
         #: Notifications shown lately, with when they expire (monotonic): the ones still on
         #: screen when the customer's screen comes up are taken off and held.
         self._recent: deque[tuple[Notice, float]] = deque(maxlen=MAX_HELD)
 
     def notify(self, notice: Notice) -> None:
+        if self.customer_facing and notice.alarm:
+            self.held_alarms.append(notice)
+            return
         if self.customer_facing:
             self.held.append(notice)
             self._held_count += 1
@@ -54,17 +65,24 @@ class HeldNotices:
         caller clears the toasts)."""
         self.customer_facing = True
         now = time.monotonic()
-        still_shown = [notice for notice, until in self._recent if until > now]
+        still_shown = [n for n, until in self._recent if until > now and not n.alarm]
         self.held.extendleft(reversed(still_shown))
+        alarms = [n for n, until in self._recent if until > now and n.alarm]
+        self.held_alarms.extendleft(reversed(alarms))
         self._held_count += len(still_shown)
         self._recent.clear()
 
     def customer_screen_down(self) -> None:
-        """The operator is back: the latest held notices, the older ones summed up."""
+        """The operator is back: the alarms held, the latest other notices, the older ones
+        summed up."""
         self.customer_facing = False
         held, count = list(self.held), self._held_count
         self.held.clear()
         self._held_count = 0
+        # the important first
+        for notice in self.held_alarms:
+            self._show(notice)
+        self.held_alarms.clear()
         if count > MAX_REPLAYED:
             older = count - MAX_REPLAYED + 1
             self._show(

@@ -14,14 +14,26 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Protocol
 
-from orderdash.core.domain.status import Tone, tone_of
+from orderdash.core.domain.status import Tone, state_key, tone_of
 from orderdash.core.polling.budget import BudgetUse
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.scheduler import Scheduler
 from orderdash.core.service.client import Fetched, OrderClient
-from orderdash.core.service.errors import ApiError, AuthError, NotFound, OrderdashError, RateLimited
+from orderdash.core.service.errors import (
+    ApiError,
+    AuthError,
+    InvalidResponse,
+    NetworkError,
+    NotFound,
+    OrderdashError,
+    RateLimited,
+    ServiceError,
+    Timeout,
+)
+from orderdash.core.service.models import Order
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +41,62 @@ log = logging.getLogger(__name__)
 MIN_SLEEP = 0.01
 
 
+#: The documented states in which the order counts as paid: leaving one for any other state
+#: (`PAID -> IN_PROGRESS`, `CONFIRMED -> UNDERPAID`, an unknown code) is a regression.
+PAID_STATES = frozenset(
+    {"PAID", "UNCONFIRMED", "PAIDUNCONFIRMED", "CONFIRMED", "COMPLETED", "OVERPAID"}
+)
+
+
+def error_kind(error: OrderdashError) -> str:
+    """A short, stable name for what kind of failure this is: a change of kind (an outage
+    that ends in "not found") is news even while the order keeps failing."""
+    match error:
+        case NotFound():
+            return "not-found"
+        case AuthError():
+            return "auth"
+        case RateLimited():
+            return "rate-limited"
+        case Timeout():
+            return "timeout"
+        case NetworkError():
+            return "cannot-connect"
+        case ServiceError():
+            return "service-error"
+        case InvalidResponse():
+            return "invalid-response"
+    return "error"
+
+
+def is_outage(error: OrderdashError) -> bool:
+    """The service cannot be reached (or fails as a whole), as opposed to one order's trouble."""
+    if isinstance(error, NetworkError):
+        return True
+    return isinstance(error, ServiceError) and error.status >= 500
+
+
 @dataclass(frozen=True)
 class Failure:
     kind: Kind
     error: OrderdashError
     retry_in: float
+
+    @property
+    def error_kind(self) -> str:
+        return error_kind(self.error)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What pins an order token to one order: the service's `id` and creation time."""
+
+    id: int
+    created_at_ms: int
+
+    @classmethod
+    def of(cls, order: Order) -> Identity:
+        return cls(order.id, order.created_at_ms)
 
 
 @dataclass(frozen=True)
@@ -43,9 +106,20 @@ class Change:
     new_transaction_ids: tuple[int, ...] = ()
     #: (previous code, new code) when the status code changed.
     status: tuple[str, str] | None = None
+    #: Why this read takes back a payment, in a few words: a paid order left its paid state,
+    #: or the amount paid went down (transactions gone or smaller).
+    regression: str | None = None
+    #: (before, now) when the token names another order than before (the service was reset
+    #: and reused it): nothing else is compared then, the new order is the new baseline.
+    identity: tuple[Identity, Identity] | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.new_transaction_ids) or self.status is not None
+        return bool(
+            self.new_transaction_ids
+            or self.status is not None
+            or self.regression
+            or self.identity is not None
+        )
 
 
 class WatchEvents(Protocol):
@@ -63,8 +137,27 @@ class WatchEvents(Protocol):
 
 @dataclass
 class _Seen:
+    identity: Identity
     ids: set[int] = field(default_factory=set)
     status: str | None = None
+    #: The order's status as a documented state key (None: not one we know).
+    state: str | None = None
+    paid: Decimal = Decimal(0)
+
+    @classmethod
+    def of(cls, order: Order) -> _Seen:
+        return cls(
+            Identity.of(order),
+            {tx.id for tx in order.transactions},
+            order.status.code,
+            state_key(order.status.code, order.status.label),
+            _paid(order),
+        )
+
+
+def _paid(order: Order) -> Decimal:
+    """What the order's transactions add up to, in coin."""
+    return sum((tx.amount.base for tx in order.transactions), Decimal(0))
 
 
 class OrderWatcher:
@@ -217,15 +310,20 @@ class OrderWatcher:
 
     def _compare(self, token: str, fetched: Fetched) -> Change:
         order = fetched.order
-        ids = [tx.id for tx in order.transactions]
         seen = self._seen.get(token)
+        now = self._seen[token] = _Seen.of(order)
         if seen is None:
-            self._seen[token] = _Seen(set(ids), order.status.code)
             return Change()
-        new = tuple(i for i in ids if i not in seen.ids)
-        seen.ids.update(new)
+        if now.identity != seen.identity:
+            return Change(identity=(seen.identity, now.identity))
+        new = tuple(tx.id for tx in order.transactions if tx.id not in seen.ids)
+        now.ids |= seen.ids  # a transaction that vanished and comes back is not new
         status = None
         if order.status.code != seen.status:
             status = (seen.status or "", order.status.code)
-            seen.status = order.status.code
-        return Change(new, status)
+        regression = None
+        if seen.state in PAID_STATES and now.state not in PAID_STATES:
+            regression = "a paid order is no longer paid"
+        elif now.paid < seen.paid:
+            regression = "the amount paid went down"
+        return Change(new, status, regression)

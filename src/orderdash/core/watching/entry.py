@@ -30,6 +30,9 @@ class Entry:
     failing: bool = False
     updated_at: float | None = None
     unseen: bool = False
+    #: The order this token named before it changed identity (the service reset and reused
+    #: the token): kept to compare, until the operator removes the order.
+    was: Order | None = None
 
     @property
     def order(self) -> Order | None:

@@ -9,12 +9,13 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 
 from orderdash.core.customer.face import CustomerFace, customer_face, wall_time
 from orderdash.core.domain.display import amount_text, coin_code, fiat_text
 from orderdash.core.domain.payment import PaymentState, Phase, payment_state
 from orderdash.core.polling.refresh import Kind, TrackStatus
-from orderdash.core.polling.watcher import Change, Failure
+from orderdash.core.polling.watcher import Change, Failure, is_outage
 from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload
 from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
@@ -78,6 +79,17 @@ class Alert:
     token: str
     company: str
     text: str
+    #: An alarm: the service is unreachable or back, an order is not found, a paid order is
+    #: paid no longer, a token names another order. Shown apart from ordinary payments.
+    alarm: bool = False
+
+
+def order_figures(order: Order) -> str:
+    """An order in one line, for comparing two orders behind one token: "42.50 EUR PAID,
+    order id 1001, created 2026-11-24 03:10"."""
+    amount = fiat_text(order.amount_fiat, order.currency.abbreviation)
+    created = clean(order.created_at.raw, limit=20)
+    return f"{amount} {clean(order.status.code, limit=30)}, order id {order.id}, created {created}"
 
 
 @dataclass(frozen=True)
@@ -139,6 +151,11 @@ class DashboardState:
         self.customer_token: str | None = None
         #: (asked, answered) token pairs already told about (`token_mismatch`).
         self._told_mismatch: set[tuple[str, str]] = set()
+        #: The service has been unreachable since the first failed read (the outage's alarm
+        #: is raised); the next good answer ends it with one alarm.
+        self.outage = False
+        #: Per order, the kind of its failure streak's latest error (`error_kind`).
+        self._failing_kind: dict[str, str] = {}
 
     @property
     def order(self) -> Order | None:
@@ -254,6 +271,10 @@ class DashboardState:
         entry = self.entries.get(token)
         if entry is None:
             return None
+        self._failing_kind.pop(token, None)
+        before = entry.order
+        if change.identity is not None and before is not None:
+            entry = replace(entry, was=before)
         entry = self.entries[token] = replace(
             entry,
             fetched=fetched,
@@ -264,10 +285,51 @@ class DashboardState:
         )
         if not change:
             return entry, None
-        alert = self._alert(entry, change)
+        alert = self._alert(entry, change, before)
         if not looking:
             entry.unseen = True
         return entry, alert
+
+    def reachable(self) -> Alert | None:
+        """A good answer: if the service was out, the outage is over (one alarm)."""
+        if not self.outage:
+            return None
+        self.outage = False
+        # about the service, not one order (whichever answered first)
+        return self._alarm("", "Service reachable again: orders are read again")
+
+    def failure_alarms(self, token: str, failure: Failure) -> list[Alert]:
+        """Alarms for a failed read when it is news: the first failure of an outage (not one
+        per order per poll), the end of an outage (the service answers again, if only with an
+        error), an order that starts answering "not found"."""
+        error = failure.error
+        if is_outage(error):
+            if self.outage:
+                return []
+            self.outage = True
+            return [self._alarm("", f"Service unreachable: {error.message}")]
+        alarms = [alarm] if (alarm := self.reachable()) is not None else []
+        if failure.kind is not Kind.ORDER or token not in self.entries:
+            return alarms
+        kind, previous = failure.error_kind, self._failing_kind.get(token)
+        self._failing_kind[token] = kind
+        if kind != "not-found" or previous == kind:
+            return alarms
+        entry = self.entries[token]
+        if entry.order is not None:
+            was = order_figures(entry.order)
+            text = f"Order no longer found ({error.message}); was {was}"
+        else:
+            text = f"Order not found: {error.message}"
+        return [*alarms, self._alarm(token, text)]
+
+    def _alarm(self, token: str, text: str) -> Alert:
+        entry = self.entries.get(token)
+        order = entry.order if entry is not None else None
+        company = clean(order.company_name, limit=40) if order is not None else ""
+        alert = Alert(self.clock(), token, company, clean(text, limit=480), alarm=True)
+        self.alerts.append(alert)
+        return alert
 
     def failed(self, token: str, failure: Failure) -> Entry | None:
         """A failed read of a watched order; returns its entry if the list shows the failure."""
@@ -285,12 +347,32 @@ class DashboardState:
         if token == self.token:
             self.freshness = replace(self.freshness, statuses=statuses)
 
-    def _alert(self, entry: Entry, change: Change) -> Alert:
-        """A line for the alerts log: the payments, the status change, what is wrong now."""
+    def _alert(self, entry: Entry, change: Change, before: Order | None) -> Alert:
+        """A line for the alerts log: the payments, the status change, what is wrong now.
+        A payment taken back or an order changing identity is an alarm, said first."""
         order, payment = entry.order, entry.payment
         assert order is not None and payment is not None
         texts = []
-        if change.new_transaction_ids:
+        alarm = False
+        if change.identity is not None:
+            alarm = True
+            was = order_figures(before) if before is not None else "another order"
+            texts.append(
+                f"This token now names another order: was {was}; now {order_figures(order)}"
+            )
+        elif change.regression:
+            alarm = True
+            paid_before = paid_now = ""
+            if before is not None:
+                code = coin_code(order)
+                paid_before = f" {_paid_text(before, code)}"
+                paid_now = f" {_paid_text(order, code)}"
+            texts.append(
+                f"Payment taken back: {change.regression} (was{paid_before} "
+                f"{clean(before.status.code, limit=30) if before else '?'}, now{paid_now} "
+                f"{clean(order.status.code, limit=30)})"
+            )
+        if change.identity is None and change.new_transaction_ids:
             by_id = {tx.id: tx for tx in order.transactions}
             paid = [
                 f"{amount_text(tx.amount.base)} {coin_code(order)} "
@@ -299,12 +381,20 @@ class DashboardState:
                 if tx is not None
             ]
             texts.append(f"Payment received: {', '.join(paid) or 'new transaction'}")
-        if change.status is not None:
-            before, after = change.status
-            texts.append(f"Status {clean(before, limit=30) or '?'} \u2192 {clean(after, limit=30)}")
+        if change.status is not None and change.identity is None:
+            code_before, code_after = change.status
+            texts.append(
+                f"Status {clean(code_before, limit=30) or '?'} \u2192 {clean(code_after, limit=30)}"
+            )
         if payment.phase in (Phase.OVERPAID, Phase.UNDERPAID, Phase.EXPIRED, Phase.UNCLEAR):
             texts.append(payment.headline)
         company = clean(order.company_name, limit=40)
-        alert = Alert(self.clock(), entry.token, company, clean("; ".join(texts), limit=240))
+        text = clean("; ".join(texts), limit=480)
+        alert = Alert(self.clock(), entry.token, company, text, alarm=alarm)
         self.alerts.append(alert)
         return alert
+
+
+def _paid_text(order: Order, code: str) -> str:
+    paid = sum((tx.amount.base for tx in order.transactions), Decimal(0))
+    return f"{amount_text(paid)} {code} paid".replace("  ", " ")

@@ -1,4 +1,4 @@
-"""The alerts log: what happened this session, newest first."""
+"""The alerts log: what happened this session, newest first; alarms stand out."""
 
 from __future__ import annotations
 
@@ -10,10 +10,31 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
 
 from orderdash.core.watching.state import Alert
 from orderdash.tui.text import literal
+
+#: How an alarm (outage, recovery, not found, a payment taken back, another order behind a
+#: token) stands apart from the ordinary payments.
+ALARM_STYLE = "bold red"
+ALARM_MARK = "\u26a0 "
+
+
+def alert_line(alert: Alert) -> Text:
+    """One log entry: time, order and company, then what happened; it wraps to the width
+    (an option's prompt folds; nothing is cut)."""
+    line = Text(time.strftime("%H:%M:%S", time.localtime(alert.at)), "dim")
+    line.append("  ")
+    if alert.alarm:
+        line.append(ALARM_MARK, ALARM_STYLE)
+    where = [part for part in (alert.token, alert.company) if part]
+    if where:
+        line.append_text(literal(" \u00b7 ".join(where), "bold", limit=80))
+        line.append("  ")
+    line.append_text(literal(alert.text, ALARM_STYLE if alert.alarm else ""))
+    return line
 
 
 class AlertsScreen(ModalScreen[str | None]):
@@ -29,30 +50,26 @@ class AlertsScreen(ModalScreen[str | None]):
         self.alerts = alerts
 
     def compose(self) -> ComposeResult:
+        alarms = sum(alert.alarm for alert in self.alerts)
         with Vertical(id="alerts-body") as body:
-            body.border_title = f"Alerts ({len(self.alerts)})"
+            count = f"{len(self.alerts)}, {alarms} alarms" if alarms else str(len(self.alerts))
+            body.border_title = f"Alerts ({count})"
             body.border_subtitle = "Enter opens the order \u00b7 Esc closes"
-            yield DataTable(id="alerts-table", cursor_type="row", zebra_stripes=True)
+            yield OptionList(id="alerts-log")
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_column("Time", key="time")
-        table.add_column("Order", key="order")
-        table.add_column("Company", key="company")
-        table.add_column("What happened", key="text")
-        for index, alert in enumerate(reversed(self.alerts)):
-            table.add_row(
-                Text(time.strftime("%H:%M:%S", time.localtime(alert.at))),
-                literal(alert.token, limit=24),
-                literal(alert.company, limit=30),
-                literal(alert.text, limit=120),
-                key=str(len(self.alerts) - 1 - index),
-            )
+        log = self.query_one(OptionList)
+        log.add_options(
+            Option(alert_line(alert), id=str(index))
+            for index, alert in reversed(list(enumerate(self.alerts)))
+        )
         if not self.alerts:
-            table.add_row(Text(""), Text("no alerts yet", "dim"), Text(""), Text(""))
-        table.focus()
+            log.add_option(Option(Text("no alerts yet", "dim"), disabled=True))
+        else:
+            log.highlighted = 0
+        log.focus()
 
-    @on(DataTable.RowSelected)
-    def _chosen(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value is not None and self.alerts:
-            self.dismiss(self.alerts[int(event.row_key.value)].token)
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self.dismiss(self.alerts[int(event.option.id)].token)

@@ -24,7 +24,7 @@ from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Transaction
-from orderdash.core.watching.state import DashboardState, Freshness
+from orderdash.core.watching.state import DashboardState, Freshness, order_figures
 from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS
 from orderdash.tui.compat.keys_footer import KeysFooter
@@ -158,7 +158,11 @@ class DashboardScreen(Screen[None]):
         if (shown := self.state.shown) is not None:
             what = qr_what(shown.payload, show_payload(self.query_one(QRView), shown.payload))
             detail = self.query_one(OrderDetail)
-            detail.show(shown.order, shown.received_at, self.state.direction, shown.payment, what)
+            entry = self.state.entries.get(self.state.token or "")
+            was = order_figures(entry.was) if entry is not None and entry.was else None
+            detail.show(
+                shown.order, shown.received_at, self.state.direction, shown.payment, what, was
+            )
 
     def _update_freshness(self) -> None:
         self.freshness = freshness = self.state.freshness
@@ -174,8 +178,9 @@ class DashboardScreen(Screen[None]):
         if result is None:  # removed meanwhile
             return
         entry, alert = result
-        if alert is not None:
-            self._app.announce(alert)
+        for news in (self.state.reachable(), alert):
+            if news is not None:
+                self._app.announce(news)
         self.query_one(WatchListPane).update_entry(entry.token)
         if message.token == self.state.token:
             self._show_order(message.fetched, message.kind, message.change.new_transaction_ids)
@@ -185,6 +190,8 @@ class DashboardScreen(Screen[None]):
     @on(messages.FetchFailed)
     def _fetch_failed(self, message: messages.FetchFailed) -> None:
         failure = message.failure
+        for alarm in self.state.failure_alarms(message.token, failure):
+            self._app.announce(alarm)
         if self.state.failed(message.token, failure) is not None:
             self.query_one(WatchListPane).update_entry(message.token)
         if message.token == self.state.customer_token:

@@ -146,14 +146,19 @@ class OrderDetail(VerticalScroll, can_focus=False):
         rate_direction: int | None,
         payment: PaymentState,
         qr_what: str,
+        was: str | None = None,
     ) -> None:
+        """`was`: what this token named before it changed identity (kept to compare)."""
         self._order = order
         self._expiry = expiry_for(order, received_at)
         head = Text.assemble(
             literal(order.company_name, "bold", limit=80), "  ", status_badge(order)
         )
         self._set("#detail-head", (text_key(head),), (text_shape(head),), lambda: head)
-        self._set_grid("#detail-money", self._money_rows(order, rate_direction, payment, qr_what))
+        money = self._money_rows(order, rate_direction, payment, qr_what)
+        if was is not None:
+            money.insert(0, ("\u26a0 Was", literal(f"another order: {was}", "bold red", limit=200)))
+        self._set_grid("#detail-money", money)
         self._set_grid("#detail-identity", self._identity_rows(order))
         self.tick(received_at)
 
