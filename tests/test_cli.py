@@ -182,6 +182,8 @@ def test_simulate_serves_the_spec_endpoints(tmp_path: Path) -> None:
             str(port),
             "--bearer-token-file",
             str(token_path),
+            "--seed",  # the demo's fixed tokens (without: new ones each start)
+            "7",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

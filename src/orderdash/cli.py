@@ -155,13 +155,21 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser(
         "demo", help="run the simulator in-process and open the dashboard on it"
     )
-    demo.add_argument("--seed", type=int, default=7, help="simulator seed (7)")
+    demo.add_argument(
+        "--seed",
+        type=int,
+        help="simulator seed: the same orders and tokens every run (default: new ones each run)",
+    )
     demo.add_argument(
         "--customer-interval",
         type=float,
         default=12.0,
         metavar="SECONDS",
-        help="how often the simulated customer pays something (12; 0 = never)",
+        help=(
+            "0: no simulated customer; else a customer who opens an order about every minute "
+            "and pays (in full, in part, late, too much or not at all), checked at most this "
+            "often (12)"
+        ),
     )
     _add_dashboard_options(demo)
 
@@ -232,7 +240,11 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     simulate.add_argument("--port", type=int, default=8765, help="port (8765)")
     simulate.add_argument("--prefix", default="", help="path prefix for the API, e.g. /pay/api")
-    simulate.add_argument("--seed", type=int, default=7, help="random seed (7)")
+    simulate.add_argument(
+        "--seed",
+        type=int,
+        help="random seed: the same orders and tokens every run (default: new ones each run)",
+    )
     simulate.add_argument(
         "--bearer-token-file",
         metavar="PATH",
@@ -243,7 +255,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=20.0,
         metavar="SECONDS",
-        help="how often a simulated customer pays something (20; 0 = never)",
+        help=(
+            "0: no simulated customer; else a customer who opens an order about every minute "
+            "and pays (in full, in part, late, too much or not at all), checked at most this "
+            "often (20)"
+        ),
     )
     simulate.add_argument(
         "--access-token-file",
@@ -530,7 +546,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 
     from orderdash.core.runtime.config import load_settings
     from orderdash.core.runtime.logs import ensure_configured
-    from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
+    from orderdash.simulator import Simulator, SimulatorServer
     from orderdash.tui.run import run_dashboard
 
     # the demo's credential lives only in this process: nothing to leak, nothing to configure
@@ -538,7 +554,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     # the in-process simulator (uvicorn) logs too: never onto the dashboard's terminal
     ensure_configured(None, [bearer_token])
     interval = args.customer_interval if args.customer_interval > 0 else None
-    simulator = Simulator(seed=args.seed)
+    seed, run = _simulator_run(args.seed)
+    simulator = Simulator(seed=seed, run=run, live=interval is not None)
     with SimulatorServer(
         simulator, bearer_token=bearer_token, customer_interval=interval
     ) as server:
@@ -552,7 +569,7 @@ def _run_demo(args: argparse.Namespace) -> int:
             },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
         )
-        return run_dashboard(settings, list(DEMO_TOKENS))
+        return run_dashboard(settings, list(simulator.demo_tokens))
 
 
 def _run_display(args: argparse.Namespace) -> int:
@@ -621,16 +638,30 @@ def _run_simulate(args: argparse.Namespace) -> int:
     from orderdash.core.runtime import startup
 
     startup.resume()  # a server for hours: the collector back on
+    seed, run = _simulator_run(args.seed)
     run_simulator(
         args.host,
         args.port,
         token,
-        seed=args.seed,
+        seed=seed,
         prefix=prefix,
         customer_interval=interval,
+        run=run,
+        live=interval is not None,
         **account,
     )
     return 0
+
+
+def _simulator_run(seed: int | None) -> tuple[int, str]:
+    """The simulator's seed and run suffix: a given seed gives the same orders and tokens every
+    time (screenshots, tests); none gives new tokens each start, so that no token saved by a
+    dashboard names another order after a restart."""
+    if seed is not None:
+        return seed, ""
+    import secrets
+
+    return secrets.randbelow(2**31), secrets.token_hex(3)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,10 +16,12 @@ from typing import Any
 import uvicorn
 
 from orderdash.simulator.app import SimulatedReset, create_app, normalize_prefix
-from orderdash.simulator.demo import DEMO_TOKENS
 from orderdash.simulator.state import Simulator
 
 log = logging.getLogger(__name__)
+
+#: How often the live customer (`Simulator(live=True)`) is asked what is due, in seconds.
+LIVE_TICK = 1.0
 
 
 class _DropSimulatedResets(logging.Filter):
@@ -54,7 +56,8 @@ class SimulatorServer:
 
     `port=0` picks a free port; after the first start the server keeps that port, so
     `stop()` then `start()` serves again on the same port (the socket uses SO_REUSEADDR).
-    With `customer_interval` set, a background task calls `sim.customer_step()` that often.
+    With `customer_interval` set, a background task calls `sim.customer_step()` that often (or,
+    for a live simulator, its live customer every `LIVE_TICK` seconds).
     """
 
     def __init__(
@@ -186,10 +189,15 @@ class SimulatorServer:
                     await task
 
     async def _customers(self, interval: float) -> None:
+        live = self.sim.live_customer
         while True:
-            await asyncio.sleep(interval)
+            # the live customer keeps its own times (simulator clock): it is asked often
+            await asyncio.sleep(min(interval, LIVE_TICK) if live else interval)
             try:
-                self.sim.customer_step()
+                if live is not None:
+                    live.step()
+                else:
+                    self.sim.customer_step()
             except Exception:  # pragma: no cover - a bug must not stop the server
                 log.exception("customer_step failed")
 
@@ -226,13 +234,17 @@ def run_simulator(
     seed: int = 7,
     prefix: str = "",
     customer_interval: float | None = 20.0,
+    *,
+    run: str = "",
+    live: bool = False,
     **account: Any,
 ) -> None:
     """Serve a demo-filled simulator until Ctrl-C (or SIGTERM); blocking, for the CLI.
-    `account`: access_token, bearer_lifetime, history_page_cap (SimulatorASGI)."""
+    `run` suffixes the demo tokens and `live` keeps a customer opening and paying orders
+    (Simulator). `account`: access_token, bearer_lifetime, history_page_cap (SimulatorASGI)."""
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    sim = Simulator(seed=seed, with_demo_orders=True)
+    sim = Simulator(seed=seed, with_demo_orders=True, run=run, live=live)
     server = SimulatorServer(
         sim,
         bearer_token=bearer_token,
@@ -250,8 +262,8 @@ def run_simulator(
         server.start()
         out = sys.stdout
         print(f"orderdash simulator serving {server.base_url}", file=out)
-        print(f"  demo orders: {', '.join(DEMO_TOKENS)}", file=out)
-        print(f"  e.g. {server.base_url}/order/{DEMO_TOKENS[0]}/", file=out)
+        print(f"  demo orders: {', '.join(sim.demo_tokens)}", file=out)
+        print(f"  e.g. {server.base_url}/order/{sim.demo_tokens[0]}/", file=out)
         print(f"  control: {server.root_url}/_sim/orders   (Ctrl-C stops)", file=out, flush=True)
         while server.running:
             time.sleep(0.25)

@@ -35,6 +35,9 @@ Rates and amounts:
     renewal, and right after each of its own transactions. Closed orders keep their last rate.
   * `amount` = amountFiat / exchangeRate, rounded half-up to the coin's decimals (8 for
     btc/ltc/bch/doge, 18 for eth, 6 for usdt).
+  * Payments within one smallest unit of the amount due (a fixed amount finer than the unit,
+    paid rounded up to the satoshi) count as paid in full: PAID, underPaid and overPaid 0. The
+    spec does not say; no wallet can send, nor the service return, a fraction of the unit.
   * An order created with a coin `amount` (`create_order(amount=...)`) keeps exactly that
     amount, with as many decimals as given (the real service asks for amounts such as
     0.000128701234567890123456 BTC, finer than the coin's unit); its rate still moves and its
@@ -340,8 +343,15 @@ class Simulator:
         seed: int = 7,
         clock: Callable[[], float] = time.time,
         with_demo_orders: bool = True,
+        *,
+        run: str = "",
+        live: bool = False,
     ) -> None:
+        """`run` suffixes the demo orders' tokens (`demo_tokens(run)`): a fresh one per start
+        means no token names another order after a restart. `live`: a `LiveCustomer` keeps
+        opening and paying orders (`live_customer.step()`, which the server calls)."""
         self.seed = seed
+        self.run = run
         self._clock = clock
         self._offset = 0.0
         self._lock = threading.RLock()
@@ -356,10 +366,13 @@ class Simulator:
         self._market_period = self._period(self.now())
         self._next_order_id = 1001
         self._next_tx_id = 50001
-        if with_demo_orders:
-            from orderdash.simulator.demo import install_demo_orders
+        from orderdash.simulator.demo import LiveCustomer, demo_tokens, install_demo_orders
 
-            install_demo_orders(self)
+        #: The demo orders' tokens (none without the demo orders).
+        self.demo_tokens: tuple[str, ...] = demo_tokens(run) if with_demo_orders else ()
+        if with_demo_orders:
+            install_demo_orders(self, run)
+        self.live_customer = LiveCustomer(self, f"{seed}:{run}", self.demo_tokens) if live else None
 
     # ------------------------------------------------------------------ clock
     def now(self) -> float:
@@ -572,6 +585,10 @@ class Simulator:
                 raise ValueError(f"{order.coin.code} has at most {order.coin.decimals} decimals")
         total = order.paid_total + paid
         diff = total - due
+        if abs(diff) < order.coin.quantum:
+            # a difference finer than the coin's smallest unit cannot be sent nor returned:
+            # paid in full (a wallet rounds the service's finer amount up to the unit)
+            diff = _ZERO
         under = diff if diff < 0 else _ZERO.quantize(order.coin.quantum)
         over = diff if diff > 0 else _ZERO.quantize(order.coin.quantum)
         rate = order.rate
