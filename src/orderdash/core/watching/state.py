@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from orderdash.core.customer.face import CustomerFace, customer_face, wall_time
-from orderdash.core.domain.display import amount_text, coin_code, fiat_text
+from orderdash.core.domain.display import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.domain.payment import PaymentState, Phase, payment_state
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, is_outage
@@ -86,9 +86,10 @@ class Alert:
 
 def order_figures(order: Order) -> str:
     """An order in one line, for comparing two orders behind one token: "42.50 EUR PAID,
-    order id 1001, created 2026-11-24 03:10"."""
+    order id 1001, created 2026-11-24 03:10:07 UTC" (to the second: a service reset a moment
+    later gives the same minute)."""
     amount = fiat_text(order.amount_fiat, order.currency.abbreviation)
-    created = clean(order.created_at.raw, limit=20)
+    created = epoch_ms_text(order.created_at_ms)
     return f"{amount} {clean(order.status.code, limit=30)}, order id {order.id}, created {created}"
 
 

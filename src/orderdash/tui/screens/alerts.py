@@ -60,8 +60,9 @@ class AlertsScreen(ModalScreen[str | None]):
     def on_mount(self) -> None:
         log = self.query_one(OptionList)
         log.add_options(
-            Option(alert_line(alert), id=str(index))
+            item
             for index, alert in reversed(list(enumerate(self.alerts)))
+            for item in (Option(alert_line(alert), id=str(index)), None)
         )
         if not self.alerts:
             log.add_option(Option(Text("no alerts yet", "dim"), disabled=True))
