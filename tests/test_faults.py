@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from textual.geometry import Region
 
 from conftest import BEARER, make_client, make_settings, screen_text, wait_until
 from orderdash.core.polling.refresh import MIN_BACKOFF
@@ -139,10 +140,12 @@ def max_starts(window: float, interval: float, *, persistent: bool = False) -> i
 
 
 def status_row(app: OrderDashApp) -> str:
-    """The status line as it is on screen (a long message wraps to a second row: joined)."""
+    """The status line as it is on screen (a long message wraps to a second row: joined).
+    An outage's alarm toast stays 20 s over the screen's bottom right: the line as it is
+    under the toasts."""
     line = app.dashboard.query_one(StatusLine)
-    rows = screen_text(app).splitlines()[line.region.y : line.region.bottom]
-    return " ".join(row.rstrip() for row in rows)
+    strips = line.render_lines(Region(0, 0, line.size.width, line.size.height))
+    return " ".join(strip.text.rstrip() for strip in strips)
 
 
 def is_stale(app: OrderDashApp) -> bool:

@@ -348,7 +348,7 @@ def test_json_lines_never_carry_it(sim_server: SimulatorServer, tmp_path: Path) 
                 raise
     lines = out.read_text().splitlines()
     events = [json.loads(line)["event"] for line in lines]
-    assert events[:3] == ["error", "recovered", "transaction"], lines
+    assert events[:4] == ["error", "recovered", "state", "transaction"], lines
     assert "[redacted]@evil.example" in lines[0]
     no_token(out.read_text(), err.read_text())
     rates = [r for r in sim.requests if r["endpoint"] == "rates"]
