@@ -163,3 +163,30 @@ def test_keep_local_looks_at_each_token_a_bounded_number_of_times() -> None:
     gone, new = PendingChanges().keep_local(in_file, watched)
     assert gone == watched[150:] and new == in_file[:300]
     assert looked <= 4 * (len(watched) + len(in_file))
+
+
+def test_failure_alarms_one_per_outage_and_not_found_only_for_orders_found_before() -> None:
+    from orderdash.core.service.errors import CannotConnect, NotFound
+
+    state = new_state()
+    state.add(["a", "b", "typo"])
+    state.fetched("a", fetched(example("a")), Change(), looking=False)
+    state.fetched("b", fetched(example("b")), Change(), looking=False)
+    down = CannotConnect("cannot connect to http://127.0.0.1:1")
+    outage = [
+        alarm
+        for token in ("a", "b", "a", "b")
+        for kind in (Kind.ORDER, Kind.RATES)
+        for alarm in state.failure_alarms(token, Failure(kind, down, retry_in=1.0))
+    ]
+    assert [alarm.text for alarm in outage] == [f"Service unreachable: {down.message}"]
+    assert outage[0].alarm and outage[0].token == ""
+    # the service answers again, with a 404 for "a": the outage ends, "a" is no longer found
+    gone = Failure(Kind.ORDER, NotFound("no order with token 'a' (HTTP 404)"), retry_in=60.0)
+    texts = [alarm.text for alarm in state.failure_alarms("a", gone)]
+    assert texts[0] == "Service reachable again: orders are read again"
+    assert texts[1].startswith("Order no longer found") and "order id" in texts[1]
+    assert state.failure_alarms("a", gone) == [], "one alarm per streak"
+    never = Failure(Kind.ORDER, NotFound("no order with token 'typo'"), retry_in=60.0)
+    assert state.failure_alarms("typo", never) == [], "never found: the list says so"
+    assert state.reachable() is None, "no outage to end"

@@ -302,7 +302,7 @@ class DashboardState:
     def failure_alarms(self, token: str, failure: Failure) -> list[Alert]:
         """Alarms for a failed read when it is news: the first failure of an outage (not one
         per order per poll), the end of an outage (the service answers again, if only with an
-        error), an order that starts answering "not found"."""
+        error), an order found before that starts answering "not found"."""
         error = failure.error
         if is_outage(error):
             if self.outage:
@@ -317,11 +317,10 @@ class DashboardState:
         if kind != "not-found" or previous == kind:
             return alarms
         entry = self.entries[token]
-        if entry.order is not None:
-            was = order_figures(entry.order)
-            text = f"Order no longer found ({error.message}); was {was}"
-        else:
-            text = f"Order not found: {error.message}"
+        if entry.order is None:
+            # a token never found (mistyped): the token bar and the list say so, no alarm
+            return alarms
+        text = f"Order no longer found ({error.message}); was {order_figures(entry.order)}"
         return [*alarms, self._alarm(token, text)]
 
     def _alarm(self, token: str, text: str) -> Alert:
