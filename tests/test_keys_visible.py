@@ -66,6 +66,12 @@ async def test_the_footer_shows_help_and_quit_at_every_width(
         await pilot.pause()
         line = footer(app)
         assert "? Help" in line and "q Quit" in line, line
+        # what the footer leaves out is in the command palette too
+        assert "i Details" not in line
+        await pilot.press("ctrl+p", *"Order details")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.dashboard.query_one(OrderDetail).details)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -620,6 +620,46 @@ class OrderDashApp(App[None]):
             ("Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell),
         ):
             yield SystemCommand(title, help_text, action)
+        if screen is not self._dashboard_or_none():
+            return
+        dashboard = self.dashboard
+        # the keys a narrow footer leaves out, here too (all of them are on `?`)
+        for title, help_text, action in (
+            ("Add orders", "Add orders to the watch list (a)", self.action_add_tokens),
+            ("Undo remove", "Put the last removed order back (u)", self.action_undo_remove),
+            ("Go to the watch list", "Focus the list's rows (g)", dashboard.action_focus_list),
+            (
+                "Hide or show the list",
+                "Hide or show the watch list (w)",
+                dashboard.action_toggle_list,
+            ),
+            ("Filter the list", "Filter the watch list by text (f)", dashboard.action_filter),
+            (
+                "Show one state",
+                "Show only orders in one state, cycles (t)",
+                dashboard.action_state_filter,
+            ),
+            ("Sort the list", "Sort the watch list by the next column (s)", dashboard.action_sort),
+            (
+                "Open transaction",
+                "The selected transaction's explorer page (o)",
+                dashboard.action_open_transaction,
+            ),
+            (
+                "Order details",
+                "The service's field names and raw values (i)",
+                dashboard.action_toggle_details,
+            ),
+            ("Alerts log", "Every alert, newest last (l)", self.action_alerts),
+            ("Request budgets", "Use in the last minute and hour (b)", self.action_budgets),
+        ):
+            yield SystemCommand(title, help_text, action)
+
+    def _dashboard_or_none(self) -> Screen | None:
+        try:
+            return self.dashboard
+        except LookupError:
+            return None
 
 
 def make_app(
