@@ -9,6 +9,7 @@ from conftest import BEARER, make_settings, screen_text, wait_until
 from orderdash.core.domain.display import amount_text
 from orderdash.core.polling.refresh import Kind
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
+from orderdash.tui import desktop
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.qr import QRView
@@ -54,6 +55,7 @@ async def test_every_field_of_the_order_is_on_screen(sim_server: SimulatorServer
     app = dashboard_app(sim_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.state.order is not None)
+        await pilot.press("i")  # the details view: the raw expiry fields too
 
         # the simulator renews the rate and the amount every minute: compare with what it
         # serves now, not with a copy taken before the app read it
@@ -246,15 +248,17 @@ async def test_keys_copy_open_and_help(
 ) -> None:
     opened: list[str] = []
     app = dashboard_app(sim_server)
-    monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+    monkeypatch.setattr(desktop, "browser_available", lambda: True)
+    monkeypatch.setattr(desktop, "open_in_browser", lambda url: opened.append(url) or True)
     wire = sim_server.sim.order_wire(TOKEN, with_qr=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.dashboard.query_one(TransactionsTable).row_count == 1)
         await pilot.press("c")
         assert app.clipboard == wire["address"]
         await pilot.press("y")
-        assert app.clipboard == amount_text(app.state.order.amount)
+        assert app.clipboard == app.state.shown.payment.send.text
         await pilot.press("o")
+        await wait_until(pilot, lambda: bool(opened))
         assert opened == [wire["transactions"][0]["hashUrl"]]
         await pilot.press("question_mark")
         assert "copy the payment address" in screen_text(app)

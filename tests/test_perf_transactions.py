@@ -189,6 +189,6 @@ async def test_the_line_under_the_table_is_rebuilt_only_when_it_changes() -> Non
         detail.update = lambda *a, **k: (updates.append(k), original(*a, **k))  # type: ignore[method-assign]
         pane.show(parsed(wires), (), "BTC", "EUR")
         assert updates == []
-        await pilot.press("up")  # the cursor starts on the answer's first (oldest) transaction
+        await pilot.press("down")  # the cursor starts on the newest transaction
         await pilot.pause()
         assert updates == [{"layout": False}], "another transaction, same shape: no layout"

@@ -226,4 +226,5 @@ async def test_adding_beyond_the_cap_is_refused_and_said(
         app.add_tokens_from(" ".join(DEMO_TOKENS[2:5]))
         await wait_until(pilot, lambda: "holds at most 3 orders: 2 not added" in screen_text(app))
         assert list(app.state.entries) == list(DEMO_TOKENS[:3])
+        await wait_until(pilot, lambda: all_loaded(app))  # kept once the service answered
     assert json.loads(path.read_text())["tokens"] == list(DEMO_TOKENS[:3])

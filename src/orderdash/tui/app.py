@@ -22,7 +22,8 @@ from textual.screen import Screen
 
 from orderdash.core.customer.catalogue import resolve_language
 from orderdash.core.customer.channel import Publisher, channel_path
-from orderdash.core.domain.display import amount_text, coin_code
+from orderdash.core.domain.display import amount_text
+from orderdash.core.domain.payment import Phase
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.runtime import startup
 from orderdash.core.runtime.config import Settings
@@ -31,7 +32,7 @@ from orderdash.core.service.client import OrderClient
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
-from orderdash.tui import compat
+from orderdash.tui import compat, desktop
 from orderdash.tui.messages import WatchListRead, WatchListSaved, WatchReporter
 from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.alerts import AlertsScreen
@@ -45,6 +46,17 @@ NO_BEARER = (
 )
 #: App actions that are the operator's alone: off while a customer-facing screen is up.
 OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
+#: Orders that must not be paid again: their address is copied only after a yes.
+FINAL_PHASES = frozenset(
+    {
+        Phase.CONFIRMING,
+        Phase.CONFIRMED,
+        Phase.OVERPAID,
+        Phase.UNDERPAID,
+        Phase.EXPIRED,
+        Phase.CANCELED,
+    }
+)
 
 
 class OrderDashApp(App[None]):
@@ -225,8 +237,9 @@ class OrderDashApp(App[None]):
             self.dashboard.load(token)
 
     def watch_tokens(self, tokens: Iterable[str], *, save: bool) -> list[str]:
-        """Watch the tokens not watched yet, as many as the cap lets in (kept in the file if
-        `save`); returns those."""
+        """Watch the tokens not watched yet, as many as the cap lets in; returns those. With
+        `save` they join the saved list after their first good answer (`confirm_token`), or
+        at once when the operator gives a token again that was dropped as not found."""
         new = [token for token in dict.fromkeys(tokens) if token not in self.state.entries]
         added = self.state.add(new[: self._file.room(len(new))])
         for token in added:
@@ -234,8 +247,53 @@ class OrderDashApp(App[None]):
         if added:
             self.roster += 1
             if save:
-                self._file.save(added=added)
+                insisted = [token for token in added if token in self.state.refused]
+                self.state.unsaved.update(t for t in added if t not in self.state.refused)
+                self.state.refused.difference_update(insisted)
+                if insisted:
+                    self._file.save(added=insisted)
         return added
+
+    def confirm_token(self, token: str) -> None:
+        """A good answer for `token`: an order the service knows is kept in the saved list."""
+        if self.state.confirm(token):
+            self._file.save(added=[token])
+
+    def insist(self, token: str) -> None:
+        """The operator keeps a token the service does not know (Enter again on it)."""
+        self.state.not_found.discard(token)
+        if token in self.state.unsaved:
+            self.state.unsaved.discard(token)
+            self._file.save(added=[token])
+        self.notify(
+            f"Kept on the watch list though the service does not know it (yet): "
+            f"{clean(token, limit=40)}",
+            timeout=5,
+            markup=False,
+        )
+
+    def token_not_found(self, token: str) -> None:
+        """The service does not know an unsaved token: it is not saved; one not on screen (added
+        with `a`) is not watched any longer either, and the operator is told."""
+        if token not in self.state.unsaved:
+            return
+        self.state.not_found.add(token)
+        if token != self.state.token:
+            self.drop_unknown(token)
+
+    def drop_unknown(self, token: str | None) -> None:
+        """Stop watching `token` if it is an unsaved token the service does not know."""
+        if token is None or not self.state.drop_unknown(token):
+            return
+        self.watcher.remove(token)
+        self.roster += 1
+        self.notify(
+            f"Not found, not kept on the watch list: {clean(token, limit=40)} "
+            "(give it again to keep it anyway)",
+            severity="warning",
+            timeout=6,
+            markup=False,
+        )
 
     def unwatch(self, token: str | None) -> None:
         if token is None or not self.state.remove(token):
@@ -244,7 +302,9 @@ class OrderDashApp(App[None]):
         self.watcher.remove(token)
         self.roster += 1
         self._file.save(removed=[token])
-        text = f"Removed {clean(token, limit=40)} \u2014 press u to undo"
+        if token == self.state.token:
+            self.dashboard.close_order()
+        text = f"Removed {clean(token, limit=40)} \u00b7 u to undo"
         self.notify(text, timeout=6, markup=False)
 
     def action_undo_remove(self) -> None:
@@ -258,7 +318,10 @@ class OrderDashApp(App[None]):
         if entry.token == self.state.token:
             self.watcher.focus({entry.token})
         self.roster += 1
-        self._file.save(added=[entry.token])
+        if entry.fetched is not None:
+            self._file.save(added=[entry.token])
+        else:  # never answered: kept after its first good answer, like any new token
+            self.state.unsaved.add(entry.token)
         self.notify(f"Back on the list: {clean(entry.token, limit=40)}", timeout=3, markup=False)
 
     def _adopt(self, gone: list[str], new: list[str]) -> None:
@@ -392,36 +455,74 @@ class OrderDashApp(App[None]):
             pass
 
     def action_copy_address(self) -> None:
-        order = self.state.order
+        self.copy_address(self.state.token)
+
+    def action_copy_amount(self) -> None:
+        self.copy_amount(self.state.token)
+
+    def copy_address(self, token: str | None) -> None:
+        """Copy the order's payment address; for a closed order (paid, expired, ...) only after
+        the operator says yes: a payment to it now may be lost or pay twice."""
+        entry = self.state.entries.get(token) if token is not None else None
+        order = entry.order if entry is not None else None
         if order is None or not order.address:
             self.notify("No address to copy yet.", severity="warning", markup=False)
             return
-        if self._copy(order.address, "address"):
-            text = f"Address copied: {clean(order.address, limit=80)}"
-            self.notify(text, timeout=3, markup=False)
+        address, payment = order.address, entry.payment if entry is not None else None
+        if payment is not None and payment.phase in FINAL_PHASES:
+            from orderdash.tui.screens.confirm import ConfirmScreen
 
-    def action_copy_amount(self) -> None:
-        order = self.state.order
-        if order is None or order.amount is None:
+            question = (
+                f"{clean(token or '', limit=40)} is {payment.phase.value}: nothing more is to "
+                "be paid to this address. Copy it anyway?"
+            )
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._copy(address, "address", shown=address)
+
+            self.push_screen(ConfirmScreen("Copy the address?", question), callback=answered)
+            return
+        self._copy(address, "address", shown=address)
+
+    def copy_amount(self, token: str | None) -> None:
+        """Copy what is due now, as a wallet can send it (rounded up to the coin's unit)."""
+        entry = self.state.entries.get(token) if token is not None else None
+        payment = entry.payment if entry is not None else None
+        if payment is None or entry is None or entry.order is None:
+            self.notify("No order loaded yet.", severity="warning", markup=False)
+            return
+        if payment.phase is Phase.COIN_NOT_CHOSEN:
             self.notify("No coin amount yet (coin not chosen).", severity="warning", markup=False)
             return
-        amount = amount_text(order.amount)
-        self.copy_to_clipboard(amount)
-        self.notify(f"Amount copied: {amount} {coin_code(order)}", timeout=3, markup=False)
+        if not payment.payable or payment.due_coin is None:
+            self.notify(
+                f"Nothing is due on {clean(entry.token, limit=40)}: {payment.headline}.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        send = payment.send
+        figure = send.text if send is not None else amount_text(payment.due_coin)
+        note = f" ({send.note})" if send is not None and send.rounded else ""
+        self._copy(figure, "amount due", shown=f"{figure} {payment.coin}{note}")
 
     def action_copy_token(self) -> None:
-        if self.state.token and self._copy(self.state.token, "order token"):
-            self.notify("Order token copied.", timeout=3, markup=False)
+        if self.state.token:
+            self._copy(self.state.token, "order token", shown=self.state.token)
 
     def action_copy_hash(self) -> None:
         tx = self.dashboard.selected_transaction()
-        if tx is not None and self._copy(tx.hash, "transaction hash"):
-            self.notify("Transaction hash copied.", timeout=3, markup=False)
+        if tx is not None:
+            self._copy(tx.hash, "transaction hash", shown=tx.hash)
 
-    def _copy(self, text: str, what: str) -> bool:
+    def _copy(self, text: str, what: str, *, shown: str) -> bool:
         """Copy server text as is, or refuse: a control character would travel to wherever it is
         pasted (a wallet, a shell), and a lone surrogate cannot even be encoded for the
-        terminal's clipboard sequence (it used to stop the app with UnicodeEncodeError)."""
+        terminal's clipboard sequence (it used to stop the app with UnicodeEncodeError).
+
+        The terminal's sequence (OSC 52) is always sent; a system clipboard tool, when there is
+        one, is run in a thread, and only then is the text called "copied"."""
         if not text.isprintable():
             self.notify(
                 f"The {what} holds control characters or invalid text and cannot be copied: "
@@ -431,10 +532,34 @@ class OrderDashApp(App[None]):
             )
             return False
         self.copy_to_clipboard(text)
+        label = f"{what[:1].upper()}{what[1:]}"
+        shown = clean(shown, limit=100)
+        tool = desktop.clipboard_tool()
+        if tool is None:
+            self._tell_copied(False, label, shown)
+            return True
+
+        def copy() -> None:
+            done = desktop.copy_with(tool, text)
+            self.call_from_thread(self._tell_copied, done, label, shown)
+
+        self.run_worker(copy, group="clipboard", thread=True, exit_on_error=False)
         return True
 
+    def _tell_copied(self, copied: bool, label: str, shown: str) -> None:
+        if copied:
+            self.notify(f"{label} copied: {shown}", timeout=3, markup=False)
+        else:
+            self.notify(
+                f"{label} sent to the terminal's clipboard (OSC 52): {shown}. "
+                "Some terminals and tmux drop it: paste to check.",
+                timeout=5,
+                markup=False,
+            )
+
     def open_transaction(self, tx: Transaction | None) -> None:
-        """The transaction's explorer page in the browser: http(s) links only."""
+        """The transaction's explorer page in the browser: http(s) links only. With no browser
+        to open it in, the link is shown as text to select or copy."""
         if tx is None:
             self.notify("Select a transaction first.", severity="warning", markup=False)
             return
@@ -447,8 +572,25 @@ class OrderDashApp(App[None]):
                 markup=False,
             )
             return
-        self.open_url(url)
+        if not desktop.browser_available():
+            self.show_link(url, "No browser to open it in here (no display, or over SSH).")
+            return
         self.notify(f"Opening {clean(parts.netloc, limit=60)}\u2026", timeout=3, markup=False)
+
+        def open_it() -> None:
+            if not desktop.open_in_browser(url):
+                self.call_from_thread(self.show_link, url, "No browser took the link.")
+
+        self.run_worker(open_it, group="browser", thread=True, exit_on_error=False)
+
+    def show_link(self, url: str, why: str) -> None:
+        from orderdash.tui.screens.link import LinkScreen
+
+        def closed(copy: bool | None) -> None:
+            if copy:
+                self._copy(url, "link", shown=url)
+
+        self.push_screen(LinkScreen(url, why), callback=closed)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -456,7 +598,11 @@ class OrderDashApp(App[None]):
             ("Refresh now", "Fetch the order and the rate now", self.action_refresh),
             ("Copy order token", "Copy the token of the order on screen", self.action_copy_token),
             ("Copy payment address", "Copy the address customers pay to", self.action_copy_address),
-            ("Copy coin amount", "Copy the amount in coin, exact digits", self.action_copy_amount),
+            (
+                "Copy amount due",
+                "Copy the amount due now, as a wallet can send it",
+                self.action_copy_amount,
+            ),
             (
                 "Copy transaction hash",
                 "Copy the full hash of the selected transaction",
@@ -480,6 +626,46 @@ class OrderDashApp(App[None]):
             ("Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell),
         ):
             yield SystemCommand(title, help_text, action)
+        if screen is not self._dashboard_or_none():
+            return
+        dashboard = self.dashboard
+        # the keys a narrow footer leaves out, here too (all of them are on `?`)
+        for title, help_text, action in (
+            ("Add orders", "Add orders to the watch list (a)", self.action_add_tokens),
+            ("Undo remove", "Put the last removed order back (u)", self.action_undo_remove),
+            ("Go to the watch list", "Focus the list's rows (g)", dashboard.action_focus_list),
+            (
+                "Hide or show the list",
+                "Hide or show the watch list (w)",
+                dashboard.action_toggle_list,
+            ),
+            ("Filter the list", "Filter the watch list by text (f)", dashboard.action_filter),
+            (
+                "Show one state",
+                "Show only orders in one state, cycles (t)",
+                dashboard.action_state_filter,
+            ),
+            ("Sort the list", "Sort the watch list by the next column (s)", dashboard.action_sort),
+            (
+                "Open transaction",
+                "The selected transaction's explorer page (o)",
+                dashboard.action_open_transaction,
+            ),
+            (
+                "Order details",
+                "The service's field names and raw values (i)",
+                dashboard.action_toggle_details,
+            ),
+            ("Alerts log", "Every alert, newest last (l)", self.action_alerts),
+            ("Request budgets", "Use in the last minute and hour (b)", self.action_budgets),
+        ):
+            yield SystemCommand(title, help_text, action)
+
+    def _dashboard_or_none(self) -> Screen | None:
+        try:
+            return self.dashboard
+        except LookupError:
+            return None
 
 
 def make_app(

@@ -1,5 +1,6 @@
 """The dashboard's keys. The footer and `?` explain them; an `app.` action is the app's (the
-command palette calls the same ones)."""
+command palette calls the same ones). `d`, `c`, `y` and `o` act on the watch list's highlighted
+row while the list has the focus (`g`), else on the order open in the panes."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ from textual.binding import Binding
 
 DASHBOARD_BINDINGS = [
     Binding("r", "app.refresh", "Refresh", tooltip="Fetch the order and the rate now"),
-    Binding("c", "app.copy_address", "Copy address", tooltip="Copy the payment address"),
-    Binding("y", "app.copy_amount", "Copy amount", tooltip="Copy the coin amount, exact digits"),
+    Binding("c", "copy_address", "Copy address", tooltip="Copy the payment address"),
+    Binding(
+        "y",
+        "copy_amount",
+        "Copy due",
+        tooltip="Copy the amount due now, as a wallet can send it",
+    ),
     Binding(
         "o",
         "open_transaction",
         "Open tx",
-        tooltip="Open the selected transaction's explorer page",
+        tooltip="Open the selected transaction's explorer page (the list: its newest payment)",
     ),
     Binding("p", "app.point_of_sale", "POS", tooltip="Full-screen view for the paying customer"),
     Binding(
@@ -24,7 +30,15 @@ DASHBOARD_BINDINGS = [
     ),
     Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
     Binding("a", "app.add_tokens", "Add", tooltip="Add orders to the watch list (paste several)"),
-    Binding("d", "remove_order", "Remove", tooltip="Remove the selected order from the list"),
+    Binding(
+        "g", "focus_list", "List", tooltip="Go to the watch list (the keys then act on its row)"
+    ),
+    Binding(
+        "d",
+        "remove_order",
+        "Remove",
+        tooltip="Remove the highlighted order (list focused) or the open one",
+    ),
     Binding("u", "app.undo_remove", "Undo", show=False, tooltip="Put the last removed order back"),
     Binding("f", "filter", "Filter", tooltip="Filter the watch list by text"),
     Binding("t", "state_filter", "State", tooltip="Show only orders in one state (cycles)"),
@@ -37,6 +51,29 @@ DASHBOARD_BINDINGS = [
         show=False,
         tooltip="Request budgets: use in the last minute and hour, the hour's projection",
     ),
-    Binding("w", "toggle_list", "List", show=False, tooltip="Show or hide the watch list"),
+    Binding("w", "toggle_list", "Hide list", show=False, tooltip="Show or hide the watch list"),
+    Binding(
+        "i",
+        "toggle_details",
+        "Details",
+        show=False,
+        tooltip="The order's raw fields as the service names them, or people's words",
+    ),
     Binding("escape", "focus_table", "Table", show=False),
 ]
+
+#: What the footer keeps when the screen is narrow, most needed first (the rest are on `?` and
+#: in the command palette): help and quit always, so a new operator finds the others.
+FOOTER_FIRST = (
+    "help",
+    "quit",
+    "focus_token",
+    "focus_list",
+    "remove_order",
+    "copy_address",
+    "copy_amount",
+    "app.point_of_sale",
+    "app.add_tokens",
+    "app.refresh",
+    "open_transaction",
+)

@@ -116,7 +116,7 @@ class WatchListSync:
         if message.initial:
             self._started(message.tokens)
         else:
-            self._adopt(*self._pending.keep_local(message.tokens, self._state.entries))
+            self._adopt(*self._pending.keep_local(message.tokens, self._state.kept()))
 
     def save_done(self, message: WatchListSaved) -> None:
         self._busy = self._pending.flushing
@@ -131,4 +131,4 @@ class WatchListSync:
             self._app.notify(message.warning, title="Watch list", severity="warning", markup=False)
         if message.refused:
             self.tell_full(len(message.refused))
-        self._adopt(*self._pending.keep_local(message.tokens, self._state.entries))
+        self._adopt(*self._pending.keep_local(message.tokens, self._state.kept()))

@@ -150,6 +150,13 @@ class DashboardState:
         #: The order on the customer display (`orderdash display`), if any: it need not be
         #: the one on screen.
         self.customer_token: str | None = None
+        #: Watched but not in the saved list yet: a token is kept only after its first good
+        #: answer, so a mistyped one is not saved and polled for ever.
+        self.unsaved: set[str] = set()
+        #: Unsaved tokens the service answered "not found" for (the operator may insist).
+        self.not_found: set[str] = set()
+        #: Tokens dropped as not found: given again, the operator insists and they are kept.
+        self.refused: set[str] = set()
         #: (asked, answered) token pairs already told about (`token_mismatch`).
         self._told_mismatch: set[tuple[str, str]] = set()
         #: The service has been unreachable since the first failed read (the outage's alarm
@@ -176,6 +183,33 @@ class DashboardState:
         if entry is None:
             return False
         self.removed.append((token, entry))
+        self.unsaved.discard(token)
+        self.not_found.discard(token)
+        return True
+
+    def kept(self) -> list[str]:
+        """The watched tokens that belong in the saved list (the unconfirmed ones do not)."""
+        return [token for token in self.entries if token not in self.unsaved]
+
+    def confirm(self, token: str) -> bool:
+        """`token` had a good answer (or the operator insisted): True when it is to be saved
+        now."""
+        self.not_found.discard(token)
+        self.refused.discard(token)
+        if token not in self.unsaved or token not in self.entries:
+            return False
+        self.unsaved.discard(token)
+        return True
+
+    def drop_unknown(self, token: str) -> bool:
+        """Stop watching an unsaved token the service does not know (no undo: it was never
+        kept); True when it was dropped."""
+        if token not in self.not_found or token not in self.unsaved:
+            return False
+        self.entries.pop(token, None)
+        self.unsaved.discard(token)
+        self.not_found.discard(token)
+        self.refused.add(token)
         return True
 
     def undo(self) -> Entry | None:
@@ -203,6 +237,14 @@ class DashboardState:
         self.direction = None
         self.server_qr = None
         self.freshness = Freshness(loading=True, rates_enabled=self.rates_enabled)
+
+    def unfocus(self) -> None:
+        """No order in the detail panes (the open one left the list)."""
+        self.token = None
+        self.shown = None
+        self.direction = None
+        self.server_qr = None
+        self.freshness = Freshness(rates_enabled=self.rates_enabled)
 
     def show(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...] = ()) -> Shown:
         """An answer for the order on screen: what the panes show from now on."""

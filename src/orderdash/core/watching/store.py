@@ -22,12 +22,12 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from orderdash.core.service.errors import InvalidToken
-from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, normalize_token
+from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, normalize_token, operator_token
 
 FORMAT_VERSION = 1
 #: More tokens than any shift watches; a file beyond it is not a watch list, and adding beyond
@@ -48,13 +48,17 @@ class Parsed:
     invalid: list[tuple[str, str]] = field(default_factory=list)
 
 
-def parse_tokens(text: str, known: Iterable[str] = ()) -> Parsed:
-    """Tokens from pasted text: one per line, or separated by spaces, commas or semicolons."""
+def parse_tokens(
+    text: str, known: Iterable[str] = (), *, check: Callable[[str], str] = operator_token
+) -> Parsed:
+    """Tokens from pasted text: one per line, or separated by spaces, commas or semicolons.
+    A payment link is reduced to its token (`check`: the operator's rules; the saved file is
+    read with the service's looser ones, so no token once saved is lost)."""
     result = Parsed()
     seen = set(known)
     for raw in text.replace(",", " ").replace(";", " ").split():
         try:
-            token = normalize_token(raw)
+            token = check(raw)
         except InvalidToken as error:
             result.invalid.append((raw, error.message))
             continue
@@ -217,7 +221,7 @@ class WatchListFile:
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
             return [], self._set_aside(str(error).splitlines()[0][:120] if str(error) else "")
         self._seen = (info.st_ino, info.st_size, info.st_mtime_ns)
-        return parse_tokens("\n".join(tokens)).tokens, None
+        return parse_tokens("\n".join(tokens), check=normalize_token).tokens, None
 
     def _set_aside(self, why: str) -> str:
         """Move the unusable file to a name of its own (never over an earlier one)."""

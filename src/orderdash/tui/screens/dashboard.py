@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -26,7 +27,7 @@ from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import DashboardState, Freshness, order_figures
 from orderdash.tui import messages
-from orderdash.tui.bindings import DASHBOARD_BINDINGS
+from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
 from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.order_detail import OrderDetail
@@ -56,6 +57,7 @@ class DashboardScreen(Screen[None]):
     def __init__(self, state: DashboardState, watcher: OrderWatcher) -> None:
         super().__init__()
         self.state, self.watcher = state, watcher
+        self._mismatch_shown = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -69,7 +71,7 @@ class DashboardScreen(Screen[None]):
         yield StatusLine(monotonic=self.state.monotonic, id="status").data_bind(
             DashboardScreen.freshness, DashboardScreen.customer_display
         )
-        yield KeysFooter()
+        yield KeysFooter(first=FOOTER_FIRST)
 
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
@@ -109,7 +111,14 @@ class DashboardScreen(Screen[None]):
     @on(messages.TokenSubmitted)
     @on(messages.OrderChosen)
     def _order_asked(self, message: messages.TokenSubmitted | messages.OrderChosen) -> None:
+        if message.token == self.state.token and message.token in self.state.not_found:
+            # Enter again on a token the service does not know: the operator insists
+            self._app.insist(message.token)
+            self.query_one(TokenBar).show_error(None)
+            return
         self.load(message.token)
+        if isinstance(message, messages.OrderChosen):  # the last order's error is not this one's
+            self.query_one(TokenBar).show_error(None)
         if isinstance(message, messages.TokenSubmitted):  # from the list, the focus stays there
             self.query_one(TransactionsPane).table.focus()
 
@@ -118,7 +127,9 @@ class DashboardScreen(Screen[None]):
         self._app.watch_tokens([token], save=True)
         if token not in self.state.entries:  # the list is full (the user was told)
             return
+        previous = self.state.token
         self.state.focus(token)
+        self._app.drop_unknown(previous)
         self.watcher.focus(self.state.closely_watched)
         self.query_one(TokenBar).input.value = token
         self.query_one(OrderDetail).show_loading(token)
@@ -128,11 +139,28 @@ class DashboardScreen(Screen[None]):
         self.freshness = self.state.freshness
         if not self.state.rates_enabled:
             self._app.tell_no_bearer()
-        self.query_one(WatchListPane).mark_seen(token)
+        pane = self.query_one(WatchListPane)
+        if previous in self.state.entries and previous != token:
+            pane.update_entry(previous)  # no longer marked open
+        pane.update_entry(token)
+        pane.mark_seen(token)
         entry = self.state.entries.get(token)
         if entry is not None and entry.fetched is not None:
             # what the list already knows shows at once; the focused read refreshes it
             self._show_order(entry.fetched, Kind.ORDER, ())
+
+    def close_order(self) -> None:
+        """The open order left the watch list: the panes go back to empty, and no countdown
+        for an order nobody watches stays on screen (it once froze at "retrying in 0:00")."""
+        self.state.unfocus()
+        self.query_one(OrderDetail).show_message(Text("Enter an order token above.", "dim"))
+        self.query_one(TransactionsPane).reset()
+        self.query_one(QRView).text = ""
+        self.query_one(TokenBar).input.value = ""
+        self.query_one(TokenBar).show_error(None)
+        self.sub_title = ""
+        self.freshness = self.state.freshness
+        self._app.shown = None
 
     def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
         """The focused order into the detail, transactions, QR and status panes."""
@@ -148,7 +176,10 @@ class DashboardScreen(Screen[None]):
         warning, first = self.state.token_mismatch(order)
         if warning and first:
             self.notify(warning, title="Another order token", severity="warning", markup=False)
-        self.query_one(TokenBar).show_error(warning)
+        if warning or self._mismatch_shown:
+            # only its own warning is cleared: a refused input stays until the next Enter
+            self.query_one(TokenBar).show_error(warning)
+            self._mismatch_shown = warning is not None
         self._app.shown = self.state.shown
 
     @on(ServerImageDecoded)
@@ -178,6 +209,7 @@ class DashboardScreen(Screen[None]):
         if result is None:  # removed meanwhile
             return
         entry, alert = result
+        self._app.confirm_token(entry.token)
         for news in (self.state.reachable(), alert):
             if news is not None:
                 self._app.announce(news)
@@ -192,6 +224,8 @@ class DashboardScreen(Screen[None]):
         failure = message.failure
         for alarm in self.state.failure_alarms(message.token, failure):
             self._app.announce(alarm)
+        if isinstance(failure.error, NotFound) and failure.kind is Kind.ORDER:
+            self._app.token_not_found(message.token)
         if self.state.failed(message.token, failure) is not None:
             self.query_one(WatchListPane).update_entry(message.token)
         if message.token == self.state.customer_token:
@@ -201,7 +235,12 @@ class DashboardScreen(Screen[None]):
         if self.state.order is None and failure.kind is Kind.ORDER:
             self.query_one(OrderDetail).show_message(literal(failure.error.message, "bold"))
             if isinstance(failure.error, NotFound):
-                self.query_one(TokenBar).show_error(failure.error.message)
+                note = (
+                    " \u00b7 not saved: Enter again to keep it"
+                    if message.token in self.state.not_found
+                    else ""
+                )
+                self.query_one(TokenBar).show_error(failure.error.message + note)
         self._update_freshness()
 
     @on(messages.WatchStatusChanged)
@@ -212,8 +251,31 @@ class DashboardScreen(Screen[None]):
 
     # -- the watch list ---------------------------------------------------------------------------
 
+    def target_token(self) -> str | None:
+        """The order a key acts on: the list's highlighted row while the list has the focus,
+        else the order open in the panes."""
+        return self.query_one(WatchListPane).highlighted_token() or self.state.token
+
     def action_remove_order(self) -> None:
-        self._app.unwatch(self.query_one(WatchListPane).selected_token() or self.state.token)
+        self._app.unwatch(self.target_token())
+
+    def action_copy_address(self) -> None:
+        self._app.copy_address(self.target_token())
+
+    def action_copy_amount(self) -> None:
+        self._app.copy_amount(self.target_token())
+
+    def action_focus_list(self) -> None:
+        if not self.query_one(WatchListPane).focus_rows():
+            self.notify(
+                "The watch list shows from the second order on (a adds orders).",
+                timeout=3,
+                markup=False,
+            )
+
+    def action_toggle_details(self) -> None:
+        detail = self.query_one(OrderDetail)
+        detail.details = not detail.details
 
     def action_filter(self) -> None:
         self.query_one(WatchListPane).focus_filter()
@@ -234,7 +296,19 @@ class DashboardScreen(Screen[None]):
         return self.query_one(TransactionsPane).table.selected()
 
     def action_open_transaction(self) -> None:
-        self._app.open_transaction(self.selected_transaction())
+        token = self.query_one(WatchListPane).highlighted_token()
+        if token is None:
+            self._app.open_transaction(self.selected_transaction())
+            return
+        # the list's row: its newest payment
+        entry = self.state.entries.get(token)
+        order = entry.order if entry is not None else None
+        newest = (
+            max(order.transactions, key=lambda tx: (tx.created_at_ms, tx.id))
+            if order is not None and order.transactions
+            else None
+        )
+        self._app.open_transaction(newest)
 
     def action_focus_token(self) -> None:
         self.query_one(TokenBar).input.focus()

@@ -1,4 +1,8 @@
-"""The order detail pane: every field of the order, in groups a person reads top-down."""
+"""The order detail pane: every field of the order, in groups a person reads top-down.
+
+It speaks people's words ("still due", "expires in 12:34"); the service's own field names and
+raw values (`expirationTime`, `createdAtMiliseconds`, the status code) are in the details view,
+toggled with `i`."""
 
 from __future__ import annotations
 
@@ -58,6 +62,27 @@ def status_badge(order: Order) -> Text:
 
 
 Rows = list[tuple[str, Text]]
+
+
+def status_words(order: Order) -> str:
+    label, code = order.status.label, order.status.code
+    return label if code == label else f"{label}  [{code}]"
+
+
+def payment_words(payment: PaymentState) -> str:
+    """The payment line in people's words (the service's underPaid / overPaid figures by their
+    names are in the details view and the transactions table)."""
+    if payment.phase is Phase.PARTLY_PAID and payment.due_coin is not None:
+        fiat = amount_text(payment.due_fiat, group=True)
+        return (
+            f"partly paid: {amount_text(payment.due_coin)} {payment.coin} "
+            f"({fiat} {payment.currency}) still due"
+        )
+    if payment.phase is Phase.UNCLEAR and payment.latest is not None:
+        return "payment received, but the amounts disagree: check them (i shows the figures)"
+    return payment.summary
+
+
 Key = tuple[object, ...]
 
 
@@ -100,18 +125,27 @@ class OrderDetail(VerticalScroll, can_focus=False):
 
     PARTS = ("#detail-head", "#detail-money", "#detail-times", "#detail-identity")
 
+    #: The details view: the service's field names and raw values beside people's words.
+    details: reactive[bool] = reactive(False, init=False, layout=False, repaint=False)
+
     #: Wall time since which the order shown is stale (its poll failing), or None. A reactive:
     #: the screen sets it on every answer, and only a change repaints the border.
     stale_since: reactive[float | None] = reactive(None, init=False, layout=False, repaint=False)
 
-    def watch_stale_since(self, since: float | None) -> None:
-        self.set_class(since is not None, "-stale")
-        if since is None:
-            self.border_title = "Order"
-        else:
-            self.border_title = (
-                f"Order \u00b7 STALE since {time.strftime('%H:%M:%S', time.localtime(since))}"
-            )
+    def watch_stale_since(self) -> None:
+        self.set_class(self.stale_since is not None, "-stale")
+        self._retitle()
+
+    def watch_details(self) -> None:
+        self._retitle()
+        if self._last is not None:
+            self.show(*self._last)
+
+    def _retitle(self) -> None:
+        title = "Order \u00b7 details (i: people's words)" if self.details else "Order"
+        if (since := self.stale_since) is not None:
+            title += f" \u00b7 STALE since {time.strftime('%H:%M:%S', time.localtime(since))}"
+        self.border_title = title
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Enter an order token above.", "dim"), id="detail-head")
@@ -123,6 +157,7 @@ class OrderDetail(VerticalScroll, can_focus=False):
         self.border_title = "Order"
         self._expiry: Expiry | None = None
         self._order: Order | None = None
+        self._last: tuple[Order, float, int | None, PaymentState, str, str | None] | None = None
         # per part: what it shows (to skip equal updates) and its shape (to skip layouts)
         self._shown: dict[str, Key] = {}
         self._shapes: dict[str, Key] = {}
@@ -135,6 +170,7 @@ class OrderDetail(VerticalScroll, can_focus=False):
         """No order to show (loading, not found): one line instead of the fields."""
         self._order = None
         self._expiry = None
+        self._last = None
         self._set("#detail-head", (text_key(message),), (text_shape(message),), lambda: message)
         for part in ("#detail-money", "#detail-times", "#detail-identity"):
             self._set(part, (), (), lambda: "")
@@ -150,22 +186,25 @@ class OrderDetail(VerticalScroll, can_focus=False):
     ) -> None:
         """`was`: what this token named before it changed identity (kept to compare)."""
         self._order = order
+        self._last = (order, received_at, rate_direction, payment, qr_what, was)
         self._expiry = expiry_for(order, received_at)
         head = Text.assemble(
             literal(order.company_name, "bold", limit=80), "  ", status_badge(order)
         )
         self._set("#detail-head", (text_key(head),), (text_shape(head),), lambda: head)
-        money = self._money_rows(order, rate_direction, payment, qr_what)
+        money = self._money_rows(order, rate_direction, payment, qr_what, raw=self.details)
         if was is not None:
             money.insert(0, ("\u26a0 Was", literal(f"another order: {was}", "bold red", limit=200)))
         self._set_grid("#detail-money", money)
-        self._set_grid("#detail-identity", self._identity_rows(order))
+        self._set_grid("#detail-identity", self._identity_rows(order, raw=self.details))
         self.tick(received_at)
 
     def tick(self, now: float) -> None:
         if self._order is None or self._expiry is None:
             return
-        self._set_grid("#detail-times", self._times_rows(self._order, self._expiry, now))
+        self._set_grid(
+            "#detail-times", self._times_rows(self._order, self._expiry, now, raw=self.details)
+        )
 
     def _set_grid(self, part: str, rows: Rows) -> None:
         key = tuple((label, text_key(value)) for label, value in rows)
@@ -182,7 +221,12 @@ class OrderDetail(VerticalScroll, can_focus=False):
 
     @staticmethod
     def _money_rows(
-        order: Order, rate_direction: int | None, payment: PaymentState, qr_what: str
+        order: Order,
+        rate_direction: int | None,
+        payment: PaymentState,
+        qr_what: str,
+        *,
+        raw: bool = False,
     ) -> Rows:
         currency = order.currency.abbreviation
         fiat = Text(fiat_text(order.amount_fiat, currency), "bold")
@@ -197,7 +241,13 @@ class OrderDetail(VerticalScroll, can_focus=False):
         if rate_direction is not None and order.exchange_rate is not None:
             rate.append_text(DIRECTION_MARKS[rate_direction])
         return [
-            ("Payment", literal(payment.summary, PHASE_STYLES.get(payment.phase, ""))),
+            (
+                "Payment",
+                literal(
+                    payment.summary if raw else payment_words(payment),
+                    PHASE_STYLES.get(payment.phase, ""),
+                ),
+            ),
             ("Amount", amount),
             ("Rate", rate),
             ("Coin", coin_name),
@@ -207,24 +257,46 @@ class OrderDetail(VerticalScroll, can_focus=False):
         ]
 
     @staticmethod
-    def _times_rows(order: Order, expiry: Expiry, now: float) -> Rows:
+    def _times_rows(order: Order, expiry: Expiry, now: float, *, raw: bool = False) -> Rows:
+        countdown = expiry.countdown(now)
+        expires = Text(countdown or UNKNOWN_TEXT, "bold" if countdown else "italic")
+        due = Text(json_value_text(order.due_date, limit=80))
+        if raw:
+            return [
+                ("createdAt", literal(server_time_text(order.created_at))),
+                ("createdAtMiliseconds", Text(str(order.created_at_ms))),
+                ("expires", expires),
+                ("", Text(expiry.raw, "dim")),
+                ("dueDate", due),
+            ]
         created = joined(
             literal(server_time_text(order.created_at)),
             Text(f"  ({epoch_ms_text(order.created_at_ms)})", "dim"),
         )
-        countdown = expiry.countdown(now)
-        expires = Text(countdown or UNKNOWN_TEXT, "bold" if countdown else "italic")
-        expires.append(f"  ({expiry.raw})", "dim")
-        due = Text(json_value_text(order.due_date, limit=80))
+        if not countdown:  # no reading of them to trust: the service's values say why
+            expires.append(f"  ({expiry.raw})", "dim")
         return [("Created", created), ("Expires", expires), ("Due date", due)]
 
     @staticmethod
-    def _identity_rows(order: Order) -> Rows:
+    def _identity_rows(order: Order, *, raw: bool = False) -> Rows:
         urls = order.urls
+        if raw:
+            return [
+                ("id", Text(str(order.id))),
+                ("customerId", Text(str(order.customer_id))),
+                ("type", literal(order.type, limit=40)),
+                ("status", literal(f"code {order.status.code}, label {order.status.label}")),
+                ("token", literal(order.token, limit=200)),
+                ("email", literal(order.email or MISSING, limit=120)),
+                ("successUrl", literal(urls.success_url or MISSING, limit=200)),
+                ("cancelUrl", literal(urls.cancel_url or MISSING, limit=200)),
+                ("callbackUrl", literal(urls.callback_url or MISSING, limit=200)),
+            ]
         return [
             ("Order", Text(f"{order.id}  \u00b7  customer {order.customer_id}")),
             ("Type", literal(order.type, limit=40)),
-            ("Status", literal(f"{order.status.label}  [{order.status.code}]", limit=80)),
+            # the code only when it says more than the label
+            ("Status", literal(status_words(order), limit=80)),
             ("Token", literal(order.token, limit=200)),
             ("E-mail", literal(order.email or MISSING, limit=120)),
             ("Success", literal(urls.success_url or MISSING, limit=200)),

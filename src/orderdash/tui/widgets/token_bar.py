@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Static
 
 from orderdash.core.service.errors import InvalidToken
-from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, normalize_token
+from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, operator_token
 from orderdash.tui.messages import TokenSubmitted
 from orderdash.tui.text import literal
 
@@ -53,7 +53,8 @@ class TokenBar(Vertical):
             yield Input(
                 placeholder="paste or type a token, Enter to load",
                 id="token-input",
-                max_length=MAX_TOKEN_LENGTH + 64,  # room for pasted whitespace, trimmed on Enter
+                # room for a pasted payment link or whitespace, reduced to the token on Enter
+                max_length=MAX_TOKEN_LENGTH + 512,
             )
         yield Static(id="token-error")
 
@@ -64,7 +65,7 @@ class TokenBar(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         try:
-            token = normalize_token(event.value)
+            token = operator_token(event.value)
         except InvalidToken as error:
             self.show_error(error.message)
             return

@@ -314,12 +314,9 @@ class TransactionsTable(NewestFirstTable):
             keys = [self._add_row(tx) for tx in fresh]
         self.transactions.update(unique)
         if top is None:
-            # an empty table: the rows went in in order. The cursor goes where it always went:
-            # to the first transaction of the answer (the row it was on before the old re-sort)
+            # an empty table: the rows went in newest first, and the cursor (row 0) is on the
+            # newest payment, the one the line under the table then describes
             self._order, self._keys = ids, keys
-            row = ids.index(next(iter(unique)))
-            if row:
-                self.move_cursor(row=row, scroll=False)
         elif on_top:
             # the usual case: every new transaction is newer than what is shown
             self._place(ids + self._order, keys + self._keys, shift=len(ids))

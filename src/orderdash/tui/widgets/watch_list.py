@@ -21,6 +21,8 @@ from orderdash.tui.styles import TONE_STYLES
 from orderdash.tui.text import literal
 
 ALERT_MARK = Text("\u25cf", "bold #de935f")
+#: The order open in the panes below: its row is marked so the operator sees which one it is.
+OPEN_MARK = Text("\u25b6", "bold #81a2be")
 #: Ticks (seconds) between refreshes of the age columns.
 AGE_REFRESH_TICKS = 5
 
@@ -63,12 +65,15 @@ class TokenCell(Text):
         self.token = token
 
 
-def cells(entry: Entry, now: float) -> dict[str, Any]:
+def cells(entry: Entry, now: float, *, is_open: bool = False) -> dict[str, Any]:
     order, payment = entry.order, entry.payment
     last_tx = entry.last_tx_ms
+    token = TokenCell(entry.token)
+    if is_open:
+        token.stylize("bold")
     values: dict[str, Any] = {
-        "alert": ALERT_MARK if entry.unseen else Text(""),
-        "token": TokenCell(entry.token),
+        "alert": ALERT_MARK if entry.unseen else OPEN_MARK if is_open else Text(""),
+        "token": token,
         "age": Text(age_text(None if entry.updated_at is None else now - entry.updated_at)),
         "last_tx": Text(age_text(None if last_tx is None else now - last_tx / 1000)),
         "health": Text(entry.health, HEALTH_STYLES[entry.health]),
@@ -224,7 +229,7 @@ class WatchListPane(Vertical):
             return
         if visible:
             old = self._shown[entry.token]
-            new = cells(entry, self.clock())
+            new = cells(entry, self.clock(), is_open=entry.token == self.state.token)
             for column, value in new.items():
                 if old.get(column) != value:
                     self.table.update_cell(entry.token, column, value, update_width=True)
@@ -251,7 +256,7 @@ class WatchListPane(Vertical):
         now = self.clock()
         for entry in self.entries.values():
             if entry.in_filter(self.state_filter, self.text_filter):
-                row = cells(entry, now)
+                row = cells(entry, now, is_open=entry.token == self.state.token)
                 self._shown[entry.token] = row
                 table.add_row(*(row[key] for key, _ in COLUMNS), key=entry.token)
         self._sort()
@@ -278,7 +283,7 @@ class WatchListPane(Vertical):
             entry = self.entries.get(token)
             if entry is None:  # removed; the next rebuild drops its row
                 continue
-            fresh = cells(entry, now)
+            fresh = cells(entry, now, is_open=token == self.state.token)
             for column in ("age", "last_tx"):
                 if fresh[column] != shown[column]:
                     self.table.update_cell(token, column, fresh[column])
@@ -308,6 +313,24 @@ class WatchListPane(Vertical):
             return None
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
         return row_key.value
+
+    def highlighted_token(self) -> str | None:
+        """The highlighted row's order while the list has the focus (the keys act on it),
+        else None (they act on the order open in the panes)."""
+        return self.selected_token() if self.display and self.table.has_focus else None
+
+    def focus_rows(self) -> bool:
+        """Show the list if hidden and focus its rows, the open order's highlighted; False
+        when there is no list to go to (it appears from the second order on)."""
+        self.hidden_by_user = False
+        self._update_display()
+        if not self.display:
+            return False
+        table = self.table
+        if self.state.token in self._shown:
+            table.move_cursor(row=table.get_row_index(self.state.token))
+        table.focus()
+        return True
 
     def focus_filter(self) -> None:
         self.hidden_by_user = False
