@@ -101,9 +101,10 @@ async def test_a_failing_history_is_one_error_line_then_recovered(server) -> Non
     assert "HTTP 503" in events(out)[0]["message"]
 
 
-def test_watch_account_needs_jsonl_for_now(server) -> None:
+def test_watch_account_needs_the_access_token(server) -> None:
     result = run_cli("watch", "--account", "--base-url", server.base_url)
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+    assert "access token" in result.stderr
 
 
 async def test_every_history_page_read_is_counted_for_the_private_budget(server) -> None:

@@ -8,6 +8,7 @@ the command palette both call; the clock tick and the order on screen go down as
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -22,17 +23,28 @@ from textual.screen import Screen
 
 from orderdash.core.customer.catalogue import resolve_language
 from orderdash.core.customer.channel import Publisher, channel_path
-from orderdash.core.domain.display import amount_text, coin_code
+from orderdash.core.domain.display import amount_text, coin_code, fiat_text
+from orderdash.core.polling.account import AccountFeed
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.runtime import startup
 from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.service.client import OrderClient
+from orderdash.core.service.errors import AuthError
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
-from orderdash.tui.messages import WatchListRead, WatchListSaved, WatchReporter
+from orderdash.tui.messages import (
+    AccountBaseline,
+    AccountFailed,
+    AccountNewOrder,
+    AccountRecovered,
+    AccountReporter,
+    WatchListRead,
+    WatchListSaved,
+    WatchReporter,
+)
 from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
@@ -78,6 +90,7 @@ class OrderDashApp(App[None]):
         notices: Sequence[str] = (),
         publisher: Publisher | None = None,
         language: str = "en",
+        account: bool = False,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -99,6 +112,22 @@ class OrderDashApp(App[None]):
         self._told_no_bearer = False
         self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
         self._file = WatchListSync(self, state, started=self._start, adopt=self._adopt)
+        #: The account's history, read every `account_interval` (account mode: the access
+        #: token is configured): its open orders join the watch list by themselves.
+        self._feed = (
+            AccountFeed(
+                client,
+                AccountReporter(self),
+                interval=settings.account_interval,
+                budget=watcher,
+            )
+            if account
+            else None
+        )
+        self._account_problem: str | None = None
+        client.on_login_refused = self._login_refused
+        # a log-in waits for the first paint: it must not make the start-up slower
+        client.login_after = asyncio.Event()
 
     async def on_mount(self) -> None:
         dashboard = DashboardScreen(self.state, self.watcher)
@@ -109,6 +138,7 @@ class OrderDashApp(App[None]):
         self._file.start()  # the saved list is read in a worker: `_start` once it is known
         # the first paint is the end of the start-up (core/runtime/startup.py)
         self.call_after_refresh(startup.resume)
+        self.call_after_refresh(self._after_first_paint)
         for notice in self._notices:
             self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)
 
@@ -122,6 +152,13 @@ class OrderDashApp(App[None]):
         self.dashboard.start(first, [reason for _, reason in given.invalid])
         if first is not None and self._open_pos:
             self.action_point_of_sale()
+
+    def _after_first_paint(self) -> None:
+        """Up: a log-in may go now, and the account's history is read (in a worker)."""
+        if self.client.login_after is not None:
+            self.client.login_after.set()
+        if self._feed is not None:
+            self.run_worker(self._feed.run(), group="account", exclusive=True, exit_on_error=False)
 
     async def on_unmount(self) -> None:
         self._file.flush_at_exit()
@@ -202,6 +239,55 @@ class OrderDashApp(App[None]):
             self._told_no_bearer = True
             self.notify(NO_BEARER, title="No bearer token", severity="warning", markup=False)
 
+    # -- the merchant's account: its orders join the list by themselves ----------------------------
+
+    def on_account_baseline(self, message: AccountBaseline) -> None:
+        # orders already final at start stay out
+        tokens = [order.item.token for order in message.orders if order.open]
+        self.state.from_account.update(self.watch_tokens(tokens, save=False))
+
+    def on_account_new_order(self, message: AccountNewOrder) -> None:
+        item = message.order.item
+        if item.token in self.state.entries:
+            return  # made here (a charge) or added by hand: nothing new to tell
+        self.state.from_account.update(self.watch_tokens([item.token], save=False))
+        alert = self.state.new_order(item.token, fiat_text(item.amount, item.currency.abbreviation))
+        try:
+            self.dashboard.entry_changed(item.token)
+        except LookupError:  # the app is being taken down
+            return
+        if self._pos is None:
+            self.bell()
+        self.notify(alert.text, title=clean(item.token, limit=40), markup=False, timeout=8)
+
+    def on_account_failed(self, message: AccountFailed) -> None:
+        if isinstance(message.error, AuthError):
+            self._show_account_problem(f"Log-in refused: {message.error.message}")
+            return
+        self.notify(
+            f"The account's order history cannot be read: {message.error.message}",
+            title="Account",
+            severity="warning",
+            markup=False,
+        )
+
+    def on_account_recovered(self, _: AccountRecovered) -> None:
+        self.notify("The account's order history reads again.", title="Account", markup=False)
+
+    def _login_refused(self, error: AuthError) -> None:
+        """The service refused the access token (the client sends no log-in again)."""
+        self._show_account_problem(f"Log-in refused: {error.message}")
+
+    def _show_account_problem(self, text: str) -> None:
+        """One banner line, once: never a notice a minute for the same refusal."""
+        if self._account_problem == text:
+            return
+        self._account_problem = text
+        try:
+            self.dashboard.account_problem(f"{text}; then restart orderdash")
+        except LookupError:  # the app is being taken down
+            pass
+
     # -- the watch list ---------------------------------------------------------------------------
 
     def action_budgets(self) -> None:
@@ -252,7 +338,8 @@ class OrderDashApp(App[None]):
         if entry.token == self.state.token:
             self.watcher.focus({entry.token})
         self.roster += 1
-        self._file.save(added=[entry.token])
+        if entry.token not in self.state.from_account:
+            self._file.save(added=[entry.token])
         self.notify(f"Back on the list: {clean(entry.token, limit=40)}", timeout=3, markup=False)
 
     def _adopt(self, gone: list[str], new: list[str]) -> None:
@@ -486,6 +573,7 @@ def make_app(
     monotonic: Callable[[], float] = time.monotonic,
     open_pos: bool = False,
     notices: Sequence[str] = (),
+    account: bool | None = None,
 ) -> OrderDashApp:
     """Build the app, its state, its watcher and the watch list's store; pass `client` to
     inject one (tests), else it is made from `settings`.
@@ -493,7 +581,8 @@ def make_app(
     `token` (or the first of `tokens`) opens in the detail panes; all of them join the watch list.
     `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
     so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
-    (the terminal's earlier output is hidden behind it).
+    (the terminal's earlier output is hidden behind it). `account`: the watch list fills
+    itself with the account's open orders (default: when the access token is configured).
     """
     compat.install()
     if client is None:
@@ -540,4 +629,5 @@ def make_app(
         notices=notices,
         publisher=publisher,
         language=publisher.language,
+        account=settings.access_token is not None if account is None else account,
     )

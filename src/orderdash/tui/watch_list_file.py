@@ -116,7 +116,13 @@ class WatchListSync:
         if message.initial:
             self._started(message.tokens)
         else:
-            self._adopt(*self._pending.keep_local(message.tokens, self._state.entries))
+            self._adopt(*self._pending.keep_local(message.tokens, self._kept_in_file()))
+
+    def _kept_in_file(self) -> list[str]:
+        """The watched orders the file should hold: not those the account's history brought
+        in (they are not written there, so their absence is no removal)."""
+        skip = self._state.from_account
+        return [token for token in self._state.entries if token not in skip]
 
     def save_done(self, message: WatchListSaved) -> None:
         self._busy = self._pending.flushing
@@ -131,4 +137,4 @@ class WatchListSync:
             self._app.notify(message.warning, title="Watch list", severity="warning", markup=False)
         if message.refused:
             self.tell_full(len(message.refused))
-        self._adopt(*self._pending.keep_local(message.tokens, self._state.entries))
+        self._adopt(*self._pending.keep_local(message.tokens, self._kept_in_file()))

@@ -214,6 +214,9 @@ class OrderClient:
         self.login_refused: AuthRefused | None = None
         #: Told once when the access token is refused (the dashboard's banner).
         self.on_login_refused: Callable[[AuthRefused], None] | None = None
+        #: A log-in waits until this is set (the dashboard sets it at its first paint, so that
+        #: logging in never makes the start-up slower); None: at once.
+        self.login_after: asyncio.Event | None = None
         #: Log-ins sent.
         self.logins = 0
         #: Called for each private request beyond the one asked for (a log-in, a retry): the
@@ -479,6 +482,8 @@ class OrderClient:
                 stale is None or current.get_secret_value() != stale.get_secret_value()
             ):
                 return current
+            if self.login_after is not None:
+                await self.login_after.wait()
             self._check_login_refused()
             self._session = None
             assert self._access_token is not None

@@ -137,6 +137,9 @@ class DashboardState:
         #: The order on the customer display (`orderdash display`), if any: it need not be
         #: the one on screen.
         self.customer_token: str | None = None
+        #: Orders the account's history brought in (not kept in the watch list file: the
+        #: history brings the open ones back at the next start).
+        self.from_account: set[str] = set()
         #: (asked, answered) token pairs already told about (`token_mismatch`).
         self._told_mismatch: set[tuple[str, str]] = set()
 
@@ -167,6 +170,16 @@ class DashboardState:
         token, entry = self.removed.pop()
         self.entries[token] = entry
         return entry
+
+    def new_order(self, token: str, amount: str) -> Alert:
+        """An order of the account that appeared after start (`amount`: its fiat amount as
+        text): a line in the alerts log, and the unseen mark if it is watched."""
+        alert = Alert(self.clock(), token, "", clean(f"New order: {amount}", limit=240))
+        self.alerts.append(alert)
+        entry = self.entries.get(token)
+        if entry is not None and token != self.token:
+            entry.unseen = True
+        return alert
 
     def mark_seen(self, token: str) -> Entry | None:
         """The operator looked at `token`: its alert mark goes; returns the entry if it changed."""

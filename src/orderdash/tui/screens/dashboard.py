@@ -29,6 +29,7 @@ from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS
 from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import literal
+from orderdash.tui.widgets.account_banner import AccountBanner
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView
@@ -59,6 +60,7 @@ class DashboardScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield AccountBanner()
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")
         with Horizontal(id="main"):
@@ -103,6 +105,10 @@ class DashboardScreen(Screen[None]):
         self.query_one(StatusLine).tick()
         self.query_one(OrderDetail).tick(self.state.clock())
         self.query_one(WatchListPane).tick()
+
+    def account_problem(self, text: str | None) -> None:
+        """A one-line banner for a problem with the merchant's account (None: none)."""
+        self.query_one(AccountBanner).show_problem(text)
 
     # -- the order on screen -------------------------------------------------------------------
 
@@ -204,6 +210,10 @@ class DashboardScreen(Screen[None]):
             self.freshness = self.state.freshness
 
     # -- the watch list ---------------------------------------------------------------------------
+
+    def entry_changed(self, token: str) -> None:
+        """The state changed `token`'s entry outside a read (a new order's mark)."""
+        self.query_one(WatchListPane).update_entry(token)
 
     def action_remove_order(self) -> None:
         self._app.unwatch(self.query_one(WatchListPane).selected_token() or self.state.token)

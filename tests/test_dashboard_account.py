@@ -1,0 +1,154 @@
+"""The dashboard in account mode: with the access token, the watch list fills itself with the
+account's open orders, new orders join with an alert, a refused log-in is one banner; driven by
+Pilot against the simulator over loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from pydantic import SecretStr
+
+from conftest import make_settings, screen_text, wait_until
+from orderdash.core.domain.status import is_open
+from orderdash.simulator import Simulator, SimulatorServer
+from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.widgets.account_banner import AccountBanner
+
+ACCESS = "access-Qq8-dashboard-account"
+SIZE = (140, 44)
+
+
+@pytest.fixture
+def server() -> Iterator[SimulatorServer]:
+    with SimulatorServer(Simulator(seed=7), access_token=ACCESS, history_page_cap=3) as server:
+        yield server
+
+
+def account_app(
+    server: SimulatorServer, *, access: str = ACCESS, tokens: tuple[str, ...] = (), **settings
+) -> OrderDashApp:
+    values = {
+        "poll_interval": 0.2,
+        "refresh_interval": 60.0,
+        "account_interval": 0.3,
+        "access_token": SecretStr(access),
+        "customer_id": "4711",
+        **settings,
+    }
+    return make_app(make_settings(server.base_url, bearer=None, **values), tokens=tokens)
+
+
+def open_tokens(server: SimulatorServer) -> set[str]:
+    return {o["token"] for o in server.sim.list_orders() if is_open(o["status"])}
+
+
+def requests(server: SimulatorServer, endpoint: str) -> list[dict]:
+    return [r for r in server.sim.requests if r["endpoint"] == endpoint]
+
+
+async def test_the_watch_list_fills_with_exactly_the_open_orders(server) -> None:
+    expected = open_tokens(server)
+    assert expected and expected != set(server.sim.tokens())  # some demo orders are final
+    app = account_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: set(app.state.entries) == expected)
+        await wait_until(
+            pilot, lambda: all(e.order is not None for e in app.state.entries.values())
+        )
+        text = screen_text(app)
+        assert all(token in text for token in expected)
+        await pilot.pause(0.7)  # two more history reads: nothing final joins
+        assert set(app.state.entries) == expected
+        assert app.state.alerts == type(app.state.alerts)()  # orders there at start: no alert
+    assert len(requests(server, "login")) == 1
+
+
+async def test_an_order_created_later_joins_with_a_new_order_alert(server) -> None:
+    app = account_app(server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server))
+        token = server.sim.create_order(token="counter 7", coin="btc", amount_fiat="12.30")
+        await wait_until(pilot, lambda: token in app.state.entries)
+        await wait_until(pilot, lambda: "New order: 12.30 EUR" in screen_text(app))
+        assert [a.text for a in app.state.alerts] == ["New order: 12.30 EUR"]
+        assert app.state.entries[token].unseen
+        # a watched order that turns final stays on the list
+        server.sim.set_status(token, "CANCELED")
+        await wait_until(
+            pilot,
+            lambda: (
+                (entry := app.state.entries.get(token)) is not None
+                and entry.order is not None
+                and entry.order.status.code == "CANCELED"
+            ),
+        )
+        await pilot.pause(0.7)
+        assert token in app.state.entries
+
+
+async def test_orders_added_by_hand_stay_and_are_not_announced(server) -> None:
+    final = next(t for t in server.sim.tokens() if t not in open_tokens(server))
+    app = account_app(server, tokens=(final,))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server) | {final})
+        await pilot.pause(0.7)
+        assert final in app.state.entries and not app.state.alerts
+
+
+async def test_a_refused_log_in_is_one_banner_and_no_loop(server) -> None:
+    token = next(iter(open_tokens(server)))
+    app = account_app(server, access="not-the-access-token", tokens=(token,), refresh_interval=0.3)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        banner = app.dashboard.query_one(AccountBanner)
+        await wait_until(pilot, lambda: banner.display)
+        text = screen_text(app)
+        assert "Log-in refused" in text and "not-the-access-token" not in text
+        assert len([line for line in text.splitlines() if "Log-in refused" in line]) == 1
+        await pilot.pause(2.0)  # several history reads and rate refreshes meanwhile
+        # the rest keeps working: the order is read through the public getOrder
+        assert app.state.order is not None and app.state.order.token == token
+    assert len(requests(server, "login")) == 1
+    assert requests(server, "history") == []
+
+
+async def test_log_in_and_history_wait_for_the_first_paint(server) -> None:
+    """Start-up is not slower with the access token: until the first paint no log-in may go
+    (the client's gate is shut) and no history read is started; both follow it."""
+    token = next(iter(open_tokens(server)))
+    app = account_app(server, tokens=(token,), refresh_interval=0.3)
+    at_first_paint: list[tuple[bool, int]] = []
+    display = app._display
+
+    def record_display(screen, renderable) -> None:  # noqa: ANN001
+        if renderable is not None and not app._batch_count and not at_first_paint:
+            gate = app.client.login_after
+            assert gate is not None
+            account_workers = sum(w.group == "account" for w in app.workers)
+            at_first_paint.append((gate.is_set(), account_workers))
+        display(screen, renderable)
+
+    app._display = record_display  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(requests(server, "history")) >= 1)
+        await wait_until(pilot, lambda: len(requests(server, "rates")) >= 1)
+    assert at_first_paint == [(False, 0)]
+    assert len(requests(server, "login")) == 1
+
+
+async def test_a_log_in_waits_for_its_gate(server) -> None:
+    import asyncio
+
+    from orderdash.core.service.client import OrderClient
+
+    token = next(iter(open_tokens(server)))
+    settings = make_settings(server.base_url, bearer=None, access_token=SecretStr(ACCESS))
+    async with OrderClient.from_settings(settings) as client:
+        client.login_after = asyncio.Event()
+        task = asyncio.create_task(client.refresh_rate(token))
+        await asyncio.sleep(0.3)
+        assert requests(server, "login") == [] and not task.done()
+        client.login_after.set()
+        fetched = await task
+    assert fetched.order.token == token
+    assert [r["endpoint"] for r in server.sim.requests] == ["login", "rates"]
