@@ -152,3 +152,151 @@ async def test_a_log_in_waits_for_its_gate(server) -> None:
         fetched = await task
     assert fetched.order.token == token
     assert [r["endpoint"] for r in server.sim.requests] == ["login", "rates"]
+
+
+# -- n: a new charge, from the amount to the customer's QR -----------------------------------
+
+
+async def type_amount(pilot, app: OrderDashApp, text: str) -> None:  # noqa: ANN001
+    from textual.widgets import Input
+
+    field = app.screen.query_one("#charge-amount", Input)
+    field.value = ""
+    await pilot.press(*text, "enter")
+
+
+def creates(server: SimulatorServer) -> list[dict]:
+    return requests(server, "create")
+
+
+async def test_n_an_amount_confirmed_and_a_coin_show_the_orders_qr_on_the_pos(server) -> None:
+    from textual.widgets import OptionList
+
+    from orderdash.core.domain.display import amount_text
+    from orderdash.tui.screens.charge import ChargeScreen
+    from orderdash.tui.screens.pos import PosScreen
+    from orderdash.tui.widgets.qr import QRView
+    from qr_screen import decode_qr_in_region
+
+    sim = server.sim
+    app = account_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+        await type_amount(pilot, app, "12,50")
+        await wait_until(pilot, lambda: "Not an amount" in screen_text(app))
+        await type_amount(pilot, app, "12.50")
+        await wait_until(pilot, lambda: "Charge 12.50 EUR?" in screen_text(app))
+        await pilot.pause(0.3)
+        assert creates(server) == []  # nothing is sent before the person says yes
+        before = set(sim.tokens())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Which coin" in screen_text(app))
+        options = app.screen.query_one(OptionList)
+        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert "coin:BTC" in ids and ids[-1] == "customer-chooses"
+        options.highlighted = ids.index("coin:BTC")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        (token,) = set(sim.tokens()) - before
+        assert token in app.state.entries and app.state.token == token
+
+        def wire() -> dict:
+            return sim.order_wire(token, with_qr=False)
+
+        def decoded() -> list[str]:
+            qr = app.screen.query_one("#pos-qr", QRView)
+            return decode_qr_in_region(app, qr.region)
+
+        assert wire()["amountFiat"] == "12.50" and wire()["coinBaseName"] == "btc"
+        await wait_until(
+            pilot,
+            lambda: (
+                decoded()
+                == [f"BITCOIN:{wire()['address'].upper()}?amount={amount_text(wire()['amount'])}"]
+            ),
+        )
+    assert len(creates(server)) == 1
+
+
+async def test_a_create_whose_answer_is_lost_is_retried_as_the_same_charge(server) -> None:
+    """Every try of the create loses its answer: the person is told in one line, presses
+    Enter again, and the same charge (same token) finds its order: exactly one is made."""
+    from orderdash.simulator import Fault
+    from orderdash.tui.screens.charge import ChargeScreen
+
+    sim = server.sim
+    sim.add_fault(Fault(endpoint="create", reset_after=0, times=3))
+    app = account_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+        await type_amount(pilot, app, "7.25")
+        await wait_until(pilot, lambda: "Charge 7.25" in screen_text(app))
+        before = set(sim.tokens())
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Not made:" in screen_text(app), timeout=10)
+        assert "try the same charge again" in screen_text(app)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Which coin" in screen_text(app))
+        assert len(set(sim.tokens()) - before) == 1
+        await pilot.press("escape")  # leave the coin to the customer
+        await wait_until(pilot, lambda: not isinstance(app.screen, ChargeScreen))
+    made = [r["token"] for r in creates(server)]
+    assert len(made) == 4 and len(set(made)) == 1
+    (token,) = set(sim.tokens()) - before
+    assert sim.order_wire(token, with_qr=False)["amountFiat"] == "7.25"
+
+
+async def test_a_refused_charge_says_why_in_one_line_and_keeps_the_amount(server) -> None:
+    from textual.widgets import Input
+
+    from orderdash.tui.screens.charge import ChargeScreen
+
+    app = account_app(server, customer_id="1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+        await type_amount(pilot, app, "5")
+        await wait_until(pilot, lambda: "Charge 5" in screen_text(app))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Not made:" in screen_text(app))
+        line = next(x for x in screen_text(app).splitlines() if "Not made:" in x)
+        assert "customer_id: Invalid customer_id" in line
+        assert app.screen.query_one("#charge-amount", Input).value == "5"
+        assert ACCESS not in screen_text(app)
+    assert len(creates(server)) == 1
+
+
+async def test_n_on_the_pos_screen_charges_and_the_pos_turns_to_the_new_order(server) -> None:
+    from orderdash.tui.screens.charge import ChargeScreen
+    from orderdash.tui.screens.pos import PosScreen
+
+    sim = server.sim
+    first = next(iter(sorted(open_tokens(server))))
+    values = {
+        "poll_interval": 0.2,
+        "refresh_interval": 60.0,
+        "access_token": SecretStr(ACCESS),
+        "customer_id": "4711",
+    }
+    settings = make_settings(server.base_url, bearer=None, **values)
+    app = make_app(settings, token=first, open_pos=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        pos = app.screen
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+        await type_amount(pilot, app, "3.10")
+        await wait_until(pilot, lambda: "Charge 3.10 EUR?" in screen_text(app))
+        before = set(sim.tokens())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Which coin" in screen_text(app))
+        await pilot.press("escape")  # the customer chooses on the checkout page
+        await wait_until(pilot, lambda: app.screen is pos)
+        (token,) = set(sim.tokens()) - before
+        await wait_until(pilot, lambda: pos.order is not None and pos.order.token == token)
+        assert app.state.token == token and token in app.state.entries

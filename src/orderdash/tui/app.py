@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from textual.app import App, SystemCommand
@@ -25,13 +26,13 @@ from orderdash.core.customer.catalogue import resolve_language
 from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.domain.display import amount_text, coin_code, fiat_text
 from orderdash.core.polling.account import AccountFeed
-from orderdash.core.polling.watcher import OrderWatcher
+from orderdash.core.polling.watcher import Change, OrderWatcher
 from orderdash.core.runtime import startup
 from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.errors import AuthError
-from orderdash.core.service.models import Transaction
+from orderdash.core.service.models import HistoryItem, Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
@@ -50,6 +51,9 @@ from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
 from orderdash.tui.watch_list_file import WatchListSync
+
+if TYPE_CHECKING:
+    from orderdash.tui.screens.charge import ChargeMade
 
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
@@ -125,6 +129,8 @@ class OrderDashApp(App[None]):
             else None
         )
         self._account_problem: str | None = None
+        #: The account's fiat, as its newest order says (a charge's amount is in it).
+        self._account_currency = ""
         client.on_login_refused = self._login_refused
         # a log-in waits for the first paint: it must not make the start-up slower
         client.login_after = asyncio.Event()
@@ -244,10 +250,16 @@ class OrderDashApp(App[None]):
     def on_account_baseline(self, message: AccountBaseline) -> None:
         # orders already final at start stay out
         tokens = [order.item.token for order in message.orders if order.open]
+        self._note_currency([order.item for order in message.orders])
         self.state.from_account.update(self.watch_tokens(tokens, save=False))
+        try:
+            self.dashboard.orders_arrived()
+        except LookupError:  # the app is being taken down
+            pass
 
     def on_account_new_order(self, message: AccountNewOrder) -> None:
         item = message.order.item
+        self._note_currency([item])
         if item.token in self.state.entries:
             return  # made here (a charge) or added by hand: nothing new to tell
         self.state.from_account.update(self.watch_tokens([item.token], save=False))
@@ -273,6 +285,46 @@ class OrderDashApp(App[None]):
 
     def on_account_recovered(self, _: AccountRecovered) -> None:
         self.notify("The account's order history reads again.", title="Account", markup=False)
+
+    def _note_currency(self, items: list[HistoryItem]) -> None:
+        if items:
+            newest = max(items, key=lambda item: item.created_at_ms)
+            self._account_currency = newest.currency.abbreviation
+
+    def action_new_charge(self) -> None:
+        """New charge (`n`): an amount, confirmed, made into an order, a coin; then the order
+        on the POS screen (it stays up if it is up)."""
+        customer_id = self.settings.customer_id
+        if self.settings.access_token is None or not customer_id:
+            self.notify(
+                "A new charge needs the access token and the customer id (access_token_file, "
+                "customer_id): both are in the service's cabinet.",
+                title="New charge",
+                severity="warning",
+                markup=False,
+            )
+            return
+        # imported when first opened, like the other rare screens
+        from orderdash.tui.screens.charge import ChargeScreen
+
+        if isinstance(self.screen, ChargeScreen):
+            return
+        currency = self._account_currency
+        if not currency and self.state.order is not None:
+            currency = self.state.order.currency.abbreviation
+        self.push_screen(
+            ChargeScreen(self.client, str(customer_id), currency), callback=self._charge_made
+        )
+
+    def _charge_made(self, made: ChargeMade | None) -> None:
+        if made is None:
+            return
+        self.watch_tokens([made.token], save=True)
+        if made.fetched is not None and made.token in self.state.entries:
+            # the order as the charge last read it: on screen at once, not at the next poll
+            self.state.fetched(made.token, made.fetched, Change(), looking=True)
+        self.dashboard.load(made.token)
+        self.action_point_of_sale()
 
     def _login_refused(self, error: AuthError) -> None:
         """The service refused the access token (the client sends no log-in again)."""
@@ -557,6 +609,11 @@ class OrderDashApp(App[None]):
                 "Clear customer display",
                 "Back to the welcome screen on the customer display",
                 self.action_clear_display,
+            ),
+            (
+                "New charge",
+                "Make an order for an amount and show it to the customer",
+                self.action_new_charge,
             ),
             ("Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell),
         ):

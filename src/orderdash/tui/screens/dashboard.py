@@ -211,6 +211,13 @@ class DashboardScreen(Screen[None]):
 
     # -- the watch list ---------------------------------------------------------------------------
 
+    def orders_arrived(self) -> None:
+        """Orders joined the list by themselves (the account's): after an empty start the list
+        takes the focus from the empty token input, so that the keys work on it."""
+        field = self.query_one(TokenBar).input
+        if self.state.token is None and self.state.entries and field.has_focus and not field.value:
+            self.query_one(WatchListPane).table.focus()
+
     def entry_changed(self, token: str) -> None:
         """The state changed `token`'s entry outside a read (a new order's mark)."""
         self.query_one(WatchListPane).update_entry(token)
