@@ -186,7 +186,7 @@ async def test_n_an_amount_confirmed_and_a_coin_show_the_orders_qr_on_the_pos(se
         await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
         await type_amount(pilot, app, "12,50")
         await wait_until(pilot, lambda: "Not an amount" in screen_text(app))
-        await type_amount(pilot, app, "12.50")
+        await type_amount(pilot, app, "12.5")
         await wait_until(pilot, lambda: "Charge 12.50 EUR?" in screen_text(app))
         await pilot.pause(0.3)
         assert creates(server) == []  # nothing is sent before the person says yes
@@ -217,6 +217,18 @@ async def test_n_an_amount_confirmed_and_a_coin_show_the_orders_qr_on_the_pos(se
                 == [f"BITCOIN:{wire()['address'].upper()}?amount={amount_text(wire()['amount'])}"]
             ),
         )
+
+        # every private request (log-in, history, rates, the coins, the choice) is in the
+        # budget the `b` view shows
+        def private_at_the_service() -> int:
+            kinds = ("login", "history", "rates", "ui_order")
+            return sum(r["endpoint"] in kinds for r in sim.requests)
+
+        def private_in_the_budget() -> int:
+            return {u.name: u for u in app.watcher.budget_use()}["rate"].last_minute
+
+        await wait_until(pilot, lambda: private_in_the_budget() == private_at_the_service())
+        assert len(requests(server, "ui_order")) == 2
     assert len(creates(server)) == 1
 
 

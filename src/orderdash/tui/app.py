@@ -312,9 +312,13 @@ class OrderDashApp(App[None]):
         currency = self._account_currency
         if not currency and self.state.order is not None:
             currency = self.state.order.currency.abbreviation
-        self.push_screen(
-            ChargeScreen(self.client, str(customer_id), currency), callback=self._charge_made
+        screen = ChargeScreen(
+            self.client,
+            str(customer_id),
+            currency,
+            private_request=self.watcher.spent_private_request,
         )
+        self.push_screen(screen, callback=self._charge_made)
 
     def _charge_made(self, made: ChargeMade | None) -> None:
         if made is None:

@@ -10,6 +10,7 @@ one line, and the amount stays for a retry.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
@@ -25,7 +26,7 @@ from textual.widgets.option_list import Option
 
 from orderdash.core.domain.display import fiat_text
 from orderdash.core.safetext import clean
-from orderdash.core.service.charge import Charge, choose, create, new_order_token, parse_amount
+from orderdash.core.service.charge import Charge, create, new_order_token, parse_amount
 from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.core.service.errors import OrderdashError
 from orderdash.core.service.models import CoinChoice
@@ -76,9 +77,18 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         Binding("enter", "confirm", "Confirm", show=False),
     ]
 
-    def __init__(self, client: OrderClient, customer_id: str, currency: str = "") -> None:
+    def __init__(
+        self,
+        client: OrderClient,
+        customer_id: str,
+        currency: str = "",
+        *,
+        private_request: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__()
         self._client = client
+        #: Counts a private request (the coins, the choice) against the shared budget.
+        self._private_request = private_request
         self._customer_id = customer_id
         #: The account's fiat (from its orders); "" when not known yet.
         self.currency = clean(currency, limit=12)
@@ -128,7 +138,8 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         except OrderdashError as error:
             self._say(f"Not an amount: {error.message}", error=True, hint="Enter: next")
             return
-        self.amount = amount
+        # the money as people write it (at most 2 decimals: exact)
+        self.amount = amount = amount.quantize(Decimal("0.01"))
         self.step = Step.CONFIRM
         self._input.disabled = True
         self._say(
@@ -169,10 +180,16 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         coins: tuple[CoinChoice, ...] = ()
         problem = ""
         try:
+            self._count_private(1)
             coins = await self._client.order_coins(made.token)
         except Exception as error:  # noqa: BLE001 - the customer can still choose on the page
             problem = f"The coins could not be read: {_error_line(error)}"
         self._offer_coins(coins, problem)
+
+    def _count_private(self, requests: int) -> None:
+        if self._private_request is not None:
+            for _ in range(requests):
+                self._private_request()
 
     # -- the coin ----------------------------------------------------------------------------
 
@@ -184,7 +201,8 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         for coin in coins:
             name = clean(coin.name or "", limit=30)
             code = clean(coin.code, limit=12)
-            options.add_option(Option(Text(f"{code}  {name}".rstrip()), id=f"coin:{coin.code}"))
+            option = Option(Text(f"{code:<6} {name}".rstrip()), id=f"coin:{coin.code}")
+            options.add_option(option)
         options.add_option(Option(Text("Let the customer choose"), id=CUSTOMER_CHOOSES))
         options.highlighted = 0
         options.focus()
@@ -215,8 +233,9 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
     async def _finish(self, made: Charge, code: str | None) -> None:
         try:
             if code is not None:
-                chosen = await choose(self._client, made, code)
-                fetched = chosen.order
+                # a code from the coins the order offered (read once, for the list)
+                self._count_private(1)
+                fetched = await self._client.choose_coin(made.token, code)
             else:
                 fetched = await self._client.get_order(made.token)
         except Exception as error:  # noqa: BLE001 - one line; the pick can be made again
