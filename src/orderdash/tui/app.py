@@ -273,8 +273,11 @@ class OrderDashApp(App[None]):
         self.notify(alert.text, title=clean(item.token, limit=40), markup=False, timeout=8)
 
     def on_account_failed(self, message: AccountFailed) -> None:
+        if self.client.login_refused is not None:
+            return  # the banner says it already
         if isinstance(message.error, AuthError):
-            self._show_account_problem(f"Log-in refused: {message.error.message}")
+            text = f"The account's orders cannot be read: {message.error.message}"
+            self._show_account_problem(text)
             return
         self.notify(
             f"The account's order history cannot be read: {message.error.message}",
