@@ -13,7 +13,6 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from textual.app import App, SystemCommand
@@ -24,24 +23,22 @@ from textual.screen import Screen
 
 from orderdash.core.customer.catalogue import resolve_language
 from orderdash.core.customer.channel import Publisher, channel_path
-from orderdash.core.domain.display import amount_text, coin_code, fiat_text
-from orderdash.core.polling.account import AccountFeed
-from orderdash.core.polling.watcher import Change, OrderWatcher
+from orderdash.core.domain.display import amount_text, coin_code
+from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.runtime import startup
 from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import AuthError
-from orderdash.core.service.models import HistoryItem, Transaction
+from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
+from orderdash.tui.account import AccountMode
 from orderdash.tui.messages import (
     AccountBaseline,
     AccountFailed,
     AccountNewOrder,
     AccountRecovered,
-    AccountReporter,
     WatchListRead,
     WatchListSaved,
     WatchReporter,
@@ -51,9 +48,6 @@ from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.help import HelpScreen
 from orderdash.tui.watch_list_file import WatchListSync
-
-if TYPE_CHECKING:
-    from orderdash.tui.screens.charge import ChargeMade
 
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
@@ -116,22 +110,8 @@ class OrderDashApp(App[None]):
         self._told_no_bearer = False
         self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
         self._file = WatchListSync(self, state, started=self._start, adopt=self._adopt)
-        #: The account's history, read every `account_interval` (account mode: the access
-        #: token is configured): its open orders join the watch list by themselves.
-        self._feed = (
-            AccountFeed(
-                client,
-                AccountReporter(self),
-                interval=settings.account_interval,
-                budget=watcher,
-            )
-            if account
-            else None
-        )
-        self._account_problem: str | None = None
-        #: The account's fiat, as its newest order says (a charge's amount is in it).
-        self._account_currency = ""
-        client.on_login_refused = self._login_refused
+        #: Account mode (the access token): the watch list fills itself; `n` charges.
+        self._account = AccountMode(self, enabled=account)
         # a log-in waits for the first paint: it must not make the start-up slower
         client.login_after = asyncio.Event()
 
@@ -163,8 +143,7 @@ class OrderDashApp(App[None]):
         """Up: a log-in may go now, and the account's history is read (in a worker)."""
         if self.client.login_after is not None:
             self.client.login_after.set()
-        if self._feed is not None:
-            self.run_worker(self._feed.run(), group="account", exclusive=True, exit_on_error=False)
+        self._account.start()
 
     async def on_unmount(self) -> None:
         self._file.flush_at_exit()
@@ -245,107 +224,22 @@ class OrderDashApp(App[None]):
             self._told_no_bearer = True
             self.notify(NO_BEARER, title="No bearer token", severity="warning", markup=False)
 
-    # -- the merchant's account: its orders join the list by themselves ----------------------------
+    # -- the merchant's account (tui/account.py) --------------------------------------------------
 
     def on_account_baseline(self, message: AccountBaseline) -> None:
-        # orders already final at start stay out
-        tokens = [order.item.token for order in message.orders if order.open]
-        self._note_currency([order.item for order in message.orders])
-        self.state.from_account.update(self.watch_tokens(tokens, save=False))
-        try:
-            self.dashboard.orders_arrived()
-        except LookupError:  # the app is being taken down
-            pass
+        self._account.baseline(message)
 
     def on_account_new_order(self, message: AccountNewOrder) -> None:
-        item = message.order.item
-        self._note_currency([item])
-        if item.token in self.state.entries:
-            return  # made here (a charge) or added by hand: nothing new to tell
-        self.state.from_account.update(self.watch_tokens([item.token], save=False))
-        alert = self.state.new_order(item.token, fiat_text(item.amount, item.currency.abbreviation))
-        try:
-            self.dashboard.entry_changed(item.token)
-        except LookupError:  # the app is being taken down
-            return
-        if self._pos is None:
-            self.bell()
-        self.notify(alert.text, title=clean(item.token, limit=40), markup=False, timeout=8)
+        self._account.new_order(message)
 
     def on_account_failed(self, message: AccountFailed) -> None:
-        if self.client.login_refused is not None:
-            return  # the banner says it already
-        if isinstance(message.error, AuthError):
-            text = f"The account's orders cannot be read: {message.error.message}"
-            self._show_account_problem(text)
-            return
-        self.notify(
-            f"The account's order history cannot be read: {message.error.message}",
-            title="Account",
-            severity="warning",
-            markup=False,
-        )
+        self._account.failed(message)
 
     def on_account_recovered(self, _: AccountRecovered) -> None:
-        self.notify("The account's order history reads again.", title="Account", markup=False)
-
-    def _note_currency(self, items: list[HistoryItem]) -> None:
-        if items:
-            newest = max(items, key=lambda item: item.created_at_ms)
-            self._account_currency = newest.currency.abbreviation
+        self._account.recovered()
 
     def action_new_charge(self) -> None:
-        """New charge (`n`): an amount, confirmed, made into an order, a coin; then the order
-        on the POS screen (it stays up if it is up)."""
-        customer_id = self.settings.customer_id
-        if self.settings.access_token is None or not customer_id:
-            self.notify(
-                "A new charge needs the access token and the customer id (access_token_file, "
-                "customer_id): both are in the service's cabinet.",
-                title="New charge",
-                severity="warning",
-                markup=False,
-            )
-            return
-        # imported when first opened, like the other rare screens
-        from orderdash.tui.screens.charge import ChargeScreen
-
-        if isinstance(self.screen, ChargeScreen):
-            return
-        currency = self._account_currency
-        if not currency and self.state.order is not None:
-            currency = self.state.order.currency.abbreviation
-        screen = ChargeScreen(
-            self.client,
-            str(customer_id),
-            currency,
-            private_request=self.watcher.spent_private_request,
-        )
-        self.push_screen(screen, callback=self._charge_made)
-
-    def _charge_made(self, made: ChargeMade | None) -> None:
-        if made is None:
-            return
-        self.watch_tokens([made.token], save=True)
-        if made.fetched is not None and made.token in self.state.entries:
-            # the order as the charge last read it: on screen at once, not at the next poll
-            self.state.fetched(made.token, made.fetched, Change(), looking=True)
-        self.dashboard.load(made.token)
-        self.action_point_of_sale()
-
-    def _login_refused(self, error: AuthError) -> None:
-        """The service refused the access token (the client sends no log-in again)."""
-        self._show_account_problem(f"Log-in refused: {error.message}")
-
-    def _show_account_problem(self, text: str) -> None:
-        """One banner line, once: never a notice a minute for the same refusal."""
-        if self._account_problem == text:
-            return
-        self._account_problem = text
-        try:
-            self.dashboard.account_problem(f"{text}; then restart orderdash")
-        except LookupError:  # the app is being taken down
-            pass
+        self._account.new_charge()
 
     # -- the watch list ---------------------------------------------------------------------------
 
