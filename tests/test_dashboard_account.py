@@ -312,3 +312,35 @@ async def test_n_on_the_pos_screen_charges_and_the_pos_turns_to_the_new_order(se
         (token,) = set(sim.tokens()) - before
         await wait_until(pilot, lambda: pos.order is not None and pos.order.token == token)
         assert app.state.token == token and token in app.state.entries
+
+
+def test_the_demo_runs_in_account_mode_with_an_access_token_held_in_memory(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`orderdash demo` logs in as a merchant does: its dashboard gets an access token and the
+    account number, no bearer, and the embedded simulator takes that token."""
+    import asyncio
+
+    from orderdash import cli
+    from orderdash.core.service.client import OrderClient
+    from orderdash.tui import run
+
+    seen: dict[str, object] = {}
+
+    def dashboard(settings, tokens, **_: object) -> int:  # noqa: ANN001
+        async def read() -> object:
+            async with OrderClient.from_settings(settings) as client:
+                return await client.account_orders()
+
+        seen["settings"], seen["orders"] = settings, asyncio.run(read())
+        return 0
+
+    monkeypatch.setattr(run, "run_dashboard", dashboard)
+    assert cli.main(["demo", "--customer-interval", "0"]) == 0
+    settings = seen["settings"]
+    assert settings.access_token is not None and settings.bearer_token is None
+    assert settings.customer_id == "4711"
+    assert len(seen["orders"].items) >= 7  # logged in: the history of the demo orders
+    secret = settings.access_token.get_secret_value()
+    out = capsys.readouterr()
+    assert secret not in out.out + out.err
