@@ -54,6 +54,24 @@ def test_charge_with_a_coin_prints_token_url_address_and_the_wallet_request(serv
     assert ACCESS not in result.stdout + result.stderr
 
 
+def test_charge_without_a_coin_prints_only_the_token_and_the_checkout_url(server) -> None:
+    common = ("--base-url", server.base_url, "--create-url", server.root_url + "/listener")
+    before = set(server.sim.tokens())
+    text = run_cli("charge", "4.20", *common, env=ENV)
+    as_json = run_cli("charge", "4.20", "--json", *common, env=ENV)
+    assert text.returncode == as_json.returncode == 0, text.stderr + as_json.stderr
+    answer = jsontext.loads(as_json.stdout)
+    assert set(answer) == {"token", "payment_url"}
+    (token,) = set(server.sim.tokens()) - before - {answer["token"]}
+    order = server.sim.order_wire(token, with_qr=False)
+    lines = text.stdout.splitlines()
+    assert len(lines) == 2 and lines[0] == f"order {token}"
+    assert lines[1].startswith("checkout: http") and lines[1].endswith(token)
+    assert order["coinBaseName"] is None and text.stderr == ""
+    # nothing but the two creates: no coin asked for, none chosen
+    assert [r["endpoint"] for r in server.sim.requests] == ["create", "create"]
+
+
 async def test_a_create_whose_answer_is_lost_makes_exactly_one_order(server) -> None:
     sim = server.sim
     # the order is made, then the connection drops before the answer

@@ -102,9 +102,10 @@ async def test_a_failing_history_is_one_error_line_then_recovered(server) -> Non
     assert "HTTP 503" in next(e for e in events(out) if e.get("source") == "account")["message"]
 
 
-def test_watch_account_needs_jsonl_for_now(server) -> None:
+def test_watch_account_needs_the_access_token(server) -> None:
     result = run_cli("watch", "--account", "--base-url", server.base_url)
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+    assert "access token" in result.stderr
 
 
 async def test_every_history_page_read_is_counted_for_the_private_budget(server) -> None:
@@ -128,10 +129,18 @@ async def test_every_history_page_read_is_counted_for_the_private_budget(server)
             pass
 
     counted: list[int] = []
+
+    class Counting:
+        async def private_request(self) -> None:
+            counted.append(1)
+
+        def private_limited(self, retry_after) -> None:  # noqa: ANN001
+            pass
+
     settings = make_settings(server.base_url, bearer=None, access_token=SecretStr(ACCESS))
     quiet = Quiet()
     async with OrderClient.from_settings(settings) as client:
-        feed = AccountFeed(client, quiet, interval=60, on_request=lambda: counted.append(1))
+        feed = AccountFeed(client, quiet, interval=60, budget=Counting())
         await feed.read_once()
         await feed.read_once()
     history = [r for r in server.sim.requests if r["endpoint"] == "history"]
@@ -143,7 +152,7 @@ async def test_a_bug_while_reading_the_history_is_a_failure_not_the_end() -> Non
     from orderdash.core.polling.account import AccountFeed
 
     class Broken:
-        async def account_orders(self) -> None:
+        async def account_orders(self, **_: object) -> None:
             raise RuntimeError("boom")
 
     failures: list[str] = []
@@ -165,3 +174,54 @@ async def test_a_bug_while_reading_the_history_is_a_failure_not_the_end() -> Non
     await feed.read_once()
     await feed.read_once()
     assert failures == ["internal error: RuntimeError: boom"]
+
+
+async def test_history_reads_wait_for_the_private_budget_not_only_count_in_it(server) -> None:
+    """The history shares the rate budget: with room for 4 private requests a minute, a feed
+    asked to read every 0.1 s makes at most the log-in and 3 reads, however long it runs."""
+    from orderdash.core.polling.account import AccountFeed
+    from orderdash.core.polling.watcher import OrderWatcher
+    from orderdash.core.service.client import OrderClient
+
+    class Quiet:
+        def on_baseline(self, orders) -> None:  # noqa: ANN001
+            pass
+
+        def on_new_order(self, order) -> None:  # noqa: ANN001
+            pass
+
+        def on_account_failure(self, error) -> None:  # noqa: ANN001
+            raise AssertionError(error.message)
+
+        def on_account_recovered(self) -> None:
+            pass
+
+    class NoReports:
+        def on_fetched(self, *args: object) -> None:
+            pass
+
+        on_failure = on_status = on_fetched
+
+    settings = make_settings(server.base_url, bearer=None, access_token=SecretStr(ACCESS))
+    async with OrderClient.from_settings(settings) as client:
+        watcher = OrderWatcher(
+            client,
+            NoReports(),
+            poll_interval=10,
+            refresh_interval=60,
+            rate_budget_per_minute=4,
+            rate_budget_per_hour=100_000,
+        )
+        feed = AccountFeed(client, Quiet(), interval=0.1, budget=watcher)
+        task = asyncio.create_task(feed.run())
+        try:
+            await wait_for(lambda: len(server.sim.requests) >= 4)
+            await asyncio.sleep(1.0)  # ten more intervals: the budget keeps them waiting
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        use = {u.name: u for u in watcher.budget_use()}
+    log = [r["endpoint"] for r in server.sim.requests]
+    assert log.count("login") == 1
+    assert log.count("history") == 3  # one full read: 7 orders at 3 a page
+    assert use["rate"].last_minute == 4

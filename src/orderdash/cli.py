@@ -136,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--account",
         action="store_true",
         help="watch the account's open orders and every order created after start (needs the "
-        "access token; with --jsonl)",
+        "access token; the dashboard does this whenever the access token is set)",
     )
     watch.add_argument(
         "--account-interval",
@@ -525,9 +525,10 @@ def _run_watch(args: argparse.Namespace) -> int:
     for raw, reason in parsed.invalid:
         print(f"orderdash: skipped {raw[:40]!r}: {reason}", file=sys.stderr)
     settings, _ = _load_settings(args)
-    if args.account and not args.jsonl:
+    if args.account and settings.access_token is None:
         raise UsageError(
-            "watch --account runs with --jsonl (the dashboard does not fill itself yet)"
+            "watch --account needs the access token (access_token_file, or "
+            "ORDERDASH_ACCESS_TOKEN_FILE): the service's cabinet shows it once, when made"
         )
     if args.jsonl:
         if not parsed.tokens and not args.account:
@@ -540,6 +541,10 @@ def _run_watch(args: argparse.Namespace) -> int:
     return run_dashboard(settings, parsed.tokens)
 
 
+#: The demo account's number (the simulator checks it on Generate Order).
+DEMO_CUSTOMER_ID = "4711"
+
+
 def _run_demo(args: argparse.Namespace) -> int:
     """Start the simulator with its demo orders and a paying customer, then open the dashboard."""
     import secrets
@@ -549,22 +554,30 @@ def _run_demo(args: argparse.Namespace) -> int:
     from orderdash.simulator import Simulator, SimulatorServer
     from orderdash.tui.run import run_dashboard
 
-    # the demo's credential lives only in this process: nothing to leak, nothing to configure
+    # the demo's credentials live only in this process: nothing to leak, nothing to configure.
+    # It logs in with an access token as a merchant does (the account mode: the watch list
+    # fills itself, `n` makes a charge); the simulator's bearer is never handed to it.
     bearer_token = secrets.token_urlsafe(24)
+    access_token = secrets.token_urlsafe(24)
     # the in-process simulator (uvicorn) logs too: never onto the dashboard's terminal
-    ensure_configured(None, [bearer_token])
+    ensure_configured(None, [bearer_token, access_token])
     interval = args.customer_interval if args.customer_interval > 0 else None
     seed, run = _simulator_run(args.seed)
     simulator = Simulator(seed=seed, run=run, live=interval is not None)
     with SimulatorServer(
-        simulator, bearer_token=bearer_token, customer_interval=interval
+        simulator,
+        bearer_token=bearer_token,
+        customer_interval=interval,
+        access_token=access_token,
+        customer_id=DEMO_CUSTOMER_ID,
     ) as server:
         settings, _ = load_settings(
             # the demo has its own orders: it neither reads nor writes the user's watch list
             {
                 **_settings_overrides(args),
                 "base_url": server.base_url,
-                "bearer_token": bearer_token,
+                "access_token": access_token,
+                "customer_id": DEMO_CUSTOMER_ID,
                 "persist_watchlist": False,
             },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},

@@ -191,7 +191,7 @@ async def watch_jsonl(
             client,
             AccountLines(lines, watcher),
             interval=settings.account_interval,
-            on_request=watcher.spent_private_request,
+            budget=watcher,
         )
         async with asyncio.TaskGroup() as group:
             group.create_task(watcher.run())

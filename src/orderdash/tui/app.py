@@ -8,6 +8,7 @@ the command palette both call; the clock tick and the order on screen go down as
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -33,7 +34,16 @@ from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat, desktop
-from orderdash.tui.messages import WatchListRead, WatchListSaved, WatchReporter
+from orderdash.tui.account import AccountMode
+from orderdash.tui.messages import (
+    AccountBaseline,
+    AccountFailed,
+    AccountNewOrder,
+    AccountRecovered,
+    WatchListRead,
+    WatchListSaved,
+    WatchReporter,
+)
 from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
@@ -90,6 +100,7 @@ class OrderDashApp(App[None]):
         notices: Sequence[str] = (),
         publisher: Publisher | None = None,
         language: str = "en",
+        account: bool = False,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -111,6 +122,10 @@ class OrderDashApp(App[None]):
         self._told_no_bearer = False
         self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
         self._file = WatchListSync(self, state, started=self._start, adopt=self._adopt)
+        #: Account mode (the access token): the watch list fills itself; `n` charges.
+        self._account = AccountMode(self, enabled=account)
+        # a log-in waits for the first paint: it must not make the start-up slower
+        client.login_after = asyncio.Event()
 
     async def on_mount(self) -> None:
         dashboard = DashboardScreen(self.state, self.watcher)
@@ -121,6 +136,7 @@ class OrderDashApp(App[None]):
         self._file.start()  # the saved list is read in a worker: `_start` once it is known
         # the first paint is the end of the start-up (core/runtime/startup.py)
         self.call_after_refresh(startup.resume)
+        self.call_after_refresh(self._after_first_paint)
         for notice in self._notices:
             self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)
 
@@ -134,6 +150,12 @@ class OrderDashApp(App[None]):
         self.dashboard.start(first, [reason for _, reason in given.invalid])
         if first is not None and self._open_pos:
             self.action_point_of_sale()
+
+    def _after_first_paint(self) -> None:
+        """Up: a log-in may go now, and the account's history is read (in a worker)."""
+        if self.client.login_after is not None:
+            self.client.login_after.set()
+        self._account.start()
 
     async def on_unmount(self) -> None:
         self._file.flush_at_exit()
@@ -219,6 +241,23 @@ class OrderDashApp(App[None]):
         if not self._told_no_bearer:
             self._told_no_bearer = True
             self.notify(NO_BEARER, title="No bearer token", severity="warning", markup=False)
+
+    # -- the merchant's account (tui/account.py) --------------------------------------------------
+
+    def on_account_baseline(self, message: AccountBaseline) -> None:
+        self._account.baseline(message)
+
+    def on_account_new_order(self, message: AccountNewOrder) -> None:
+        self._account.new_order(message)
+
+    def on_account_failed(self, message: AccountFailed) -> None:
+        self._account.failed(message)
+
+    def on_account_recovered(self, _: AccountRecovered) -> None:
+        self._account.recovered()
+
+    def action_new_charge(self) -> None:
+        self._account.new_charge()
 
     # -- the watch list ---------------------------------------------------------------------------
 
@@ -319,7 +358,8 @@ class OrderDashApp(App[None]):
             self.watcher.focus({entry.token})
         self.roster += 1
         if entry.fetched is not None:
-            self._file.save(added=[entry.token])
+            if entry.token not in self.state.from_account:  # the history brings those back
+                self._file.save(added=[entry.token])
         else:  # never answered: kept after its first good answer, like any new token
             self.state.unsaved.add(entry.token)
         self.notify(f"Back on the list: {clean(entry.token, limit=40)}", timeout=3, markup=False)
@@ -623,6 +663,11 @@ class OrderDashApp(App[None]):
                 "Back to the welcome screen on the customer display",
                 self.action_clear_display,
             ),
+            (
+                "New charge",
+                "Make an order for an amount and show it to the customer",
+                self.action_new_charge,
+            ),
             ("Toggle bell", "Ring the terminal bell on payments, or not", self.action_toggle_bell),
         ):
             yield SystemCommand(title, help_text, action)
@@ -678,6 +723,7 @@ def make_app(
     monotonic: Callable[[], float] = time.monotonic,
     open_pos: bool = False,
     notices: Sequence[str] = (),
+    account: bool | None = None,
 ) -> OrderDashApp:
     """Build the app, its state, its watcher and the watch list's store; pass `client` to
     inject one (tests), else it is made from `settings`.
@@ -685,7 +731,8 @@ def make_app(
     `token` (or the first of `tokens`) opens in the detail panes; all of them join the watch list.
     `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
     so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
-    (the terminal's earlier output is hidden behind it).
+    (the terminal's earlier output is hidden behind it). `account`: the watch list fills
+    itself with the account's open orders (default: when the access token is configured).
     """
     compat.install()
     if client is None:
@@ -732,4 +779,5 @@ def make_app(
         notices=notices,
         publisher=publisher,
         language=publisher.language,
+        account=settings.access_token is not None if account is None else account,
     )

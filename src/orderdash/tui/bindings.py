@@ -28,6 +28,13 @@ DASHBOARD_BINDINGS = [
         "Display",
         tooltip="Show the order on the customer display (orderdash display)",
     ),
+    Binding(
+        "n",
+        "app.new_charge",
+        "Charge",
+        show=False,
+        tooltip="New charge: an amount, confirmed, made into an order, shown on the POS",
+    ),
     Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
     Binding("a", "app.add_tokens", "Add", tooltip="Add orders to the watch list (paste several)"),
     Binding(

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from orderdash.core.domain.status import is_open
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import OrderdashError
+from orderdash.core.service.errors import OrderdashError, RateLimited
 from orderdash.core.service.models import HistoryItem
 
 
@@ -41,6 +41,14 @@ class AccountEvents(Protocol):
     def on_account_recovered(self) -> None: ...
 
 
+class PrivateBudget(Protocol):
+    """The private budget the history reads share with the rate refreshes (the watcher)."""
+
+    async def private_request(self) -> None: ...
+
+    def private_limited(self, retry_after: float | None) -> None: ...
+
+
 class AccountFeed:
     """Reads the history every `interval` seconds and reports what is new."""
 
@@ -50,14 +58,14 @@ class AccountFeed:
         events: AccountEvents,
         *,
         interval: float,
-        on_request: Callable[[], None] | None = None,
+        budget: PrivateBudget | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
         self._client = client
         self._events = events
         self._interval = interval
-        #: Called once per history page read: the private budget counts them.
-        self._on_request = on_request
+        #: Each history page waits for it and is counted by it (None: no budget).
+        self._budget = budget
         self._sleep = sleep
         self._known: set[str] | None = None
         self._failing = False
@@ -67,18 +75,20 @@ class AccountFeed:
         return frozenset(self._known or ())
 
     async def read_once(self) -> None:
+        gate: Callable[[], Awaitable[None]] | None = None
+        if self._budget is not None:
+            gate = self._budget.private_request
         try:
-            orders = await self._client.account_orders()
+            orders = await self._client.account_orders(before_page=gate)
         except Exception as error:  # noqa: BLE001 - a bug here must not stop the watching
+            if isinstance(error, RateLimited) and self._budget is not None:
+                self._budget.private_limited(error.retry_after)
             if not isinstance(error, OrderdashError):
                 error = OrderdashError(f"internal error: {type(error).__name__}: {error}")
             if not self._failing:
                 self._failing = True
                 self._events.on_account_failure(error)
             return
-        for _ in range(orders.pages):
-            if self._on_request is not None:
-                self._on_request()
         if self._failing:
             self._failing = False
             self._events.on_account_recovered()

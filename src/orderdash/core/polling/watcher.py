@@ -20,7 +20,7 @@ from typing import Protocol
 from orderdash.core.domain.status import Tone, state_key, tone_of
 from orderdash.core.polling.budget import BudgetUse
 from orderdash.core.polling.refresh import Kind, TrackStatus
-from orderdash.core.polling.scheduler import Scheduler
+from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD, RATE_ONCE_RESERVE, Scheduler
 from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.core.service.errors import (
     ApiError,
@@ -237,9 +237,28 @@ class OrderWatcher:
         self.scheduler.spent_extra(Kind.RATES, self._monotonic())
 
     def spent_private_request(self) -> None:
-        """A private request made beside the watcher (a history read): the rate budget, which
-        the service shares between every private endpoint, counts it."""
+        """A private request made beside the watcher: the rate budget, which the service
+        shares between every private endpoint, counts it."""
         self._extra_private_request()
+
+    async def private_request(self) -> None:
+        """Wait until the private (rate) budget lets one more request start, then count it:
+        a history read goes through this gate, not only into the count. It leaves the tills
+        the share of the burst that one-off calls leave them."""
+        budget = self.scheduler.budgets[Kind.RATES]
+        while True:
+            now = self._monotonic()
+            free = budget.next_free(now, reserve=RATE_ONCE_RESERVE)
+            if free <= now:
+                self.scheduler.spent_extra(Kind.RATES, now)
+                return
+            await asyncio.sleep(min(free - now, 60.0))
+
+    def private_limited(self, retry_after: float | None) -> None:
+        """A private request beside the watcher was refused for the limit: hold the budget."""
+        hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
+        self.scheduler.budgets[Kind.RATES].hold(self._monotonic() + hold)
+        self._wake.set()
 
     def budget_use(self) -> list[BudgetUse]:
         """Each request budget's use now and the hour's projection (the `b` view)."""

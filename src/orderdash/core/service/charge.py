@@ -65,17 +65,23 @@ def pick_coin(coins: tuple[CoinChoice, ...], wanted: str) -> CoinChoice:
     )
 
 
-async def charge(
+def new_order_token() -> str:
+    """A charge's order token: chosen once, sent again on every retry of that charge."""
+    return secrets.token_urlsafe(18)
+
+
+async def create(
     client: OrderClient,
     amount: Decimal,
     *,
     customer_id: str,
+    token: str,
     order_id: str | None = None,
-    coin: str | None = None,
-    new_token: Callable[[], str] = lambda: secrets.token_urlsafe(18),
+    sent_before: bool = False,
     pause: float = RETRY_PAUSE,
 ) -> Charge:
-    token = new_token()
+    """Make the order of one charge, whose token is `token`. `sent_before`: this charge was
+    tried already (its answer may have been lost), so a "token taken" is its own order."""
     order_id = order_id or f"orderdash-{token[:12]}"
     created = None
     for attempt in range(CREATE_ATTEMPTS):
@@ -85,7 +91,7 @@ async def charge(
             )
             break
         except OrderTokenTaken:
-            if attempt == 0:
+            if attempt == 0 and not sent_before:
                 # a token never sent before is taken: not this charge's order
                 raise
             await client.get_order(token)  # made by the try whose answer was lost
@@ -98,9 +104,30 @@ async def charge(
     payment_url = created.payment_url if created is not None else None
     if created is not None and created.token != token:
         token = created.token  # the service's word for the order it made
-    if coin is None:
-        return Charge(token, payment_url)
-    offered = await client.order_coins(token)
+    return Charge(token, payment_url)
+
+
+async def choose(client: OrderClient, charge: Charge, coin: str) -> Charge:
+    """Choose `coin` (code or basename, any case) among those the charge's order offers."""
+    offered = await client.order_coins(charge.token)
     chosen = pick_coin(offered, coin)
-    fetched = await client.choose_coin(token, chosen.code)
-    return Charge(token, payment_url, fetched)
+    fetched = await client.choose_coin(charge.token, chosen.code)
+    return Charge(charge.token, charge.payment_url, fetched)
+
+
+async def charge(
+    client: OrderClient,
+    amount: Decimal,
+    *,
+    customer_id: str,
+    order_id: str | None = None,
+    coin: str | None = None,
+    new_token: Callable[[], str] = new_order_token,
+    pause: float = RETRY_PAUSE,
+) -> Charge:
+    made = await create(
+        client, amount, customer_id=customer_id, token=new_token(), order_id=order_id, pause=pause
+    )
+    if coin is None:
+        return made
+    return await choose(client, made, coin)

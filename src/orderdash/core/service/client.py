@@ -20,7 +20,7 @@ import re
 import sys
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -209,6 +209,14 @@ class OrderClient:
         #: The bearer bought by logging in with the access token (memory only).
         self._session: SecretStr | None = None
         self._login_lock = asyncio.Lock()
+        #: The service refused the access token: no log-in is sent again (a refused token
+        #: does not become good by asking once a minute), every private call raises this.
+        self.login_refused: AuthRefused | None = None
+        #: Told once when the access token is refused (the dashboard's banner).
+        self.on_login_refused: Callable[[AuthRefused], None] | None = None
+        #: A log-in waits until this is set (the dashboard sets it at its first paint, so that
+        #: logging in never makes the start-up slower); None: at once.
+        self.login_after: asyncio.Event | None = None
         #: Log-ins sent.
         self.logins = 0
         #: Called for each private request beyond the one asked for (a log-in, a retry): the
@@ -397,10 +405,16 @@ class OrderClient:
         return page_obj
 
     async def account_orders(
-        self, *, limit: int = HISTORY_PAGE_LIMIT, max_pages: int = MAX_HISTORY_PAGES
+        self,
+        *,
+        limit: int = HISTORY_PAGE_LIMIT,
+        max_pages: int = MAX_HISTORY_PAGES,
+        before_page: Callable[[], Awaitable[None]] | None = None,
     ) -> AccountOrders:
         """Every order of the account: history pages from 0, following `meta.nextPage` until it
-        is null (never assuming a page size), at most `max_pages` pages."""
+        is null (never assuming a page size), at most `max_pages` pages. `before_page` is
+        awaited before each page is asked for (the private budget's gate)."""
+        self._check_login_refused()
         items: list[HistoryItem] = []
         raw: list[dict[str, Any]] = []
         page: int | None = 0
@@ -412,6 +426,8 @@ class OrderClient:
                     f"the order history sent page {page} twice (nextPage goes back): stopped"
                 )
             seen.add(page)
+            if before_page is not None:
+                await before_page()
             history, wire = await self._history_page(page, limit)
             read += 1
             items.extend(history.items)
@@ -447,6 +463,7 @@ class OrderClient:
                 f"{what} needs a bearer token (--bearer-token-file) or an access token "
                 "(access_token_file) to log in with"
             )
+        self._check_login_refused()
         bearer = self._session or await self._login(stale=None)
         try:
             return await call(bearer.get_secret_value())
@@ -465,22 +482,37 @@ class OrderClient:
                 stale is None or current.get_secret_value() != stale.get_secret_value()
             ):
                 return current
+            if self.login_after is not None:
+                await self.login_after.wait()
+            self._check_login_refused()
             self._session = None
             assert self._access_token is not None
             body = json.dumps({"token": self._access_token.get_secret_value()}).encode("utf-8")
             self.logins += 1
             self._extra_private_request()
-            bearer = await self._call_json(
-                f"{self._base_url}/orders/api/login",
-                "login",
-                "",
-                headers={"Content-Type": "application/json"},
-                interpret=self._interpret_login,
-                method="POST",
-                content=body,
-            )
+            try:
+                bearer = await self._call_json(
+                    f"{self._base_url}/orders/api/login",
+                    "login",
+                    "",
+                    headers={"Content-Type": "application/json"},
+                    interpret=self._interpret_login,
+                    method="POST",
+                    content=body,
+                )
+            except AuthRefused as refused:
+                self.login_refused = refused
+                if self.on_login_refused is not None:
+                    self.on_login_refused(refused)
+                raise
             self._session = bearer
             return bearer
+
+    def _check_login_refused(self) -> None:
+        """A refused access token stays refused: raise its error again, send nothing."""
+        if self.login_refused is not None and not self.has_bearer_token:
+            # a new error each time: one raised again and again would grow its traceback
+            raise AuthRefused(self.login_refused.message)
 
     def _extra_private_request(self) -> None:
         if self.on_extra_private_request is not None:

@@ -157,6 +157,9 @@ class DashboardState:
         self.not_found: set[str] = set()
         #: Tokens dropped as not found: given again, the operator insists and they are kept.
         self.refused: set[str] = set()
+        #: Orders the account's history brought in (not kept in the watch list file: the
+        #: history brings the open ones back at the next start).
+        self.from_account: set[str] = set()
         #: (asked, answered) token pairs already told about (`token_mismatch`).
         self._told_mismatch: set[tuple[str, str]] = set()
         #: The service has been unreachable since the first failed read (the outage's alarm
@@ -188,8 +191,13 @@ class DashboardState:
         return True
 
     def kept(self) -> list[str]:
-        """The watched tokens that belong in the saved list (the unconfirmed ones do not)."""
-        return [token for token in self.entries if token not in self.unsaved]
+        """The watched tokens that belong in the saved list: not the unconfirmed ones, nor those
+        the account's history brought in (it brings the open ones back at the next start)."""
+        return [
+            token
+            for token in self.entries
+            if token not in self.unsaved and token not in self.from_account
+        ]
 
     def confirm(self, token: str) -> bool:
         """`token` had a good answer (or the operator insisted): True when it is to be saved
@@ -219,6 +227,16 @@ class DashboardState:
         token, entry = self.removed.pop()
         self.entries[token] = entry
         return entry
+
+    def new_order(self, token: str, amount: str) -> Alert:
+        """An order of the account that appeared after start (`amount`: its fiat amount as
+        text): a line in the alerts log, and the unseen mark if it is watched."""
+        alert = Alert(self.clock(), token, "", clean(f"New order: {amount}", limit=240))
+        self.alerts.append(alert)
+        entry = self.entries.get(token)
+        if entry is not None and token != self.token:
+            entry.unseen = True
+        return alert
 
     def mark_seen(self, token: str) -> Entry | None:
         """The operator looked at `token`: its alert mark goes; returns the entry if it changed."""

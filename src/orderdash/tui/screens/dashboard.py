@@ -30,6 +30,7 @@ from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
 from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import literal
+from orderdash.tui.widgets.account_banner import AccountBanner
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView
@@ -61,6 +62,7 @@ class DashboardScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield AccountBanner()
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")
         with Horizontal(id="main"):
@@ -105,6 +107,10 @@ class DashboardScreen(Screen[None]):
         self.query_one(StatusLine).tick()
         self.query_one(OrderDetail).tick(self.state.clock())
         self.query_one(WatchListPane).tick()
+
+    def account_problem(self, text: str | None) -> None:
+        """A one-line banner for a problem with the merchant's account (None: none)."""
+        self.query_one(AccountBanner).show_problem(text)
 
     # -- the order on screen -------------------------------------------------------------------
 
@@ -255,6 +261,17 @@ class DashboardScreen(Screen[None]):
         """The order a key acts on: the list's highlighted row while the list has the focus,
         else the order open in the panes."""
         return self.query_one(WatchListPane).highlighted_token() or self.state.token
+
+    def orders_arrived(self) -> None:
+        """Orders joined the list by themselves (the account's): after an empty start the list
+        takes the focus from the empty token input, so that the keys work on it."""
+        field = self.query_one(TokenBar).input
+        if self.state.token is None and self.state.entries and field.has_focus and not field.value:
+            self.query_one(WatchListPane).table.focus()
+
+    def entry_changed(self, token: str) -> None:
+        """The state changed `token`'s entry outside a read (a new order's mark)."""
+        self.query_one(WatchListPane).update_entry(token)
 
     def action_remove_order(self) -> None:
         self._app.unwatch(self.target_token())

@@ -41,6 +41,8 @@ class PosScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back", tooltip="Back to the dashboard (staff)"),
         Binding("p", "back", "Back", show=False),
+        # staff: the next customer's charge without leaving the counter
+        Binding("n", "app.new_charge", "New charge", show=False),
     ]
     #: Read by the app: while such a screen is up, notifications are held for the operator and
     #: the app's operator keys are off.

@@ -1,0 +1,164 @@
+"""Account mode: with the access token, the dashboard's watch list fills itself, and `n` makes a
+charge at the counter.
+
+The account's history is read in a worker after the first paint (`AccountFeed`, every
+`account_interval`, through the private budget); its open orders join the watch list, not the
+watch list file. A later order joins with an alert. A refused log-in is one banner line (the
+client sends no log-in again). The feed posts its reports to the app, which hands them here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from orderdash.core.domain.display import fiat_text
+from orderdash.core.polling.account import AccountFeed
+from orderdash.core.polling.watcher import Change
+from orderdash.core.safetext import clean
+from orderdash.core.service.errors import AuthError
+from orderdash.core.service.models import HistoryItem
+from orderdash.tui.messages import (
+    AccountBaseline,
+    AccountFailed,
+    AccountNewOrder,
+    AccountReporter,
+)
+
+if TYPE_CHECKING:
+    from orderdash.tui.screens.charge import ChargeMade
+
+NEEDS_CREDENTIALS = (
+    "A new charge needs the access token and the customer id (access_token_file, "
+    "customer_id): both are in the service's cabinet."
+)
+
+
+class AccountMode:
+    def __init__(self, app: Any, *, enabled: bool) -> None:
+        """`app`: the OrderDashApp (its state, watcher, client, dashboard and notices);
+        `enabled`: read the account's history (account mode)."""
+        self._app = app
+        self._feed = (
+            AccountFeed(
+                app.client,
+                AccountReporter(app),
+                interval=app.settings.account_interval,
+                budget=app.watcher,
+            )
+            if enabled
+            else None
+        )
+        self._problem: str | None = None
+        #: The account's fiat, as its newest order says (a charge's amount is in it).
+        self._currency = ""
+        app.client.on_login_refused = self.login_refused
+
+    def start(self) -> None:
+        """After the first paint: the history is read in a worker."""
+        if self._feed is not None:
+            self._app.run_worker(
+                self._feed.run(), group="account", exclusive=True, exit_on_error=False
+            )
+
+    # -- the feed's reports --------------------------------------------------------------------
+
+    def baseline(self, message: AccountBaseline) -> None:
+        app, state = self._app, self._app.state
+        self._note_currency([order.item for order in message.orders])
+        # orders already final at start stay out
+        tokens = [order.item.token for order in message.orders if order.open]
+        state.from_account.update(app.watch_tokens(tokens, save=False))
+        try:
+            app.dashboard.orders_arrived()
+        except LookupError:  # the app is being taken down
+            pass
+
+    def new_order(self, message: AccountNewOrder) -> None:
+        app, state = self._app, self._app.state
+        item = message.order.item
+        self._note_currency([item])
+        if item.token in state.entries:
+            return  # made here (a charge) or added by hand: nothing new to tell
+        state.from_account.update(app.watch_tokens([item.token], save=False))
+        alert = state.new_order(item.token, fiat_text(item.amount, item.currency.abbreviation))
+        try:
+            app.dashboard.entry_changed(item.token)
+        except LookupError:  # the app is being taken down
+            return
+        if not app.customer_facing:
+            app.bell()
+        app.notify(alert.text, title=clean(item.token, limit=40), markup=False, timeout=8)
+
+    def failed(self, message: AccountFailed) -> None:
+        if self._app.client.login_refused is not None:
+            return  # the banner says it already
+        error = message.error
+        if isinstance(error, AuthError):
+            self._show_problem(f"The account's orders cannot be read: {error.message}")
+            return
+        self._app.notify(
+            f"The account's order history cannot be read: {error.message}",
+            title="Account",
+            severity="warning",
+            markup=False,
+        )
+
+    def recovered(self) -> None:
+        self._app.notify("The account's order history reads again.", title="Account", markup=False)
+
+    def login_refused(self, error: AuthError) -> None:
+        """The service refused the access token (the client sends no log-in again)."""
+        self._show_problem(f"Log-in refused: {error.message}")
+
+    def _show_problem(self, text: str) -> None:
+        """One banner line, once: never a notice a minute for the same refusal."""
+        if self._problem == text:
+            return
+        self._problem = text
+        try:
+            self._app.dashboard.account_problem(f"{text}; then restart orderdash")
+        except LookupError:  # the app is being taken down
+            pass
+
+    def _note_currency(self, items: list[HistoryItem]) -> None:
+        if items:
+            newest = max(items, key=lambda item: item.created_at_ms)
+            self._currency = newest.currency.abbreviation
+
+    # -- a charge at the counter ---------------------------------------------------------------
+
+    def new_charge(self) -> None:
+        """New charge (`n`): an amount, confirmed, made into an order, a coin; then the order
+        on the POS screen (it stays up if it is up)."""
+        app = self._app
+        customer_id = app.settings.customer_id
+        if app.settings.access_token is None or not customer_id:
+            app.notify(NEEDS_CREDENTIALS, title="New charge", severity="warning", markup=False)
+            return
+        # imported when first opened, like the other rare screens
+        from orderdash.tui.screens.charge import ChargeScreen
+
+        if isinstance(app.screen, ChargeScreen):
+            return
+        currency = self._currency
+        if not currency and app.state.order is not None:
+            currency = app.state.order.currency.abbreviation
+        screen = ChargeScreen(
+            app.client,
+            str(customer_id),
+            currency,
+            private_request=app.watcher.spent_private_request,
+        )
+        app.push_screen(screen, callback=self._charge_made)
+
+    def _charge_made(self, made: ChargeMade | None) -> None:
+        """None: the person left before an order was made."""
+        if made is None:
+            return
+        app, state = self._app, self._app.state
+        app.watch_tokens([made.token], save=True)
+        if made.fetched is not None and made.token in state.entries:
+            # the order as the charge last read it: on screen at once, not at the next poll
+            state.fetched(made.token, made.fetched, Change(), looking=True)
+        app.dashboard.load(made.token)
+        app.action_point_of_sale()
