@@ -370,3 +370,27 @@ async def test_many_held_notifications_are_summed_up_for_the_operator(
         assert f"{MAX_HELD + 4} more while the point-of-sale screen was up" in text
         assert all(f"note number {MAX_HELD + n}" in text for n in (4, 5, 6, 7))
         assert f"note number {MAX_HELD + 3}" not in text
+
+
+async def figure_at(sim_server: SimulatorServer, size: tuple[int, int]) -> tuple[int, str]:
+    """The big figure's height in rows and what it says, on an order due in BTC."""
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="40.00")
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        await wait_until(pilot, lambda: figure_drawn(app))
+        await pilot.pause(0.2)
+        assert figure_drawn(app)
+        figure = figure_of(app)
+        return figure.rows, figure.text
+
+
+async def test_the_big_figure_grows_with_the_screen_and_carries_its_unit(
+    sim_server: SimulatorServer,
+) -> None:
+    small_rows, small_text = await figure_at(sim_server, (80, 24))
+    large_rows, large_text = await figure_at(sim_server, (200, 60))
+    assert small_rows >= 3
+    assert large_rows >= 5 and large_rows > small_rows
+    for text in (small_text, large_text):
+        assert text.endswith(" BTC"), text

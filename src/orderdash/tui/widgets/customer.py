@@ -300,7 +300,11 @@ class CustomerPanel(Vertical):
             if child is not figure and child.display:
                 taken += child.outer_size.height + child.styles.margin.top
                 taken += child.styles.margin.bottom
-        rows = side.content_size.height - taken - figure.styles.margin.bottom
+        # at most half the column: the address and the countdowns stay in view
+        rows = min(
+            side.content_size.height - taken - figure.styles.margin.bottom,
+            side.content_size.height // 2,
+        )
         fits = bool(self._big_text) and figure.fit(side.content_size.width, rows)
         figure.display = fits
         self.query_one("#pos-primary", Static).set_class(fits, "-under-digits")
