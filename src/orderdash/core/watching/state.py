@@ -154,7 +154,8 @@ class DashboardState:
         #: The service's checkout page of an order made here (Generate Order's `payment_url`):
         #: the customer's QR while the order has no coin.
         self.payment_urls: dict[str, str] = {}
-        #: Orders whose reads fail: since when (monotonic), and whether the last said 404.
+        #: Orders whose reads fail: since when (monotonic), and whether the last said 404. Kept
+        #: for a token no longer watched too: a POS may still show it (its words stay true).
         self._failing: dict[str, tuple[float, bool]] = {}
         self.rate_period = RATE_PERIOD
 
@@ -175,7 +176,6 @@ class DashboardState:
         entry = self.entries.pop(token, None)
         if entry is None:
             return False
-        self._failing.pop(token, None)
         self.removed.append((token, entry))
         return True
 
