@@ -88,6 +88,21 @@ def test_channel_names_cannot_leave_the_directory(tmp_path: Path) -> None:
             channel_path(bad, tmp_path)
 
 
+def test_a_face_read_back_cannot_carry_a_code_it_says_cannot_be_checked() -> None:
+    """The channel is untrusted input: words that withdraw the code come without one, and a
+    checkout page is an http(s) link."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        face(trouble="unreachable")  # payable, with a code
+    with pytest.raises(ValidationError):
+        face(payable=False, trouble="not_found")  # still a code
+    with pytest.raises(ValidationError):
+        face(phase="COIN_NOT_CHOSEN", checkout=True, qr_text="javascript:alert(1)")
+    assert face(phase="COIN_NOT_CHOSEN", checkout=True, qr_text="https://pay.example/o/1")
+    assert face(payable=False, qr_text="", trouble="not_found").trouble == "not_found"
+
+
 def test_a_dashboard_gone_quiet_is_the_idle_screen(tmp_path: Path) -> None:
     path = channel_path("default", tmp_path)
     clock = Clock()
