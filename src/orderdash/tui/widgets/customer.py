@@ -160,6 +160,8 @@ class CustomerPanel(Vertical):
     CustomerPanel #pos-figure { margin-bottom: 1; }
     CustomerPanel #pos-primary.-under-digits { color: $text-muted; }
     CustomerPanel #pos-primary, CustomerPanel #pos-secondary { margin-bottom: 1; }
+    /* a short terminal: the rows go to the big figure */
+    CustomerPanel.-short #pos-primary, CustomerPanel.-short #pos-figure { margin-bottom: 0; }
     CustomerPanel #pos-address, CustomerPanel #pos-times, CustomerPanel #pos-merchant {
         margin-bottom: 1;
     }
