@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from rich.text import Text
+from rich.segment import Segment
+from rich.style import Style
 from textual.geometry import Size
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 
 #: Glyphs as rows of pixels, top to bottom ("#" set). Letters cover the currency and coin codes.
@@ -140,6 +142,7 @@ def render_lines(lines: tuple[str, ...], scale: Scale) -> tuple[str, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1024)
 def figure_size(lines: tuple[str, ...], scale: Scale) -> Size:
     """Cells taken by `lines` at `scale`."""
     across, down = scale
@@ -153,6 +156,7 @@ def figure_size(lines: tuple[str, ...], scale: Scale) -> Size:
 NOTHING: tuple[tuple[str, ...], Scale] = ((), (0, 0))
 
 
+@lru_cache(maxsize=256)
 def best_layout(amount: str, unit: str, width: int, rows: int) -> tuple[tuple[str, ...], Scale]:
     """The largest drawing of `amount` and `unit` within `width` x `rows` cells: the lines
     (one, or the unit under the amount when that is larger) and the scale; `NOTHING` when
@@ -191,6 +195,8 @@ class BigFigure(Widget):
         super().__init__(id=id)
         self.amount = ""
         self.unit = ""
+        self._strips_key: tuple[object, ...] | None = None
+        self._strips: list[Strip] = []
 
     @property
     def text(self) -> str:
@@ -217,7 +223,24 @@ class BigFigure(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self.rows
 
-    def render(self) -> Text:
-        if not self.lines:
-            return Text()
-        return Text("\n".join(render_lines(self.lines, self.scale)), no_wrap=True)
+    def render_line(self, y: int) -> Strip:
+        # drawn once per figure and size as plain strips: repaints (each countdown tick)
+        # cost nothing, and the glyphs are never wrapped or measured again
+        width, style = self.size.width, self.rich_style
+        key = (self.lines, self.scale, width, style)
+        if key != self._strips_key:
+            self._strips_key = key
+            drawn = render_lines(self.lines, self.scale) if self.lines else ()
+            self._strips = [self._strip(row, width, style) for row in drawn]
+        if 0 <= y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(width, style)
+
+    @staticmethod
+    def _strip(row: str, width: int, style: Style) -> Strip:
+        # every quadrant block is one cell wide
+        return Strip([Segment(row, style)], len(row)).adjust_cell_length(width, style)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips_key = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.message import Message
 from textual.widgets import Static
@@ -293,10 +294,11 @@ class CustomerPanel(Vertical):
     def _fit_figure(self) -> None:
         """The big figure as large as the side column leaves room for, whole; the same
         figure in plain bold text (always there) when even the smallest glyphs do not fit."""
-        if not self.is_mounted:
+        try:
+            side = self.query_one("#pos-side")
+            figure = self.query_one(BigFigure)
+        except NoMatches:  # after a refresh, the screen can be on its way out (Esc)
             return
-        side = self.query_one("#pos-side")
-        figure = self.query_one(BigFigure)
         taken = 0
         for child in side.children:
             if child is not figure and child.display:
