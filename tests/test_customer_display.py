@@ -88,6 +88,21 @@ def test_channel_names_cannot_leave_the_directory(tmp_path: Path) -> None:
             channel_path(bad, tmp_path)
 
 
+def test_a_face_read_back_cannot_carry_a_code_it_says_cannot_be_checked() -> None:
+    """The channel is untrusted input: words that withdraw the code come without one, and a
+    checkout page is an http(s) link."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        face(trouble="unreachable")  # payable, with a code
+    with pytest.raises(ValidationError):
+        face(payable=False, trouble="not_found")  # still a code
+    with pytest.raises(ValidationError):
+        face(phase="COIN_NOT_CHOSEN", checkout=True, qr_text="javascript:alert(1)")
+    assert face(phase="COIN_NOT_CHOSEN", checkout=True, qr_text="https://pay.example/o/1")
+    assert face(payable=False, qr_text="", trouble="not_found").trouble == "not_found"
+
+
 def test_a_dashboard_gone_quiet_is_the_idle_screen(tmp_path: Path) -> None:
     path = channel_path("default", tmp_path)
     clock = Clock()
@@ -367,3 +382,33 @@ time.sleep(30)
     assert process.wait(timeout=10) == -getattr(signal, signame)  # still dies of it
     process.stdout.close()
     assert not path.exists()
+
+
+async def test_the_display_is_told_when_its_order_cannot_be_checked(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    """An order the service stops knowing: the published face has no code, and the customer
+    display shows the words, not a QR."""
+    from orderdash.simulator.state import Fault
+
+    sim = sim_server.sim
+    token = sim.create_order(coin="btc", currency="EUR", amount_fiat="40.00")
+    app = dashboard(sim_server, [token], language="en")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: (published(app) or face(payable=False)).payable)
+        sim.add_fault(Fault(endpoint="any", status=404, times=None))
+        await wait_until(
+            pilot, lambda: (seen := published(app)) is not None and seen.trouble == "not_found"
+        )
+        shown = published(app)
+        assert shown is not None and not shown.payable and not shown.qr_text
+        assert app.publisher is not None
+        display = DisplayApp(app.publisher.path, poll_interval=0.05)
+        async with display.run_test(size=(80, 24)) as display_pilot:
+            await wait_until(
+                display_pilot, lambda: "This order was not found" in display_text(display)
+            )
+            await display_pilot.pause(0.1)
+            assert not display.query_one("#pos-qr", QRView).display

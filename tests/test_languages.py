@@ -117,6 +117,21 @@ def faces() -> dict[str, CustomerFace]:
         ),
         "underpaid": CustomerFace(phase="UNDERPAID", payments=1, **base),
         "expired": CustomerFace(phase="EXPIRED", **base),
+        "expired after a partial payment": CustomerFace(phase="EXPIRED", payments=1, **base),
+        "checkout": CustomerFace(
+            phase="COIN_NOT_CHOSEN",
+            payable=True,
+            checkout=True,
+            amount_label="label_amount_due",
+            qr_text="https://pay.example/invoice?token=abc123",
+            **{**base, "coin": "", "address": "", "deadline": None, "rate_renews_at": None},
+        ),
+        "cannot check": CustomerFace(
+            phase="UNKNOWN", trouble="unreachable", company="Demo Shop", order_id="1008"
+        ),
+        "not found": CustomerFace(
+            phase="UNKNOWN", trouble="not_found", company="Demo Shop", order_id="1008"
+        ),
         "canceled": CustomerFace(phase="CANCELED", **base),
         "unknown": CustomerFace(phase="UNKNOWN", label="ON_HOLD [b]by bank[/b]", **base),
     }
@@ -165,7 +180,10 @@ async def test_every_state_in_every_language_fits_80x24(language: str) -> None:
             heading = words.text("pay_to" if face.payable else "address")
             assert content("#pos-address").startswith(heading), (language, name)
             assert words.text("order_line", id="1008") in content("#pos-merchant")
-            if face.payable:
+            if face.checkout:
+                # no coin yet: the fiat amount, large and as text
+                assert f"{FIAT} EUR" in text, (language, name)
+            if face.payable and not face.checkout:
                 # the rounding note with the service's own digits
                 note = words.text("rounded_up_satoshi", asked=AMOUNT)
                 assert note in content("#pos-primary"), (language, name)

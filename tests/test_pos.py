@@ -5,7 +5,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from textual.widgets import Digits
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.domain.display import amount_text
@@ -13,7 +12,8 @@ from orderdash.simulator import SimulatorServer
 from orderdash.simulator.state import Fault
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.notices import MAX_HELD
-from orderdash.tui.screens.pos import CONNECTION_PROBLEM, PosScreen, digits_width
+from orderdash.tui.screens.pos import CONNECTION_PROBLEM, PosScreen
+from orderdash.tui.widgets.big_figure import BigFigure, render_lines
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import decode_qr_in_region
 from wallets import WALLETS
@@ -38,6 +38,23 @@ def banner(app: OrderDashApp) -> str:
 def decoded(app: OrderDashApp) -> list[str]:
     qr = pos_of(app).query_one("#pos-qr", QRView)
     return decode_qr_in_region(app, qr.region)
+
+
+def figure_of(app: OrderDashApp) -> BigFigure:
+    return pos_of(app).query_one(BigFigure)
+
+
+def figure_drawn(app: OrderDashApp) -> bool:
+    """The big figure is on screen whole: every row of its glyphs, inside the side column."""
+    figure = figure_of(app)
+    if not figure.display or not figure.lines:
+        return False
+    region = figure.content_region
+    if not pos_of(app).query_one("#pos-side").content_region.contains_region(region):
+        return False
+    rows = screen_text(app).splitlines()[region.y : region.bottom]
+    drawn = render_lines(figure.lines, figure.scale)
+    return [row[region.x : region.x + len(drawn[0])] for row in rows] == list(drawn)
 
 
 async def test_pos_follows_a_payment_from_scan_to_paid(sim_server: SimulatorServer) -> None:
@@ -105,16 +122,15 @@ async def test_fiat_can_be_the_primary_amount(sim_server: SimulatorServer) -> No
     app = pos_app(sim_server, token, pos_primary="fiat")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
-        digits = pos_of(app).query_one("#pos-digits", Digits)
-        # the digits are sized once the code beside them has its size (a frame later)
-        await wait_until(pilot, lambda: digits.display)
-        assert digits.value == "1,234.50"
+        # the figure is sized once the code beside it has its size (a frame later)
+        await wait_until(pilot, lambda: figure_drawn(app))
+        assert figure_of(app).text == "1,234.50 EUR"
         assert "1,234.50 EUR" in screen_text(app)
 
 
 @pytest.mark.parametrize("size", [(60, 24), (72, 24), (80, 24), (120, 40), (160, 50)])
 @pytest.mark.parametrize("primary", ["coin", "fiat"])
-async def test_big_digits_are_shown_exactly_when_they_fit_beside_the_code(
+async def test_the_big_figure_is_whole_with_its_unit_or_not_drawn(
     sim_server: SimulatorServer, size: tuple[int, int], primary: str
 ) -> None:
     token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="98765.43")
@@ -124,18 +140,21 @@ async def test_big_digits_are_shown_exactly_when_they_fit_beside_the_code(
         pos = pos_of(app)
         qr = pos.query_one("#pos-qr", QRView)
         await wait_until(pilot, lambda: decoded(app) == [qr.encoded_text])
-        digits = pos.query_one("#pos-digits", Digits)
-        side = pos.query_one("#pos-side")
-
-        def fitted() -> bool:
-            return digits.display == (digits_width(digits.value) <= side.content_size.width)
+        figure = figure_of(app)
+        unit = "EUR" if primary == "fiat" else "BTC"
+        amount = figure.amount
+        assert amount and figure.unit == unit
 
         # settles once the code and the column beside it have their sizes; a fit that is never
         # redone for the column's final width fails here
-        await wait_until(pilot, fitted)
-        # the amount is on screen either way, in digits or as bold text
-        unit = "EUR" if primary == "fiat" else "BTC"
-        assert f"{digits.value} {unit}" in screen_text(app)
+        await wait_until(pilot, lambda: figure_drawn(app) or not figure.display)
+        if size[0] >= 80:
+            assert figure_drawn(app), "room for the figure from 80 columns"
+        if figure.display:
+            # the unit in the same glyphs as the amount
+            assert figure.text == f"{amount} {unit}"
+        # the amount is on screen either way, as bold text too
+        assert f"{amount} {unit}" in screen_text(app)
 
 
 @pytest.mark.parametrize("size", [(60, 24), (80, 24), (100, 30), (160, 50)])
@@ -198,9 +217,8 @@ async def test_an_amount_finer_than_a_satoshi_is_shown_and_encoded_rounded_up(
             assert sats is not None
             sent = Decimal(sats) / 10**8
             assert FINE_DUE <= sent < FINE_DUE + Decimal("0.00000001"), name
-        digits = pos.query_one("#pos-digits", Digits)
-        await wait_until(pilot, lambda: digits.display)
-        assert digits.value == "0.00012871"
+        await wait_until(pilot, lambda: figure_drawn(app))
+        assert figure_of(app).text == "0.00012871 BTC"
         text = screen_text(app)
         assert "0.00012871 BTC" in text
         # the server's own figure stays visible, the derived one is labelled
@@ -352,3 +370,27 @@ async def test_many_held_notifications_are_summed_up_for_the_operator(
         assert f"{MAX_HELD + 4} more while the point-of-sale screen was up" in text
         assert all(f"note number {MAX_HELD + n}" in text for n in (4, 5, 6, 7))
         assert f"note number {MAX_HELD + 3}" not in text
+
+
+async def figure_at(sim_server: SimulatorServer, size: tuple[int, int]) -> tuple[int, str]:
+    """The big figure's height in rows and what it says, on an order due in BTC."""
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="40.00")
+    app = pos_app(sim_server, token)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        await wait_until(pilot, lambda: figure_drawn(app))
+        await pilot.pause(0.2)
+        assert figure_drawn(app)
+        figure = figure_of(app)
+        return figure.rows, figure.text
+
+
+async def test_the_big_figure_grows_with_the_screen_and_carries_its_unit(
+    sim_server: SimulatorServer,
+) -> None:
+    small_rows, small_text = await figure_at(sim_server, (80, 24))
+    large_rows, large_text = await figure_at(sim_server, (200, 60))
+    assert small_rows >= 3
+    assert large_rows >= 5 and large_rows > small_rows
+    for text in (small_text, large_text):
+        assert text.endswith(" BTC"), text

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -43,6 +44,12 @@ NoteKey = Literal[
     "", "note_no_address", "note_no_server_image", "note_no_uri_standard",
     "note_server_image_unusable", "note_decoding_server_image",
 ]  # fmt: skip
+#: Why the customer is shown words instead of a QR: the service has not answered for a rate
+#: period ("unreachable", or at once when nothing was ever read), or says the order does not
+#: exist ("not_found").
+Trouble = Literal["", "unreachable", "not_found"]
+#: The longest checkout link put in a code (a QR holds about 2,900 characters at level M).
+MAX_CHECKOUT_URL = 1000
 #: An amount as the server wrote it (grouped or not), or the em dash for none.
 _AMOUNT = re.compile(r"(-?[0-9][0-9,]*(\.[0-9]+)?|\u2014)?")
 #: A QR symbol is 21 to 177 modules a side, plus a quiet zone of a few on each side.
@@ -91,6 +98,10 @@ class CustomerFace(BaseModel):
     connection_problem: bool = False
     #: Payments seen so far: the display flashes the banner when it grows.
     payments: int = Field(0, ge=0, le=10**9)
+    #: Words instead of the QR and the amounts: the payment cannot be checked now.
+    trouble: Trouble = ""
+    #: The QR is the service's checkout page (`qr_text`): the customer chooses a coin there.
+    checkout: bool = False
 
     @field_validator(
         "label", "coin", "currency", "unit", "headline_amount", "qr_text", "qr_caption",
@@ -117,6 +128,10 @@ class CustomerFace(BaseModel):
             raise ValueError("qr_modules is not a square of 0 and 1")
         if self.payable and not (self.qr_text or rows or self.qr_note):
             raise ValueError("payable without a code")
+        if self.checkout and checkout_url(self.qr_text) != self.qr_text:
+            raise ValueError("checkout without an http(s) link")
+        if self.trouble and (self.payable or self.qr_text or rows):
+            raise ValueError("a code that cannot be checked")
         return self
 
     @property
@@ -128,6 +143,30 @@ class CustomerFace(BaseModel):
         return bool(self.asked)
 
 
+def checkout_url(url: str) -> str:
+    """`url` if it is an http(s) link fit to put in a code for a customer, else ""."""
+    if not isinstance(url, str) or not url.isprintable() or len(url) > MAX_CHECKOUT_URL:
+        return ""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
+    if parts.scheme not in ("http", "https") or not parts.netloc or " " in url:
+        return ""
+    return url
+
+
+def trouble_face(trouble: Trouble, order: Order | None = None) -> CustomerFace:
+    """Words for the customer, no QR and no amount: `order` (if any) names the shop."""
+    return CustomerFace(
+        phase="UNKNOWN",
+        trouble=trouble,
+        company=clean(order.company_name, limit=60) if order is not None else "",
+        order_id=clean(order.id, limit=40) if order is not None else "",
+        payments=len(order.transactions) if order is not None else 0,
+    )
+
+
 def customer_face(
     order: Order,
     state: PaymentState,
@@ -135,8 +174,21 @@ def customer_face(
     *,
     rate_renews_at: float | None = None,
     connection_problem: bool = False,
+    trouble: Trouble = "",
+    payment_url: str = "",
 ) -> CustomerFace:
-    """The customer's view of `order`; `rate_renews_at` is wall-clock epoch seconds."""
+    """The customer's view of `order`; `rate_renews_at` is wall-clock epoch seconds.
+
+    `trouble`: the order cannot be checked now. Not found, the customer is told so whatever
+    the state; unreachable, only an order still to be paid loses its QR (a paid order stays
+    paid). `payment_url`: the service's checkout page, the QR while no coin is chosen.
+    """
+    if trouble == "not_found" or (
+        trouble == "unreachable" and (state.payable or state.phase is Phase.COIN_NOT_CHOSEN)
+    ):
+        return trouble_face(trouble, order)
+    if state.phase is Phase.COIN_NOT_CHOSEN:
+        return _checkout_face(order, state, checkout_url(payment_url), connection_problem)
     if state.payable:
         coin, fiat = state.due_coin, state.due_fiat
         label = "label_still_due" if state.phase is Phase.PARTLY_PAID else "label_amount_due"
@@ -202,6 +254,27 @@ def customer_face(
         deadline=deadline if deadline is not None and 0 <= deadline <= 10**11 else None,
         deadline_about=expiry is not None and expiry.confidence is Confidence.ASSUMED,
         rate_renews_at=rate_renews_at,
+        connection_problem=connection_problem,
+        payments=len(order.transactions),
+    )
+
+
+def _checkout_face(
+    order: Order, state: PaymentState, url: str, connection_problem: bool
+) -> CustomerFace:
+    """No coin yet: the fiat amount, and the checkout page as the code when it is known."""
+    fiat = order.amount_fiat
+    return CustomerFace(
+        phase=state.phase.name,
+        label=state.label,
+        currency=state.currency,
+        payable=bool(url),
+        checkout=bool(url),
+        amount_label="label_amount_due",
+        fiat_amount=amount_text(fiat, group=True) if fiat is not None else "",
+        qr_text=url,
+        company=clean(order.company_name, limit=60),
+        order_id=clean(order.id, limit=40),
         connection_problem=connection_problem,
         payments=len(order.transactions),
     )

@@ -41,6 +41,9 @@ class Phase(Enum):
 PAYABLE = frozenset({Phase.AWAITING, Phase.PARTLY_PAID})
 #: Phases after which nothing more is expected.
 CLOSED = frozenset({Phase.CONFIRMED, Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED})
+#: Phases in which nothing may be paid any more (paid, confirmed, overpaid, closed): no screen
+#: shows a payment QR for them, so nobody pays twice.
+SETTLED = CLOSED | {Phase.CONFIRMING, Phase.OVERPAID}
 
 #: By the loose key of the code or label (status.py); IN_PROGRESS and NEW are read from the
 #: transactions instead.
@@ -78,6 +81,10 @@ class PaymentState:
     @property
     def payable(self) -> bool:
         return self.phase in PAYABLE
+
+    @property
+    def settled(self) -> bool:
+        return self.phase in SETTLED
 
     @property
     def send(self) -> Sendable | None:

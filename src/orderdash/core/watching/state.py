@@ -11,7 +11,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
-from orderdash.core.customer.face import CustomerFace, customer_face, wall_time
+from orderdash.core.customer.face import (
+    CustomerFace,
+    Trouble,
+    checkout_url,
+    customer_face,
+    trouble_face,
+    wall_time,
+)
 from orderdash.core.domain.display import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.domain.payment import PaymentState, Phase, payment_state
 from orderdash.core.polling.refresh import Kind, TrackStatus
@@ -19,6 +26,7 @@ from orderdash.core.polling.watcher import Change, Failure, is_outage
 from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload
 from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
+from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Order
 from orderdash.core.watching.entry import Entry
 from orderdash.core.watching.store import WatchListFile
@@ -26,6 +34,10 @@ from orderdash.core.watching.store import WatchListFile
 #: A dashboard left open for weeks keeps the latest alerts and undoable removals, not all.
 MAX_ALERTS = 1000
 MAX_UNDO = 100
+#: The service renews an order's exchange rate every minute (service-notes.md): after that long
+#: without an answer, a QR may ask for an amount the order no longer has, and a payment made
+#: from it could not be checked. The customer's screens withdraw it then.
+RATE_PERIOD = 60.0
 
 
 @dataclass(frozen=True)
@@ -167,6 +179,13 @@ class DashboardState:
         self.outage = False
         #: Per order, the kind of its failure streak's latest error (`error_kind`).
         self._failing_kind: dict[str, str] = {}
+        #: The service's checkout page of an order made here (Generate Order's `payment_url`):
+        #: the customer's QR while the order has no coin.
+        self.payment_urls: dict[str, str] = {}
+        #: Orders whose reads fail: since when (monotonic), and whether the last said 404. Kept
+        #: for a token no longer watched too: a POS may still show it (its words stay true).
+        self._failing: dict[str, tuple[float, bool]] = {}
+        self.rate_period = RATE_PERIOD
 
     @property
     def order(self) -> Order | None:
@@ -286,27 +305,60 @@ class DashboardState:
         return {t for t in (self.token, self.customer_token) if t is not None}
 
     def customer_face(self) -> CustomerFace | None:
-        """What the customer display shows: the customer's order as last answered, or None
-        (idle) when there is none or no answer yet."""
-        token = self.customer_token
+        """What the customer display shows: the customer's order, or None (idle)."""
+        return self.face_for(self.customer_token)
+
+    def face_for(self, token: str | None) -> CustomerFace | None:
+        """What a customer is shown of `token`: its order as last answered, words instead of
+        the QR when it cannot be checked (`trouble`), or None while there is nothing to say
+        yet (no answer and no failure)."""
         if token is None:
             return None
         if token == self.token and self.shown is not None:
             shown, fresh = self.shown, self.freshness
-            return customer_face(
-                shown.order,
-                shown.payment,
-                shown.payload,
-                rate_renews_at=wall_time(fresh.next_rate_at, self.clock, self.monotonic),
-                connection_problem=fresh.stale,
-            )
-        entry = self.entries.get(token)
-        if entry is None or entry.fetched is None:
-            return None
-        order = entry.fetched.order
-        payment = entry.payment or payment_state(order, entry.fetched.received_at)
-        payload = qr_payload(order, payment, self.qr_content, None, uppercase=self.qr_uppercase)
-        return customer_face(order, payment, payload, connection_problem=entry.failing)
+            order, payment, payload = shown.order, shown.payment, shown.payload
+            renews = wall_time(fresh.next_rate_at, self.clock, self.monotonic)
+            problem = fresh.stale
+        else:
+            entry = self.entries.get(token)
+            if entry is None or entry.fetched is None:
+                trouble = self.trouble(token, has_order=False)
+                return trouble_face(trouble) if trouble else None
+            order = entry.fetched.order
+            payment = entry.payment or payment_state(order, entry.fetched.received_at)
+            payload = qr_payload(order, payment, self.qr_content, None, uppercase=self.qr_uppercase)
+            renews, problem = None, entry.failing
+        return customer_face(
+            order,
+            payment,
+            payload,
+            rate_renews_at=renews,
+            connection_problem=problem or token in self._failing,
+            trouble=self.trouble(token, has_order=True),
+            payment_url=self.payment_urls.get(token, ""),
+        )
+
+    def trouble(self, token: str | None, *, has_order: bool) -> Trouble:
+        """Why a customer cannot be shown `token`'s QR: the service says the order does not
+        exist, or it has not answered for a rate period (at once when there is no order yet
+        to show); "" when it can."""
+        failing = self._failing.get(token) if token is not None else None
+        if failing is None:
+            return ""
+        since, not_found = failing
+        if not_found:
+            return "not_found"
+        if not has_order or self.monotonic() - since >= self.rate_period:
+            return "unreachable"
+        return ""
+
+    def set_payment_url(self, token: str, url: str) -> bool:
+        """Remember the checkout page the service gave for `token` when the order was made
+        (shown as the QR until a coin is chosen); False when it is not a usable link."""
+        checked = checkout_url(url)
+        if checked:
+            self.payment_urls[token] = checked
+        return bool(checked)
 
     def token_mismatch(self, order: Order) -> tuple[str | None, bool]:
         """A warning when the service answered with another token than the one asked (it may
@@ -329,6 +381,7 @@ class DashboardState:
     ) -> tuple[Entry, Alert | None] | None:
         """A good answer for a watched order; None if it is no longer watched. `looking`: the
         operator has this order in front of them (no unseen mark then)."""
+        self._failing.pop(token, None)
         entry = self.entries.get(token)
         if entry is None:
             return None
@@ -397,6 +450,9 @@ class DashboardState:
             self.freshness = self.freshness.failed(
                 failure.kind, failure.error.message, self.monotonic() + failure.retry_in
             )
+        if failure.kind is Kind.ORDER:
+            since = self._failing.get(token, (self.monotonic(), False))[0]
+            self._failing[token] = (since, isinstance(failure.error, NotFound))
         entry = self.entries.get(token)
         if entry is None or failure.kind is not Kind.ORDER:
             return None

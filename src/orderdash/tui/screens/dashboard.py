@@ -33,7 +33,7 @@ from orderdash.tui.text import literal
 from orderdash.tui.widgets.account_banner import AccountBanner
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
-from orderdash.tui.widgets.qr import QRView
+from orderdash.tui.widgets.qr import EMPTY_NOTE, QRView
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane
@@ -140,7 +140,9 @@ class DashboardScreen(Screen[None]):
         self.query_one(TokenBar).input.value = token
         self.query_one(OrderDetail).show_loading(token)
         self.query_one(TransactionsPane).reset()
-        self.query_one(QRView).text = ""
+        qr = self.query_one(QRView)
+        qr.text = ""
+        qr.placeholder = EMPTY_NOTE
         self.sub_title = clean(token, limit=60)
         self.freshness = self.state.freshness
         if not self.state.rates_enabled:
@@ -193,7 +195,8 @@ class DashboardScreen(Screen[None]):
         """The QR pane, and the detail that says what the code is (again once the server's
         image is decoded, in a worker)."""
         if (shown := self.state.shown) is not None:
-            what = qr_what(shown.payload, show_payload(self.query_one(QRView), shown.payload))
+            note = show_payload(self.query_one(QRView), shown.payload, shown.payment)
+            what = qr_what(shown.payload, note)
             detail = self.query_one(OrderDetail)
             entry = self.state.entries.get(self.state.token or "")
             was = order_figures(entry.was) if entry is not None and entry.was else None

@@ -9,7 +9,9 @@ and the app's clock tick, and shows them.
 It faces the customer: nothing about another order reaches it (the app holds notifications
 while it is up, see `customer_facing`), its footer offers only a discreet Esc for the staff,
 the app's own keys (quit, help, the command palette) do nothing here, and a failure shows as
-"connection problem", never as the operator's error text.
+"connection problem", never as the operator's error text. A payment that cannot be checked
+loses its QR: at once when the service says the order does not exist, after a rate period
+(`DashboardState.rate_period`) when the service does not answer.
 """
 
 from __future__ import annotations
@@ -22,15 +24,15 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from orderdash.core.customer.catalogue import catalogue
-from orderdash.core.customer.face import CustomerFace, customer_face, wall_time
+from orderdash.core.customer.face import CustomerFace, Trouble
 from orderdash.core.domain.payment import PaymentState
 from orderdash.core.service.models import Order
 from orderdash.core.watching.state import DashboardState, Freshness, Shown
 from orderdash.tui.compat.keys_footer import KeysFooter
-from orderdash.tui.widgets.customer import CustomerPanel, digits_width
+from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded
 
-__all__ = ["CONNECTION_PROBLEM", "PosScreen", "digits_width"]
+__all__ = ["CONNECTION_PROBLEM", "PosScreen"]
 
 #: All a customer is told of a failure (English): the operator's error text stays on the
 #: dashboard.
@@ -67,7 +69,7 @@ class PosScreen(Screen[None]):
         self.order: Order | None = None
         self.face: CustomerFace | None = None
         self.connection_problem = False
-        self._shown: Shown | None = None
+        self._trouble: Trouble = ""
 
     def compose(self) -> ComposeResult:
         yield CustomerPanel(primary=self.primary, language=self.language, id="pos-panel")
@@ -89,34 +91,39 @@ class PosScreen(Screen[None]):
         if shown is not None and shown.new_ids and self._ready:
             self.panel.flash()
 
-    def _show(self, shown: Shown | None) -> None:
-        if shown is None or not self._ready:
+    def _show(self, _: Shown | None = None) -> None:
+        """The order on screen as the customer sees it: its face, or words when it cannot be
+        checked; "Loading…" stays while nothing is known yet."""
+        if not self._ready:
             return
-        self._shown = shown
-        self.order, self.state = shown.order, shown.payment
-        freshness = self._dashboard_state.freshness
-        self.connection_problem = freshness.stale and self._dashboard_state.order is not None
-        self.face = customer_face(
-            shown.order,
-            shown.payment,
-            shown.payload,
-            rate_renews_at=wall_time(freshness.next_rate_at, self.clock, self.monotonic),
-            connection_problem=self.connection_problem,
-        )
-        self.panel.show(self.face)
-        if shown.payload.server_image and shown.payment.payable:
+        state = self._dashboard_state
+        self._trouble = self._trouble_now()
+        face = state.face_for(state.token)
+        if face is None:
+            return
+        shown = state.shown
+        if shown is not None:
+            self.order, self.state = shown.order, shown.payment
+        self.connection_problem = face.connection_problem
+        self.face = face
+        self.panel.show(face)
+        if shown is not None and shown.payload.server_image and face.payable:
             self.panel.decode_server_image(shown.payload.server_image)
         self._tick()
+
+    def _trouble_now(self) -> Trouble:
+        state = self._dashboard_state
+        return state.trouble(state.token, has_order=state.shown is not None)
 
     def on_server_image_decoded(self, event: ServerImageDecoded) -> None:
         """The server's QR image is decoded (in a worker): show the order again."""
         event.stop()
-        self._show(self._shown)
+        self._show()
 
     def _freshness_changed(self, freshness: Freshness) -> None:
         problem = freshness.stale and self._dashboard_state.order is not None
-        if problem != self.connection_problem:
-            self._show(self._shown)
+        if problem != self.connection_problem or self._trouble_now() != self._trouble:
+            self._show()
 
     @property
     def _ready(self) -> bool:
@@ -128,5 +135,10 @@ class PosScreen(Screen[None]):
         self.dismiss()
 
     def _tick(self) -> None:
-        if self._ready:
-            self.panel.tick(self.clock())
+        if not self._ready:
+            return
+        if self._trouble_now() != self._trouble:
+            # a rate period without an answer has just passed: the QR goes
+            self._show()
+            return
+        self.panel.tick(self.clock())

@@ -5,7 +5,10 @@ show a `CustomerFace` through this one widget; every word comes from the custome
 
 The coin amount to send is the amount due rounded up to the coin's smallest unit; when that
 changed the figure, the server's exact digits are printed under it. Once nothing is due the
-code goes away and the banner takes its room, so nobody pays twice.
+code goes away and the banner takes its room, so nobody pays twice; the same when the payment
+cannot be checked (the order was not found, or the service has not answered for a rate
+period): then the banner says so in the customer's words. Without a coin the code is the
+service's checkout page, and the amount is the fiat one.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.message import Message
-from textual.widgets import Digits, Static
+from textual.widgets import Static
 
 from orderdash.core.customer.catalogue import Catalogue, catalogue
 from orderdash.core.customer.face import CustomerFace
@@ -23,6 +27,7 @@ from orderdash.core.domain.display import duration_text
 from orderdash.core.domain.payment import Phase
 from orderdash.core.qr.matrix import QRMatrix
 from orderdash.tui.text import joined, literal
+from orderdash.tui.widgets.big_figure import BigFigure
 from orderdash.tui.widgets.payment_qr import decode_server_image
 from orderdash.tui.widgets.qr import QRView
 
@@ -48,17 +53,36 @@ TALL_FROM = 30
 WIDE_FROM = 72
 
 
-def digits_width(text: str) -> int:
-    return sum(3 if ch.isdigit() else 1 for ch in text)
+#: Banner colour class when the payment cannot be checked.
+TROUBLE_CLASSES = {"unreachable": "-neutral", "not_found": "-bad"}
 
 
 def headline(face: CustomerFace, words: Catalogue) -> str:
-    """The banner a customer reads from two metres, in their language."""
+    """The banner a customer reads from two metres, in their language; where the customer
+    has something to do about it (money paid to a closed order), a second line says what."""
+    if face.trouble == "not_found":
+        return words.text("headline_not_found") + "\n" + words.text("advice_ask_staff")
+    if face.trouble:
+        return words.text("headline_cannot_check")
     match face.phase_enum:
+        case Phase.COIN_NOT_CHOSEN if face.checkout:
+            return words.text("headline_choose_coin_scan")
         case Phase.PARTLY_PAID:
             return words.text("headline_partly_paid", amount=face.headline_amount)
         case Phase.OVERPAID:
-            return words.text("headline_overpaid", amount=face.headline_amount)
+            return (
+                words.text("headline_overpaid", amount=face.headline_amount)
+                + "\n"
+                + words.text("advice_overpaid")
+            )
+        case Phase.EXPIRED if face.payments:
+            return (
+                words.text("headline_expired_partly_paid")
+                + "\n"
+                + words.text("advice_contact_shop")
+            )
+        case Phase.UNDERPAID:
+            return words.text("headline_underpaid") + "\n" + words.text("advice_contact_shop")
         case Phase.UNCLEAR if face.payments == 0:
             return words.text("headline_unclear_amount")
         case Phase.UNCLEAR:
@@ -89,8 +113,8 @@ def times_text(face: CustomerFace, words: Catalogue, now: float) -> str:
 
 class CustomerSide(Vertical):
     """The amounts column. Its width follows the code beside it (which grows and shrinks with
-    the amount), not only the terminal's: it reports each resize, so the panel shows the big
-    digits only while they fit."""
+    the amount), not only the terminal's: it reports each resize, so the panel sizes the big
+    figure to it."""
 
     class Resized(Message):
         pass
@@ -134,12 +158,11 @@ class CustomerPanel(Vertical):
        margin), the amounts in the quarter left. */
     CustomerPanel.-narrow #pos-qr { max-width: 75%; }
     CustomerPanel.-narrow #pos-side { padding: 1 1; }
-    CustomerPanel #pos-digits {
-        width: auto;
-        color: $text;
-    }
+    CustomerPanel #pos-figure { margin-bottom: 1; }
     CustomerPanel #pos-primary.-under-digits { color: $text-muted; }
     CustomerPanel #pos-primary, CustomerPanel #pos-secondary { margin-bottom: 1; }
+    /* a short terminal: the rows go to the big figure */
+    CustomerPanel.-short #pos-primary, CustomerPanel.-short #pos-figure { margin-bottom: 0; }
     CustomerPanel #pos-address, CustomerPanel #pos-times, CustomerPanel #pos-merchant {
         margin-bottom: 1;
     }
@@ -158,10 +181,13 @@ class CustomerPanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(Text(self.words.text("loading")), id="pos-banner", classes="-neutral")
         with Horizontal(id="pos-body"):
-            yield QRView(id="pos-qr", max_scale=3)
+            # no code until there is one to show (never a placeholder for the customer)
+            qr = QRView(id="pos-qr", max_scale=3)
+            qr.display = False
+            yield qr
             with CustomerSide(id="pos-side"):
                 yield Static(Text(self.words.text("label_amount_due")), id="pos-due-label")
-                yield Digits("", id="pos-digits")
+                yield BigFigure(id="pos-figure")
                 yield Static(id="pos-primary")
                 yield Static(id="pos-secondary")
                 yield Static(id="pos-address")
@@ -193,12 +219,14 @@ class CustomerPanel(Vertical):
         self.face = face
         words = self.words
         banner = self.query_one("#pos-banner", Static)
-        banner.update(literal(headline(face, words), limit=120))
+        lines = headline(face, words).split("\n")
+        banner.update(Text("\n").join(literal(line, limit=120) for line in lines))
+        tone = TROUBLE_CLASSES.get(face.trouble) or BANNER_CLASSES[face.phase_enum]
         for name in set(BANNER_CLASSES.values()):
-            banner.set_class(name == BANNER_CLASSES[face.phase_enum], name)
+            banner.set_class(name == tone, name)
 
         qr = self.query_one("#pos-qr", QRView)
-        qr.display = face.payable
+        qr.display = face.payable and bool(face.qr_text or face.qr_modules)
         # nothing to pay: the banner takes the room the code had, readable across the shop
         self.set_class(not face.payable, "-settled")
         if face.payable:
@@ -211,16 +239,21 @@ class CustomerPanel(Vertical):
                 qr.text = face.qr_text
                 qr.caption_text = face.qr_caption
         self._show_amounts(face)
+        address_pane = self.query_one("#pos-address", Static)
+        # no address to pay to while the customer is to choose a coin, or cannot pay now
+        address_pane.display = not (face.checkout or face.trouble)
         address = literal(face.address or "\u2014", "bold", limit=200)
         if face.qr_note:
             address.append("\n")
             address.append_text(literal(words.text(face.qr_note, coin=face.coin), "italic"))
         heading = Text(words.text("pay_to" if face.payable else "address") + "\n", "dim")
-        self.query_one("#pos-address", Static).update(joined(heading, address))
-        merchant = joined(
-            literal(face.company, "bold", limit=60),
-            "  \u00b7  " + words.text("order_line", id=face.order_id),
-        )
+        address_pane.update(joined(heading, address))
+        merchant = Text()
+        if face.order_id:
+            merchant = joined(
+                literal(face.company, "bold", limit=60),
+                "  \u00b7  " + words.text("order_line", id=face.order_id),
+            )
         self.query_one("#pos-merchant", Static).update(merchant)
         self.tick(self._now)
 
@@ -231,18 +264,21 @@ class CustomerPanel(Vertical):
             key = "rounded_up_satoshi" if face.unit == "satoshi" else "rounded_up_unit"
             note = Text("\n" + words.text(key, unit=face.unit, asked=face.asked), "dim italic")
         coin_text, fiat_text = face.coin_amount, face.fiat_amount
-        if self.primary == "fiat":
+        if not coin_text:
+            # no coin chosen (or no coin figure): what the customer owes in their money
+            big, big_unit, small = fiat_text, face.currency, ""
+        elif self.primary == "fiat":
             big, big_unit, small = fiat_text, face.currency, f"{coin_text} {face.coin}"
         else:
             big, big_unit, small = coin_text, face.coin, f"{fiat_text} {face.currency}"
         label = words.text(face.amount_label) if face.amount_label else ""
         self.query_one("#pos-due-label", Static).update(Text(label, "dim"))
-        self.query_one("#pos-digits", Digits).update(big)
+        self.query_one(BigFigure).show(big, big_unit if big else "")
         self._big_text = big
         primary = self.query_one("#pos-primary", Static)
         secondary = self.query_one("#pos-secondary", Static)
         if big:
-            primary_text = Text(f"{big} {big_unit}", "bold")
+            primary_text = Text(f"{big} {big_unit}".strip(), "bold")
             secondary_text = Text(small.strip(), "bold")
             if note is not None:
                 (secondary_text if self.primary == "fiat" else primary_text).append_text(note)
@@ -251,18 +287,34 @@ class CustomerPanel(Vertical):
         else:
             primary.update("")
             secondary.update("")
-        self._fit_digits()
+        self._fit_figure()
+        # once the texts beside it have their heights
+        self.call_after_refresh(self._fit_figure)
 
-    def _fit_digits(self) -> None:
-        """Large digits when they fit the side panel; plain bold text otherwise."""
-        big = self._big_text
-        width = self.query_one("#pos-side").content_size.width
-        fits = bool(big) and digits_width(big) <= width
-        self.query_one("#pos-digits", Digits).display = fits
+    def _fit_figure(self) -> None:
+        """The big figure as large as the side column leaves room for, whole; the same
+        figure in plain bold text (always there) when even the smallest glyphs do not fit."""
+        try:
+            side = self.query_one("#pos-side")
+            figure = self.query_one(BigFigure)
+        except NoMatches:  # after a refresh, the screen can be on its way out (Esc)
+            return
+        taken = 0
+        for child in side.children:
+            if child is not figure and child.display:
+                taken += child.outer_size.height + child.styles.margin.top
+                taken += child.styles.margin.bottom
+        # at most half the column: the address and the countdowns stay in view
+        rows = min(
+            side.content_size.height - taken - figure.styles.margin.bottom,
+            side.content_size.height // 2,
+        )
+        fits = bool(self._big_text) and figure.fit(side.content_size.width, rows)
+        figure.display = fits
         self.query_one("#pos-primary", Static).set_class(fits, "-under-digits")
 
     def on_customer_side_resized(self, event: CustomerSide.Resized) -> None:
-        self._fit_digits()
+        self._fit_figure()
 
     def decode_server_image(self, uri: str) -> None:
         """The service's own QR image is to be shown: decode it off the event loop; the panel

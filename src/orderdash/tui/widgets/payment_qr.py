@@ -12,9 +12,10 @@ from weakref import WeakKeyDictionary
 
 from textual.message import Message
 
+from orderdash.core.domain.payment import PaymentState
 from orderdash.core.qr.image import QRImageError, cached_matrix_from_data_uri
 from orderdash.core.qr.payload import QRPayload
-from orderdash.tui.widgets.qr import QRView
+from orderdash.tui.widgets.qr import EMPTY_NOTE, QRView
 
 DECODING_NOTE = "decoding the server QR image: address shown meanwhile"
 
@@ -27,8 +28,23 @@ class ServerImageDecoded(Message):
     """A server QR image asked for by this view is decoded (or refused): show it again."""
 
 
-def show_payload(view: QRView, payload: QRPayload) -> str:
-    """Show `payload` in `view`; returns a note for the user when it is not what was asked."""
+def withdrawn_note(payment: PaymentState) -> str:
+    """Why a settled order has no QR."""
+    return f"No QR: the order is {payment.phase.value}, nothing more is to be paid"
+
+
+def show_payload(view: QRView, payload: QRPayload, payment: PaymentState | None = None) -> str:
+    """Show `payload` in `view`; returns a note for the user when it is not what was asked.
+
+    A settled order (paid, confirmed, overpaid, expired, canceled: `payment.settled`) gets no
+    code at all: staff who turn the screen must not invite a second payment."""
+    if payment is not None and payment.settled:
+        view.placeholder = withdrawn_note(payment)
+        view.show_matrix(None, "")
+        view.text = ""
+        view.caption_text = ""
+        return "withdrawn"
+    view.placeholder = EMPTY_NOTE
     if payload.server_image:
         result = cached_matrix_from_data_uri.peek(payload.server_image)
         if result is None:
@@ -50,6 +66,8 @@ def show_payload(view: QRView, payload: QRPayload) -> str:
 
 def qr_what(payload: QRPayload, note: str) -> str:
     """What the QR code on screen says, in a few words."""
+    if note == "withdrawn":
+        return "none: nothing more is to be paid (so nobody pays twice)"
     if payload.kind == "server" and not note:
         what = "the server's QR image"
     elif payload.kind == "uri":

@@ -103,12 +103,18 @@ def _wrap_note(note: str, width: int, max_lines: int) -> list[str]:
 
 
 def _plan(
-    text: str, width: int, height: int, max_scale: int, with_caption: bool, caption_text: str = ""
+    text: str,
+    width: int,
+    height: int,
+    max_scale: int,
+    with_caption: bool,
+    caption_text: str = "",
+    placeholder: str = EMPTY_NOTE,
 ) -> _Layout:
     if width < 1 or height < 1:
         return _Layout(width, height)
     if not text:
-        return _Layout(width, height, note=EMPTY_NOTE, note_kind="placeholder")
+        return _Layout(width, height, note=placeholder, note_kind="placeholder")
 
     def caption(rows_left: int) -> tuple[str, ...]:
         if not with_caption:
@@ -205,6 +211,9 @@ class QRView(Widget):
     """What the caption under the code says instead of `text` ("": `text` itself), e.g. the
     ordinary lower-case form of a payment URI encoded in upper case."""
 
+    placeholder: reactive[str] = reactive(EMPTY_NOTE, layout=True)
+    """What is shown while `text` is empty (why there is no code)."""
+
     def __init__(
         self,
         text: str = "",
@@ -296,6 +305,7 @@ class QRView(Widget):
         return (
             self.text,
             self.caption_text,
+            self.placeholder,
             self._given,
             width,
             height,
@@ -313,7 +323,13 @@ class QRView(Widget):
     def _plan_now(self, width: int, height: int) -> _Layout:
         if self._given is None:
             return _plan(
-                self.text, width, height, self._max_scale, self._caption, self.caption_text
+                self.text,
+                width,
+                height,
+                self._max_scale,
+                self._caption,
+                self.caption_text,
+                self.placeholder,
             )
         matrix, caption, note = self._given
         return _fit(matrix, caption, note, "server", width, height, self._max_scale, self._caption)
@@ -338,7 +354,7 @@ class QRView(Widget):
                     return columns
             return HIDDEN_NOTE_WIDTH
         if not self.text:
-            return len(EMPTY_NOTE)
+            return min(len(self.placeholder), HIDDEN_NOTE_WIDTH)
         try:
             matrix = matrix_for(self.text, QUIET_ZONE)
         except QRError as error:
