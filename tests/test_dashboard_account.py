@@ -232,6 +232,44 @@ async def test_n_an_amount_confirmed_and_a_coin_show_the_orders_qr_on_the_pos(se
     assert len(creates(server)) == 1
 
 
+async def test_n_without_a_coin_shows_the_checkout_page_then_the_address(server) -> None:
+    """'Let the customer choose': the POS's QR is the service's checkout page for the new order
+    (Generate Order's payment_url), and the address once the order gets a coin."""
+    from textual.widgets import OptionList
+
+    from orderdash.core.domain.display import amount_text
+    from orderdash.simulator.app import CHECKOUT_URL
+    from orderdash.tui.screens.charge import ChargeScreen
+    from orderdash.tui.screens.pos import PosScreen
+    from qr_screen import decode_qr_on_screen
+
+    sim = server.sim
+    app = account_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+        await type_amount(pilot, app, "7.25")
+        await wait_until(pilot, lambda: "Charge 7.25 EUR?" in screen_text(app))
+        before = set(sim.tokens())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Which coin" in screen_text(app))
+        options = app.screen.query_one(OptionList)
+        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        options.highlighted = ids.index("customer-chooses")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        (token,) = set(sim.tokens()) - before
+        checkout = CHECKOUT_URL + token
+        await wait_until(pilot, lambda: decode_qr_on_screen(app) == [checkout])
+        assert "Scan to choose your coin and pay" in screen_text(app)
+
+        sim.choose_coin(token, "btc")
+        wire = sim.order_wire(token, with_qr=False)
+        expected = f"BITCOIN:{wire['address'].upper()}?amount={amount_text(wire['amount'])}"
+        await wait_until(pilot, lambda: decode_qr_on_screen(app) == [expected], timeout=10)
+
+
 async def test_a_create_whose_answer_is_lost_is_retried_as_the_same_charge(server) -> None:
     """Every try of the create loses its answer: the person is told in one line, presses
     Enter again, and the same charge (same token) finds its order: exactly one is made."""

@@ -156,6 +156,8 @@ class AccountMode:
         if made is None:
             return
         app, state = self._app, self._app.state
+        if made.payment_url:
+            state.set_payment_url(made.token, made.payment_url)
         app.watch_tokens([made.token], save=True)
         if made.fetched is not None and made.token in state.entries:
             # the order as the charge last read it: on screen at once, not at the next poll

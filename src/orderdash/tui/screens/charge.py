@@ -37,10 +37,12 @@ CUSTOMER_CHOOSES = "customer-chooses"
 
 @dataclass(frozen=True)
 class ChargeMade:
-    """What the screen hands back: the new order's token, and the order as last read."""
+    """What the screen hands back: the new order's token, the order as last read, and the
+    service's checkout page for it (the customer's QR while no coin is chosen)."""
 
     token: str
     fetched: Fetched | None
+    payment_url: str | None = None
 
 
 class Step(Enum):
@@ -241,7 +243,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         except Exception as error:  # noqa: BLE001 - one line; the pick can be made again
             if code is None:
                 # the order exists: the dashboard reads it by itself
-                self.dismiss(ChargeMade(made.token, None))
+                self.dismiss(ChargeMade(made.token, None, made.payment_url))
                 return
             self.step = Step.COIN
             self._say(
@@ -250,7 +252,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
                 hint="Enter: pick again",
             )
             return
-        self.dismiss(ChargeMade(made.token, fetched))
+        self.dismiss(ChargeMade(made.token, fetched, made.payment_url))
 
     # -- back --------------------------------------------------------------------------------
 
