@@ -8,6 +8,7 @@ the command palette both call; the clock tick and the order on screen go down as
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -99,6 +100,15 @@ class OrderDashApp(App[None]):
         self._told_no_bearer = False
         self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
         self._file = WatchListSync(self, state, started=self._start, adopt=self._adopt)
+
+    async def on_load(self) -> None:
+        # The first event in the running loop, before any screen composes: the order that
+        # opens is asked for now, and its answer arrives while the dashboard is being built
+        # (the watcher's first read of it takes this answer: `OrderWatcher.prefetch`).
+        first = parse_tokens("\n".join(self._tokens)).tokens[:1]
+        if first:
+            self.watcher.prefetch(first[0])
+            await asyncio.sleep(0)  # the request starts (connects) before the screen composes
 
     async def on_mount(self) -> None:
         dashboard = DashboardScreen(self.state, self.watcher)

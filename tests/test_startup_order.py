@@ -1,0 +1,127 @@
+"""Start-up: what each command loads, and the dashboard's first request and first paint
+(the collector during start-up is tested in test_startup.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from conftest import make_settings
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.polling.watcher import OrderWatcher
+from orderdash.simulator import DEMO_TOKENS, SimulatorServer
+from orderdash.tui.app import make_app
+from orderdash.tui.screens.dashboard import DashboardScreen
+from test_watcher import Recorder, ScriptedClient, with_transactions
+
+TOKEN = DEMO_TOKENS[0]
+SIZE = (140, 48)
+
+
+def loaded_by(*argv: str) -> set[str]:
+    """The top-level packages `orderdash ARGV` has loaded when it exits (in a fresh process,
+    through `cli.main` as the installed script runs it)."""
+    code = (
+        "import sys\n"
+        "from orderdash.cli import main\n"
+        "try:\n"
+        f"    main({list(argv)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env["ORDERDASH_CONFIG"] = os.devnull
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    return set(result.stderr.split())
+
+
+@pytest.mark.parametrize(
+    "argv", [("--help",), ("--version",), ("get", "--help")], ids=["help", "version", "get-help"]
+)
+def test_help_and_version_load_neither_httpx_pydantic_nor_textual(argv: tuple[str, ...]) -> None:
+    loaded = loaded_by(*argv)
+    assert "argparse" in loaded  # the probe saw the command run
+    assert loaded.isdisjoint({"httpx", "httpcore", "pydantic", "pydantic_core", "textual", "rich"})
+
+
+async def test_a_prefetched_order_is_the_first_scheduled_read() -> None:
+    """`prefetch` sends getOrder before the order is scheduled; the schedule's first read of
+    it takes that answer instead of asking again."""
+    client = ScriptedClient([with_transactions(1)], rates=False)
+    recorder = Recorder()
+    watcher = OrderWatcher(
+        client,
+        recorder,
+        poll_interval=60.0,
+        refresh_interval=60.0,
+        budget_per_minute=100_000,
+        budget_per_hour=10_000_000,
+    )
+    watcher.prefetch(TOKEN)
+    await asyncio.sleep(0)
+    assert client.calls[Kind.ORDER] == 1  # out before the order is even on the list
+    watcher.add(TOKEN)
+    watcher.focus({TOKEN})
+    runner = asyncio.create_task(watcher.run())
+    try:
+        for _ in range(100):
+            if recorder.fetched:
+                break
+            await asyncio.sleep(0.01)
+        assert recorder.fetched == [(Kind.ORDER, ())]
+        assert client.calls[Kind.ORDER] == 1
+    finally:
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+
+
+async def test_a_prefetch_for_an_order_never_watched_ends_with_the_watcher() -> None:
+    class SlowClient(ScriptedClient):
+        async def get_order(self, token: str) -> Any:
+            await asyncio.sleep(30)
+
+    watcher = OrderWatcher(SlowClient([]), Recorder(), poll_interval=60.0, refresh_interval=60.0)
+    watcher.prefetch("other-token")
+    await asyncio.sleep(0)
+    early = watcher._early["other-token"]
+    runner = asyncio.create_task(watcher.run())
+    await asyncio.sleep(0.01)
+    runner.cancel()
+    await asyncio.gather(runner, return_exceptions=True)
+    await asyncio.sleep(0)
+    assert early.cancelled()
+
+
+async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
+    sim_server: SimulatorServer,
+) -> None:
+    app = make_app(make_settings(sim_server.base_url, poll_interval=60.0), tokens=[TOKEN])
+    composed_at_first_request: list[bool] = []
+    get_order = app.client.get_order
+
+    async def recording_get_order(token: str) -> Any:
+        if not composed_at_first_request:
+            composed = any(isinstance(s, DashboardScreen) and s.children for s in app.screen_stack)
+            composed_at_first_request.append(composed)
+        return await get_order(token)
+
+    app.client.get_order = recording_get_order  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            if app.state.order is not None:
+                break
+            await pilot.pause(0.02)
+        assert app.state.order is not None
+    assert composed_at_first_request == [False]
+    # that request was the dashboard's first read of the order: it was not asked twice
+    reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order" and r["token"] == TOKEN]
+    assert len(reads) == 1
