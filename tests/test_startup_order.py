@@ -125,3 +125,30 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
     # that request was the dashboard's first read of the order: it was not asked twice
     reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order" and r["token"] == TOKEN]
     assert len(reads) == 1
+
+
+def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
+    sim_server: SimulatorServer,
+) -> None:
+    code = (
+        "import contextlib, io, os, sys\n"
+        "from orderdash.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main(['get', {TOKEN!r}, '--json', '--base-url', {sim_server.base_url!r}])\n"
+        "from orderdash.core.service import models\n"
+        "built = sorted(name for name, value in vars(models).items()\n"
+        "    if isinstance(value, type) and issubclass(value, models.BaseModel)\n"
+        "    and value.__module__ == models.__name__ and value.__pydantic_complete__)\n"
+        "print(os.environ.get('PYDANTIC_DISABLE_PLUGINS'), *built, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORDERDASH_", "PYDANTIC_"))}
+    env["ORDERDASH_CONFIG"] = os.devnull
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    plugins, *built = result.stderr.split()
+    assert plugins == "__all__"
+    assert "OrderEnvelope" in built  # (its nested models are built inside its validator)
+    assert not {"HistoryEnvelope", "LoginEnvelope", "CreatedOrder", "RatesEnvelope"} & set(built)
