@@ -152,3 +152,31 @@ def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
     assert plugins == "__all__"
     assert "OrderEnvelope" in built  # (its nested models are built inside its validator)
     assert not {"HistoryEnvelope", "LoginEnvelope", "CreatedOrder", "RatesEnvelope"} & set(built)
+
+
+async def test_footer_keys_are_styled_once(sim_server: SimulatorServer) -> None:
+    """Each key of the dashboard's footer gets its style as it mounts, not restyled twice
+    right after (compact, then not)."""
+    from textual.widgets._footer import FooterKey
+
+    restyled: list[str] = []
+    original = FooterKey.update_node_styles
+
+    def recording(self: FooterKey, animate: bool = True) -> None:
+        restyled.append(self.key)
+        original(self, animate)
+
+    app = make_app(make_settings(sim_server.base_url, poll_interval=60.0), tokens=[TOKEN])
+    FooterKey.update_node_styles = recording  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(200):
+                if app.state.order is not None and app.screen.query(FooterKey):
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause()
+            keys = [key for key in app.screen.query(FooterKey) if not key.has_class("-compact")]
+            assert len(keys) > 10
+    finally:
+        FooterKey.update_node_styles = original  # type: ignore[method-assign]
+    assert restyled == []

@@ -1,14 +1,18 @@
-"""Textual 8.2.8: the footer of keys, rebuilt only when the keys it shows change. Performance,
-not a bug: no upstream issue. It overrides `Footer.bindings_changed` and sets the Footer's
-private `_bindings_ready`, which is why it lives here.
+"""Textual 8.2.8: the footer of keys, rebuilt only when the keys it shows change, and its keys
+built with the footer's style from the start. Performance, not a bug: no upstream issue. It
+overrides `Footer.bindings_changed` and sets the Footer's private `_bindings_ready`, which is why
+it lives here.
 
-Test: tests/test_perf_repaints.py::test_the_footer_is_rebuilt_only_when_its_keys_change.
+Tests: tests/test_perf_repaints.py::test_the_footer_is_rebuilt_only_when_its_keys_change,
+tests/test_startup_order.py::test_footer_keys_are_styled_once.
 """
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 
 class KeysFooter(Footer):
@@ -18,6 +22,17 @@ class KeysFooter(Footer):
     showing the same keys. This one rebuilds when what it would show differs."""
 
     _shown: tuple[object, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        # A FooterKey starts compact and the footer's `data_bind` then makes it not compact:
+        # the "-compact" class is added as it mounts and removed right after, two restyles of
+        # every key (~20 keys: ~25 ms of the dashboard's start). Built as the footer is, the
+        # bound value changes nothing.
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                widget.set_reactive(FooterKey.compact, self.compact)
+                widget.set_class(self.compact, "-compact", update=False)
+            yield widget
 
     def bindings_changed(self, screen: Screen) -> None:
         self._bindings_ready = True
