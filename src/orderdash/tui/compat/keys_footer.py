@@ -26,10 +26,12 @@ class KeysFooter(Footer):
     def compose(self) -> ComposeResult:
         # A FooterKey starts compact and the footer's `data_bind` then makes it not compact:
         # the "-compact" class is added as it mounts and removed right after, two restyles of
-        # every key (~20 keys: ~25 ms of the dashboard's start). Built as the footer is, the
-        # bound value changes nothing.
+        # every key (~20 keys: ~25 ms of the dashboard's start). Built with the footer's value,
+        # the binding changes nothing. (`_reactive_connect` is where `data_bind` keeps the
+        # binding; the command palette's key is not bound, and stays compact.)
         for widget in super().compose():
-            if isinstance(widget, FooterKey):
+            bound = getattr(widget, "_reactive_connect", None) or {}
+            if isinstance(widget, FooterKey) and "compact" in bound:
                 widget.set_reactive(FooterKey.compact, self.compact)
                 widget.set_class(self.compact, "-compact", update=False)
             yield widget
