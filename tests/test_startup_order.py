@@ -155,8 +155,9 @@ def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
 
 
 async def test_footer_keys_are_styled_once(sim_server: SimulatorServer) -> None:
-    """Each key of the dashboard's footer gets its style as it mounts, not restyled twice
-    right after (compact, then not)."""
+    """The keys of the dashboard's footer get their style as they mount, not restyled twice
+    right after (compact, then not); only the command palette's key, which is compact, gets
+    its class as it mounts."""
     from textual.widgets._footer import FooterKey
 
     restyled: list[str] = []
@@ -175,8 +176,51 @@ async def test_footer_keys_are_styled_once(sim_server: SimulatorServer) -> None:
                     break
                 await pilot.pause(0.02)
             await pilot.pause()
-            keys = [key for key in app.screen.query(FooterKey) if not key.has_class("-compact")]
+            keys = app.screen.query(FooterKey)
             assert len(keys) > 10
     finally:
         FooterKey.update_node_styles = original  # type: ignore[method-assign]
-    assert restyled == []
+    assert restyled in ([], ["ctrl+p"])
+
+
+async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No empty dashboard is painted first: the screen waits for the order it opens (up to
+    FIRST_PAINT_WAIT, made long here). The first answer is held back while the app runs."""
+    from orderdash.tui import app as app_module
+
+    class HeldClient(ScriptedClient):
+        async def aclose(self) -> None:
+            pass
+
+    monkeypatch.setattr(app_module, "FIRST_PAINT_WAIT", 30.0)
+    client = HeldClient([with_transactions(1)], rates=False)
+    answer = asyncio.Event()
+    scripted_get_order = client.get_order
+
+    async def held_get_order(token: str) -> Any:
+        await answer.wait()
+        return await scripted_get_order(token)
+
+    client.get_order = held_get_order  # type: ignore[method-assign]
+    settings = make_settings("http://127.0.0.1:9", poll_interval=60.0, bearer=None)
+    app = make_app(settings, client=client, tokens=[TOKEN])  # type: ignore[arg-type]
+    painted_with_order: list[bool] = []
+    display = app._display
+
+    def recording_display(screen: Any, renderable: Any) -> None:
+        display(screen, renderable)
+        # while a batch holds, Textual renders but does not paint (App._display)
+        painted = renderable is not None and not app._batch_count
+        if painted and isinstance(screen, DashboardScreen):
+            painted_with_order.append(app.state.order is not None)
+
+    app._display = recording_display  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(10):  # the dashboard is up, and would have painted by now
+            await pilot.pause(0.05)
+        answer.set()
+        for _ in range(300):
+            if painted_with_order:
+                break
+            await pilot.pause(0.02)
+    assert painted_with_order[:1] == [True]

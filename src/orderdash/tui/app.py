@@ -9,6 +9,7 @@ the command palette both call; the clock tick and the order on screen go down as
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -33,7 +34,12 @@ from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
-from orderdash.tui.messages import WatchListRead, WatchListSaved, WatchReporter
+from orderdash.tui.messages import (
+    WatchListRead,
+    WatchListSaved,
+    WatchReporter,
+    WatchStatusChanged,
+)
 from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
@@ -46,6 +52,8 @@ NO_BEARER = (
 )
 #: App actions that are the operator's alone: off while a customer-facing screen is up.
 OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
+#: At start-up the screen paints nothing until the order it opens is on it, or for this long.
+FIRST_PAINT_WAIT = 0.5
 
 
 class OrderDashApp(App[None]):
@@ -100,6 +108,10 @@ class OrderDashApp(App[None]):
         self._told_no_bearer = False
         self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
         self._file = WatchListSync(self, state, started=self._start, adopt=self._adopt)
+        #: The order the start-up opens (asked for before any screen composes), and the hold on
+        #: painting until its first read is on the dashboard.
+        self._first: str | None = None
+        self._first_paint = contextlib.ExitStack()
 
     async def on_load(self) -> None:
         # The first event in the running loop, before any screen composes: the order that
@@ -107,10 +119,16 @@ class OrderDashApp(App[None]):
         # (the watcher's first read of it takes this answer: `OrderWatcher.prefetch`).
         first = parse_tokens("\n".join(self._tokens)).tokens[:1]
         if first:
-            self.watcher.prefetch(first[0])
+            self._first = first[0]
+            self.watcher.prefetch(self._first)
             await asyncio.sleep(0)  # the request starts (connects) before the screen composes
 
     async def on_mount(self) -> None:
+        if self._first is not None:
+            # One first paint, with the order: the empty dashboard painted first and then
+            # again with the order cost a whole layout and render in between (~50 ms).
+            self._first_paint.enter_context(self.batch_update())
+            self.set_timer(FIRST_PAINT_WAIT, self._first_paint.close)
         dashboard = DashboardScreen(self.state, self.watcher)
         self._reporter.target = dashboard
         await self.push_screen(dashboard)
@@ -130,8 +148,16 @@ class OrderDashApp(App[None]):
         self.watch_tokens(given.tokens, save=True)
         first = next(iter(given.tokens + given.duplicates), None)
         self.dashboard.start(first, [reason for _, reason in given.invalid])
+        if first is None or first not in self.state.entries:
+            self._first_paint.close()  # no first read to wait for
         if first is not None and self._open_pos:
             self.action_point_of_sale()
+
+    def on_watch_status_changed(self, message: WatchStatusChanged) -> None:
+        # bubbled up after the dashboard handled the read's report (the order, or why not, is
+        # on it): the first read of the order that opens ends the hold on painting
+        if message.token == self._first:
+            self._first_paint.close()
 
     async def on_unmount(self) -> None:
         self._file.flush_at_exit()
