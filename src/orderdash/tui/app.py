@@ -160,6 +160,7 @@ class OrderDashApp(App[None]):
             self._first_paint.close()
 
     async def on_unmount(self) -> None:
+        self._first_paint.close()  # quit before the first read came: no hold left behind
         self._file.flush_at_exit()
         if self.publisher is not None:
             self.publisher.end()
