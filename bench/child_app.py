@@ -2,11 +2,13 @@
 
     python bench/child_app.py SPEC_JSON OUT_JSON
 
-SPEC_JSON: {"mode": "orderdash" | "bare" | "floor" | "idle", "base_url": ..., "token": ...,
-"token_file": ..., "width": ..., "height": ..., "idle_seconds": ..., "settle": ...}
+SPEC_JSON: {"mode": "orderdash" | "display" | "bare" | "floor" | "idle", "base_url": ...,
+"token": ..., "token_file": ..., "width": ..., "height": ..., "idle_seconds": ..., "settle": ...}
 
 "orderdash" builds the dashboard the way `orderdash tui TOKEN --bearer-token-file F` does (the
 CLI's parser, the settings loader, `make_app`) and exits at the first paint that shows the order;
+"display" builds the customer display as `orderdash display --title T` does and exits at its
+first paint (the welcome screen with the shop's name: no dashboard publishes to it);
 "bare" is a Textual app with a Header, a Static and a Footer that exits at its first paint;
 "floor" is the same app after importing httpx and pydantic's BaseModel (the dependencies);
 "idle" opens the order and then measures CPU and repaints while nothing happens. Both apps
@@ -100,33 +102,77 @@ def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
     return app, ready, shown
 
 
+#: The shop's name the "display" child shows on its welcome screen.
+DISPLAY_TITLE = "Bench Coffee Shop"
+
+
+def build_display(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """The customer display as `orderdash display --title T` builds it (cli._run_display): the
+    CLI's parser, the settings loader without the token file, the channel, the language."""
+    import os
+
+    from orderdash.cli import SETTING_OPTIONS, build_parser
+    from orderdash.core.customer.catalogue import resolve_language
+    from orderdash.core.customer.channel import channel_path
+    from orderdash.core.runtime.config import load_settings
+
+    args = build_parser().parse_args(["display", "--title", DISPLAY_TITLE])
+    overrides = {name: getattr(args, name, None) for name in SETTING_OPTIONS}
+    settings, _ = load_settings(
+        {k: v for k, v in overrides.items() if v is not None}, dict(os.environ), with_token=False
+    )
+    from orderdash.tui.display import DisplayApp
+
+    app = DisplayApp(
+        channel_path(settings.display_channel),
+        language=resolve_language(settings.language, os.environ),
+        title=settings.display_title,
+        primary=settings.pos_primary,
+    )
+    return app, lambda: True, lambda screen: DISPLAY_TITLE in screen
+
+
 def main() -> None:
     spec = json.loads(sys.argv[1])
     out_path = sys.argv[2]
     mode = spec["mode"]
     if mode not in ("bare", "floor"):
-        # as `orderdash` starts (cli.main): no cyclic collection until the app's first paint
+        # as `orderdash` starts (cli.main): no pydantic plugins, no cyclic collection until
+        # the app's first paint
+        import os
+
+        from orderdash.cli import PYDANTIC_NO_PLUGINS
         from orderdash.core.runtime import startup
 
+        os.environ.setdefault(*PYDANTIC_NO_PLUGINS)
         startup.pause()
     from appkit import PaintLog, run_app, screen_text
 
     if mode in ("bare", "floor"):
         app, ready, shown = build_bare(with_dependencies=mode == "floor")
+    elif mode == "display":
+        app, ready, shown = build_display(spec)
     else:
         app, ready, shown = build_orderdash(spec)
     result: dict[str, Any] = {"mode": mode, "main_at": MAIN_AT, "built_at": time.monotonic()}
 
     async def body(app: Any, paints: PaintLog) -> None:
-        # The first paint after which the data is on screen: "ready" is checked before the
-        # paint (the data was handed to the widgets), the screen text after it.
-        while True:
-            was_ready = ready()
-            paint = await paints.next_paint(within=30)
-            if paint is None:
-                raise TimeoutError("no paint showed the data within 30 s")
-            if was_ready and shown(screen_text(app)):
-                break
+        # The first paint after which the data is on screen, checked at each paint as it ends
+        # ("ready": the data was handed to the widgets; then the composited screen's text).
+        # Checking between paints from this coroutine instead missed a paint that came right
+        # after the data, and counted a later one.
+        def on_screen() -> bool:
+            return ready() and shown(screen_text(app))
+
+        found = paints.watch(on_screen)
+        if paints.paints and on_screen():  # painted before this coroutine first ran
+            found.cancel()
+            paint = paints.paints[-1]
+        else:
+            try:
+                paint = await asyncio.wait_for(found, 30)
+            except TimeoutError:
+                raise TimeoutError("no paint showed the data within 30 s") from None
         result["paint_at"] = paint.wall
         result["paints_before"] = len(paints.paints)
         result["max_rss_kib_at_paint"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -186,6 +186,8 @@ async def test_without_a_bearer_token_it_runs_on_get_order_alone(
     app = dashboard_app(sim_server, bearer=None)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_until(pilot, lambda: app.state.order is not None)
+        # the notice is a toast: mounted and laid out a frame or two after the order
+        await wait_until(pilot, lambda: "Rate refresh is off" in screen_text(app))
         text = screen_text(app)
         assert "Rate refresh is off" in text and "access_token_file" in text
         assert "rate refresh off: no bearer token" in text

@@ -337,9 +337,16 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
     return settings, warnings
 
 
+#: pydantic looks for plugins in every installed distribution's entry points when it builds
+#: its first model (~10 ms of every start, more the more packages are installed). orderdash
+#: uses none, and a plugin would see every value validated, the settings' secrets included.
+PYDANTIC_NO_PLUGINS = ("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from orderdash.core.runtime import startup
 
+    os.environ.setdefault(*PYDANTIC_NO_PLUGINS)
     paused = startup.pause()  # see core/runtime/startup.py: ~70 ms of the dashboard's start
     try:
         return _main(argv)

@@ -9,6 +9,7 @@ the command palette both call; the clock tick and the order on screen go down as
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -43,6 +44,7 @@ from orderdash.tui.messages import (
     WatchListRead,
     WatchListSaved,
     WatchReporter,
+    WatchStatusChanged,
 )
 from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.alerts import AlertsScreen
@@ -67,6 +69,9 @@ FINAL_PHASES = frozenset(
         Phase.CANCELED,
     }
 )
+
+#: At start-up the screen paints nothing until the order it opens is on it, or for this long.
+FIRST_PAINT_WAIT = 0.5
 
 
 class OrderDashApp(App[None]):
@@ -126,8 +131,27 @@ class OrderDashApp(App[None]):
         self._account = AccountMode(self, enabled=account)
         # a log-in waits for the first paint: it must not make the start-up slower
         client.login_after = asyncio.Event()
+        #: The order the start-up opens (asked for before any screen composes), and the hold on
+        #: painting until its first read is on the dashboard.
+        self._first: str | None = None
+        self._first_paint = contextlib.ExitStack()
+
+    async def on_load(self) -> None:
+        # The first event in the running loop, before any screen composes: the order that
+        # opens is asked for now, and its answer arrives while the dashboard is being built
+        # (the watcher's first read of it takes this answer: `OrderWatcher.prefetch`).
+        first = parse_tokens("\n".join(self._tokens)).tokens[:1]
+        if first:
+            self._first = first[0]
+            self.watcher.prefetch(self._first)
+            await asyncio.sleep(0)  # the request starts (connects) before the screen composes
 
     async def on_mount(self) -> None:
+        if self._first is not None:
+            # One first paint, with the order: the empty dashboard painted first and then
+            # again with the order cost a whole layout and render in between (~50 ms).
+            self._first_paint.enter_context(self.batch_update())
+            self.set_timer(FIRST_PAINT_WAIT, self._first_paint.close)
         dashboard = DashboardScreen(self.state, self.watcher)
         self._reporter.target = dashboard
         await self.push_screen(dashboard)
@@ -148,6 +172,8 @@ class OrderDashApp(App[None]):
         self.watch_tokens(given.tokens, save=True)
         first = next(iter(given.tokens + given.duplicates), None)
         self.dashboard.start(first, [reason for _, reason in given.invalid])
+        if first is None or first not in self.state.entries:
+            self._first_paint.close()  # no first read to wait for
         if first is not None and self._open_pos:
             self.action_point_of_sale()
 
@@ -157,7 +183,14 @@ class OrderDashApp(App[None]):
             self.client.login_after.set()
         self._account.start()
 
+    def on_watch_status_changed(self, message: WatchStatusChanged) -> None:
+        # bubbled up after the dashboard handled the read's report (the order, or why not, is
+        # on it): the first read of the order that opens ends the hold on painting
+        if message.token == self._first:
+            self._first_paint.close()
+
     async def on_unmount(self) -> None:
+        self._first_paint.close()  # quit before the first read came: no hold left behind
         self._file.flush_at_exit()
         if self.publisher is not None:
             self.publisher.end()

@@ -198,6 +198,8 @@ class OrderWatcher:
         self._wake = asyncio.Event()
         self._focused: set[str] = set()
         self._point_of_sale = False
+        #: getOrder requests sent before their order joined the schedule (`prefetch`).
+        self._early: dict[str, asyncio.Future[Fetched]] = {}
 
     @property
     def tokens(self) -> list[str]:
@@ -211,7 +213,21 @@ class OrderWatcher:
     def remove(self, token: str) -> None:
         self.scheduler.remove(token, self._monotonic())
         self._seen.pop(token, None)
+        self._drop_early(token)
         self._wake.set()
+
+    def prefetch(self, token: str) -> None:
+        """Send `token`'s getOrder now, in the running event loop, before the order is
+        scheduled: the dashboard asks for the order it opens while its screen is still being
+        built. The first read the schedule makes of `token` takes this answer (one request, not
+        two; it is counted then). Call `add` for `token` soon after, or `remove` it."""
+        if token not in self._early:
+            self._early[token] = asyncio.ensure_future(self._client.get_order(token))
+
+    def _drop_early(self, token: str) -> None:
+        early = self._early.pop(token, None)
+        if early is not None and not early.cancel() and not early.cancelled():
+            early.exception()  # finished: its failure, if any, is not "never retrieved"
 
     def focus(self, tokens: Iterable[str]) -> None:
         """The orders on screen; while a point-of-sale screen is up they are on it too (their
@@ -265,6 +281,13 @@ class OrderWatcher:
         return self.scheduler.budget_use(self._monotonic())
 
     async def run(self) -> None:
+        try:
+            await self._run()
+        finally:
+            for token in list(self._early):  # prefetched for orders that never joined
+                self._drop_early(token)
+
+    async def _run(self) -> None:
         async with asyncio.TaskGroup() as group:
             while True:
                 now = self._monotonic()
@@ -282,7 +305,10 @@ class OrderWatcher:
 
     async def _request(self, token: str, kind: Kind) -> None:
         try:
-            if kind is Kind.ORDER:
+            early = self._early.pop(token, None) if kind is Kind.ORDER else None
+            if early is not None:
+                fetched = await early
+            elif kind is Kind.ORDER:
                 fetched = await self._client.get_order(token)
             else:
                 fetched = await self._client.refresh_rate(token)

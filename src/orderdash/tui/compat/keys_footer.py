@@ -5,7 +5,9 @@ lives here. No upstream issue: Textual's Footer lays every key out in one row an
 row at the screen's edge, so at 120 columns the dashboard's Help and Quit were off-screen.
 
 Tests: tests/test_perf_repaints.py::test_the_footer_is_rebuilt_only_when_its_keys_change,
-tests/test_keys_visible.py::test_the_footer_shows_help_and_quit_at_every_width.
+tests/test_keys_visible.py::test_the_footer_shows_help_and_quit_at_every_width,
+tests/test_startup_order.py::test_footer_keys_are_styled_once (its keys are built with the
+footer's style from the start).
 """
 
 from __future__ import annotations
@@ -85,14 +87,21 @@ class KeysFooter(Footer):
         if not self._bindings_ready:
             return
         for binding, enabled, tooltip in self._fitting():
-            yield FooterKey(
+            key = FooterKey(
                 binding.key,
                 self.app.get_key_display(binding),
                 binding.description,
                 binding.action,
                 disabled=not enabled,
                 tooltip=tooltip,
-            ).data_bind(compact=Footer.compact)
+            )
+            # A FooterKey starts compact and `data_bind` then makes it not compact: the
+            # "-compact" class added as it mounts and removed right after, two restyles of
+            # every key (~25 ms of the dashboard's start). Built with the footer's value, the
+            # binding changes nothing.
+            key.set_reactive(FooterKey.compact, self.compact)
+            key.set_class(self.compact, "-compact", update=False)
+            yield key.data_bind(compact=Footer.compact)
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             found = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
             if found is not None:

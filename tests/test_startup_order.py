@@ -1,0 +1,226 @@
+"""Start-up: what each command loads, and the dashboard's first request and first paint
+(the collector during start-up is tested in test_startup.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from conftest import make_settings
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.polling.watcher import OrderWatcher
+from orderdash.simulator import DEMO_TOKENS, SimulatorServer
+from orderdash.tui.app import make_app
+from orderdash.tui.screens.dashboard import DashboardScreen
+from test_watcher import Recorder, ScriptedClient, with_transactions
+
+TOKEN = DEMO_TOKENS[0]
+SIZE = (140, 48)
+
+
+def loaded_by(*argv: str) -> set[str]:
+    """The top-level packages `orderdash ARGV` has loaded when it exits (in a fresh process,
+    through `cli.main` as the installed script runs it)."""
+    code = (
+        "import sys\n"
+        "from orderdash.cli import main\n"
+        "try:\n"
+        f"    main({list(argv)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env["ORDERDASH_CONFIG"] = os.devnull
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    return set(result.stderr.split())
+
+
+@pytest.mark.parametrize(
+    "argv", [("--help",), ("--version",), ("get", "--help")], ids=["help", "version", "get-help"]
+)
+def test_help_and_version_load_neither_httpx_pydantic_nor_textual(argv: tuple[str, ...]) -> None:
+    loaded = loaded_by(*argv)
+    assert "argparse" in loaded  # the probe saw the command run
+    assert loaded.isdisjoint({"httpx", "httpcore", "pydantic", "pydantic_core", "textual", "rich"})
+
+
+async def test_a_prefetched_order_is_the_first_scheduled_read() -> None:
+    """`prefetch` sends getOrder before the order is scheduled; the schedule's first read of
+    it takes that answer instead of asking again."""
+    client = ScriptedClient([with_transactions(1)], rates=False)
+    recorder = Recorder()
+    watcher = OrderWatcher(
+        client,
+        recorder,
+        poll_interval=60.0,
+        refresh_interval=60.0,
+        budget_per_minute=100_000,
+        budget_per_hour=10_000_000,
+    )
+    watcher.prefetch(TOKEN)
+    await asyncio.sleep(0)
+    assert client.calls[Kind.ORDER] == 1  # out before the order is even on the list
+    watcher.add(TOKEN)
+    watcher.focus({TOKEN})
+    runner = asyncio.create_task(watcher.run())
+    try:
+        for _ in range(100):
+            if recorder.fetched:
+                break
+            await asyncio.sleep(0.01)
+        assert recorder.fetched == [(Kind.ORDER, ())]
+        assert client.calls[Kind.ORDER] == 1
+    finally:
+        runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)
+
+
+async def test_a_prefetch_for_an_order_never_watched_ends_with_the_watcher() -> None:
+    class SlowClient(ScriptedClient):
+        async def get_order(self, token: str) -> Any:
+            await asyncio.sleep(30)
+
+    watcher = OrderWatcher(SlowClient([]), Recorder(), poll_interval=60.0, refresh_interval=60.0)
+    watcher.prefetch("other-token")
+    await asyncio.sleep(0)
+    early = watcher._early["other-token"]
+    runner = asyncio.create_task(watcher.run())
+    await asyncio.sleep(0.01)
+    runner.cancel()
+    await asyncio.gather(runner, return_exceptions=True)
+    await asyncio.sleep(0)
+    assert early.cancelled()
+
+
+async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
+    sim_server: SimulatorServer,
+) -> None:
+    app = make_app(make_settings(sim_server.base_url, poll_interval=60.0), tokens=[TOKEN])
+    composed_at_first_request: list[bool] = []
+    get_order = app.client.get_order
+
+    async def recording_get_order(token: str) -> Any:
+        if not composed_at_first_request:
+            composed = any(isinstance(s, DashboardScreen) and s.children for s in app.screen_stack)
+            composed_at_first_request.append(composed)
+        return await get_order(token)
+
+    app.client.get_order = recording_get_order  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            if app.state.order is not None:
+                break
+            await pilot.pause(0.02)
+        assert app.state.order is not None
+    assert composed_at_first_request == [False]
+    # that request was the dashboard's first read of the order: it was not asked twice
+    reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order" and r["token"] == TOKEN]
+    assert len(reads) == 1
+
+
+def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
+    sim_server: SimulatorServer,
+) -> None:
+    code = (
+        "import contextlib, io, os, sys\n"
+        "from orderdash.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main(['get', {TOKEN!r}, '--json', '--base-url', {sim_server.base_url!r}])\n"
+        "from orderdash.core.service import models\n"
+        "built = sorted(name for name, value in vars(models).items()\n"
+        "    if isinstance(value, type) and issubclass(value, models.BaseModel)\n"
+        "    and value.__module__ == models.__name__ and value.__pydantic_complete__)\n"
+        "print(os.environ.get('PYDANTIC_DISABLE_PLUGINS'), *built, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORDERDASH_", "PYDANTIC_"))}
+    env["ORDERDASH_CONFIG"] = os.devnull
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    plugins, *built = result.stderr.split()
+    assert plugins == "__all__"
+    assert "OrderEnvelope" in built  # (its nested models are built inside its validator)
+    assert not {"HistoryEnvelope", "LoginEnvelope", "CreatedOrder", "RatesEnvelope"} & set(built)
+
+
+async def test_footer_keys_are_styled_once(sim_server: SimulatorServer) -> None:
+    """The keys of the dashboard's footer get their style as they mount, not restyled twice
+    right after (compact, then not); only the command palette's key, which is compact, gets
+    its class as it mounts."""
+    from textual.widgets._footer import FooterKey
+
+    restyled: list[str] = []
+    original = FooterKey.update_node_styles
+
+    def recording(self: FooterKey, animate: bool = True) -> None:
+        restyled.append(self.key)
+        original(self, animate)
+
+    app = make_app(make_settings(sim_server.base_url, poll_interval=60.0), tokens=[TOKEN])
+    FooterKey.update_node_styles = recording  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(200):
+                if app.state.order is not None and app.screen.query(FooterKey):
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause()
+            keys = app.screen.query(FooterKey)
+            assert len(keys) > 10
+    finally:
+        FooterKey.update_node_styles = original  # type: ignore[method-assign]
+    assert restyled in ([], ["ctrl+p"])
+
+
+async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No empty dashboard is painted first: the screen waits for the order it opens (up to
+    FIRST_PAINT_WAIT, made long here). The first answer is held back while the app runs."""
+    from orderdash.tui import app as app_module
+
+    class HeldClient(ScriptedClient):
+        async def aclose(self) -> None:
+            pass
+
+    monkeypatch.setattr(app_module, "FIRST_PAINT_WAIT", 30.0)
+    client = HeldClient([with_transactions(1)], rates=False)
+    answer = asyncio.Event()
+    scripted_get_order = client.get_order
+
+    async def held_get_order(token: str) -> Any:
+        await answer.wait()
+        return await scripted_get_order(token)
+
+    client.get_order = held_get_order  # type: ignore[method-assign]
+    settings = make_settings("http://127.0.0.1:9", poll_interval=60.0, bearer=None)
+    app = make_app(settings, client=client, tokens=[TOKEN])  # type: ignore[arg-type]
+    painted_with_order: list[bool] = []
+    display = app._display
+
+    def recording_display(screen: Any, renderable: Any) -> None:
+        display(screen, renderable)
+        # while a batch holds, Textual renders but does not paint (App._display)
+        painted = renderable is not None and not app._batch_count
+        if painted and isinstance(screen, DashboardScreen):
+            painted_with_order.append(app.state.order is not None)
+
+    app._display = recording_display  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(10):  # the dashboard is up, and would have painted by now
+            await pilot.pause(0.05)
+        answer.set()
+        for _ in range(300):
+            if painted_with_order:
+                break
+            await pilot.pause(0.02)
+    assert painted_with_order[:1] == [True]
