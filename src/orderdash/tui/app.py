@@ -135,6 +135,7 @@ class OrderDashApp(App[None]):
         #: painting until its first read is on the dashboard.
         self._first: str | None = None
         self._first_paint = contextlib.ExitStack()
+        self._painted = False
 
     async def on_load(self) -> None:
         # The first event in the running loop, before any screen composes: the order that
@@ -151,16 +152,15 @@ class OrderDashApp(App[None]):
             # One first paint, with the order: the empty dashboard painted first and then
             # again with the order cost a whole layout and render in between (~50 ms).
             self._first_paint.enter_context(self.batch_update())
-            self.set_timer(FIRST_PAINT_WAIT, self._first_paint.close)
+            self.set_timer(FIRST_PAINT_WAIT, self._paint)
         dashboard = DashboardScreen(self.state, self.watcher)
         self._reporter.target = dashboard
         await self.push_screen(dashboard)
         self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
         self.set_interval(1.0, self._tick)
         self._file.start()  # the saved list is read in a worker: `_start` once it is known
-        # the first paint is the end of the start-up (core/runtime/startup.py)
-        self.call_after_refresh(startup.resume)
-        self.call_after_refresh(self._after_first_paint)
+        if self._first is None:
+            self._paint()
         for notice in self._notices:
             self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)
 
@@ -173,9 +173,19 @@ class OrderDashApp(App[None]):
         first = next(iter(given.tokens + given.duplicates), None)
         self.dashboard.start(first, [reason for _, reason in given.invalid])
         if first is None or first not in self.state.entries:
-            self._first_paint.close()  # no first read to wait for
+            self._paint()  # no first read to wait for
         if first is not None and self._open_pos:
             self.action_point_of_sale()
+
+    def _paint(self) -> None:
+        """The hold on painting ends (if there was one): what waits for the first paint
+        follows it, once."""
+        self._first_paint.close()
+        if not self._painted:
+            self._painted = True
+            # the first paint is the end of the start-up (core/runtime/startup.py)
+            self.call_after_refresh(startup.resume)
+            self.call_after_refresh(self._after_first_paint)
 
     def _after_first_paint(self) -> None:
         """Up: a log-in may go now, and the account's history is read (in a worker)."""
@@ -187,7 +197,7 @@ class OrderDashApp(App[None]):
         # bubbled up after the dashboard handled the read's report (the order, or why not, is
         # on it): the first read of the order that opens ends the hold on painting
         if message.token == self._first:
-            self._first_paint.close()
+            self._paint()
 
     async def on_unmount(self) -> None:
         self._first_paint.close()  # quit before the first read came: no hold left behind
