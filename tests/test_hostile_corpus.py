@@ -37,6 +37,8 @@ from orderdash.tui.widgets.watch_list import WatchTable
 
 CORPUS = Path(__file__).parent / "hostile" / "cases.json"
 SIZE = (140, 48)
+#: Wide enough for every column of the watch list (narrower screens drop the company first).
+LIST_SIZE = (200, 48)
 GOOD_COMPANY = "Good Shop"
 #: Fast polls, and a budget that never holds a read back.
 APP_SETTINGS = {"poll_interval": 0.2, "refresh_interval": 60.0, "budget_per_minute": 10000}
@@ -478,7 +480,7 @@ async def test_watch_list_shows_the_string_cases_literally(sim_server: Simulator
     sim = sim_server.sim
     focused, watched, third = (new_order(sim, f"hostile-watch-{n}") for n in range(3))
     app = dashboard_app(sim_server, tokens=[focused, watched, third])
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    async with app.run_test(size=LIST_SIZE, notifications=True) as pilot:
         table = app.dashboard.query_one(WatchTable)
 
         def row_text() -> str:
@@ -519,7 +521,7 @@ async def test_watch_list_row_of_a_failing_order_says_stale(sim_server: Simulato
     sim = sim_server.sim
     focused, watched = new_order(sim, "stale-0"), new_order(sim, "stale-1")
     app = dashboard_app(sim_server, tokens=[focused, watched])
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+    async with app.run_test(size=LIST_SIZE, notifications=True) as pilot:
         table = app.dashboard.query_one(WatchTable)
         await wait_until(pilot, lambda: app.state.entries[watched].order is not None)
         for name in ("html-error-page-with-200", "invalid-utf8", "nesting-10000-levels"):

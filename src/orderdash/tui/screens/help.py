@@ -22,6 +22,7 @@ KEYS = (
     ("a", "add orders to the watch list (paste several at once)"),
     ("d / u", "remove the selected order from the list / undo"),
     ("f / t / s", "filter the list by text / by state / sort by the next column"),
+    ("S", "reverse the list's sort (\u25b2/\u25bc in the header; s on a header's column too)"),
     ("Enter", "in the list: open that order in the panes"),
     ("l", "the alerts log"),
     ("b", "the request budgets: use now and the next hour's plan"),
