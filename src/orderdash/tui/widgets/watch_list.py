@@ -476,8 +476,10 @@ class WatchListPane(Vertical):
         self.sort_by(self.sort_column)
 
     def cycle_sort(self) -> str:
-        keys = [key for key, _ in COLUMNS]
-        self.sort_by(keys[(keys.index(self.sort_column) + 1) % len(keys)])
+        """Sort by the next column on screen (a hidden one would sort by what nobody sees)."""
+        keys = list(self.columns) or [key for key, _ in COLUMNS]
+        at = keys.index(self.sort_column) if self.sort_column in keys else -1
+        self.sort_by(keys[(at + 1) % len(keys)])
         return self.sort_column
 
     @on(Input.Changed, "#watch-filter")
