@@ -442,7 +442,10 @@ class WatchListPane(Vertical):
         self.border_title = " \u00b7 ".join(parts) + shown + filters
         sort = f"sorted by {dict(COLUMNS)[self.sort_column].strip() or 'alerts'}"
         hidden = len(COLUMN_SPECS) - len(self.columns)
-        more = f" \u00b7 {hidden} columns hidden: widen for more" if self._widths and hidden else ""
+        columns = "column" if hidden == 1 else "columns"
+        more = (
+            f" \u00b7 {hidden} {columns} hidden: widen for more" if self._widths and hidden else ""
+        )
         self.border_subtitle = f"{sort}{' (reversed)' if self.sort_reverse else ''}{more}"
 
     # -- user actions --------------------------------------------------------------------------
