@@ -8,6 +8,7 @@ The screens are read as drawn (`render_line`), at 80x24, 100x30 and 120x40."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import re
 import time
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.simulator.state import Fault
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.widgets.order_detail import OrderDetail
-from orderdash.tui.widgets.transactions import TransactionsTable
+from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTable
 from orderdash.tui.widgets.watch_list import COLUMN_SPECS, WatchListPane, WatchTable
 
 SIZES = [(80, 24), (100, 30), (120, 40)]
@@ -194,8 +195,8 @@ def silently_cut(cell: str, money: set[str]) -> list[str]:
     """The figures in a drawn cell that are a strict prefix of a money value, unmarked."""
     found = []
     for number in NUMBER.findall(cell):
-        if ROUNDED in number or number.endswith(CUT):
-            continue
+        if ROUNDED in number or number.endswith(CUT) or number in money:
+            continue  # marked, or a whole figure of its own
         if any(
             m != number and m.startswith(number) and m[len(number)] in ".0123456789" for m in money
         ):
@@ -203,9 +204,20 @@ def silently_cut(cell: str, money: set[str]) -> list[str]:
     return found
 
 
-def assert_whole_and_true(app: OrderDashApp, table: DataTable) -> None:
+def transaction_money(table: TransactionsTable) -> set[str]:
+    return {
+        amount_text(value)
+        for tx in table.transactions.values()
+        for amounts in (tx.amount, tx.amount_fiat)
+        for value in (amounts.base, amounts.total, amounts.under_paid, amounts.over_paid)
+    }
+
+
+def assert_whole_and_true(
+    app: OrderDashApp, table: DataTable, money: set[str] | None = None
+) -> None:
     """No drawn cell is cropped by the table, and none holds an unmarked cut figure."""
-    money = money_texts(app)
+    money = money_texts(app) if money is None else money
     assert table.virtual_size.width <= table.size.width, "no column beyond the edge"
     for row_key, column, drawn in rendered_cells(table):
         cell = table.get_cell(row_key, column)
@@ -415,3 +427,33 @@ async def test_the_sort_reverses_from_the_keyboard_and_the_header_says_which_way
         await pilot.press("s")  # the next column: its own mark, the token's goes
         assert "Token \u25b2" not in header_line(table)
         assert header_line(table).count("\u25b2") == 1
+
+
+async def test_a_long_amount_gone_gives_its_columns_back() -> None:
+    """The transactions table drops what does not fit whole, and takes it back when the long
+    figure goes (DataTable alone never narrows a column)."""
+    from test_perf_transactions import PaneApp, parsed, wire
+
+    wires = [wire(100 + i, i) for i in range(3)]
+    app = PaneApp()
+    async with app.run_test(size=(110, 20)) as pilot:
+        pane = app.query_one(TransactionsPane)
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        await pilot.pause()
+        table = pane.table
+        before = table.shown_columns
+        assert "coin_total" in before and "fiat_over" not in before
+        assert_whole_and_true(app, table, transaction_money(table))  # type: ignore[arg-type]
+        longer = copy.deepcopy(wires)
+        longer[1]["amount"]["underPaid"] = "-0.000123456789012345678901234567"
+        pane.show(parsed(longer), (), "BTC", "EUR")
+        await pilot.pause()
+        assert "coin_under" in table.shown_columns, "what is still due stays, whole"
+        assert "-0.000123456789012345678901234567" in "\n".join(
+            text for _, column, text in rendered_cells(table) if column == "coin_under"
+        )
+        assert len(table.shown_columns) < len(before), "others made room"
+        assert_whole_and_true(app, table, transaction_money(table))  # type: ignore[arg-type]
+        pane.show(parsed(wires), (), "BTC", "EUR")
+        await pilot.pause()
+        assert table.shown_columns == before

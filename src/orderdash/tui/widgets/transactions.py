@@ -194,6 +194,7 @@ class TransactionsTable(NewestFirstTable):
         self._new: set[int] = set()
         self._marking: set[int] = set()  # ids to mark as new while a sync adds rows
         self._grew = False  # a sync measured a longer cell than any before
+        self._shrunk = False  # a sync changed or removed a row: a column may be narrower now
         self._last_first: Transaction | None = None  # the first object of the last answer
         # the answer as the table holds it (the objects it keeps), in the answer's order, and
         # what those rows show
@@ -212,13 +213,20 @@ class TransactionsTable(NewestFirstTable):
     def on_resize(self) -> None:
         self._fit_columns()
 
-    def _fit_columns(self) -> None:
+    def _fit_columns(self, *, measured: bool = False) -> None:
         """Show the columns that fit the width whole; when that set changes, the table is
-        filled again (a resize across a boundary, or a much longer amount: seldom)."""
+        filled again (a resize across a boundary, or a much longer amount: seldom).
+        `measured`: the widths known are those of the rows held (else they are measured again
+        first, as they are before any change: a long amount gone must give its room back)."""
         if not self.size.width:
             return
         available = self.size.width - self.styles.scrollbar_size_vertical
         shown = tuple(fit_columns(COLUMN_SPECS, self._natural, available))
+        if shown == self.shown_columns and measured:
+            return
+        if not measured or shown != self.shown_columns:
+            self._natural = self._measured()
+            shown = tuple(fit_columns(COLUMN_SPECS, self._natural, available))
         if shown == self.shown_columns:
             return
         transactions, new = list(self._synced), set(self._new)
@@ -228,6 +236,16 @@ class TransactionsTable(NewestFirstTable):
         self._add_columns()
         if transactions:
             self.sync(transactions, new)
+
+    def _measured(self) -> dict[str, int]:
+        """The widest text of each column over the rows held (and its label)."""
+        natural = {key: len(label) for key, label in COLUMNS}
+        for tx in self.transactions.values():
+            for key, cell in row_cells(tx).items():
+                width = cell_len(cell.plain) if isinstance(cell, Text) else len(str(cell))
+                if width > natural[key]:
+                    natural[key] = width
+        return natural
 
     def _measure(self, cells: dict[str, Text | int]) -> bool:
         """Count a row's cells into the columns' widths; True if one grew."""
@@ -244,13 +262,13 @@ class TransactionsTable(NewestFirstTable):
         incoming = transactions if isinstance(transactions, tuple | list) else list(transactions)
         # new rows get their mark as they are added (one table change less per payment)
         self._marking = set(new_ids)
-        self._grew = False
+        self._grew = self._shrunk = False
         try:
             added = [] if _same_objects(incoming, self._synced) else self._sync(incoming)
         finally:
             marking, self._marking = self._marking, set()
-        if self._grew:
-            self._fit_columns()
+        if self._grew or self._shrunk:
+            self._fit_columns(measured=not self._shrunk)
         for tx_id in marking:
             if tx_id in self.transactions and tx_id not in self._new:
                 self._new.add(tx_id)
@@ -345,6 +363,7 @@ class TransactionsTable(NewestFirstTable):
             return
         old, new = row_cells(known), row_cells(tx)
         self._grew |= self._measure(new)
+        self._shrunk = True
         for column, value in new.items():
             if old[column] != value and column in self.shown_columns:
                 # a longer amount must widen its column, never be cut to the old width
@@ -352,6 +371,7 @@ class TransactionsTable(NewestFirstTable):
         self.transactions[tx.id] = tx
 
     def _remove(self, tx_id: int) -> None:
+        self._shrunk = True
         self.remove_row(str(tx_id))
         del self.transactions[tx_id]
         self._new.discard(tx_id)
@@ -423,6 +443,7 @@ class TransactionsTable(NewestFirstTable):
 
     def reset(self) -> None:
         self.clear()
+        self._natural = {key: len(label) for key, label in COLUMNS}
         self.transactions.clear()
         self._new.clear()
         self._synced, self._snapshot, self._last_first = [], None, None

@@ -402,23 +402,21 @@ class WatchListPane(Vertical):
         )
 
     def _refresh_ages(self) -> None:
+        """The age columns move on. Their texts ("<1m", "59m", "23h") are never wider than
+        their labels, so this changes no width; a span past 999 days refits the columns."""
         now = self.clock()
-        for token in self._shown:
-            entry = self.entries.get(token)
-            if entry is not None:  # else removed; the next rebuild drops its row
-                self._natural[token] = natural_widths(entry, now)
-        if self._layout() != self._widths:
-            self.rebuild()
-            return
         widths = self._widths or {}
         ages = [key for key in ("age", "last_tx", "created") if key in widths]
         for token, shown in self._shown.items():
             entry = self.entries.get(token)
-            if entry is None:
+            if entry is None:  # removed; the next rebuild drops its row
                 continue
             fresh = cells(entry, now, widths)
             for column in ages:
                 if fresh[column] != shown[column]:
+                    if cell_len(fresh[column].plain) > widths[column]:
+                        self.rebuild()
+                        return
                     self.table.update_cell(token, column, fresh[column])
                     shown[column] = fresh[column]
 
