@@ -142,7 +142,9 @@ def cells(entry: Entry, now: float, widths: Mapping[str, int] | None = None) -> 
                 TONE_STYLES[tone_of(order.status.code, order.status.label)],
                 limit=min(width("status", 24), 24),
             ),
-            "payment": literal(payment_text(payment, width("payment", 40)) if payment else ""),
+            "payment": literal(
+                payment_text(payment, width("payment", UNFITTED)) if payment else ""
+            ),
             "txs": Text(
                 fit_amount(Decimal(len(order.transactions)), width("txs", 9)), "", justify="right"
             ),
