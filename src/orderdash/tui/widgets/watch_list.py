@@ -264,6 +264,7 @@ class WatchListPane(Vertical):
         self._sorted_as: dict[str, tuple] = {}
         #: The user hid the list (`w`); a filter shows it again.
         self.hidden_by_user = False
+        self._refit_pending = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="watch-filter-row"):
@@ -321,8 +322,14 @@ class WatchListPane(Vertical):
         )
 
     def _fit_to_width(self) -> None:
+        self._refit_pending = False
         if self._layout() != self._widths:
             self.rebuild()
+
+    def _refit_soon(self) -> None:
+        if not self._refit_pending:
+            self._refit_pending = True
+            self.call_after_refresh(self._fit_to_width)
 
     # -- data from the screen --------------------------------------------------------------------
 
@@ -339,9 +346,11 @@ class WatchListPane(Vertical):
         if visible:
             now = self.clock()
             self._natural[entry.token] = natural_widths(entry, now)
-            if self._layout() != self._widths:  # the columns change: every row is refitted
-                self.rebuild()
-                return
+            if self._layout() != self._widths:
+                # the columns change: every row is refitted, once for a burst of answers
+                # (500 orders loading would otherwise refill the table again and again); the
+                # row meanwhile fits the columns it is in
+                self._refit_soon()
             self._update_row(entry, now)
             if self._sorted_as.get(entry.token) != sort_key(entry, self.sort_column):
                 self._sort()
@@ -370,6 +379,7 @@ class WatchListPane(Vertical):
         self._update_display()
         table = self.table
         selected = self.selected_token()
+        scrolled = table.scroll_y
         now = self.clock()
         shown = [
             entry
@@ -388,6 +398,8 @@ class WatchListPane(Vertical):
         self._sort()
         if selected in self._shown:
             table.move_cursor(row=table.get_row_index(selected), scroll=False)
+        if scrolled:  # emptying the table scrolled it to the top; the rows stay where they were
+            table.call_after_refresh(table.scroll_to, y=scrolled, animate=False)
         self._retitle()
 
     def _sort(self) -> None:
