@@ -52,7 +52,8 @@ async def showing(count: int) -> AsyncIterator[tuple[Pilot[None], TransactionsPa
     """A pane that shows `count` transactions (ids 100 up), settled; and their wire form."""
     wires = [wire(100 + i, i) for i in range(count)]
     app = PaneApp()
-    async with app.run_test() as pilot:
+    # wide enough for every column (a narrower pane drops some: test_columns.py)
+    async with app.run_test(size=(200, 24)) as pilot:
         pane = app.query_one(TransactionsPane)
         pane.show(parsed(wires), (), "BTC", "EUR")
         await pilot.pause()

@@ -19,7 +19,8 @@ from orderdash.tui.screens.add_tokens import AddTokensScreen
 from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable
 
-SIZE = (160, 50)
+#: Wide enough for every column of the list (narrower screens drop some: test_columns.py).
+SIZE = (200, 50)
 
 
 def list_app(server: SimulatorServer, tokens: list[str], **settings: object) -> OrderDashApp:

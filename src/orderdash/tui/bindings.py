@@ -50,6 +50,7 @@ DASHBOARD_BINDINGS = [
     Binding("f", "filter", "Filter", tooltip="Filter the watch list by text"),
     Binding("t", "state_filter", "State", tooltip="Show only orders in one state (cycles)"),
     Binding("s", "sort", "Sort", tooltip="Sort the watch list by the next column"),
+    Binding("S", "reverse_sort", "Reverse sort", show=False, tooltip="Reverse the list's sort"),
     Binding("l", "app.alerts", "Alerts", tooltip="The log of alerts"),
     Binding(
         "b",

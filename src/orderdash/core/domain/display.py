@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 from orderdash.core.safetext import clean
 from orderdash.core.service import jsontext
 from orderdash.core.service.models import Order, ServerTime
 
 MISSING = "\u2014"  # em dash: the server sent nothing here
+#: Marks a figure rounded to fit its cells (the exact digits are one key away).
+ROUNDED = "\u2248"
+#: Marks text cut to fit its cells.
+CUT = "\u2026"
 
 
 def amount_text(value: Decimal | None, *, group: bool = False) -> str:
@@ -19,6 +23,57 @@ def amount_text(value: Decimal | None, *, group: bool = False) -> str:
     if not jsontext.in_range(value):  # models bound money; never expand an unbounded one here
         return jsontext.OUT_OF_RANGE_MARK
     return format(value, ",f" if group else "f")
+
+
+def fit_amount(value: Decimal | None, width: int, *, group: bool = False) -> str:
+    """`value` in at most `width` cells, never silently cut: every digit when they fit; else
+    rounded to as many decimals as fit, marked "≈" ("≈0.12378" for 0.12378025 in
+    8 cells); else cut, marked "…" (a huge number, or a tiny one that would round to 0).
+
+    A DataTable crops a cell to its column with no sign, and a cropped figure looks whole
+    ("0.12378" for 0.12378025): every figure put in a cell goes through here first.
+    """
+    whole = amount_text(value, group=group)
+    if len(whole) <= width:
+        return whole
+    if width <= 0:
+        return ""
+    if value is not None and whole != jsontext.OUT_OF_RANGE_MARK and value.is_finite():
+        rounded = _rounded_to_fit(value, width - len(ROUNDED), group=group)
+        if rounded is not None:
+            return ROUNDED + rounded
+    return whole[: width - len(CUT)] + CUT
+
+
+def _rounded_to_fit(value: Decimal, width: int, *, group: bool) -> str | None:
+    """`value` rounded to the most decimals whose text fits `width`, or None when not even the
+    whole number fits or the rounding leaves 0 of a non-zero value."""
+    exponent = value.as_tuple().exponent
+    assert isinstance(exponent, int)  # finite
+    spec = ",f" if group else "f"
+    with localcontext() as context:
+        # room for every digit kept, however large the number
+        context.prec = max(context.prec, value.adjusted() + 2 - exponent)
+        for decimals in range(-exponent - 1, -1, -1):
+            rounded = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_EVEN)
+            if rounded.is_zero() and not value.is_zero():
+                return None
+            text = format(rounded, spec)
+            if len(text) <= width:
+                return text
+    return None
+
+
+def fit_money(value: Decimal | None, unit: str, width: int, *, group: bool = False) -> str:
+    """`fit_amount` followed by a unit ("0.00010437 BTC"), the whole in `width` cells; the unit
+    goes before a figure is rounded for its sake only when not even "…" and the unit fit."""
+    unit = clean(unit, limit=12)
+    if not unit:
+        return fit_amount(value, width, group=group)
+    room = width - len(unit) - 1
+    if room < 2:
+        return fit_amount(value, width, group=group)
+    return f"{fit_amount(value, room, group=group)} {unit}"
 
 
 def fiat_text(value: Decimal | None, currency: str) -> str:

@@ -45,7 +45,7 @@ class Freshness:
     """How fresh the order on screen is. Replaced, never changed in place: a new value is what
     the status line is handed."""
 
-    last_update: float | None = None  # wall time of the last good data
+    last_update: float | None = None  # wall time the last good data was fetched
     rates_enabled: bool = True
     loading: bool = False
     #: The last error and the time of the next try, per failing kind of request. `retry_at` and
@@ -296,7 +296,9 @@ class DashboardState:
         )
         self.shown = Shown(order, payment, payload, fetched.received_at, new_ids)
         next_rate_at = self.monotonic() + self.refresh_interval if kind is Kind.RATES else None
-        self.freshness = self.freshness.succeeded(kind, self.clock(), next_rate_at)
+        # the time of the fetch, not of showing it: an order opened from the list shows data
+        # read up to 10 minutes ago (paid orders), and "stale since" must say so
+        self.freshness = self.freshness.succeeded(kind, fetched.received_at, next_rate_at)
         return self.shown
 
     @property

@@ -4,6 +4,11 @@ the later widening does not change that count: the row keeps showing the longer 
 the old width ("ACME [/]" for "ACME [/] Corp", seen in CI on the watch list) until some other
 change. The measuring steps are wrapped here to count as an update when they change a width.
 
+The watch list no longer leans on this: it gives its columns fixed widths (`fit_columns`) and
+every cell is fitted to its column before it is handed over, because a DataTable also crops a
+cell to its column with no sign, and never narrows a column once widened. The transactions
+table keeps measured widths (its cells are whole; what does not fit the pane is dropped).
+
 Tests: tests/test_compat.py (a longer value, a new wider row).
 """
 

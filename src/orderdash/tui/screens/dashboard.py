@@ -307,6 +307,9 @@ class DashboardScreen(Screen[None]):
     def action_sort(self) -> None:
         self.query_one(WatchListPane).cycle_sort()
 
+    def action_reverse_sort(self) -> None:
+        self.query_one(WatchListPane).reverse_sort()
+
     def action_toggle_list(self) -> None:
         self.query_one(WatchListPane).toggle_hidden()
 

@@ -24,6 +24,7 @@ KEYS = (
     ("g", "go to the watch list: d, c, y, o then act on its highlighted row, else on the open one"),
     ("d / u", "remove the highlighted (or open) order from the list / undo"),
     ("f / t / s", "filter the list by text / by state / sort by the next column"),
+    ("S", "reverse the list's sort (\u25b2/\u25bc in the header; s on a header's column too)"),
     ("Enter", "in the list: open that order in the panes"),
     ("l", "the alerts log"),
     ("b", "the request budgets: use now and the next hour's plan"),

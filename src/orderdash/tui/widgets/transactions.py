@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from operator import attrgetter, is_
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -15,6 +16,7 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowKey
 
+from orderdash.core.domain.columns import KEEP, ColumnSpec, fit_columns
 from orderdash.core.domain.display import amount_text, server_time_text
 from orderdash.core.safetext import shorten_middle
 from orderdash.core.service.models import Transaction
@@ -40,6 +42,21 @@ COLUMNS = (
     ("fiat_under", "fiat underPaid"),
     ("fiat_over", "fiat overPaid"),
 )
+#: When the pane is narrow, columns go (the highest `drop` first) rather than be cropped at its
+#: edge, where a cut figure looks whole ("-0.0001" for -0.00010437). What was paid and what is
+#: still due stay; every amount of the highlighted payment is in the line under the table.
+_DROP = {
+    "fiat_over": 11,
+    "fiat_total": 10,
+    "coin_total": 9,
+    "fiat_under": 8,
+    "coin_over": 7,
+    "fiat_base": 6,
+    "id": 5,
+    "hash": 4,
+    "time": 3,
+}
+COLUMN_SPECS = tuple(ColumnSpec(key, label, drop=_DROP.get(key, KEEP)) for key, label in COLUMNS)
 
 
 def _amount_cell(value: object, style: str = "") -> Text:
@@ -168,11 +185,16 @@ class TransactionsTable(NewestFirstTable):
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.zebra_stripes = True
-        for key, label in COLUMNS:
-            self.add_column(Text(label, justify="right" if "_" in key else "left"), key=key)
+        #: The columns shown (all until the table knows its width), and the widest text of
+        #: each column's cells so far (what decides which fit).
+        self.shown_columns: tuple[str, ...] = tuple(key for key, _ in COLUMNS)
+        self._natural: dict[str, int] = {key: len(label) for key, label in COLUMNS}
+        self._add_columns()
         self.transactions: dict[int, Transaction] = {}
         self._new: set[int] = set()
         self._marking: set[int] = set()  # ids to mark as new while a sync adds rows
+        self._grew = False  # a sync measured a longer cell than any before
+        self._shrunk = False  # a sync changed or removed a row: a column may be narrower now
         self._last_first: Transaction | None = None  # the first object of the last answer
         # the answer as the table holds it (the objects it keeps), in the answer's order, and
         # what those rows show
@@ -182,15 +204,71 @@ class TransactionsTable(NewestFirstTable):
         self._order: list[int] = []
         self._keys: list[RowKey] = []
 
+    def _add_columns(self) -> None:
+        for key, label in COLUMNS:
+            if key in self.shown_columns:
+                justify = "right" if "_" in key else "left"
+                self.add_column(Text(label, justify=justify), key=key)
+
+    def on_resize(self) -> None:
+        self._fit_columns()
+
+    def _fit_columns(self, *, measured: bool = False) -> None:
+        """Show the columns that fit the width whole; when that set changes, the table is
+        filled again (a resize across a boundary, or a much longer amount: seldom).
+        `measured`: the widths known are those of the rows held (else they are measured again
+        first, as they are before any change: a long amount gone must give its room back)."""
+        if not self.size.width:
+            return
+        available = self.size.width - self.styles.scrollbar_size_vertical
+        shown = tuple(fit_columns(COLUMN_SPECS, self._natural, available))
+        if shown == self.shown_columns and measured:
+            return
+        if not measured or shown != self.shown_columns:
+            self._natural = self._measured()
+            shown = tuple(fit_columns(COLUMN_SPECS, self._natural, available))
+        if shown == self.shown_columns:
+            return
+        transactions, new = list(self._synced), set(self._new)
+        self.reset()
+        self.clear(columns=True)
+        self.shown_columns = shown
+        self._add_columns()
+        if transactions:
+            self.sync(transactions, new)
+
+    def _measured(self) -> dict[str, int]:
+        """The widest text of each column over the rows held (and its label)."""
+        natural = {key: len(label) for key, label in COLUMNS}
+        for tx in self.transactions.values():
+            for key, cell in row_cells(tx).items():
+                width = cell_len(cell.plain) if isinstance(cell, Text) else len(str(cell))
+                if width > natural[key]:
+                    natural[key] = width
+        return natural
+
+    def _measure(self, cells: dict[str, Text | int]) -> bool:
+        """Count a row's cells into the columns' widths; True if one grew."""
+        grew = False
+        natural = self._natural
+        for key, cell in cells.items():
+            width = cell_len(cell.plain) if isinstance(cell, Text) else len(str(cell))
+            if width > natural[key]:
+                natural[key], grew = width, True
+        return grew
+
     def sync(self, transactions: Sequence[Transaction], new_ids: Iterable[int] = ()) -> list[int]:
         """Bring the table to `transactions`; returns the ids of the rows it added."""
         incoming = transactions if isinstance(transactions, tuple | list) else list(transactions)
         # new rows get their mark as they are added (one table change less per payment)
         self._marking = set(new_ids)
+        self._grew = self._shrunk = False
         try:
             added = [] if _same_objects(incoming, self._synced) else self._sync(incoming)
         finally:
             marking, self._marking = self._marking, set()
+        if self._grew or self._shrunk:
+            self._fit_columns(measured=not self._shrunk)
         for tx_id in marking:
             if tx_id in self.transactions and tx_id not in self._new:
                 self._new.add(tx_id)
@@ -284,13 +362,16 @@ class TransactionsTable(NewestFirstTable):
         if known is None:
             return
         old, new = row_cells(known), row_cells(tx)
+        self._grew |= self._measure(new)
+        self._shrunk = True
         for column, value in new.items():
-            if old[column] != value:
+            if old[column] != value and column in self.shown_columns:
                 # a longer amount must widen its column, never be cut to the old width
                 self.update_cell(str(tx.id), column, value, update_width=True)
         self.transactions[tx.id] = tx
 
     def _remove(self, tx_id: int) -> None:
+        self._shrunk = True
         self.remove_row(str(tx_id))
         del self.transactions[tx_id]
         self._new.discard(tx_id)
@@ -331,7 +412,9 @@ class TransactionsTable(NewestFirstTable):
         mark = NEW_MARK if tx.id in self._marking else Text("")
         if tx.id in self._marking:
             self._new.add(tx.id)
-        return self.add_row(mark, *row_cells(tx).values(), key=str(tx.id))
+        cells: dict[str, Text | int] = {"new": mark, **row_cells(tx)}
+        self._grew |= self._measure(cells)
+        return self.add_row(*(cells[key] for key in self.shown_columns), key=str(tx.id))
 
     def _place(self, order: list[int], keys: list[RowKey], *, shift: int | None) -> None:
         """Show the rows in `order`: what DataTable.sort does once it has the order, without
@@ -357,6 +440,7 @@ class TransactionsTable(NewestFirstTable):
 
     def reset(self) -> None:
         self.clear()
+        self._natural = {key: len(label) for key, label in COLUMNS}
         self.transactions.clear()
         self._new.clear()
         self._synced, self._snapshot, self._last_first = [], None, None

@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label
 
-from orderdash.core.domain.display import amount_text, coin_code
+from orderdash.core.domain.columns import ColumnSpec, fit_columns
+from orderdash.core.domain.display import (
+    CUT,
+    MISSING,
+    ROUNDED,
+    coin_code,
+    fit_amount,
+    fit_money,
+)
+from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.domain.status import tone_of
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.watching.entry import STATE_FILTERS, Entry
@@ -41,34 +53,74 @@ def age_text(seconds: float | None) -> str:
 
 
 HEALTH_STYLES = {"ok": "green", "stale": "bold #de935f", "error": "bold #cc6666", "loading": "dim"}
-COLUMNS = (
-    ("alert", " "),
-    ("token", "Token"),
-    ("company", "Company"),
-    ("coin", "Coin"),
-    ("fiat", "Fiat"),
-    ("amount", "Amount"),
-    ("status", "Status"),
-    ("payment", "Payment"),
-    ("txs", "Txs"),
-    ("last_tx", "Last tx"),
-    ("age", "Data"),
-    ("health", "Health"),
+#: The list's columns, left to right. Token, status, what to pay and health always stay; the
+#: others go when the width is short, the highest `drop` first (company, created, data age...).
+#: A new column (a marker) is one spec here and one cell in `cells`.
+COLUMN_SPECS = (
+    ColumnSpec("alert", " "),
+    ColumnSpec("token", "Token", min_width=9),
+    ColumnSpec("company", "Company", drop=9),
+    ColumnSpec("created", "Created", drop=8),
+    ColumnSpec("coin", "Coin", drop=3),
+    ColumnSpec("fiat", "Fiat", drop=4, min_width=9),
+    ColumnSpec("amount", "Amount", drop=2, min_width=10, max_width=14),
+    ColumnSpec("status", "Status", min_width=8),
+    ColumnSpec("payment", "Payment", min_width=16, max_width=36),
+    ColumnSpec("txs", "Txs", drop=5),
+    ColumnSpec("last_tx", "Last tx", drop=6),
+    ColumnSpec("age", "Data", drop=7),
+    ColumnSpec("health", "Health"),
 )
+COLUMNS = tuple((spec.key, spec.label) for spec in COLUMN_SPECS)
+SORT_MARKS = {False: "\u25b2", True: "\u25bc"}
+#: Cells of the natural width (nothing to fit yet).
+UNFITTED = 10**6
 
 
 class TokenCell(Text):
     """The token column's cell: shows the token shortened, carries it whole for sorting."""
 
-    def __init__(self, token: str) -> None:
-        super().__init__(shorten_middle(clean(token), 16))
+    def __init__(self, token: str, width: int = 16) -> None:
+        super().__init__(shorten_middle(clean(token), max(width, 1)))
         self.token = token
 
 
-def cells(entry: Entry, now: float, *, is_open: bool = False) -> dict[str, Any]:
+def payment_text(payment: PaymentState, width: int) -> str:
+    """What the customer must do, in `width` cells: the headline when it fits with its figure
+    whole, else shorter words around the figure (rounded with "\u2248" only when even
+    "send X BTC" does not fit)."""
+    match payment.phase:
+        case Phase.PARTLY_PAID:
+            send = payment.send
+            figure = send.amount if send is not None else payment.due_coin
+            forms = ("Partly paid: send {} more", "Partly paid: send {}", "send {}")
+        case Phase.OVERPAID if payment.excess_coin is not None:
+            figure = payment.excess_coin
+            forms = ("Overpaid by {}", "over by {}", "+{}")
+        case _:
+            return clean(payment.headline, limit=width)
+    for form in forms:
+        room = width - len(form) + 2
+        text = fit_money(figure, payment.coin, room)
+        if ROUNDED not in text and CUT not in text and len(text) <= room:
+            return form.format(text)
+    form = forms[-1]
+    return clean(form.format(fit_money(figure, payment.coin, width - len(form) + 2)), limit=width)
+
+
+def cells(
+    entry: Entry,
+    now: float,
+    widths: Mapping[str, int] | None = None,
+    *,
+    is_open: bool = False,
+) -> dict[str, Any]:
+    """The row's cells, each fitted to its column's width in `widths` (a column not there: its
+    natural width)."""
+    width = (widths or {}).get
     order, payment = entry.order, entry.payment
     last_tx = entry.last_tx_ms
-    token = TokenCell(entry.token)
+    token = TokenCell(entry.token, width("token", 16))
     if is_open:
         token.stylize("bold")
     values: dict[str, Any] = {
@@ -79,32 +131,42 @@ def cells(entry: Entry, now: float, *, is_open: bool = False) -> dict[str, Any]:
         "health": Text(entry.health, HEALTH_STYLES[entry.health]),
     }
     if order is None:
-        blank = Text(clean(entry.error or "", limit=40), "dim")
-        values.update({k: Text("") for k in ("coin", "fiat", "amount", "status", "txs")})
-        values.update({"company": blank, "payment": Text("")})
+        blank = ("coin", "fiat", "amount", "status", "txs", "company", "created")
+        values.update({k: Text("") for k in blank})
+        # the error fills the room the column has; it never makes the column wider
+        values["payment"] = Text(clean(entry.error or "", limit=width("payment", 0)), "dim")
         return values
+    created = order.created_at_ms / 1000 if order.created_at_ms else None
+    currency = clean(order.currency.abbreviation, limit=8)
     values.update(
         {
-            "company": literal(order.company_name, limit=24),
-            "coin": Text(coin_code(order) or "\u2014"),
+            "company": literal(order.company_name, limit=min(width("company", 24), 24)),
+            "created": Text(age_text(None if created is None else now - created)),
+            "coin": Text(clean(coin_code(order), limit=width("coin", 12)) or MISSING),
             "fiat": Text(
-                f"{amount_text(order.amount_fiat, group=True)} "
-                f"{clean(order.currency.abbreviation, limit=8)}",
+                fit_money(order.amount_fiat, currency, width("fiat", UNFITTED), group=True),
                 justify="right",
             ),
-            "amount": Text(
-                amount_text(order.amount) if order.amount is not None else "\u2014", justify="right"
-            ),
+            "amount": Text(fit_amount(order.amount, width("amount", UNFITTED)), justify="right"),
             "status": literal(
                 f" {order.status.label} ",
                 TONE_STYLES[tone_of(order.status.code, order.status.label)],
-                limit=24,
+                limit=min(width("status", 24), 24),
             ),
-            "payment": literal(payment.headline if payment else "", limit=40),
-            "txs": Text(str(len(order.transactions)), justify="right"),
+            "payment": literal(
+                payment_text(payment, width("payment", UNFITTED)) if payment else ""
+            ),
+            "txs": Text(
+                fit_amount(Decimal(len(order.transactions)), width("txs", 9)), "", justify="right"
+            ),
         }
     )
     return values
+
+
+def natural_widths(entry: Entry, now: float) -> dict[str, int]:
+    """How wide each of the row's cells would be with room to spare (an error counts 0)."""
+    return {key: cell_len(cell.plain) for key, cell in cells(entry, now).items()}
 
 
 def sort_key(entry: Entry, column: str) -> tuple:
@@ -115,6 +177,8 @@ def sort_key(entry: Entry, column: str) -> tuple:
             return (0, entry.token)
         case "company":
             return (0, order.company_name.lower()) if order else missing
+        case "created":
+            return (0, -(order.created_at_ms or 0)) if order else missing
         case "coin":
             return (0, order.coin_base_name or "") if order else missing
         case "fiat":
@@ -138,18 +202,33 @@ def sort_key(entry: Entry, column: str) -> tuple:
 
 
 class WatchTable(DataTable):
+    """The list's table. Its columns have the widths the pane gives them, and every cell is
+    fitted to its column before it gets here: DataTable crops a longer cell with no sign."""
+
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.zebra_stripes = True
-        for key, label in COLUMNS:
-            self.add_column(label, key=key)
+
+    def set_columns(self, widths: Mapping[str, int], labels: Mapping[str, str]) -> None:
+        """Empty the table and give it these columns (in `COLUMN_SPECS` order)."""
+        self.clear(columns=True)
+        for spec in COLUMN_SPECS:
+            if spec.key in widths:
+                self.add_column(
+                    Text(labels.get(spec.key, spec.label)), width=widths[spec.key], key=spec.key
+                )
 
 
 class WatchListPane(Vertical):
     """The list. The app's state owns the entries (this pane holds a reference to the state);
     this pane shows them, marks an order seen when the operator is on its row, and reports
     choices. Tell it what changed: `update_entry` for one order, `rebuild` after orders came or
-    went."""
+    went.
+
+    The columns fit the pane's width (`fit_columns`): the least needed go first, and each
+    cell is fitted to its column (`fit_amount`: whole, "\u2248" rounded or "\u2026" cut),
+    so nothing is cropped silently and nothing, an error text included, widens a column past
+    what the width allows."""
 
     DEFAULT_CSS = """
     WatchListPane {
@@ -188,10 +267,15 @@ class WatchListPane(Vertical):
         self.sort_column = "token"
         self.sort_reverse = False
         self._shown: dict[str, dict[str, Any]] = {}
+        #: Each shown row's cells at their natural widths (what the columns are fitted from).
+        self._natural: dict[str, dict[str, int]] = {}
+        #: The columns on screen and their widths (None: the table has no columns yet).
+        self._widths: dict[str, int] | None = None
         #: The sort key each shown row was placed by (a change of it re-sorts).
         self._sorted_as: dict[str, tuple] = {}
         #: The user hid the list (`w`); a filter shows it again.
         self.hidden_by_user = False
+        self._refit_pending = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="watch-filter-row"):
@@ -203,7 +287,11 @@ class WatchListPane(Vertical):
 
     def on_mount(self) -> None:
         self._ticks = 0
-        self._retitle()
+        self.rebuild()
+
+    def on_resize(self) -> None:
+        # the table takes its new width in this refresh; fit the columns to it after
+        self.call_after_refresh(self._fit_to_width)
 
     def tick(self) -> None:
         """The app's clock, once a second: the ages move every few seconds."""
@@ -214,6 +302,45 @@ class WatchListPane(Vertical):
     @property
     def table(self) -> WatchTable:
         return self.query_one(WatchTable)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The keys of the columns on screen, left to right."""
+        return tuple(self._widths or ())
+
+    # -- the columns -----------------------------------------------------------------------------
+
+    def _available(self) -> int:
+        """Cells for the columns: the table's width, less a vertical scrollbar's (reserved
+        always, so a list that grows a scrollbar does not push its last column off)."""
+        table = self.table
+        width = table.size.width or self.content_size.width or self.app.size.width - 4
+        return max(width - table.styles.scrollbar_size_vertical, 1)
+
+    def _labels(self) -> dict[str, str]:
+        label = dict(COLUMNS)[self.sort_column].strip()
+        mark = SORT_MARKS[self.sort_reverse]
+        return {self.sort_column: f"{label} {mark}" if label else mark}
+
+    def _layout(self) -> dict[str, int]:
+        natural: dict[str, int] = {}
+        for widths in self._natural.values():
+            for key, width in widths.items():
+                if width > natural.get(key, 0):
+                    natural[key] = width
+        return fit_columns(
+            COLUMN_SPECS, natural, self._available(), padding=2, labels=self._labels()
+        )
+
+    def _fit_to_width(self) -> None:
+        self._refit_pending = False
+        if self._layout() != self._widths:
+            self.rebuild()
+
+    def _refit_soon(self) -> None:
+        if not self._refit_pending:
+            self._refit_pending = True
+            self.call_after_refresh(self._fit_to_width)
 
     # -- data from the screen --------------------------------------------------------------------
 
@@ -228,15 +355,27 @@ class WatchListPane(Vertical):
             self.rebuild()
             return
         if visible:
-            old = self._shown[entry.token]
-            new = cells(entry, self.clock(), is_open=entry.token == self.state.token)
-            for column, value in new.items():
-                if old.get(column) != value:
-                    self.table.update_cell(entry.token, column, value, update_width=True)
-            self._shown[entry.token] = new
+            now = self.clock()
+            self._natural[entry.token] = natural_widths(entry, now)
+            if self._layout() != self._widths:
+                # the columns change: every row is refitted, once for a burst of answers
+                # (500 orders loading would otherwise refill the table again and again); the
+                # row meanwhile fits the columns it is in
+                self._refit_soon()
+            self._update_row(entry, now)
             if self._sorted_as.get(entry.token) != sort_key(entry, self.sort_column):
                 self._sort()
         self._retitle()
+
+    def _update_row(self, entry: Entry, now: float) -> None:
+        widths = self._widths or {}
+        old = self._shown[entry.token]
+        fitted = cells(entry, now, widths, is_open=entry.token == self.state.token)
+        new = {k: v for k, v in fitted.items() if k in widths}
+        for column, value in new.items():
+            if old.get(column) != value:
+                self.table.update_cell(entry.token, column, value)
+        self._shown[entry.token] = new
 
     def _update_display(self) -> None:
         # one order is the single-order dashboard: the list appears from the second one on
@@ -247,21 +386,32 @@ class WatchListPane(Vertical):
         self._update_display()
 
     def rebuild(self) -> None:
-        """Show the entries that pass the filters, sorted; keeps the cursor on its order."""
+        """Show the entries that pass the filters, sorted, in columns fitted to the width;
+        keeps the cursor on its order."""
         self._update_display()
         table = self.table
         selected = self.selected_token()
-        table.clear()
-        self._shown.clear()
+        scrolled = table.scroll_y
         now = self.clock()
-        for entry in self.entries.values():
-            if entry.in_filter(self.state_filter, self.text_filter):
-                row = cells(entry, now, is_open=entry.token == self.state.token)
-                self._shown[entry.token] = row
-                table.add_row(*(row[key] for key, _ in COLUMNS), key=entry.token)
+        shown = [
+            entry
+            for entry in self.entries.values()
+            if entry.in_filter(self.state_filter, self.text_filter)
+        ]
+        self._natural = {entry.token: natural_widths(entry, now) for entry in shown}
+        self._widths = widths = self._layout()
+        table.set_columns(widths, self._labels())
+        self._shown.clear()
+        for entry in shown:
+            fitted = cells(entry, now, widths, is_open=entry.token == self.state.token)
+            row = {key: fitted[key] for key in widths}  # in the columns' order
+            self._shown[entry.token] = row
+            table.add_row(*row.values(), key=entry.token)
         self._sort()
         if selected in self._shown:
             table.move_cursor(row=table.get_row_index(selected), scroll=False)
+        if scrolled:  # emptying the table scrolled it to the top; the rows stay where they were
+            table.call_after_refresh(table.scroll_to, y=scrolled, animate=False)
         self._retitle()
 
     def _sort(self) -> None:
@@ -278,32 +428,49 @@ class WatchListPane(Vertical):
         )
 
     def _refresh_ages(self) -> None:
+        """The age columns move on. Their texts ("<1m", "59m", "23h") are never wider than
+        their labels, so this changes no width; a span past 999 days refits the columns."""
         now = self.clock()
+        widths = self._widths or {}
+        ages = [key for key in ("age", "last_tx", "created") if key in widths]
         for token, shown in self._shown.items():
             entry = self.entries.get(token)
             if entry is None:  # removed; the next rebuild drops its row
                 continue
-            fresh = cells(entry, now, is_open=token == self.state.token)
-            for column in ("age", "last_tx"):
+            fresh = cells(entry, now, widths, is_open=token == self.state.token)
+            for column in ages:
                 if fresh[column] != shown[column]:
+                    if cell_len(fresh[column].plain) > widths[column]:
+                        self.rebuild()
+                        return
                     self.table.update_cell(token, column, fresh[column])
                     shown[column] = fresh[column]
 
     def _retitle(self) -> None:
-        counts = Counter(
-            entry.payment.phase.value if entry.payment else entry.health
-            for entry in self.entries.values()
-        )
-        parts = [f"Watching {len(self.entries)}"] + [
-            f"{n} {state}" for state, n in counts.most_common()
-        ]
+        entries = self.entries.values()
+        health = Counter(entry.health for entry in entries)
+        counts = Counter(entry.payment.phase.value for entry in entries if entry.payment)
+        # what is not current comes first: it is what a title cut at the edge must still say
+        parts = [f"Watching {len(self.entries)}"]
+        if health["stale"]:
+            parts.append(f"{health['stale']} stale")
+        if health["error"]:
+            parts.append(f"{health['error']} failing")
+        parts += [f"{n} {state}" for state, n in counts.most_common()]
+        if health["loading"]:
+            parts.append(f"{health['loading']} loading")
         shown = (
             f" \u00b7 showing {len(self._shown)}" if len(self._shown) != len(self.entries) else ""
         )
         filters = f" \u00b7 filter: {self.state_filter}" if self.state_filter != "all" else ""
         self.border_title = " \u00b7 ".join(parts) + shown + filters
         sort = f"sorted by {dict(COLUMNS)[self.sort_column].strip() or 'alerts'}"
-        self.border_subtitle = f"{sort}{' (reversed)' if self.sort_reverse else ''}"
+        hidden = len(COLUMN_SPECS) - len(self.columns)
+        columns = "column" if hidden == 1 else "columns"
+        more = (
+            f" \u00b7 {hidden} {columns} hidden: widen for more" if self._widths and hidden else ""
+        )
+        self.border_subtitle = f"{sort}{' (reversed)' if self.sort_reverse else ''}{more}"
 
     # -- user actions --------------------------------------------------------------------------
 
@@ -348,12 +515,16 @@ class WatchListPane(Vertical):
             self.sort_reverse = not self.sort_reverse
         else:
             self.sort_column, self.sort_reverse = column, False
-        self._sort()
-        self._retitle()
+        self.rebuild()  # the header's mark moves, and a wider label may take a column's room
+
+    def reverse_sort(self) -> None:
+        self.sort_by(self.sort_column)
 
     def cycle_sort(self) -> str:
-        keys = [key for key, _ in COLUMNS]
-        self.sort_by(keys[(keys.index(self.sort_column) + 1) % len(keys)])
+        """Sort by the next column on screen (a hidden one would sort by what nobody sees)."""
+        keys = list(self.columns) or [key for key, _ in COLUMNS]
+        at = keys.index(self.sort_column) if self.sort_column in keys else -1
+        self.sort_by(keys[(at + 1) % len(keys)])
         return self.sort_column
 
     @on(Input.Changed, "#watch-filter")
