@@ -16,6 +16,7 @@ from decimal import Decimal
 from pydantic import SecretStr
 from textual.pilot import Pilot
 
+from conftest import screen_text
 from orderdash.core.runtime.config import Settings
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
@@ -23,6 +24,7 @@ from orderdash.tui.app import OrderDashApp, make_app
 #: 2026-11-21 10:00:00 UTC
 FROZEN_NOW = 1795255200.0
 SCENE_BEARER = "scene-bearer-token"
+SCENE_ACCESS = "scene-access-token"
 
 
 async def _loaded(pilot: Pilot) -> None:
@@ -71,6 +73,48 @@ async def _watching(pilot: Pilot) -> None:
     await _until(pilot, lambda: all(e.fetched for e in app.state.entries.values()))
 
 
+async def _account(pilot: Pilot) -> None:
+    """The account's open orders have filled the list by themselves, every one read."""
+    from orderdash.core.domain.status import is_open
+
+    app: OrderDashApp = pilot.app  # type: ignore[assignment]
+    server: SimulatorServer = app.scene_server  # type: ignore[attr-defined]
+    expected = {o["token"] for o in server.sim.list_orders() if is_open(o["status"])}
+    await _until(
+        pilot,
+        lambda: (
+            set(app.state.entries) == expected
+            and all(e.fetched for e in app.state.entries.values())
+        ),
+    )
+
+
+async def _charge_confirm(pilot: Pilot) -> None:
+    """`n`, an amount typed: the charge waits for the person's yes."""
+    from orderdash.tui.screens.charge import ChargeScreen
+
+    await _account(pilot)
+    app: OrderDashApp = pilot.app  # type: ignore[assignment]
+    await pilot.press("n")
+    await _until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+    await pilot.press(*"12.50", "enter")
+    await _until(pilot, lambda: "Charge 12.50" in screen_text(app))
+
+
+async def _pos_words(pilot: Pilot) -> None:
+    """The point of sale up, showing `words` (found by the scene's own check)."""
+    from orderdash.tui.screens.pos import PosScreen
+
+    app: OrderDashApp = pilot.app  # type: ignore[assignment]
+    await _until(pilot, lambda: isinstance(app.screen, PosScreen))
+    await _until(pilot, lambda: app.scene_words in screen_text(app))  # type: ignore[attr-defined]
+
+
+def _pos_no_coin_order(sim: Simulator) -> None:
+    """An order made at the till with no coin chosen yet: the customer picks it on the page."""
+    sim.create_order(token="till-44", coin=None, currency="EUR", amount_fiat="42.00")
+
+
 async def _empty(pilot: Pilot) -> None:
     await pilot.pause()
 
@@ -96,6 +140,12 @@ class Scene:
     pos: bool = False
     #: More orders on the watch list beside `token`.
     also_watch: tuple[str, ...] = ()
+    #: Account mode: the access token instead of the bearer, the list fills itself.
+    account: bool = False
+    #: The service's checkout page for `token` is known (the till made the order).
+    checkout: bool = False
+    #: Words the screen must show before it is taken (`_pos_words`).
+    words: str = ""
 
 
 SCENES = (
@@ -117,6 +167,58 @@ SCENES = (
         DEMO_TOKENS[0],
         _watching,
         also_watch=DEMO_TOKENS[1:],
+    ),
+    Scene(
+        "watch-list-120x40",
+        "Watching every demo order at 120x40: the columns that fit, figures whole or marked",
+        (120, 40),
+        DEMO_TOKENS[0],
+        _watching,
+        also_watch=DEMO_TOKENS[1:],
+    ),
+    Scene(
+        "watch-list-80x24",
+        "Watching every demo order at 80x24: token, status, what to pay and health stay",
+        (80, 24),
+        DEMO_TOKENS[1],
+        _watching,
+        also_watch=DEMO_TOKENS[:1] + DEMO_TOKENS[2:],
+    ),
+    Scene(
+        "account",
+        "Account mode: the account's open orders fill the list, no token typed",
+        (120, 40),
+        None,
+        _account,
+        account=True,
+    ),
+    Scene(
+        "charge-confirm",
+        "New charge (n): the amount confirmed before anything is sent",
+        (120, 40),
+        None,
+        _charge_confirm,
+        account=True,
+    ),
+    Scene(
+        "pos-choose-coin",
+        "Point of sale, no coin chosen: the checkout page as the QR, the fiat amount",
+        (120, 36),
+        "till-44",
+        _pos_words,
+        prepare=_pos_no_coin_order,
+        pos=True,
+        checkout=True,
+        words="Scan to choose your coin and pay",
+    ),
+    Scene(
+        "pos-not-found",
+        "Point of sale on a token the service does not know: no QR, words for the customer",
+        (120, 36),
+        "till-404",
+        _pos_words,
+        pos=True,
+        words="This order was not found",
     ),
     Scene(
         "pos-scan-to-pay",
@@ -200,14 +302,23 @@ def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
     """The app of `chosen`, connected to a frozen-clock simulator that runs while inside."""
     simulator = Simulator(seed=7, clock=lambda: FROZEN_NOW)
     chosen.prepare(simulator)
-    with utc_time(), SimulatorServer(simulator, bearer_token=SCENE_BEARER, port=0) as server:
+    account = {"access_token": SCENE_ACCESS} if chosen.account else {}
+    with (
+        utc_time(),
+        SimulatorServer(simulator, bearer_token=SCENE_BEARER, port=0, **account) as server,
+    ):
+        credentials = (
+            {"access_token": SecretStr(SCENE_ACCESS), "customer_id": "4711"}
+            if chosen.account
+            else {"bearer_token": SecretStr(SCENE_BEARER) if chosen.bearer else None}
+        )
         settings = Settings(
             base_url=server.base_url,
-            bearer_token=SecretStr(SCENE_BEARER) if chosen.bearer else None,
             poll_interval=30.0,
             refresh_interval=60.0,
             bell=False,
             persist_watchlist=False,
+            **credentials,
         )
         app = make_app(
             settings,
@@ -218,4 +329,9 @@ def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
             open_pos=chosen.pos,
         )
         app.scene_server = server  # type: ignore[attr-defined]
+        app.scene_words = chosen.words  # type: ignore[attr-defined]
+        if chosen.checkout and chosen.token is not None:
+            from orderdash.simulator.app import CHECKOUT_URL
+
+            app.state.set_payment_url(chosen.token, CHECKOUT_URL + chosen.token)
         yield app

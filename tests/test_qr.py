@@ -303,14 +303,19 @@ async def test_theme_switch_while_shown_keeps_pure_colours() -> None:
         assert view.scale == 2
 
 
-async def test_empty_text_shows_a_neutral_note() -> None:
+async def test_empty_text_shows_nothing_or_the_reason_it_is_given() -> None:
+    from orderdash.tui.widgets.qr import EMPTY_NOTE
+
     app = QRApp("")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         view = app.query_one(QRView)
         assert view.scale == 0 and view.encoded_text == ""
-        assert view.note == "no address to encode"
-        assert "no address to encode" in Painted.of(app).text
+        assert view.note == "" and Painted.of(app).text.strip() == ""
+        view.placeholder = EMPTY_NOTE  # an order without an address
+        await pilot.pause()
+        assert view.note == EMPTY_NOTE
+        assert EMPTY_NOTE in Painted.of(app).text
 
 
 async def test_over_capacity_shows_the_error_and_keeps_running() -> None:

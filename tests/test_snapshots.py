@@ -17,10 +17,15 @@ from scenes import scene, scene_app
         "stale",
         "narrow-80x24",
         "watch-list",
+        "watch-list-120x40",
+        "watch-list-80x24",
+        "account",
         "pos-scan-to-pay",
         "pos-partly-paid",
         "pos-paid",
         "pos-rounded-up",
+        "pos-choose-coin",
+        "pos-not-found",
     ],
 )
 def test_scene_snapshot(snap_compare, name: str) -> None:  # noqa: ANN001 - pytest-textual-snapshot fixture

@@ -33,7 +33,7 @@ from orderdash.tui.text import literal
 from orderdash.tui.widgets.account_banner import AccountBanner
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
-from orderdash.tui.widgets.qr import EMPTY_NOTE, QRView
+from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane
@@ -142,7 +142,7 @@ class DashboardScreen(Screen[None]):
         self.query_one(TransactionsPane).reset()
         qr = self.query_one(QRView)
         qr.text = ""
-        qr.placeholder = EMPTY_NOTE
+        qr.placeholder = ""  # the order pane says it is loading
         self.sub_title = clean(token, limit=60)
         self.freshness = self.state.freshness
         if not self.state.rates_enabled:

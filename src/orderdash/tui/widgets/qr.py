@@ -40,7 +40,7 @@ QUIET_ZONE = 2
 CAPTION_MAX_LINES = 3
 #: Lines at most for the note shown between a given matrix and its caption.
 MATRIX_NOTE_MAX_LINES = 2
-EMPTY_NOTE = "no address to encode"
+EMPTY_NOTE = "No QR: the order has no payment address yet"
 
 _BLACK = Color.from_rgb(0, 0, 0)
 _WHITE = Color.from_rgb(255, 255, 255)
@@ -211,8 +211,9 @@ class QRView(Widget):
     """What the caption under the code says instead of `text` ("": `text` itself), e.g. the
     ordinary lower-case form of a payment URI encoded in upper case."""
 
-    placeholder: reactive[str] = reactive(EMPTY_NOTE, layout=True)
-    """What is shown while `text` is empty (why there is no code)."""
+    placeholder: reactive[str] = reactive("", layout=True)
+    """What is shown while `text` is empty (why there is no code; "" before any order is
+    read)."""
 
     def __init__(
         self,
