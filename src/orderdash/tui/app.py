@@ -58,18 +58,6 @@ NO_BEARER = (
 )
 #: App actions that are the operator's alone: off while a customer-facing screen is up.
 OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
-#: Orders that must not be paid again: their address is copied only after a yes.
-FINAL_PHASES = frozenset(
-    {
-        Phase.CONFIRMING,
-        Phase.CONFIRMED,
-        Phase.OVERPAID,
-        Phase.UNDERPAID,
-        Phase.EXPIRED,
-        Phase.CANCELED,
-    }
-)
-
 #: At start-up the screen paints nothing until the order it opens is on it, or for this long.
 FIRST_PAINT_WAIT = 0.5
 
@@ -552,7 +540,7 @@ class OrderDashApp(App[None]):
             self.notify("No address to copy yet.", severity="warning", markup=False)
             return
         address, payment = order.address, entry.payment if entry is not None else None
-        if payment is not None and payment.phase in FINAL_PHASES:
+        if payment is not None and payment.settled:  # nothing may be paid to it any more
             from orderdash.tui.screens.confirm import ConfirmScreen
 
             question = (
