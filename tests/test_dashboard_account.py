@@ -165,6 +165,17 @@ async def type_amount(pilot, app: OrderDashApp, text: str) -> None:  # noqa: ANN
     await pilot.press(*text, "enter")
 
 
+async def ask_to_charge(pilot, app: OrderDashApp, server: SimulatorServer, amount: str) -> None:  # noqa: ANN001
+    """The account's orders on the list, `n`, `amount` typed: the dialog asks for the yes."""
+    from orderdash.tui.screens.charge import ChargeScreen
+
+    await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server))
+    await pilot.press("n")
+    await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+    await type_amount(pilot, app, amount)
+    await wait_until(pilot, lambda: f"Charge {amount} EUR?" in screen_text(app))
+
+
 def creates(server: SimulatorServer) -> list[dict]:
     return requests(server, "create")
 
@@ -239,18 +250,13 @@ async def test_n_without_a_coin_shows_the_checkout_page_then_the_address(server)
 
     from orderdash.core.domain.display import amount_text
     from orderdash.simulator.app import CHECKOUT_URL
-    from orderdash.tui.screens.charge import ChargeScreen
     from orderdash.tui.screens.pos import PosScreen
     from qr_screen import decode_qr_on_screen
 
     sim = server.sim
     app = account_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server))
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
-        await type_amount(pilot, app, "7.25")
-        await wait_until(pilot, lambda: "Charge 7.25 EUR?" in screen_text(app))
+        await ask_to_charge(pilot, app, server, "7.25")
         before = set(sim.tokens())
         await pilot.press("y")
         await wait_until(pilot, lambda: "Which coin" in screen_text(app))
@@ -280,11 +286,7 @@ async def test_a_create_whose_answer_is_lost_is_retried_as_the_same_charge(serve
     sim.add_fault(Fault(endpoint="create", reset_after=0, times=3))
     app = account_app(server)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server))
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
-        await type_amount(pilot, app, "7.25")
-        await wait_until(pilot, lambda: "Charge 7.25" in screen_text(app))
+        await ask_to_charge(pilot, app, server, "7.25")
         before = set(sim.tokens())
         await pilot.press("enter")
         await wait_until(pilot, lambda: "Not made:" in screen_text(app), timeout=10)
