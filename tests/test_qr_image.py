@@ -660,7 +660,7 @@ async def test_show_matrix_displays_the_servers_code() -> None:
     app = MatrixApp()
     async with app.run_test(size=(100, 34)) as pilot:
         view = app.query_one(QRView)
-        assert view.source == "text" and view.note == "no address to encode"
+        assert view.source == "text" and view.note == ""  # nothing yet, nothing said
         view.show_matrix(matrix, address)
         await pilot.pause()
         assert view.source == "server"
