@@ -275,17 +275,24 @@ class OrderDashApp(App[None]):
 
     # -- the merchant's account (tui/account.py) --------------------------------------------------
 
+    # A history read that ends while the app shuts down reports to screens already taken
+    # apart (their widgets gone): not running, the report is dropped.
+
     def on_account_baseline(self, message: AccountBaseline) -> None:
-        self._account.baseline(message)
+        if self.is_running:
+            self._account.baseline(message)
 
     def on_account_new_order(self, message: AccountNewOrder) -> None:
-        self._account.new_order(message)
+        if self.is_running:
+            self._account.new_order(message)
 
     def on_account_failed(self, message: AccountFailed) -> None:
-        self._account.failed(message)
+        if self.is_running:
+            self._account.failed(message)
 
     def on_account_recovered(self, _: AccountRecovered) -> None:
-        self._account.recovered()
+        if self.is_running:
+            self._account.recovered()
 
     def action_new_charge(self) -> None:
         self._account.new_charge()
