@@ -50,7 +50,6 @@ from textual.widgets._toast import Toast, ToastHolder
 from conftest import BEARER, make_settings, wait_until
 from orderdash.core.service import jsontext
 from orderdash.tui.app import make_app
-from orderdash.tui.widgets.watch_list import WatchTable
 
 SIZE = (140, 48)
 PAY_EVERY = 0.5
@@ -305,9 +304,7 @@ async def soak(seconds: float, tmp_path: Path) -> Figures:
                             # the next customer: open a new order, drop the previous one
                             new = await control.new_order()
                             screen.load(new)
-                            table = screen.query_one(WatchTable)
-                            table.move_cursor(row=table.get_row_index(focused))
-                            screen.action_remove_order()
+                            app.unwatch(focused)  # what `d` does on its row
                             assert focused not in app.state.entries
                             app.state.removed.clear()  # the undo stack fills up to 100: see above
                             focused, paid_here = new, 0
