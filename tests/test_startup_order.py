@@ -224,3 +224,58 @@ async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) 
                 break
             await pilot.pause(0.02)
     assert painted_with_order[:1] == [True]
+
+
+async def test_nothing_is_rendered_while_painting_is_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the start-up's hold on painting the dashboard is laid out but not rendered (a
+    render would be thrown away: Textual paints nothing while a batch is open); once the order
+    is on it, the screen is rendered in full, once."""
+    from textual._compositor import Compositor, LayoutUpdate
+
+    from orderdash.tui import app as app_module
+
+    class HeldClient(ScriptedClient):
+        async def aclose(self) -> None:
+            pass
+
+    monkeypatch.setattr(app_module, "FIRST_PAINT_WAIT", 30.0)
+    client = HeldClient([with_transactions(1)], rates=False)
+    answer = asyncio.Event()
+    scripted_get_order = client.get_order
+
+    async def held_get_order(token: str) -> Any:
+        await answer.wait()
+        return await scripted_get_order(token)
+
+    client.get_order = held_get_order  # type: ignore[method-assign]
+    settings = make_settings("http://127.0.0.1:9", poll_interval=60.0, bearer=None)
+    app = make_app(settings, client=client, tokens=[TOKEN])  # type: ignore[arg-type]
+    rendered_while_held: list[bool] = []
+    painted: list[tuple[str, bool]] = []
+    render_update = Compositor.render_update
+    display = app._display
+
+    def recording_render_update(self: Compositor, *args: Any, **kwargs: Any) -> Any:
+        rendered_while_held.append(bool(app._batch_count))
+        return render_update(self, *args, **kwargs)
+
+    def recording_display(screen: Any, renderable: Any) -> None:
+        if renderable is not None and not app._batch_count and isinstance(screen, DashboardScreen):
+            painted.append((type(renderable).__name__, app.state.order is not None))
+        display(screen, renderable)
+
+    monkeypatch.setattr(Compositor, "render_update", recording_render_update)
+    app._display = recording_display  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(10):  # the dashboard is up, laid out, and would have rendered by now
+            await pilot.pause(0.05)
+        assert app.screen.size.width == SIZE[0]
+        assert not any(rendered_while_held)
+        answer.set()
+        for _ in range(300):
+            if painted:
+                break
+            await pilot.pause(0.02)
+    assert rendered_while_held and not any(rendered_while_held)
+    # the first paint is the whole screen (what was never painted is not left out)
+    assert painted[0] == (LayoutUpdate.__name__, True)
