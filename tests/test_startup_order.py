@@ -279,3 +279,27 @@ async def test_nothing_is_rendered_while_painting_is_held(monkeypatch: pytest.Mo
     assert rendered_while_held and not any(rendered_while_held)
     # the first paint is the whole screen (what was never painted is not left out)
     assert painted[0] == (LayoutUpdate.__name__, True)
+
+
+def test_get_sends_its_one_request_without_an_event_loop(sim_server: SimulatorServer) -> None:
+    """`orderdash get` asks through httpx's blocking client (OrderClient.get_order_now): anyio's
+    asyncio backend, which the async client loads with its first request, stays unloaded."""
+    code = (
+        "import contextlib, io, sys\n"
+        "from orderdash.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    rc = main(['get', {TOKEN!r}, '--json', '--base-url', {sim_server.base_url!r}])\n"
+        f"assert {TOKEN!r} in out.getvalue()\n"
+        "backends = sorted(m for m in sys.modules if m.startswith('anyio._backends'))\n"
+        "print(*backends, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env["ORDERDASH_CONFIG"] = os.devnull
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.split() == []
+    reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order"]
+    assert len(reads) == 1
