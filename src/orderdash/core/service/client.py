@@ -13,7 +13,6 @@ Safety rules that shape this file (see PITFALLS.md):
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -71,7 +70,12 @@ from orderdash.core.service.net import Timeouts, is_loopback_host
 from orderdash.core.service.tokens import token_segment
 
 if TYPE_CHECKING:
+    import asyncio
+
     from orderdash.core.runtime.config import Settings
+
+# asyncio is imported where it is used, not here: `orderdash get` asks once through the
+# blocking client (`get_order_now`) and never loads it (~13 ms of that command's start).
 
 log = logging.getLogger(__name__)
 
@@ -235,7 +239,7 @@ class OrderClient:
         self._create_url = (create_url or base_url).rstrip("/")
         #: The bearer bought by logging in with the access token (memory only).
         self._session: SecretStr | None = None
-        self._login_lock = asyncio.Lock()
+        self._login_lock: asyncio.Lock | None = None  # made by the first log-in
         #: The service refused the access token: no log-in is sent again (a refused token
         #: does not become good by asking once a minute), every private call raises this.
         self.login_refused: AuthRefused | None = None
@@ -332,6 +336,7 @@ class OrderClient:
         wait is bounded by the read timeout). A client built with an async transport (tests)
         asks through it instead."""
         if self._transport is not None:
+            import asyncio
 
             async def once() -> Fetched:
                 async with self:
@@ -530,6 +535,10 @@ class OrderClient:
     async def _login(self, stale: SecretStr | None) -> SecretStr:
         """A bearer from `POST {base_url}/orders/api/login`; requests that find theirs refused
         at the same time share one new log-in."""
+        import asyncio
+
+        if self._login_lock is None:
+            self._login_lock = asyncio.Lock()
         async with self._login_lock:
             current = self._session
             if current is not None and (
@@ -656,6 +665,8 @@ class OrderClient:
                 url, headers, method=method, content=content
             )
             if len(body) >= LARGE_BODY_BYTES:
+                import asyncio
+
                 # a long history page: validated off the event loop
                 result = await asyncio.to_thread(interpret, status, response_headers, body)
             else:
@@ -730,9 +741,10 @@ class OrderClient:
         method: str = "GET",
         content: bytes | None = None,
     ) -> tuple[int, httpx.Headers, bytes]:
-        deadline = self._timeouts.deadline
+        import asyncio
+
         with self._network_errors():
-            async with asyncio.timeout(deadline):
+            async with asyncio.timeout(self._timeouts.deadline):
                 async with self._http.stream(
                     method, url, headers=headers, content=content
                 ) as response:
@@ -820,6 +832,8 @@ class OrderClient:
     ) -> tuple[Order, dict[str, Any]]:
         if status != 200 or len(body) < LARGE_BODY_BYTES:
             return self._interpret(status, headers, body, token, rates=rates)
+        import asyncio
+
         reuse = self._reuse.pop(token, None) or _Reuse()
         order, raw = await asyncio.to_thread(
             self._interpret, status, headers, body, token, rates=rates, reuse=reuse
