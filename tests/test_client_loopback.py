@@ -258,3 +258,64 @@ async def test_a_big_order_is_parsed_off_the_event_loop_and_keeps_its_transactio
     sim.set_fields(TOKEN, {"transactions": broken})
     with pytest.raises(errors.InvalidResponse, match=r"data\.transactions\.1200\.hash"):
         await client.get_order(TOKEN)
+
+
+@pytest.mark.parametrize(
+    ("fault", "error", "text"),
+    [
+        (None, None, ""),
+        (Fault(status=500), errors.ServiceError, "HTTP 500"),
+        (
+            Fault(status=302, headers={"Location": "https://elsewhere.example/order/x/"}),
+            errors.UnexpectedRedirect,
+            "elsewhere.example",
+        ),
+        (Fault(reset_after=40), errors.NetworkError, "broke off"),
+        (Fault(body=" " * 2_000_000), errors.ResponseTooLarge, "limit is"),
+        (Fault(drip_delay=0.2, times=1), errors.Timeout, "within 1 s"),
+    ],
+    ids=["ok", "500", "redirect", "reset", "over-cap", "slow-drip"],
+)
+def test_get_order_now_answers_and_fails_as_get_order(
+    sim_server: SimulatorServer, fault: Fault | None, error: type[Exception] | None, text: str
+) -> None:
+    """The blocking getOrder of `orderdash get` (no event loop) sends the same request and
+    reads the answer with the same checks: each outcome is the async call's."""
+    import asyncio
+
+    timeouts = Timeouts(connect=1.0, read=1.0, deadline=1.0)
+
+    def outcome(blocking: bool) -> tuple[Any, str]:
+        if fault is not None:
+            sim_server.sim.add_fault(fault)
+        client = OrderClient(sim_server.base_url, timeouts=timeouts, max_body_bytes=1_000_000)
+
+        async def asynchronous() -> Any:
+            async with client:
+                return await client.get_order(TOKEN)
+
+        try:
+            fetched = client.get_order_now(TOKEN) if blocking else asyncio.run(asynchronous())
+        except errors.OrderdashError as exc:
+            return type(exc), str(exc)
+        finally:
+            sim_server.sim.clear_faults()
+        # (the answer's countdown, expirationTime, moves between the two reads)
+        return {k: v for k, v in fetched.raw.items() if k != "expirationTime"}, fetched.order.token
+
+    blocking, asynchronous = outcome(True), outcome(False)
+    assert blocking == asynchronous
+    if error is None:
+        assert blocking[1] == TOKEN
+    else:
+        assert blocking[0] is error and text in blocking[1]
+    requests = [r for r in sim_server.sim.requests if r["endpoint"] == "order"]
+    assert len(requests) == 2 and requests[0]["bearer"] == requests[1]["bearer"] == "missing"
+
+
+def test_get_order_now_to_a_closed_port_is_cannot_connect() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(errors.CannotConnect, match=f"127.0.0.1:{port}"):
+        OrderClient(f"http://127.0.0.1:{port}").get_order_now(TOKEN)

@@ -224,3 +224,84 @@ async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) 
                 break
             await pilot.pause(0.02)
     assert painted_with_order[:1] == [True]
+
+
+async def test_nothing_is_rendered_while_painting_is_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the start-up's hold on painting the dashboard is laid out but not rendered (a
+    render would be thrown away: Textual paints nothing while a batch is open); once the order
+    is on it, the screen is rendered in full, once."""
+    from textual._compositor import Compositor, LayoutUpdate
+
+    from orderdash.tui import app as app_module
+
+    class HeldClient(ScriptedClient):
+        async def aclose(self) -> None:
+            pass
+
+    monkeypatch.setattr(app_module, "FIRST_PAINT_WAIT", 30.0)
+    client = HeldClient([with_transactions(1)], rates=False)
+    answer = asyncio.Event()
+    scripted_get_order = client.get_order
+
+    async def held_get_order(token: str) -> Any:
+        await answer.wait()
+        return await scripted_get_order(token)
+
+    client.get_order = held_get_order  # type: ignore[method-assign]
+    settings = make_settings("http://127.0.0.1:9", poll_interval=60.0, bearer=None)
+    app = make_app(settings, client=client, tokens=[TOKEN])  # type: ignore[arg-type]
+    rendered_while_held: list[bool] = []
+    painted: list[tuple[str, bool]] = []
+    render_update = Compositor.render_update
+    display = app._display
+
+    def recording_render_update(self: Compositor, *args: Any, **kwargs: Any) -> Any:
+        rendered_while_held.append(bool(app._batch_count))
+        return render_update(self, *args, **kwargs)
+
+    def recording_display(screen: Any, renderable: Any) -> None:
+        if renderable is not None and not app._batch_count and isinstance(screen, DashboardScreen):
+            painted.append((type(renderable).__name__, app.state.order is not None))
+        display(screen, renderable)
+
+    monkeypatch.setattr(Compositor, "render_update", recording_render_update)
+    app._display = recording_display  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(10):  # the dashboard is up, laid out, and would have rendered by now
+            await pilot.pause(0.05)
+        assert app.screen.size.width == SIZE[0]
+        assert not any(rendered_while_held)
+        answer.set()
+        for _ in range(300):
+            if painted:
+                break
+            await pilot.pause(0.02)
+    assert rendered_while_held and not any(rendered_while_held)
+    # the first paint is the whole screen (what was never painted is not left out)
+    assert painted[0] == (LayoutUpdate.__name__, True)
+
+
+def test_get_sends_its_one_request_without_an_event_loop(sim_server: SimulatorServer) -> None:
+    """`orderdash get` asks through httpx's blocking client (OrderClient.get_order_now): neither
+    asyncio nor anyio's asyncio backend (which the async client loads with its first request)
+    is loaded."""
+    code = (
+        "import contextlib, io, sys\n"
+        "from orderdash.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    rc = main(['get', {TOKEN!r}, '--json', '--base-url', {sim_server.base_url!r}])\n"
+        f"assert {TOKEN!r} in out.getvalue()\n"
+        "backends = sorted(m for m in sys.modules\n"
+        "    if m.startswith('anyio._backends') or m.split('.')[0] == 'asyncio')\n"
+        "print(*backends, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env["ORDERDASH_CONFIG"] = os.devnull
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.split() == []
+    reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order"]
+    assert len(reads) == 1

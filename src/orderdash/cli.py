@@ -389,19 +389,23 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> int:
-    import asyncio
-
     from orderdash.core.service.client import OrderClient
     from orderdash.core.service.tokens import normalize_token
 
     settings, _ = _load_settings(args)
     token = normalize_token(args.token)
+    client = OrderClient.from_settings(settings)
+    if rates:
+        import asyncio
 
-    async def fetch() -> Any:
-        async with OrderClient.from_settings(settings) as client:
-            return await (client.refresh_rate(token) if rates else client.get_order(token))
+        async def fetch() -> Any:
+            async with client:
+                return await client.refresh_rate(token)
 
-    fetched = asyncio.run(fetch())
+        fetched = asyncio.run(fetch())
+    else:
+        # one request and out: no event loop (see OrderClient.get_order_now)
+        fetched = client.get_order_now(token)
     if fetched.order.token != token:
         # the service may normalise tokens, so this is not refused; but it must not pass unseen
         from orderdash.core.safetext import clean

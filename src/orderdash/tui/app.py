@@ -36,6 +36,7 @@ from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat, desktop
 from orderdash.tui.account import AccountMode
+from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.messages import (
     AccountBaseline,
     AccountFailed,
@@ -171,6 +172,9 @@ class OrderDashApp(App[None]):
         self._first_paint.close()
         if not self._painted:
             self._painted = True
+            for screen in self.screen_stack:
+                if isinstance(screen, HeldRenderScreen):
+                    screen.end_of_hold()  # the renders skipped under the hold, now
             # the first paint is the end of the start-up (core/runtime/startup.py)
             self.call_after_refresh(startup.resume)
             self.call_after_refresh(self._after_first_paint)

@@ -9,7 +9,8 @@ outside this folder imports `textual._*` (tests/test_layers.py).
 - `toast`: a memory leak (an empty `ToastHolder` left behind per expired toast);
 - `datatable_widths`: a row cut at its column's old width (Textual issue #3533);
 - `newest_first_table`: a DataTable whose row order we keep ourselves (performance);
-- `keys_footer`: a Footer rebuilt only when its keys change (performance).
+- `keys_footer`: a Footer rebuilt only when its keys change (performance);
+- `held_render`: a screen not rendered while painting is held (performance).
 
 `install()` applies the process-wide patches once (`make_app` calls it).
 """

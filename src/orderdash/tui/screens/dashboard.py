@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.reactive import var
-from textual.screen import Screen
 from textual.widgets import Header
 
 from orderdash.core.domain.display import coin_code
@@ -28,6 +27,7 @@ from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import DashboardState, Freshness, order_figures
 from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
+from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.compat.keys_footer import KeysFooter
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.account_banner import AccountBanner
@@ -43,7 +43,8 @@ from orderdash.tui.widgets.watch_list import WatchListPane
 QR_MIN_SCREEN_WIDTH = 100
 
 
-class DashboardScreen(Screen[None]):
+class DashboardScreen(HeldRenderScreen):
+    # (HeldRenderScreen: rendered once the start-up's hold on painting ends, not under it)
     #: `start` focuses what fits the start (the order's table, the list or the token input).
     #: Textual's default would focus the token input first, a frame earlier, and the footer
     #: would show that input's keys (only "/") and then rebuild for the table's.
