@@ -211,7 +211,9 @@ class TransactionsTable(NewestFirstTable):
                 self.add_column(Text(label, justify=justify), key=key)
 
     def on_resize(self) -> None:
-        self._fit_columns()
+        # the widths held are those of the rows held (each sync keeps them so): measuring
+        # 10,000 rows again on every resize cost ~1 s of the first render of a big order
+        self._fit_columns(measured=True)
 
     def _fit_columns(self, *, measured: bool = False) -> None:
         """Show the columns that fit the width whole; when that set changes, the table is
@@ -220,13 +222,12 @@ class TransactionsTable(NewestFirstTable):
         first, as they are before any change: a long amount gone must give its room back)."""
         if not self.size.width:
             return
-        available = self.size.width - self.styles.scrollbar_size_vertical
-        shown = tuple(fit_columns(COLUMN_SPECS, self._natural, available))
+        shown = self._fitting()
         if shown == self.shown_columns and measured:
             return
         if not measured or shown != self.shown_columns:
             self._natural = self._measured()
-            shown = tuple(fit_columns(COLUMN_SPECS, self._natural, available))
+            shown = self._fitting()
         if shown == self.shown_columns:
             return
         transactions, new = list(self._synced), set(self._new)
@@ -236,6 +237,19 @@ class TransactionsTable(NewestFirstTable):
         self._add_columns()
         if transactions:
             self.sync(transactions, new)
+
+    def _fitting(self) -> tuple[str, ...]:
+        """The columns that fit the width with the cells measured so far."""
+        available = self.size.width - self.styles.scrollbar_size_vertical
+        return tuple(fit_columns(COLUMN_SPECS, self._natural, available))
+
+    def _fit_empty(self) -> None:
+        """Fit the columns of the empty table to the rows about to go in (measured): changing
+        columns costs nothing yet, where after the rows it means filling the table again."""
+        if self.size.width and (shown := self._fitting()) != self.shown_columns:
+            self.clear(columns=True)
+            self.shown_columns = shown
+            self._add_columns()
 
     def _measured(self) -> dict[str, int]:
         """The widest text of each column over the rows held (and its label)."""
@@ -391,6 +405,11 @@ class TransactionsTable(NewestFirstTable):
         if on_top and self.adds_on_top:
             # each added row lands on top: the oldest first, so the newest ends up there
             keys = [self._add_row(tx) for tx in reversed(fresh)][::-1]
+        elif top is None:
+            # an empty table (the first answer): measured and fitted before the rows go in
+            cells = [self._cells(tx) for tx in fresh]
+            self._fit_empty()
+            keys = [self._add_row(tx, row) for tx, row in zip(fresh, cells, strict=True)]
         else:
             keys = [self._add_row(tx) for tx in fresh]
         self.transactions.update(unique)
@@ -408,12 +427,17 @@ class TransactionsTable(NewestFirstTable):
             self._place(order, [key_of[tx_id] for tx_id in order], shift=None)
         return ids
 
-    def _add_row(self, tx: Transaction) -> RowKey:
+    def _cells(self, tx: Transaction) -> dict[str, Text | int]:
+        """A row's cells (its new mark too), counted into the columns' widths."""
         mark = NEW_MARK if tx.id in self._marking else Text("")
         if tx.id in self._marking:
             self._new.add(tx.id)
         cells: dict[str, Text | int] = {"new": mark, **row_cells(tx)}
         self._grew |= self._measure(cells)
+        return cells
+
+    def _add_row(self, tx: Transaction, cells: dict[str, Text | int] | None = None) -> RowKey:
+        cells = self._cells(tx) if cells is None else cells
         return self.add_row(*(cells[key] for key in self.shown_columns), key=str(tx.id))
 
     def _place(self, order: list[int], keys: list[RowKey], *, shift: int | None) -> None:
