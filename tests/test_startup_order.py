@@ -183,9 +183,9 @@ async def test_footer_keys_are_styled_once(sim_server: SimulatorServer) -> None:
     assert restyled in ([], ["ctrl+p"])
 
 
-async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No empty dashboard is painted first: the screen waits for the order it opens (up to
-    FIRST_PAINT_WAIT, made long here). The first answer is held back while the app runs."""
+def app_with_a_held_first_answer(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, asyncio.Event]:
+    """The dashboard on TOKEN whose first getOrder answers only once the event is set (the
+    hold on painting made long enough to wait for it)."""
     from orderdash.tui import app as app_module
 
     class HeldClient(ScriptedClient):
@@ -203,7 +203,13 @@ async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) 
 
     client.get_order = held_get_order  # type: ignore[method-assign]
     settings = make_settings("http://127.0.0.1:9", poll_interval=60.0, bearer=None)
-    app = make_app(settings, client=client, tokens=[TOKEN])  # type: ignore[arg-type]
+    return make_app(settings, client=client, tokens=[TOKEN]), answer  # type: ignore[arg-type]
+
+
+async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No empty dashboard is painted first: the screen waits for the order it opens (up to
+    FIRST_PAINT_WAIT, made long here). The first answer is held back while the app runs."""
+    app, answer = app_with_a_held_first_answer(monkeypatch)
     painted_with_order: list[bool] = []
     display = app._display
 
@@ -232,24 +238,7 @@ async def test_nothing_is_rendered_while_painting_is_held(monkeypatch: pytest.Mo
     is on it, the screen is rendered in full, once."""
     from textual._compositor import Compositor, LayoutUpdate
 
-    from orderdash.tui import app as app_module
-
-    class HeldClient(ScriptedClient):
-        async def aclose(self) -> None:
-            pass
-
-    monkeypatch.setattr(app_module, "FIRST_PAINT_WAIT", 30.0)
-    client = HeldClient([with_transactions(1)], rates=False)
-    answer = asyncio.Event()
-    scripted_get_order = client.get_order
-
-    async def held_get_order(token: str) -> Any:
-        await answer.wait()
-        return await scripted_get_order(token)
-
-    client.get_order = held_get_order  # type: ignore[method-assign]
-    settings = make_settings("http://127.0.0.1:9", poll_interval=60.0, bearer=None)
-    app = make_app(settings, client=client, tokens=[TOKEN])  # type: ignore[arg-type]
+    app, answer = app_with_a_held_first_answer(monkeypatch)
     rendered_while_held: list[bool] = []
     painted: list[tuple[str, bool]] = []
     render_update = Compositor.render_update
