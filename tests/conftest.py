@@ -106,12 +106,26 @@ async def wait_until(pilot, predicate, *, timeout: float = 5.0, step: float = 0.
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`orderdash ARGS` in a fresh interpreter that sees none of the user's settings."""
-    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    return _run_fresh(["-m", "orderdash", *args], env or {}, ("ORDERDASH_",))
+
+
+def run_python(
+    code: str, *, drop: tuple[str, ...] = ("ORDERDASH_",)
+) -> subprocess.CompletedProcess[str]:
+    """`code` in a fresh interpreter that sees none of the user's settings (nor the variables
+    starting with `drop`); what it loads is its own, not this test process's."""
+    return _run_fresh(["-c", code], {}, drop)
+
+
+def _run_fresh(
+    argv: list[str], env: dict[str, str], drop: tuple[str, ...]
+) -> subprocess.CompletedProcess[str]:
+    clean_env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     clean_env["ORDERDASH_CONFIG"] = os.devnull
     return subprocess.run(
-        [sys.executable, "-m", "orderdash", *args],
+        [sys.executable, *argv],
         capture_output=True,
         text=True,
         timeout=60,
-        env={**clean_env, **(env or {})},
+        env={**clean_env, **env},
     )

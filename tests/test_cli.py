@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BEARER, run_cli
+from conftest import BEARER, run_cli, run_python
 from orderdash.core.service import jsontext
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 
@@ -157,11 +157,7 @@ def test_get_does_not_import_the_ui_the_simulator_or_qrcode(sim_server: Simulato
         "print('HEAVY', heavy, file=sys.stderr)\n"
         "sys.exit(rc)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
-    env["ORDERDASH_CONFIG"] = os.devnull
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
-    )
+    result = run_python(code)
     assert result.returncode == 0, result.stderr
     assert "HEAVY []" in result.stderr
 

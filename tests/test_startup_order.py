@@ -4,14 +4,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
-from conftest import make_settings
+from conftest import make_settings, run_python
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
@@ -35,11 +32,7 @@ def loaded_by(*argv: str) -> set[str]:
         "    pass\n"
         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
-    env["ORDERDASH_CONFIG"] = os.devnull
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
-    )
+    result = run_python(code)
     assert result.returncode == 0, result.stderr
     return set(result.stderr.split())
 
@@ -142,11 +135,7 @@ def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
         "print(os.environ.get('PYDANTIC_DISABLE_PLUGINS'), *built, file=sys.stderr)\n"
         "sys.exit(rc)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORDERDASH_", "PYDANTIC_"))}
-    env["ORDERDASH_CONFIG"] = os.devnull
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
-    )
+    result = run_python(code, drop=("ORDERDASH_", "PYDANTIC_"))
     assert result.returncode == 0, result.stderr
     plugins, *built = result.stderr.split()
     assert plugins == "__all__"
@@ -285,11 +274,7 @@ def test_get_sends_its_one_request_without_an_event_loop(sim_server: SimulatorSe
         "print(*backends, file=sys.stderr)\n"
         "sys.exit(rc)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
-    env["ORDERDASH_CONFIG"] = os.devnull
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
-    )
+    result = run_python(code)
     assert result.returncode == 0, result.stderr
     assert result.stderr.split() == []
     reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order"]
