@@ -21,7 +21,9 @@ from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui import desktop
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.screens.confirm import ConfirmScreen
+from orderdash.tui.screens.help import HelpScreen
 from orderdash.tui.screens.link import LinkScreen
+from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTable
@@ -72,6 +74,20 @@ async def test_the_footer_shows_help_and_quit_at_every_width(
         await pilot.pause(0.3)
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.dashboard.query_one(OrderDetail).details)
+
+
+async def test_a_click_on_a_footer_key_presses_it_and_the_mouse_over_it_explains_it(
+    sim_server: SimulatorServer,
+) -> None:
+    app = list_app(sim_server, [OPEN])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: all_loaded(app))
+        keys = app.dashboard.query_one(KeysFooter)
+        line = footer(app)
+        await pilot.hover(KeysFooter, offset=(line.index("q Quit") + 2, 0))
+        assert keys.tooltip == "Quit orderdash"
+        await pilot.click(KeysFooter, offset=(line.index("? Help") + 3, 0))
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
 
 
 @pytest.mark.parametrize("size", SIZES)

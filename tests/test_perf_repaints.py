@@ -172,7 +172,7 @@ class KeysApp(App[None]):
         from textual.binding import Binding
         from textual.widgets import Button
 
-        from orderdash.tui.compat.keys_footer import KeysFooter
+        from orderdash.tui.widgets.keys_footer import KeysFooter
 
         class Extra(Button):
             BINDINGS = [Binding("x", "press", "Extra key")]
@@ -183,29 +183,30 @@ class KeysApp(App[None]):
         yield KeysFooter()
 
 
-async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
-    from orderdash.tui.compat.keys_footer import KeysFooter
+async def test_the_footer_is_repainted_only_when_its_keys_change() -> None:
+    from orderdash.tui.widgets.keys_footer import KeysFooter
 
     app = KeysApp()
     async with app.run_test() as pilot:
         footer = app.query_one(KeysFooter)
         await pilot.pause()
-        rebuilt: list[str] = []
-        original = footer.recompose
+        assert not footer.children  # one widget draws the line
+        repainted: list[str] = []
+        original = footer.refresh
 
-        async def recompose() -> None:
-            rebuilt.append(app.focused.id if app.focused else "")
-            await original()
+        def refresh(*args: object, **kwargs: object) -> object:
+            repainted.append(app.focused.id if app.focused else "")
+            return original(*args, **kwargs)  # type: ignore[arg-type]
 
-        footer.recompose = recompose  # type: ignore[method-assign]
-        app.query_one("#two").focus()  # the same keys: nothing to rebuild
+        footer.refresh = refresh  # type: ignore[method-assign]
+        app.query_one("#two").focus()  # the same keys: nothing to repaint
         await pilot.pause()
         await pilot.pause()
-        assert rebuilt == []
+        assert repainted == []
         app.query_one("#three").focus()  # a key of its own: shown
         await pilot.pause()
         await pilot.pause()
-        assert rebuilt == ["three"]
+        assert repainted == ["three"]
         assert "Extra key" in "".join(
             segment.text for strip in app.screen._compositor.render_strips() for segment in strip
         )

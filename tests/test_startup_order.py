@@ -99,7 +99,7 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
 ) -> None:
     app = make_app(make_settings(sim_server.base_url, poll_interval=60.0), tokens=[TOKEN])
     composed_at_first_request: list[bool] = []
-    get_order = app.client.get_order
+    get_order = app.client.get_order_first
 
     async def recording_get_order(token: str) -> Any:
         if not composed_at_first_request:
@@ -107,7 +107,7 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
             composed_at_first_request.append(composed)
         return await get_order(token)
 
-    app.client.get_order = recording_get_order  # type: ignore[method-assign]
+    app.client.get_order_first = recording_get_order  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(200):
             if app.state.order is not None:
@@ -118,6 +118,48 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
     # that request was the dashboard's first read of the order: it was not asked twice
     reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order" and r["token"] == TOKEN]
     assert len(reads) == 1
+
+
+def test_the_first_paint_waits_for_no_rate_call_and_loads_no_async_http_backend(
+    sim_server: SimulatorServer,
+) -> None:
+    """The first read goes through the blocking client in a thread (the async transport's
+    first request imports anyio's asyncio backend), and the rate call, which the first paint
+    does not show, goes after it."""
+    code = (
+        "import asyncio, sys\n"
+        "from pydantic import SecretStr\n"
+        "from orderdash.core.runtime.config import Settings\n"
+        "from orderdash.tui.app import make_app\n"
+        f"settings = Settings(base_url={sim_server.base_url!r}, persist_watchlist=False,\n"
+        "    bell=False, bearer_token=SecretStr('t'), poll_interval=60.0)\n"
+        f"app = make_app(settings, tokens=[{TOKEN!r}])\n"
+        "seen = []\n"
+        "paint = app._paint\n"
+        "def recording():\n"
+        "    if not seen:\n"
+        "        seen.append(('anyio._backends._asyncio' in sys.modules, app.state.order is not None))\n"
+        "    paint()\n"
+        "app._paint = recording\n"
+        "rate_before_paint = []\n"
+        "refresh_rate = app.client.refresh_rate\n"
+        "async def recording_rate(token):\n"
+        "    rate_before_paint.append(not seen)\n"
+        "    return await refresh_rate(token)\n"
+        "app.client.refresh_rate = recording_rate\n"
+        "async def main():\n"
+        "    async with app.run_test(size=(120, 40)) as pilot:\n"
+        "        while not (seen and rate_before_paint):\n"
+        "            await pilot.pause(0.02)\n"
+        "asyncio.run(main())\n"
+        "print(*seen[0], *rate_before_paint)\n"
+    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    backend_loaded, with_order, rate_before_paint = result.stdout.split()
+    assert with_order == "True"
+    assert backend_loaded == "False"
+    assert rate_before_paint == "False"  # the rate call came after the first paint
 
 
 def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
@@ -141,35 +183,6 @@ def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
     assert plugins == "__all__"
     assert "OrderEnvelope" in built  # (its nested models are built inside its validator)
     assert not {"HistoryEnvelope", "LoginEnvelope", "CreatedOrder", "RatesEnvelope"} & set(built)
-
-
-async def test_footer_keys_are_styled_once(sim_server: SimulatorServer) -> None:
-    """The keys of the dashboard's footer get their style as they mount, not restyled twice
-    right after (compact, then not); only the command palette's key, which is compact, gets
-    its class as it mounts."""
-    from textual.widgets._footer import FooterKey
-
-    restyled: list[str] = []
-    original = FooterKey.update_node_styles
-
-    def recording(self: FooterKey, animate: bool = True) -> None:
-        restyled.append(self.key)
-        original(self, animate)
-
-    app = make_app(make_settings(sim_server.base_url, poll_interval=60.0), tokens=[TOKEN])
-    FooterKey.update_node_styles = recording  # type: ignore[method-assign]
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            for _ in range(200):
-                if app.state.order is not None and app.screen.query(FooterKey):
-                    break
-                await pilot.pause(0.02)
-            await pilot.pause()
-            keys = app.screen.query(FooterKey)
-            assert len(keys) > 10
-    finally:
-        FooterKey.update_node_styles = original  # type: ignore[method-assign]
-    assert restyled in ([], ["ctrl+p"])
 
 
 def app_with_a_held_first_answer(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, asyncio.Event]:

@@ -43,6 +43,9 @@ class ScriptedClient:
     async def get_order(self, token: str) -> Fetched:
         return self._next(Kind.ORDER)
 
+    async def get_order_first(self, token: str) -> Fetched:
+        return await self.get_order(token)  # as the real client does with a test transport
+
     async def refresh_rate(self, token: str) -> Fetched:
         return self._next(Kind.RATES)
 

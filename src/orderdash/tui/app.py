@@ -134,6 +134,7 @@ class OrderDashApp(App[None]):
         if first:
             self._first = first[0]
             self.watcher.prefetch(self._first)
+            self.watcher.hold()  # the rest is sent after the first paint
             await asyncio.sleep(0)  # the request starts (connects) before the screen composes
 
     async def on_mount(self) -> None:
@@ -180,7 +181,9 @@ class OrderDashApp(App[None]):
             self.call_after_refresh(self._after_first_paint)
 
     def _after_first_paint(self) -> None:
-        """Up: a log-in may go now, and the account's history is read (in a worker)."""
+        """Up: the requests held back go, a log-in may go now, and the account's history is
+        read (in a worker)."""
+        self.watcher.release()
         if self.client.login_after is not None:
             self.client.login_after.set()
         self._account.start()

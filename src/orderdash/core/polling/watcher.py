@@ -200,6 +200,8 @@ class OrderWatcher:
         self._point_of_sale = False
         #: getOrder requests sent before their order joined the schedule (`prefetch`).
         self._early: dict[str, asyncio.Future[Fetched]] = {}
+        #: Only prefetched reads are sent until `release` (`hold`).
+        self._held = False
 
     @property
     def tokens(self) -> list[str]:
@@ -222,7 +224,18 @@ class OrderWatcher:
         built. The first read the schedule makes of `token` takes this answer (one request, not
         two; it is counted then). Call `add` for `token` soon after, or `remove` it."""
         if token not in self._early:
-            self._early[token] = asyncio.ensure_future(self._client.get_order(token))
+            self._early[token] = asyncio.ensure_future(self._client.get_order_first(token))
+
+    def hold(self) -> None:
+        """Send nothing but the prefetched reads until `release`: a dashboard's first paint
+        waits for its first read alone, not for rate calls and other orders' reads that show
+        nothing it paints (each costs CPU the start-up shares)."""
+        self._held = True
+
+    def release(self) -> None:
+        """End `hold`: whatever is due goes now."""
+        self._held = False
+        self._wake.set()
 
     def _drop_early(self, token: str) -> None:
         early = self._early.pop(token, None)
@@ -291,10 +304,14 @@ class OrderWatcher:
         async with asyncio.TaskGroup() as group:
             while True:
                 now = self._monotonic()
+                held = self._held
                 for token, kind in self.scheduler.due_requests(now):
+                    if held and not (kind is Kind.ORDER and token in self._early):
+                        continue  # due still: it goes at `release`
                     self.scheduler.started(token, kind, now)
                     group.create_task(self._request(token, kind))
-                wakeup = self.scheduler.next_wakeup(self._monotonic())
+                # held: woken by `release` or by a request's end, not by what is held back
+                wakeup = None if held else self.scheduler.next_wakeup(self._monotonic())
                 self._wake.clear()
                 timeout = None
                 if wakeup is not None:

@@ -18,6 +18,7 @@ import json
 import logging
 import re
 import sys
+import threading
 import time
 import zlib
 from collections.abc import Awaitable, Callable, Iterator
@@ -213,6 +214,10 @@ class _CappedBody:
         return self._client._inflate(b"".join(self._chunks), self._encoding)
 
 
+#: The GIL switch interval while the first read's thread runs (`get_order_first`).
+FIRST_READ_SWITCH_INTERVAL = 0.0005
+
+
 class OrderClient:
     """getOrder and Update Exchange rate against one configured service origin."""
 
@@ -259,7 +264,16 @@ class OrderClient:
         #: Per big order (by token, most recent last): its transactions as last received.
         self._reuse: dict[str, _Reuse] = {}
         self._transport = transport
-        self._http = httpx.AsyncClient(**self._http_options(), transport=transport)
+        self._async_http: httpx.AsyncClient | None = None
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        """The async client, made at its first request: a dashboard's first read goes through
+        the blocking one (`get_order_first`), and an https client loads the CA bundle as it is
+        made (~30 ms)."""
+        if self._async_http is None:
+            self._async_http = httpx.AsyncClient(**self._http_options(), transport=self._transport)
+        return self._async_http
 
     def _http_options(self) -> dict[str, Any]:
         """How every request is sent: the async client's and `get_order_now`'s blocking one."""
@@ -322,7 +336,8 @@ class OrderClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if self._async_http is not None:
+            await self._async_http.aclose()
 
     async def get_order(self, token: str) -> Fetched:
         """getOrder: `GET {base_url}/order/<token>/`."""
@@ -348,6 +363,48 @@ class OrderClient:
                 report.status, headers, body = self._fetch_now(http, self._order_url(token))
             order, raw = self._interpret(report.status, headers, body, token, rates=False)
         return self._fetched(order, raw, report.started)
+
+    async def get_order_first(self, token: str) -> Fetched:
+        """getOrder for the order a dashboard opens with: `get_order_now` in a thread of its own.
+        The async transport's first request imports anyio's asyncio backend (~37 ms of CPU,
+        measured with bench/run.py --case startup), which the first paint does not need; the
+        blocking client does not. The thread is a daemon: quitting never waits for it (a
+        request is bounded by the timeouts anyway). A client built with an async transport
+        (tests) asks through it."""
+        if self._transport is not None:
+            return await self.get_order(token)
+        import asyncio  # not at the top: `orderdash get` runs without an event loop
+
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Fetched] = loop.create_future()
+
+        def settle(fetched: Fetched | None, error: BaseException | None) -> None:
+            if answer.done():  # cancelled: the dashboard quit or no longer wants it
+                return
+            if error is not None:
+                answer.set_exception(error)
+            else:
+                answer.set_result(fetched)  # type: ignore[arg-type]
+
+        def ask() -> None:
+            fetched, failure = None, None
+            try:
+                fetched = self.get_order_now(token)
+            except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
+                failure = error
+            finally:
+                sys.setswitchinterval(switch_interval)
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting
+                loop.call_soon_threadsafe(settle, fetched, failure)
+
+        # The request takes and gives back the GIL at every socket call and the event loop's
+        # thread is busy building the dashboard meanwhile: at the default switch interval
+        # (5 ms) each take waits up to that long, and a ~10 ms request took ~145 ms. A short
+        # interval while it runs lets it through.
+        switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(FIRST_READ_SWITCH_INTERVAL)
+        threading.Thread(target=ask, name="orderdash-first-read", daemon=True).start()
+        return await answer
 
     def _order_url(self, token: str) -> str:
         return f"{self._base_url}/order/{token_segment(token)}/"

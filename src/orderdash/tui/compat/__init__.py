@@ -1,7 +1,7 @@
 """Every place orderdash touches a private Textual name or patches Textual, one mend a module.
 
 Each names the Textual version it was written against and what it works around, and has its
-own test (tests/test_compat.py; the footer's in tests/test_perf_repaints.py); the dependency
+own test (tests/test_compat.py); the dependency
 is pinned to 8.2.x, so an upgrade that changes one of these code paths shows there. Nothing
 outside this folder imports `textual._*` (tests/test_layers.py).
 
@@ -9,7 +9,6 @@ outside this folder imports `textual._*` (tests/test_layers.py).
 - `toast`: a memory leak (an empty `ToastHolder` left behind per expired toast);
 - `datatable_widths`: a row cut at its column's old width (Textual issue #3533);
 - `newest_first_table`: a DataTable whose row order we keep ourselves (performance);
-- `keys_footer`: a Footer rebuilt only when its keys change (performance);
 - `held_render`: a screen not rendered while painting is held (performance).
 
 `install()` applies the process-wide patches once (`make_app` calls it).
