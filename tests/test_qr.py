@@ -24,6 +24,7 @@ from orderdash.core.qr.matrix import (
     cells_needed,
     half_block_rows,
     matrix_for,
+    matrix_size,
 )
 from orderdash.tui.widgets.qr import QRView, caption_lines
 from qr_screen import (
@@ -102,6 +103,45 @@ def test_matrix_for_is_cached() -> None:
 
 def _square(size: int) -> QRMatrix:
     return QRMatrix(text="t", modules=((False,) * size,) * size, quiet_zone=0)
+
+
+@pytest.mark.parametrize("length", [1, 14, 25, 34, 47, 62, 77, 84, 100, 154, 400, 1000, 2331])
+def test_matrix_size_is_the_built_code_s_size_without_building_it(length: int) -> None:
+    for text in ("b" * length, "1" * length, ("bitcoin:BC1Q" + "X" * length)[:length]):
+        for quiet_zone in (0, 2, 4):
+            assert matrix_size(text, quiet_zone) == build_matrix(text, quiet_zone=quiet_zone).size
+
+
+def test_matrix_size_refuses_what_build_matrix_refuses() -> None:
+    for text in ("", "x" * 3000, "1" * 8000):
+        with pytest.raises(QRError) as built:
+            build_matrix(text)
+        with pytest.raises(QRError) as sized:
+            matrix_size(text)
+        assert str(sized.value) == str(built.value)
+
+
+async def test_a_code_drawn_later_takes_its_room_blank_and_draws_without_moving() -> None:
+    app = QRApp(URI)
+    later = QRApp(URI)
+    async with app.run_test(size=(100, 40)) as pilot:
+        drawn = app.query_one(QRView)
+        drawn.styles.width = "auto"  # as on the dashboard: the code's width
+        await pilot.pause()
+        width, bitmap = drawn.content_region, Painted.of(app).bitmap()
+        assert width.width < 100
+    async with later.run_test(size=(100, 40)) as pilot:
+        view = later.query_one(QRView)
+        view.draw_later()
+        view.styles.width = "auto"
+        await pilot.pause()
+        assert view.content_region == width  # the same room
+        assert decode_bitmap(Painted.of(later).bitmap()) == []  # nothing to scan yet
+        view.draw_now()
+        await pilot.pause()
+        assert view.content_region == width  # nothing moved
+        assert Painted.of(later).bitmap() == bitmap
+        assert decode_bitmap(Painted.of(later).bitmap()) == [URI]
 
 
 def test_cells_needed_uses_half_blocks() -> None:

@@ -143,7 +143,9 @@ class OrderDashApp(App[None]):
             # again with the order cost a whole layout and render in between (~50 ms).
             self._first_paint.enter_context(self.batch_update())
             self.set_timer(FIRST_PAINT_WAIT, self._paint)
-        dashboard = DashboardScreen(self.state, self.watcher)
+        dashboard = DashboardScreen(
+            self.state, self.watcher, first_paint_held=self._first is not None
+        )
         self._reporter.target = dashboard
         await self.push_screen(dashboard)
         self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)

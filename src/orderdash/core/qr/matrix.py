@@ -27,6 +27,7 @@ __all__ = [
     "cells_needed",
     "half_block_rows",
     "matrix_for",
+    "matrix_size",
 ]
 
 _ERROR_CORRECTION = {
@@ -89,16 +90,35 @@ def build_matrix(text: str, *, quiet_zone: int = 2, error_correction: str = "M")
 
 
 @functools.lru_cache(maxsize=64)
+def matrix_size(text: str, quiet_zone: int = 2) -> int:
+    """Modules per side of `build_matrix(text)`'s code, quiet zone included, without drawing
+    it: its version alone (qrcode's best fit), a fraction of the build, whose choice of mask
+    draws the code eight times. Raises QRError as `build_matrix` does."""
+    if not text:
+        raise QRError("nothing to encode")
+    if len(text) > _MAX_CHARACTERS:
+        raise QRError(f"too long for a QR code ({len(text)} characters)")
+    code = qrcode.QRCode(error_correction=_ERROR_CORRECTION["M"], border=quiet_zone)
+    try:
+        code.add_data(text)
+        version = code.best_fit()
+    except (DataOverflowError, ValueError):
+        raise QRError(f"too long for a QR code ({len(text)} characters)") from None
+    return version * 4 + 17 + 2 * quiet_zone
+
+
+@functools.lru_cache(maxsize=64)
 def matrix_for(text: str, quiet_zone: int = 2) -> QRMatrix:
     """Cached build_matrix, so a repaint never re-encodes the same text."""
     return build_matrix(text, quiet_zone=quiet_zone)
 
 
-def cells_needed(matrix: QRMatrix, scale: int) -> tuple[int, int]:
-    """(columns, rows) of terminal cells for the matrix drawn with half blocks at `scale`."""
+def cells_needed(matrix: QRMatrix | int, scale: int) -> tuple[int, int]:
+    """(columns, rows) of terminal cells for the matrix (or a matrix of that many modules per
+    side) drawn with half blocks at `scale`."""
     if scale < 1:
         raise ValueError(f"scale must be 1 or more, not {scale}")
-    extent = matrix.size * scale
+    extent = (matrix if isinstance(matrix, int) else matrix.size) * scale
     return extent, math.ceil(extent / 2)
 
 

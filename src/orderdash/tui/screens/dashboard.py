@@ -56,10 +56,14 @@ class DashboardScreen(HeldRenderScreen):
     #: What the customer display shows, in a few words ("" when nothing is published).
     customer_display: var[str] = var("", init=False)
 
-    def __init__(self, state: DashboardState, watcher: OrderWatcher) -> None:
+    def __init__(
+        self, state: DashboardState, watcher: OrderWatcher, *, first_paint_held: bool = False
+    ) -> None:
         super().__init__()
         self.state, self.watcher = state, watcher
         self._mismatch_shown = False
+        #: The app holds painting until the first order is on this screen (`end_of_hold`).
+        self._first_paint_held = first_paint_held
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -70,11 +74,18 @@ class DashboardScreen(HeldRenderScreen):
             with Vertical(id="left"):
                 yield OrderDetail(id="detail")
                 yield TransactionsPane(id="transactions-pane")
-            yield QRView(id="qr")
+            qr = QRView(id="qr")
+            if self._first_paint_held:
+                qr.draw_later()  # the order first, the code one frame after
+            yield qr
         yield StatusLine(monotonic=self.state.monotonic, id="status").data_bind(
             DashboardScreen.freshness, DashboardScreen.customer_display
         )
         yield KeysFooter(first=FOOTER_FIRST)
+
+    def end_of_hold(self) -> None:
+        super().end_of_hold()
+        self.call_after_refresh(self.query_one(QRView).draw_now)
 
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
