@@ -292,3 +292,32 @@ def test_get_sends_its_one_request_without_an_event_loop(sim_server: SimulatorSe
     assert result.stderr.split() == []
     reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order"]
     assert len(reads) == 1
+
+
+async def test_the_dashboard_is_styled_once_as_it_mounts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each widget of the dashboard gets its style as it mounts; the screen's first resume,
+    right after, does not style them all again (HeldRenderScreen)."""
+    from textual.css.stylesheet import Stylesheet
+
+    app, answer = app_with_a_held_first_answer(monkeypatch)
+    styled: dict[str, int] = {}
+    apply = Stylesheet.apply
+
+    def recording_apply(self: Stylesheet, node: Any, *args: Any, **kwargs: Any) -> Any:
+        if getattr(node, "id", None):
+            styled[node.id] = styled.get(node.id, 0) + 1
+        return apply(self, node, *args, **kwargs)
+
+    monkeypatch.setattr(Stylesheet, "apply", recording_apply)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(10):  # mounted and resumed, the first answer still held back
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, DashboardScreen)
+        # widgets whose classes and pseudo-classes nothing changes meanwhile
+        assert {name: styled.get(name) for name in ("detail", "main", "left", "qr")} == {
+            "detail": 1,
+            "main": 1,
+            "left": 1,
+            "qr": 1,
+        }
+        answer.set()

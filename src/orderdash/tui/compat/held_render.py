@@ -5,26 +5,41 @@ compositor's `render_update`, every widget's lines), and only then does `App._di
 result. At start-up the dashboard holds painting until its first order is on it (tui/app.py),
 and under that hold it was rendered twice and thrown away (~35 ms of the start-up, measured
 with bench/run.py --case startup). This overrides the private `Screen._compositor_refresh`,
-which is why it lives here. No upstream issue.
+which is why it lives here. It also overrides the private `Screen._on_screen_resume` (its
+first resume restyles nothing, see there). No upstream issue.
 
 The layout still runs under the hold (widgets get their sizes and Resize events, so what fits
 its width is settled before the first paint); only the render waits. What was skipped is
 rendered once the hold ends: the screen is marked for a repaint, and the compositor keeps the
 regions it has not rendered, so that repaint is a full one.
 
-Test: tests/test_startup_order.py::test_nothing_is_rendered_while_painting_is_held.
+Tests: tests/test_startup_order.py::test_nothing_is_rendered_while_painting_is_held,
+tests/test_startup_order.py::test_the_dashboard_is_styled_once_as_it_mounts.
 """
 
 from __future__ import annotations
 
+from textual import events
 from textual.screen import Screen
 
 
 class HeldRenderScreen(Screen[None]):
-    """A Screen that skips the render of its compositor while the app holds painting."""
+    """A Screen that skips the render of its compositor while the app holds painting, and is
+    not restyled whole at its first resume."""
 
     #: Renders skipped under a hold (for the test; nothing reads it otherwise).
     renders_skipped = 0
+    _resumed = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # `push_screen` asks a new screen to restyle itself and all its widgets when it
+        # resumes, which is right after they mounted, each styled as it mounted: the same
+        # styles again (36 widgets, ~10 ms of the dashboard's start). Later resumes restyle
+        # (a theme may have changed while the screen was covered).
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+        super()._on_screen_resume(event)
 
     def _compositor_refresh(self) -> None:
         if self.app._batch_count and not self.app.is_inline:
