@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -120,25 +121,41 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
     assert len(reads) == 1
 
 
-def test_the_first_paint_waits_for_no_rate_call_and_loads_no_async_http_backend(
+#: What the dashboard's first paint does without, loaded when first needed: the async
+#: transport's backend, the customer's face and the channel file's model, the help and alerts
+#: screens, the desktop's clipboard and browser.
+LOADED_LATER = (
+    "anyio._backends._asyncio",
+    "orderdash.core.customer.face",
+    "orderdash.core.customer.published",
+    "orderdash.tui.screens.help",
+    "orderdash.tui.screens.alerts",
+    "orderdash.tui.desktop",
+    "webbrowser",
+    "tomllib",
+)
+
+
+def test_the_first_paint_waits_for_no_rate_call_and_loads_only_what_it_shows(
     sim_server: SimulatorServer,
 ) -> None:
     """The first read goes through the blocking client in a thread (the async transport's
-    first request imports anyio's asyncio backend), and the rate call, which the first paint
-    does not show, goes after it."""
+    first request imports anyio's asyncio backend), the rate call, which the first paint does
+    not show, goes after it, and nothing in LOADED_LATER is imported by then."""
     code = (
-        "import asyncio, sys\n"
+        "import asyncio, json, sys\n"
         "from pydantic import SecretStr\n"
         "from orderdash.core.runtime.config import Settings\n"
         "from orderdash.tui.app import make_app\n"
         f"settings = Settings(base_url={sim_server.base_url!r}, persist_watchlist=False,\n"
         "    bell=False, bearer_token=SecretStr('t'), poll_interval=60.0)\n"
         f"app = make_app(settings, tokens=[{TOKEN!r}])\n"
-        "seen = []\n"
+        "seen = {}\n"
         "paint = app._paint\n"
         "def recording():\n"
         "    if not seen:\n"
-        "        seen.append(('anyio._backends._asyncio' in sys.modules, app.state.order is not None))\n"
+        f"        seen['loaded'] = [m for m in {LOADED_LATER!r} if m in sys.modules]\n"
+        "        seen['order'] = app.state.order is not None\n"
         "    paint()\n"
         "app._paint = recording\n"
         "rate_before_paint = []\n"
@@ -152,14 +169,14 @@ def test_the_first_paint_waits_for_no_rate_call_and_loads_no_async_http_backend(
         "        while not (seen and rate_before_paint):\n"
         "            await pilot.pause(0.02)\n"
         "asyncio.run(main())\n"
-        "print(*seen[0], *rate_before_paint)\n"
+        "print(json.dumps({**seen, 'rate_before_paint': rate_before_paint[0]}))\n"
     )
     result = run_python(code)
     assert result.returncode == 0, result.stderr
-    backend_loaded, with_order, rate_before_paint = result.stdout.split()
-    assert with_order == "True"
-    assert backend_loaded == "False"
-    assert rate_before_paint == "False"  # the rate call came after the first paint
+    seen = json.loads(result.stdout)
+    assert seen["order"] is True
+    assert seen["loaded"] == []
+    assert seen["rate_before_paint"] is False  # the rate call came after the first paint
 
 
 def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(

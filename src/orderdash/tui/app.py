@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from textual.app import App, SystemCommand
@@ -23,7 +24,6 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from orderdash.core.customer.catalogue import resolve_language
-from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.domain.display import amount_text
 from orderdash.core.domain.payment import Phase
 from orderdash.core.polling.watcher import OrderWatcher
@@ -34,7 +34,7 @@ from orderdash.core.service.client import OrderClient
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
-from orderdash.tui import compat, desktop
+from orderdash.tui import compat
 from orderdash.tui.account import AccountMode
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.messages import (
@@ -48,10 +48,11 @@ from orderdash.tui.messages import (
     WatchStatusChanged,
 )
 from orderdash.tui.notices import HeldNotices, Notice
-from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
-from orderdash.tui.screens.help import HelpScreen
 from orderdash.tui.watch_list_file import WatchListSync
+
+if TYPE_CHECKING:
+    from orderdash.core.customer.channel import Publisher
 
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
@@ -249,6 +250,8 @@ class OrderDashApp(App[None]):
         )
 
     def action_help(self) -> None:
+        from orderdash.tui.screens.help import HelpScreen  # when first asked for
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
@@ -316,6 +319,8 @@ class OrderDashApp(App[None]):
             self.push_screen(BudgetsScreen(self.watcher.budget_use))
 
     def action_alerts(self) -> None:
+        from orderdash.tui.screens.alerts import AlertsScreen  # when first asked for
+
         self.push_screen(AlertsScreen(list(self.state.alerts)), callback=self._alert_chosen)
 
     def _alert_chosen(self, token: str | None) -> None:
@@ -621,6 +626,8 @@ class OrderDashApp(App[None]):
         self.copy_to_clipboard(text)
         label = f"{what[:1].upper()}{what[1:]}"
         shown = clean(shown, limit=100)
+        from orderdash.tui import desktop  # the first copy looks for the desktop's tools
+
         tool = desktop.clipboard_tool()
         if tool is None:
             self._tell_copied(False, label, shown)
@@ -659,6 +666,8 @@ class OrderDashApp(App[None]):
                 markup=False,
             )
             return
+        from orderdash.tui import desktop  # (webbrowser)
+
         if not desktop.browser_available():
             self.show_link(url, "No browser to open it in here (no display, or over SSH).")
             return
@@ -808,6 +817,8 @@ def make_app(
         **settings.budgets,
     )
     every = [token, *tokens] if token else list(tokens)
+    from orderdash.core.customer.channel import Publisher, channel_path
+
     publisher = Publisher(
         channel_path(settings.display_channel),
         language=resolve_language(settings.language, os.environ),

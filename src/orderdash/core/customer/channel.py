@@ -20,11 +20,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from orderdash.core.customer.catalogue import DEFAULT_LANGUAGE
 
-from orderdash.core.customer.catalogue import DEFAULT_LANGUAGE, LANGUAGES
-from orderdash.core.customer.face import CustomerFace
+if TYPE_CHECKING:
+    from orderdash.core.customer.face import CustomerFace
+    from orderdash.core.customer.published import Published
 
 DEFAULT_CHANNEL = "default"
 CHANNEL_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
@@ -33,27 +35,10 @@ HEARTBEAT = 1.0
 STALE_AFTER = 5.0
 #: The largest file read: a face with the biggest server QR is about 40 KB.
 MAX_BYTES = 128 * 1024
-FORMAT = 1
 
 
 class ChannelError(ValueError):
     """A channel name that cannot name a file."""
-
-
-class Published(BaseModel):
-    """The whole file: who is on the display, in which language, and when it was last said."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    format: int = Field(FORMAT, ge=FORMAT, le=FORMAT)
-    heartbeat: float = Field(ge=0, le=10**11)
-    language: str = DEFAULT_LANGUAGE
-    #: None: the display is idle (cleared).
-    face: CustomerFace | None = None
-
-    def model_post_init(self, _: object) -> None:
-        if self.language not in LANGUAGES:
-            raise ValueError(f"unknown language {self.language[:10]!r}")
 
 
 def channel_dir() -> Path:
@@ -123,6 +108,8 @@ class Publisher:
         body = "" if face is None else face.model_dump_json()
         if self._last is not None and self._last[0] == body and now - self._last[1] < HEARTBEAT:
             return None
+        from orderdash.core.customer.published import Published  # with the first face
+
         published = Published(heartbeat=now, language=self.language, face=face)
         try:
             write_atomic(self.path, published.model_dump_json().encode())
@@ -173,6 +160,8 @@ class Reading:
 
 
 def parse(data: bytes) -> Published:
+    from orderdash.core.customer.published import Published
+
     if len(data) > MAX_BYTES:
         raise ValueError("the channel file is too large")
     return Published.model_validate(json.loads(data.decode("utf-8")))
@@ -205,7 +194,8 @@ class Reader:
                     raise ValueError("the channel file is too large")
                 with self.path.open("rb") as handle:
                     self._published = parse(handle.read(MAX_BYTES + 1))
-            except (OSError, ValueError, ValidationError, RecursionError) as error:
+            # (pydantic's ValidationError is a ValueError)
+            except (OSError, ValueError, RecursionError) as error:
                 self._problem = f"unreadable channel file: {type(error).__name__}"
         published = self._published
         if published is None:

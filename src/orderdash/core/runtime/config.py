@@ -224,15 +224,19 @@ def _layer_from_env(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _layer_from_toml(path: Path, required: bool) -> dict[str, Any]:
-    import tomllib  # not at start-up: most runs have no config file
-
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        handle = path.open("rb")
     except FileNotFoundError:
         if required:
             raise ConfigError(f"the config file {path} does not exist") from None
         return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from None
+    import tomllib  # only with a file to read: most runs have none
+
+    try:
+        with handle:
+            return tomllib.load(handle)
     except OSError as exc:
         raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:

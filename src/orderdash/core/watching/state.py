@@ -10,15 +10,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from orderdash.core.customer.face import (
-    CustomerFace,
-    Trouble,
-    checkout_url,
-    customer_face,
-    trouble_face,
-    wall_time,
-)
 from orderdash.core.domain.display import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.domain.payment import PaymentState, Phase, payment_state
 from orderdash.core.polling.refresh import Kind, TrackStatus
@@ -30,6 +23,11 @@ from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Order
 from orderdash.core.watching.entry import Entry
 from orderdash.core.watching.store import WatchListFile
+
+if TYPE_CHECKING:
+    # the customer's face is built only once a customer display or point of sale shows one
+    # (its models are not needed for the dashboard's first paint)
+    from orderdash.core.customer.face import CustomerFace, Trouble
 
 #: A dashboard left open for weeks keeps the latest alerts and undoable removals, not all.
 MAX_ALERTS = 1000
@@ -316,6 +314,8 @@ class DashboardState:
         yet (no answer and no failure)."""
         if token is None:
             return None
+        from orderdash.core.customer.face import customer_face, trouble_face, wall_time
+
         if token == self.token and self.shown is not None:
             shown, fresh = self.shown, self.freshness
             order, payment, payload = shown.order, shown.payment, shown.payload
@@ -357,6 +357,8 @@ class DashboardState:
     def set_payment_url(self, token: str, url: str) -> bool:
         """Remember the checkout page the service gave for `token` when the order was made
         (shown as the QR until a coin is chosen); False when it is not a usable link."""
+        from orderdash.core.customer.face import checkout_url
+
         checked = checkout_url(url)
         if checked:
             self.payment_urls[token] = checked

@@ -28,9 +28,9 @@ from orderdash.core.watching.state import DashboardState, Freshness, order_figur
 from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
 from orderdash.tui.compat.held_render import HeldRenderScreen
-from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.account_banner import AccountBanner
+from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView

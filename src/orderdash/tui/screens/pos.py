@@ -28,8 +28,8 @@ from orderdash.core.customer.face import CustomerFace, Trouble
 from orderdash.core.domain.payment import PaymentState
 from orderdash.core.service.models import Order
 from orderdash.core.watching.state import DashboardState, Freshness, Shown
-from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.customer import CustomerPanel
+from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded
 
 __all__ = ["CONNECTION_PROBLEM", "PosScreen"]
