@@ -338,3 +338,31 @@ async def test_the_dashboard_is_styled_once_as_it_mounts(monkeypatch: pytest.Mon
             "qr": 1,
         }
         answer.set()
+
+
+async def test_the_first_paint_is_made_as_the_hold_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the order is on the dashboard, the screen is laid out, rendered and painted right
+    away, not at the screen's next update tick."""
+    app, answer = app_with_a_held_first_answer(monkeypatch)
+    painted: list[bool] = []
+    painted_as_hold_ended: list[bool] = []
+    display, paint = app._display, app._paint
+
+    def recording_display(screen: Any, renderable: Any) -> None:
+        display(screen, renderable)
+        painted.append(renderable is not None and not app._batch_count)
+
+    def recording_paint() -> None:
+        paint()
+        painted_as_hold_ended.append(any(painted))
+
+    app._display = recording_display  # type: ignore[method-assign]
+    app._paint = recording_paint  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        answer.set()
+        for _ in range(300):
+            if painted_as_hold_ended:
+                break
+            await pilot.pause(0.02)
+    assert painted_as_hold_ended[:1] == [True]

@@ -52,7 +52,10 @@ class HeldRenderScreen(Screen[None]):
         super()._compositor_refresh()
 
     def end_of_hold(self) -> None:
-        """The hold is over: render what was skipped (Textual ends a batch with an idle check of
-        the app only, not of this screen)."""
-        if self.renders_skipped:
-            self.refresh()
+        """The hold is over: lay out and render what was skipped, now. Textual ends a batch
+        with an idle check of the app only, not of this screen, and a refresh waits for the
+        screen's next update tick (up to 1/60 s, and behind whatever messages are queued:
+        ~18 ms at the dashboard's start, measured with bench/run.py --case startup)."""
+        if self.renders_skipped and self.is_current and not self.app._batch_count:
+            self._repaint_required = True
+            self._on_timer_update()
