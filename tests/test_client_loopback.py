@@ -319,3 +319,45 @@ def test_get_order_now_to_a_closed_port_is_cannot_connect() -> None:
         port = probe.getsockname()[1]
     with pytest.raises(errors.CannotConnect, match=f"127.0.0.1:{port}"):
         OrderClient(f"http://127.0.0.1:{port}").get_order_now(TOKEN)
+
+
+async def test_the_first_read_in_a_thread_answers_and_fails_as_get_order(
+    sim_server: SimulatorServer,
+) -> None:
+    """A dashboard's first read (`get_order_first`, the blocking client in a thread of its
+    own) gives the order or the error `get_order` gives; several at once leave the process's
+    GIL switch interval as it was."""
+    import asyncio
+    import sys
+
+    interval = sys.getswitchinterval()
+    client = OrderClient(sim_server.base_url)
+    try:
+        first, again, missing = await asyncio.gather(
+            client.get_order_first(TOKEN),
+            client.get_order_first(TOKEN),
+            client.get_order_first("no-such-order"),
+            return_exceptions=True,
+        )
+        assert not isinstance(first, BaseException) and first.order.token == TOKEN
+        assert not isinstance(again, BaseException) and again.order.token == TOKEN
+        assert isinstance(missing, errors.NotFound)
+        assert sys.getswitchinterval() == interval
+        # the request runs beside the event loop, which keeps turning meanwhile
+        sim_server.sim.add_fault(Fault(endpoint="order", delay=0.4, times=1))
+        ticks = 0
+
+        async def ticking() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticker = asyncio.create_task(ticking())
+        slow = await client.get_order_first(TOKEN)
+        ticker.cancel()
+        assert slow.order.token == TOKEN
+        assert ticks >= 10
+    finally:
+        sim_server.sim.clear_faults()
+        await client.aclose()

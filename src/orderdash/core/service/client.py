@@ -214,8 +214,34 @@ class _CappedBody:
         return self._client._inflate(b"".join(self._chunks), self._encoding)
 
 
-#: The GIL switch interval while the first read's thread runs (`get_order_first`).
+#: The GIL switch interval while a first read's thread runs (`get_order_first`).
 FIRST_READ_SWITCH_INTERVAL = 0.0005
+
+
+class _ShortSwitchInterval:
+    """The process's GIL switch interval made short while at least one first read runs, and
+    put back as it was when the last one ends (two dashboards may start in one process)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._saved = 0.0
+
+    def begin(self) -> None:
+        with self._lock:
+            if self._running == 0:
+                self._saved = sys.getswitchinterval()
+                sys.setswitchinterval(FIRST_READ_SWITCH_INTERVAL)
+            self._running += 1
+
+    def end(self) -> None:
+        with self._lock:
+            self._running -= 1
+            if self._running == 0:
+                sys.setswitchinterval(self._saved)
+
+
+_first_reads = _ShortSwitchInterval()
 
 
 class OrderClient:
@@ -393,7 +419,7 @@ class OrderClient:
             except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
                 failure = error
             finally:
-                sys.setswitchinterval(switch_interval)
+                _first_reads.end()
             with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting
                 loop.call_soon_threadsafe(settle, fetched, failure)
 
@@ -401,9 +427,12 @@ class OrderClient:
         # thread is busy building the dashboard meanwhile: at the default switch interval
         # (5 ms) each take waits up to that long, and a ~10 ms request took ~145 ms. A short
         # interval while it runs lets it through.
-        switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(FIRST_READ_SWITCH_INTERVAL)
-        threading.Thread(target=ask, name="orderdash-first-read", daemon=True).start()
+        _first_reads.begin()
+        try:
+            threading.Thread(target=ask, name="orderdash-first-read", daemon=True).start()
+        except BaseException:
+            _first_reads.end()
+            raise
         return await answer
 
     def _order_url(self, token: str) -> str:
