@@ -8,7 +8,8 @@ outside this folder imports `textual._*` (tests/test_layers.py).
 - `styles_cache`: a memory leak (removed widgets kept by an `lru_cache` on a method);
 - `toast`: a memory leak (an empty `ToastHolder` left behind per expired toast);
 - `datatable_widths`: a row cut at its column's old width (Textual issue #3533);
-- `newest_first_table`: a DataTable whose row order we keep ourselves (performance);
+- `newest_first_table`: a DataTable whose row order we keep ourselves, and whose cells keep
+  their rendered text while they show the same (performance);
 - `keys_footer`: a Footer rebuilt only when its keys change (performance);
 - `held_render`: a screen not rendered while painting is held (performance).
 
