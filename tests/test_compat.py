@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
+from rich.segment import Segment
 from rich.text import Text
 from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets._toast import Toast, ToastHolder
 from textual.widgets.data_table import RowKey
@@ -168,3 +172,74 @@ async def test_newest_first_rows_agree_with_datatables_own_order() -> None:
         rest = [RowKey(k) for k in ("5", "4", "2", "1")]
         table.place_rows(rest, on_top=False)
         assert [key.value for key in stock_order(table)] == ["5", "4", "2", "1"]
+
+
+@contextmanager
+def stock_rendering() -> Iterator[None]:
+    """NewestFirstTable draws its lines the way DataTable itself does, for the time being."""
+    mine = {name: NewestFirstTable.__dict__[name] for name in ("_render_cell", "_get_offsets")}
+    for name in mine:
+        setattr(NewestFirstTable, name, getattr(DataTable, name))
+    try:
+        yield
+    finally:
+        for name, method in mine.items():
+            setattr(NewestFirstTable, name, method)
+
+
+def drawn(table: DataTable) -> list[list[Segment]]:
+    """Every line of the table, header first, as it draws it now: DataTable's caches are
+    emptied, the texts a NewestFirstTable keeps for its cells are not."""
+    DataTable._clear_caches(table)
+    width = table.size.width
+    height = table.header_height + table._total_row_height + 1  # and one past the end
+    return [list(table._render_line(y, 0, width, table.rich_style)) for y in range(height)]
+
+
+def assert_drawn_as_stock(table: DataTable) -> None:
+    """Segment by segment (text, style and the row/column metadata a click reads)."""
+    mine = drawn(table)
+    with stock_rendering():
+        stock = drawn(table)
+    assert table._total_row_height == DataTable._total_row_height.fget(table)  # type: ignore[attr-defined]
+    assert mine == stock
+
+
+async def test_newest_first_cells_draw_as_datatable_draws_them() -> None:
+    """The rendered text a cell keeps across changes is laid under the row's styles just as
+    DataTable lays them (zebra, cursor, hover, header, the metadata of each cell)."""
+    app = NewestFirstApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(NewestFirstTable)
+        table.zebra_stripes = True
+        table.add_column(Text("Shop"), key="shop")
+        table.add_column(Text("Amount", justify="right"), key="amount")
+        table.add_column("Mark", key="mark")
+        table.add_column("n", key="n")
+        cells: list[tuple[Any, ...]] = [
+            (Text("Good [/] Shop", "bold"), Text("-0.0001", justify="right"), Text(""), 1),
+            ("[b]markup[/b] kept", Text("12.5", "red", justify="right"), Text("\u25cf"), 2),
+            (Text("third"), None, "", 3),
+        ]
+        keys = [table.add_row(*row, key=str(row[-1])) for row in cells][::-1]
+        table.place_rows(keys, on_top=False)
+        await pilot.pause()
+        for cursor_type in ("row", "cell"):
+            table.cursor_type = cursor_type
+            table.cursor_coordinate = Coordinate(1, 1)
+            table.hover_coordinate = Coordinate(2, 0)
+            table._show_hover_cursor = True
+            await pilot.pause()
+            assert_drawn_as_stock(table)
+        drawn(table)  # the cells' texts kept at their widths, then:
+        table.update_cell("2", "amount", Text("13.5", "red", justify="right"))  # same width
+        table.update_cell("1", "shop", Text("Good [/] Shop", "bold"))  # same text, new object
+        await pilot.pause()
+        assert "13.5" in "".join(segment.text for segment in drawn(table)[2])
+        assert_drawn_as_stock(table)
+        # a wider row on top: every column it widens is drawn wider on every row
+        table.add_row(Text("a much longer shop name"), Text("-0.000123456789"), "", 4, key="4")
+        table.place_rows([RowKey("4"), *keys], on_top=True)
+        await pilot.pause()
+        assert "a much longer shop name  " in "".join(s.text for s in drawn(table)[1])
+        assert_drawn_as_stock(table)

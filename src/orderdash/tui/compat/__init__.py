@@ -1,15 +1,16 @@
 """Every place orderdash touches a private Textual name or patches Textual, one mend a module.
 
 Each names the Textual version it was written against and what it works around, and has its
-own test (tests/test_compat.py); the dependency
-is pinned to 8.2.x, so an upgrade that changes one of these code paths shows there. Nothing
+own test (tests/test_compat.py); the dependency is pinned to 8.2.x, so an upgrade that changes one of these code paths shows there. Nothing
 outside this folder imports `textual._*` (tests/test_layers.py).
 
 - `styles_cache`: a memory leak (removed widgets kept by an `lru_cache` on a method);
 - `toast`: a memory leak (an empty `ToastHolder` left behind per expired toast);
 - `datatable_widths`: a row cut at its column's old width (Textual issue #3533);
-- `newest_first_table`: a DataTable whose row order we keep ourselves (performance);
-- `held_render`: a screen not rendered while painting is held (performance).
+- `newest_first_table`: a DataTable whose row order we keep ourselves, and whose cells keep
+  their rendered text while they show the same (performance);
+- `held_render`: a screen not rendered while painting is held, nor restyled whole at its
+  first resume (performance).
 
 `install()` applies the process-wide patches once (`make_app` calls it).
 """
