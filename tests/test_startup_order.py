@@ -366,3 +366,38 @@ async def test_the_first_paint_is_made_as_the_hold_ends(monkeypatch: pytest.Monk
                 break
             await pilot.pause(0.02)
     assert painted_as_hold_ended[:1] == [True]
+
+
+async def test_the_saved_list_is_read_while_the_dashboard_mounts(
+    sim_server: SimulatorServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The saved watch list is read in a worker that starts before the dashboard's widgets
+    mount (its answer opens the first order once the app's mount handler is done)."""
+    from orderdash.core.watching.store import WatchListFile
+
+    app = make_app(
+        make_settings(
+            sim_server.base_url,
+            poll_interval=60.0,
+            persist_watchlist=True,
+            watchlist_file=str(tmp_path / "watchlist.json"),
+        ),
+        tokens=[TOKEN],
+    )
+    mounted_at_read: list[bool] = []
+    load = WatchListFile.load
+
+    def recording_load(self: WatchListFile) -> Any:
+        mounted_at_read.append(
+            any(isinstance(s, DashboardScreen) and s.children for s in app.screen_stack)
+        )
+        return load(self)
+
+    monkeypatch.setattr(WatchListFile, "load", recording_load)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            if app.state.order is not None:
+                break
+            await pilot.pause(0.02)
+        assert app.state.order is not None
+    assert mounted_at_read == [False]

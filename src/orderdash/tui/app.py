@@ -148,10 +148,16 @@ class OrderDashApp(App[None]):
             self.state, self.watcher, first_paint_held=self._first is not None
         )
         self._reporter.target = dashboard
+        # The saved list is read in a worker while the dashboard mounts: its answer is handled
+        # (`_start`) once this handler is done. Without a file the list is known at once.
+        saved_list = self.state.store is not None
+        if saved_list:
+            self._file.start()
         await self.push_screen(dashboard)
         self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
         self.set_interval(1.0, self._tick)
-        self._file.start()  # the saved list is read in a worker: `_start` once it is known
+        if not saved_list:
+            self._file.start()
         if self._first is None:
             self._paint()
         for notice in self._notices:
