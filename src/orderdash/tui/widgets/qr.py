@@ -239,6 +239,7 @@ class QRView(Widget):
         self._given: tuple[QRMatrix, str, str] | None = None
         #: Laid out but not drawn yet (`draw_later`).
         self._later = False
+        self._blank_line: tuple[int, Strip] | None = None
         self.set_reactive(QRView.text, text)
 
     def draw_later(self) -> None:
@@ -397,8 +398,15 @@ class QRView(Widget):
     def render_line(self, y: int) -> Strip:
         width, height = self.size
         if y < 0 or y >= height or self._later:
-            return Strip.blank(width, self.rich_style)
+            return self._blank(width)
         return self._rendered(width, height)[y]
+
+    def _blank(self, width: int) -> Strip:
+        """One blank line of the view's style, made once per width until the style changes
+        (the style is worked out from every ancestor's: not for each line)."""
+        if self._blank_line is None or self._blank_line[0] != width:
+            self._blank_line = (width, Strip.blank(width, self.rich_style))
+        return self._blank_line[1]
 
     def _rendered(self, width: int, height: int) -> list[Strip]:
         base = self.rich_style
@@ -411,6 +419,7 @@ class QRView(Widget):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strips_key = None
+        self._blank_line = None
 
     def _build_strips(self, layout: _Layout, base: Style) -> list[Strip]:
         width, height = layout.width, layout.height
