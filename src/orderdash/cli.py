@@ -348,6 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     os.environ.setdefault(*PYDANTIC_NO_PLUGINS)
     paused = startup.pause()  # see core/runtime/startup.py: ~70 ms of the dashboard's start
+    startup.freeze_at_exit()  # the same file: ~30 ms of every command's exit
     try:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C at any point, parsing the arguments included
