@@ -259,7 +259,15 @@ class OrderClient:
         #: Per big order (by token, most recent last): its transactions as last received.
         self._reuse: dict[str, _Reuse] = {}
         self._transport = transport
-        self._http = httpx.AsyncClient(**self._http_options(), transport=transport)
+        #: Made by the first async request (`_http`): `get_order_now` asks without it.
+        self._async_http: httpx.AsyncClient | None = None
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        """The async client every async request goes through (one connection pool)."""
+        if self._async_http is None:
+            self._async_http = httpx.AsyncClient(**self._http_options(), transport=self._transport)
+        return self._async_http
 
     def _http_options(self) -> dict[str, Any]:
         """How every request is sent: the async client's and `get_order_now`'s blocking one."""
@@ -322,6 +330,7 @@ class OrderClient:
         await self.aclose()
 
     async def aclose(self) -> None:
+        # (one never used is made to be closed: a closed client refuses any later request)
         await self._http.aclose()
 
     async def get_order(self, token: str) -> Fetched:
@@ -333,8 +342,8 @@ class OrderClient:
         get`): sent through httpx's blocking client, which never loads anyio's asyncio backend
         (~20 ms of that command's start). Same request, checks, answer and errors as
         `get_order`; the overall deadline is checked as each chunk of the answer arrives (each
-        wait is bounded by the read timeout). A client built with an async transport (tests)
-        asks through it instead."""
+        wait is bounded by the read timeout). The async client is never made (~1 ms). A client
+        built with an async transport (tests) asks through it instead."""
         if self._transport is not None:
             import asyncio
 
