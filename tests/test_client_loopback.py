@@ -361,3 +361,33 @@ async def test_the_first_read_in_a_thread_answers_and_fails_as_get_order(
     finally:
         sim_server.sim.clear_faults()
         await client.aclose()
+
+
+def test_get_order_now_makes_no_async_client(
+    sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`orderdash get` asks once through the blocking client: the async one (its transport and
+    connection pool, ~1 ms) is never made; an async request makes it, once."""
+    import asyncio
+
+    import httpx
+
+    made: list[httpx.AsyncClient] = []
+    init = httpx.AsyncClient.__init__
+
+    def recording(self: httpx.AsyncClient, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(httpx.AsyncClient, "__init__", recording)
+    client = OrderClient(sim_server.base_url)
+    assert client.get_order_now(TOKEN).order.token == TOKEN
+    assert made == []
+
+    async def twice() -> None:
+        async with client:
+            for _ in range(2):
+                assert (await client.get_order(TOKEN)).order.token == TOKEN
+
+    asyncio.run(twice())
+    assert len(made) == 1 and made[0].is_closed

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import make_settings, wait_until
+from conftest import make_settings, run_python, wait_until
 from orderdash import cli
 from orderdash.core.runtime import startup
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
@@ -41,6 +41,28 @@ def test_main_pauses_the_collector_and_turns_it_back_on(
     assert seen == [False], "paused while it ran"
     assert gc.isenabled() and gc.get_freeze_count() == 0, "back on, nothing frozen"
     assert TOKEN in capsys.readouterr().out
+
+
+def test_objects_are_frozen_at_exit_so_the_exit_collection_skips_them(
+    sim_server: SimulatorServer,
+) -> None:
+    """CPython's collection at exit walks every object start-up made (~30 ms of `orderdash
+    get`); `main` has them frozen first. The probe's own exit hook is registered before
+    `main` runs, so it runs after main's (last registered, first run) and sees the freeze."""
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('FROZEN', gc.get_freeze_count(), file=sys.stderr))\n"
+        "from orderdash.cli import main\n"
+        f"rc = main(['get', {TOKEN!r}, '--json', '--base-url', {sim_server.base_url!r}])\n"
+        "print('AFTER MAIN', gc.get_freeze_count(), file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert TOKEN in result.stdout  # the answer is printed in full before the exit
+    assert "AFTER MAIN 0" in result.stderr  # nothing frozen while the caller goes on
+    frozen = int(result.stderr.split("FROZEN ")[1].split()[0])
+    assert frozen > 10_000  # httpx, pydantic and the rest of the start-up
 
 
 def test_resume_freezes_what_start_up_made_and_only_undoes_a_pause() -> None:

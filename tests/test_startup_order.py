@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -401,3 +402,34 @@ async def test_the_saved_list_is_read_while_the_dashboard_mounts(
             await pilot.pause(0.02)
         assert app.state.order is not None
     assert mounted_at_read == [False]
+
+
+def test_get_loads_no_config_parser_or_log_file_handler_it_does_not_need(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    """Without a config file `orderdash get` loads no TOML parser, and without a log file no
+    `logging.handlers` (~5 ms of its start together); with both, both are read and written."""
+
+    def get_loads(*options: str) -> list[str]:
+        code = (
+            "import contextlib, io, os, sys\n"
+            "os.environ.pop('ORDERDASH_CONFIG', None)\n"
+            f"os.environ['XDG_CONFIG_HOME'] = {str(tmp_path)!r}\n"
+            "from orderdash.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    rc = main(['get', {TOKEN!r}, '--json', *{list(options)!r}])\n"
+            f"assert {TOKEN!r} in out.getvalue()\n"
+            "lazy = ('tomllib', 'logging.handlers')\n"
+            "print(*(m for m in lazy if m in sys.modules), file=sys.stderr)\n"
+            "sys.exit(rc)\n"
+        )
+        result = run_python(code)
+        assert result.returncode == 0, result.stderr
+        return result.stderr.split()
+
+    assert get_loads("--base-url", sim_server.base_url) == []
+    (tmp_path / "orderdash").mkdir()
+    (tmp_path / "orderdash" / "config.toml").write_text(f'base_url = "{sim_server.base_url}"\n')
+    log = tmp_path / "get.log"
+    assert get_loads("--log", str(log)) == ["tomllib", "logging.handlers"]
+    assert f"token='{TOKEN}' status=200" in log.read_text()

@@ -13,7 +13,7 @@ import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, BinaryIO, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -225,26 +225,28 @@ def _layer_from_env(env: Mapping[str, str]) -> dict[str, Any]:
 
 def _layer_from_toml(path: Path, required: bool) -> dict[str, Any]:
     try:
-        handle = path.open("rb")
+        with path.open("rb") as handle:
+            return _parse_toml(handle, path)
     except FileNotFoundError:
         if required:
             raise ConfigError(f"the config file {path} does not exist") from None
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from None
-    import tomllib  # only with a file to read: most runs have none
-
-    try:
-        with handle:
-            return tomllib.load(handle)
-    except OSError as exc:
-        raise ConfigError(f"cannot read the config file {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"the config file {path} is not valid TOML: {exc}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"the config file {path} is not UTF-8 text") from None
     except (ValueError, RecursionError) as exc:  # anything else tomllib cannot read
         raise ConfigError(f"cannot read the config file {path}: {exc}") from None
+
+
+def _parse_toml(handle: BinaryIO, path: Path) -> dict[str, Any]:
+    # tomllib only once a config file is open (~2 ms of a start): most runs have none
+    import tomllib
+
+    try:
+        return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"the config file {path} is not valid TOML: {exc}") from None
 
 
 def _resolve_token(layer: dict[str, Any], warnings: list[str]) -> dict[str, Any]:

@@ -8,13 +8,20 @@ paint, `watch --jsonl` and `simulate` once started), first freezing what start-u
 every later collection (`gc.freeze`): those objects live as long as the process anyway, and
 each full collection then walks only what came after. One-shot commands (`get`, `rates`) exit
 before garbage could matter, and `main` turns the collector back on when it returns.
+
+At exit CPython collects again, a full walk over every object still alive (most of them made
+by the start-up), while it tears the modules down: ~30 ms of `orderdash get`'s ~250 ms, whether
+the collector is on or off. `main` has the objects frozen at exit (`freeze_at_exit`), so that
+walk skips them; the process is ending and its memory goes back to the system all the same.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 
 _paused = False
+_freezes_at_exit = False
 
 
 def pause() -> bool:
@@ -25,6 +32,17 @@ def pause() -> bool:
     gc.disable()
     _paused = True
     return True
+
+
+def freeze_at_exit() -> None:
+    """Freeze every object at interpreter exit (hooked once per process, however often `main`
+    runs). Only the collector's walk is skipped: other exit hooks (logging's flush and close of
+    the log file) and the flush of stdout run as before; what the walk would have freed goes
+    back to the system with the process."""
+    global _freezes_at_exit
+    if not _freezes_at_exit:
+        _freezes_at_exit = True
+        atexit.register(gc.freeze)
 
 
 def resume() -> None:

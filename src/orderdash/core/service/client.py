@@ -290,13 +290,19 @@ class OrderClient:
         #: Per big order (by token, most recent last): its transactions as last received.
         self._reuse: dict[str, _Reuse] = {}
         self._transport = transport
+        #: Made by the first async request (`_http`): `get_order_now` asks without it.
         self._async_http: httpx.AsyncClient | None = None
+        self._closed = False
 
     @property
     def _http(self) -> httpx.AsyncClient:
-        """The async client, made at its first request: a dashboard's first read goes through
-        the blocking one (`get_order_first`), and an https client loads the CA bundle as it is
+        """The async client every async request goes through (one connection pool), made at
+        its first request: `get` and a dashboard's first read go through the blocking one
+        (`get_order_now`, `get_order_first`), and an https client loads the CA bundle as it is
         made (~30 ms)."""
+        if self._closed:
+            # as httpx says it of a closed client (one never used is not made to be closed)
+            raise RuntimeError("Cannot send a request, as the client has been closed.")
         if self._async_http is None:
             self._async_http = httpx.AsyncClient(**self._http_options(), transport=self._transport)
         return self._async_http
@@ -362,6 +368,7 @@ class OrderClient:
         await self.aclose()
 
     async def aclose(self) -> None:
+        self._closed = True
         if self._async_http is not None:
             await self._async_http.aclose()
 
@@ -374,8 +381,8 @@ class OrderClient:
         get`): sent through httpx's blocking client, which never loads anyio's asyncio backend
         (~20 ms of that command's start). Same request, checks, answer and errors as
         `get_order`; the overall deadline is checked as each chunk of the answer arrives (each
-        wait is bounded by the read timeout). A client built with an async transport (tests)
-        asks through it instead."""
+        wait is bounded by the read timeout). The async client is never made (~1 ms). A client
+        built with an async transport (tests) asks through it instead."""
         if self._transport is not None:
             import asyncio
 
