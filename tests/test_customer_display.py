@@ -272,6 +272,17 @@ def display_text(app: DisplayApp) -> str:
     return screen_text(app)  # type: ignore[arg-type]
 
 
+async def test_a_poll_while_the_display_shuts_down_does_nothing(tmp_path: Path) -> None:
+    """The display's poll interval can fire while it is closing, its screen being removed: it
+    must not look for widgets that are gone (NoMatches, seen in full runs on a loaded machine)."""
+    path = channel_path("default", tmp_path)
+    Publisher(path, language="en").publish(face())
+    app = DisplayApp(path, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "Scan to pay" in display_text(app))
+    app.poll()  # as a last tick after the screen went; nothing raised
+
+
 async def test_display_is_idle_then_follows_the_channel(tmp_path: Path) -> None:
     path = channel_path("default", tmp_path)
     clock = Clock()

@@ -111,6 +111,9 @@ class DisplayApp(App[None]):
 
     def poll(self) -> None:
         """Look at the channel; show what it says."""
+        if not self.is_running:
+            # shutting down: the interval can still fire while the screen is being removed
+            return
         reading = self.reader.poll()
         self.reading = reading
         panel = self.query_one(CustomerPanel)
