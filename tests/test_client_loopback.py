@@ -391,3 +391,20 @@ def test_get_order_now_makes_no_async_client(
 
     asyncio.run(twice())
     assert len(made) == 1 and made[0].is_closed
+
+
+def test_the_blocking_and_the_async_client_share_one_tls_setup() -> None:
+    """An https service: the CA bundle is loaded once for the client's blocking requests (a
+    dashboard's first read, `get`) and its async ones; a loopback http one loads none."""
+    import ssl
+
+    import httpx
+
+    remote = OrderClient("https://pay.example.com/api")
+    blocking, asynchronous = remote._http_options(), remote._http_options()
+    assert isinstance(blocking["verify"], ssl.SSLContext)
+    assert blocking["verify"] is asynchronous["verify"]
+    assert blocking["verify"].verify_mode == ssl.CERT_REQUIRED
+    assert blocking["verify"].check_hostname
+    assert isinstance(remote._http, httpx.AsyncClient)
+    assert OrderClient("http://127.0.0.1:8765")._http_options()["verify"] is False

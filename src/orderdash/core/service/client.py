@@ -72,6 +72,7 @@ from orderdash.core.service.tokens import token_segment
 
 if TYPE_CHECKING:
     import asyncio
+    import ssl
 
     from orderdash.core.runtime.config import Settings
 
@@ -293,6 +294,7 @@ class OrderClient:
         #: Made by the first async request (`_http`): `get_order_now` asks without it.
         self._async_http: httpx.AsyncClient | None = None
         self._closed = False
+        self._tls_context: ssl.SSLContext | None = None
 
     @property
     def _http(self) -> httpx.AsyncClient:
@@ -316,7 +318,7 @@ class OrderClient:
             # Loading the CA bundle costs ~30 ms of every start. A plain-http client to a
             # loopback host (the simulator, the demo) never opens TLS: it follows no redirect
             # and uses no proxy, and every URL it fetches is built on this base URL.
-            verify=not (parts.scheme == "http" and loopback),
+            verify=False if parts.scheme == "http" and loopback else self._tls(not loopback),
             timeout=httpx.Timeout(
                 connect=self._timeouts.connect,
                 read=self._timeouts.read,
@@ -331,6 +333,13 @@ class OrderClient:
             # proxies from the environment, except for a loopback service (the simulator)
             trust_env=not loopback,
         )
+
+    def _tls(self, trust_env: bool) -> ssl.SSLContext:
+        """The TLS settings with the CA bundle loaded, once: the blocking client of a dashboard's
+        first read and the async client after it share them (each loaded the bundle, ~30 ms)."""
+        if self._tls_context is None:
+            self._tls_context = httpx.create_ssl_context(trust_env=trust_env)
+        return self._tls_context
 
     @classmethod
     def from_settings(
