@@ -228,10 +228,13 @@ def app_with_a_held_first_answer(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, 
 
 async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) -> None:
     """No empty dashboard is painted first: the screen waits for the order it opens (up to
-    FIRST_PAINT_WAIT, made long here). The first answer is held back while the app runs."""
+    FIRST_PAINT_WAIT, made long here). The first answer is held back while the app runs. Once
+    the order is on the dashboard, the screen is laid out, rendered and painted right away,
+    not at its next update tick."""
     app, answer = app_with_a_held_first_answer(monkeypatch)
     painted_with_order: list[bool] = []
-    display = app._display
+    painted_as_hold_ended: list[bool] = []
+    display, paint = app._display, app._paint
 
     def recording_display(screen: Any, renderable: Any) -> None:
         display(screen, renderable)
@@ -240,7 +243,12 @@ async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) 
         if painted and isinstance(screen, DashboardScreen):
             painted_with_order.append(app.state.order is not None)
 
+    def recording_paint() -> None:
+        paint()
+        painted_as_hold_ended.append(bool(painted_with_order))
+
     app._display = recording_display  # type: ignore[method-assign]
+    app._paint = recording_paint  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(10):  # the dashboard is up, and would have painted by now
             await pilot.pause(0.05)
@@ -250,6 +258,7 @@ async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) 
                 break
             await pilot.pause(0.02)
     assert painted_with_order[:1] == [True]
+    assert painted_as_hold_ended[:1] == [True]
 
 
 async def test_nothing_is_rendered_while_painting_is_held(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -339,34 +348,6 @@ async def test_the_dashboard_is_styled_once_as_it_mounts(monkeypatch: pytest.Mon
             "qr": 1,
         }
         answer.set()
-
-
-async def test_the_first_paint_is_made_as_the_hold_ends(monkeypatch: pytest.MonkeyPatch) -> None:
-    """When the order is on the dashboard, the screen is laid out, rendered and painted right
-    away, not at the screen's next update tick."""
-    app, answer = app_with_a_held_first_answer(monkeypatch)
-    painted: list[bool] = []
-    painted_as_hold_ended: list[bool] = []
-    display, paint = app._display, app._paint
-
-    def recording_display(screen: Any, renderable: Any) -> None:
-        display(screen, renderable)
-        painted.append(renderable is not None and not app._batch_count)
-
-    def recording_paint() -> None:
-        paint()
-        painted_as_hold_ended.append(any(painted))
-
-    app._display = recording_display  # type: ignore[method-assign]
-    app._paint = recording_paint  # type: ignore[method-assign]
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
-        answer.set()
-        for _ in range(300):
-            if painted_as_hold_ended:
-                break
-            await pilot.pause(0.02)
-    assert painted_as_hold_ended[:1] == [True]
 
 
 async def test_the_saved_list_is_read_while_the_dashboard_mounts(
