@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import make_settings, run_python
+from conftest import make_settings, run_python, wait_until
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
@@ -96,6 +96,11 @@ async def test_a_prefetch_for_an_order_never_watched_ends_with_the_watcher() -> 
     assert early.cancelled()
 
 
+def dashboard_composed(app: Any) -> bool:
+    """The dashboard is on the screen stack with its widgets."""
+    return any(isinstance(s, DashboardScreen) and s.children for s in app.screen_stack)
+
+
 async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
     sim_server: SimulatorServer,
 ) -> None:
@@ -105,17 +110,12 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
 
     async def recording_get_order(token: str) -> Any:
         if not composed_at_first_request:
-            composed = any(isinstance(s, DashboardScreen) and s.children for s in app.screen_stack)
-            composed_at_first_request.append(composed)
+            composed_at_first_request.append(dashboard_composed(app))
         return await get_order(token)
 
     app.client.get_order_first = recording_get_order  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(200):
-            if app.state.order is not None:
-                break
-            await pilot.pause(0.02)
-        assert app.state.order is not None
+        await wait_until(pilot, lambda: app.state.order is not None)
     assert composed_at_first_request == [False]
     # that request was the dashboard's first read of the order: it was not asked twice
     reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order" and r["token"] == TOKEN]
@@ -370,18 +370,12 @@ async def test_the_saved_list_is_read_while_the_dashboard_mounts(
     load = WatchListFile.load
 
     def recording_load(self: WatchListFile) -> Any:
-        mounted_at_read.append(
-            any(isinstance(s, DashboardScreen) and s.children for s in app.screen_stack)
-        )
+        mounted_at_read.append(dashboard_composed(app))
         return load(self)
 
     monkeypatch.setattr(WatchListFile, "load", recording_load)
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(200):
-            if app.state.order is not None:
-                break
-            await pilot.pause(0.02)
-        assert app.state.order is not None
+        await wait_until(pilot, lambda: app.state.order is not None)
     assert mounted_at_read == [False]
 
 
