@@ -409,7 +409,7 @@ class OrderClient:
     async def get_order_first(self, token: str) -> Fetched:
         """getOrder for the order a dashboard opens with: `get_order_now` in a thread of its own.
         The async transport's first request imports anyio's asyncio backend (~37 ms of CPU,
-        measured with bench/run.py --case startup), which the first paint does not need; the
+        timed in the bench's start-up child), which the first paint does not need; the
         blocking client does not. The thread is a daemon: quitting never waits for it (a
         request is bounded by the timeouts anyway). A client built with an async transport
         (tests) asks through it."""
