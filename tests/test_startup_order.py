@@ -408,3 +408,12 @@ def test_get_loads_no_config_parser_or_log_file_handler_it_does_not_need(
     log = tmp_path / "get.log"
     assert get_loads("--log", str(log)) == ["tomllib", "logging.handlers"]
     assert f"token='{TOKEN}' status=200" in log.read_text()
+
+
+async def test_the_dashboard_is_the_first_screen(sim_server: SimulatorServer) -> None:
+    """No empty default screen under the dashboard (it was mounted, styled and resumed for
+    nothing); the app's mount handler goes on once the dashboard's widgets are mounted."""
+    app = make_app(make_settings(sim_server.base_url, poll_interval=60.0), tokens=[TOKEN])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        assert [type(screen) for screen in app.screen_stack] == [DashboardScreen]

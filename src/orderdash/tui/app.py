@@ -138,26 +138,30 @@ class OrderDashApp(App[None]):
             self.watcher.hold()  # the rest is sent after the first paint
             await asyncio.sleep(0)  # the request starts (connects) before the screen composes
 
+    def get_default_screen(self) -> DashboardScreen:
+        # The dashboard is the first screen: Textual's default, an empty screen under it, was
+        # mounted, styled, resumed and styled again for nothing. Made after `on_load`.
+        dashboard = DashboardScreen(
+            self.state, self.watcher, first_paint_held=self._first is not None
+        )
+        self._reporter.target = dashboard
+        if self.state.store is not None:
+            # the saved list is read in a worker while the dashboard mounts: its answer is
+            # handled (`_start`) once `on_mount` is done
+            self._file.start()
+        return dashboard
+
     async def on_mount(self) -> None:
         if self._first is not None:
             # One first paint, with the order: the empty dashboard painted first and then
             # again with the order cost a whole layout and render in between (~50 ms).
             self._first_paint.enter_context(self.batch_update())
             self.set_timer(FIRST_PAINT_WAIT, self._paint)
-        dashboard = DashboardScreen(
-            self.state, self.watcher, first_paint_held=self._first is not None
-        )
-        self._reporter.target = dashboard
-        # The saved list is read in a worker while the dashboard mounts: its answer is handled
-        # (`_start`) once this handler is done. Without a file the list is known at once.
-        saved_list = self.state.store is not None
-        if saved_list:
-            self._file.start()
-        await self.push_screen(dashboard)
+        await self.dashboard.composed.wait()  # what follows uses its widgets
         self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
         self.set_interval(1.0, self._tick)
-        if not saved_list:
-            self._file.start()
+        if self.state.store is None:
+            self._file.start()  # no file: the list is known at once
         if self._first is None:
             self._paint()
         for notice in self._notices:

@@ -6,6 +6,7 @@ each widget what it shows."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -64,6 +65,9 @@ class DashboardScreen(HeldRenderScreen):
         self._mismatch_shown = False
         #: The app holds painting until the first order is on this screen (`end_of_hold`).
         self._first_paint_held = first_paint_held
+        #: Set once its widgets are mounted (it is the app's first screen: nothing awaits
+        #: its mount as `push_screen` would).
+        self.composed = asyncio.Event()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -90,6 +94,7 @@ class DashboardScreen(HeldRenderScreen):
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
         self.watch(self.app, "roster", self.query_one(WatchListPane).rebuild)
+        self.composed.set()
 
     def start(self, first: str | None, token_errors: Sequence[str]) -> None:
         """The orders to watch are known: open `first` (given on the command line) and say why
