@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from common import SIZE
+from terminal import SIZE
 from textual._compositor import LayoutUpdate
 from textual.app import App
 from textual.drivers.headless_driver import HeadlessDriver

@@ -141,12 +141,9 @@ def main() -> None:
     if mode not in ("bare", "floor"):
         # as `orderdash` starts (cli.main): no pydantic plugins, no cyclic collection until
         # the app's first paint
-        import os
-
-        from orderdash.cli import PYDANTIC_NO_PLUGINS
         from orderdash.core.runtime import startup
 
-        os.environ.setdefault(*PYDANTIC_NO_PLUGINS)
+        startup.no_pydantic_plugins()
         startup.pause()
     from appkit import PaintLog, run_app, screen_text
 

@@ -23,12 +23,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from terminal import SIZE as SIZE  # the cases take it from here
+
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
 #: The simulator's credential during the bench (a throwaway, never a real secret).
 BEARER = "bench-bearer-token"
-#: Terminal size of every app run: wide enough that the QR code is shown.
-SIZE = (140, 48)
 
 
 @dataclass

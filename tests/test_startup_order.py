@@ -124,9 +124,11 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
 
 #: What the dashboard's first paint does without, loaded when first needed: the async
 #: transport's backend, the customer's face and the channel file's model, the help and alerts
-#: screens, the desktop's clipboard and browser.
+#: screens, the desktop's clipboard and browser; and never: pydantic's plugin finder's
+#: `importlib.metadata` (no plugins).
 LOADED_LATER = (
     "anyio._backends._asyncio",
+    "importlib.metadata",
     "orderdash.core.customer.face",
     "orderdash.core.customer.published",
     "orderdash.tui.screens.help",
@@ -145,6 +147,8 @@ def test_the_first_paint_waits_for_no_rate_call_and_loads_only_what_it_shows(
     not show, goes after it, and nothing in LOADED_LATER is imported by then."""
     code = (
         "import asyncio, json, sys\n"
+        "from orderdash.core.runtime import startup\n"
+        "startup.no_pydantic_plugins()  # as cli.main starts\n"
         "from pydantic import SecretStr\n"
         "from orderdash.core.runtime.config import Settings\n"
         "from orderdash.tui.app import make_app\n"
@@ -192,13 +196,15 @@ def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
         "built = sorted(name for name, value in vars(models).items()\n"
         "    if isinstance(value, type) and issubclass(value, models.BaseModel)\n"
         "    and value.__module__ == models.__name__ and value.__pydantic_complete__)\n"
-        "print(os.environ.get('PYDANTIC_DISABLE_PLUGINS'), *built, file=sys.stderr)\n"
+        "print(os.environ.get('PYDANTIC_DISABLE_PLUGINS'), 'importlib.metadata' in sys.modules,\n"
+        "    *built, file=sys.stderr)\n"
         "sys.exit(rc)\n"
     )
     result = run_python(code, drop=("ORDERDASH_", "PYDANTIC_"))
     assert result.returncode == 0, result.stderr
-    plugins, *built = result.stderr.split()
+    plugins, plugin_finder, *built = result.stderr.split()
     assert plugins == "__all__"
+    assert plugin_finder == "False"  # pydantic's finder (importlib.metadata) not loaded
     assert "OrderEnvelope" in built  # (its nested models are built inside its validator)
     assert not {"HistoryEnvelope", "LoginEnvelope", "CreatedOrder", "RatesEnvelope"} & set(built)
 

@@ -375,16 +375,10 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
     return settings, warnings
 
 
-#: pydantic looks for plugins in every installed distribution's entry points when it builds
-#: its first model (~10 ms of every start, more the more packages are installed). orderdash
-#: uses none, and a plugin would see every value validated, the settings' secrets included.
-PYDANTIC_NO_PLUGINS = ("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     from orderdash.core.runtime import startup
 
-    os.environ.setdefault(*PYDANTIC_NO_PLUGINS)
+    startup.no_pydantic_plugins()
     paused = startup.pause()  # see core/runtime/startup.py: ~70 ms of the dashboard's start
     startup.freeze_at_exit()  # the same file: ~30 ms of every command's exit
     try:

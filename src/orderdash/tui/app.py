@@ -197,6 +197,7 @@ class OrderDashApp(App[None]):
         """Up: the requests held back go, a log-in may go now, and the account's history is
         read (in a worker)."""
         self.watcher.release()
+        compat.css_cache.save_in_background()  # parsed at this start: read back at the next
         if self.client.login_after is not None:
             self.client.login_after.set()
         self._account.start()

@@ -19,6 +19,13 @@ from __future__ import annotations
 
 import atexit
 import gc
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import types
+    from importlib.machinery import ModuleSpec
 
 _paused = False
 _freezes_at_exit = False
@@ -61,3 +68,45 @@ def end(paused: bool) -> None:
     if paused and _paused:
         _paused = False
         gc.enable()
+
+
+#: pydantic looks for plugins in every installed distribution's entry points when it builds
+#: its first model (~10 ms of every start, more the more packages are installed). orderdash
+#: uses none, and a plugin would see every value validated, the settings' secrets included.
+PYDANTIC_NO_PLUGINS = ("PYDANTIC_DISABLE_PLUGINS", "__all__")
+#: pydantic's module that finds plugins.
+_PLUGIN_LOADER = "pydantic.plugin._loader"
+
+
+class _NoPluginsFound:
+    """Imports pydantic's plugin finder as a module whose one function finds none."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> ModuleSpec | None:
+        if name != _PLUGIN_LOADER:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(name, _NoPluginsFound, origin="orderdash: no pydantic plugins")
+
+    @staticmethod
+    def create_module(spec: ModuleSpec) -> None:
+        return None  # an ordinary module
+
+    @staticmethod
+    def exec_module(module: types.ModuleType) -> None:
+        module.get_plugins = tuple  # type: ignore[attr-defined]
+
+
+def no_pydantic_plugins() -> None:
+    """No pydantic plugins (unless the environment names some to disable, pydantic's own
+    switch). With all disabled, pydantic still imports its plugin finder when it builds its
+    first model, and that module imports `importlib.metadata` (and zipfile, csv, email's
+    parser) at its top: ~6 ms and ~0.75 MiB of every start, to answer "none". Its one function
+    (pydantic 2.14: `get_plugins`, called by `plugin._schema_validator` only) is given that
+    answer instead, by an import hook: nothing of pydantic loads before pydantic is used."""
+    os.environ.setdefault(*PYDANTIC_NO_PLUGINS)
+    if os.environ[PYDANTIC_NO_PLUGINS[0]] not in ("__all__", "1", "true"):
+        return
+    if _PLUGIN_LOADER not in sys.modules and _NoPluginsFound not in sys.meta_path:
+        sys.meta_path.insert(0, _NoPluginsFound)  # type: ignore[arg-type]

@@ -11,14 +11,15 @@ one of these code paths shows there. Nothing outside this folder imports `textua
 - `newest_first_table`: a DataTable whose row order we keep ourselves, and whose cells keep
   their rendered text while they show the same (performance);
 - `held_render`: a screen not rendered while painting is held, nor restyled whole at its
-  first resume (performance).
+  first resume (performance);
+- `css_cache`: the parsed TCSS kept from one start to the next (performance).
 
 `install()` applies the process-wide patches once (`make_app` calls it).
 """
 
 from __future__ import annotations
 
-from orderdash.tui.compat import datatable_widths, styles_cache, toast
+from orderdash.tui.compat import css_cache, datatable_widths, styles_cache, toast
 
 _installed = False
 
@@ -32,3 +33,4 @@ def install() -> None:
     styles_cache.install()
     toast.install()
     datatable_widths.install()
+    css_cache.install()
