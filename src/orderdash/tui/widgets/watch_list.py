@@ -302,8 +302,11 @@ class WatchListPane(Vertical):
 
     @property
     def table(self) -> WatchTable:
-        """The list's table, built (with the filter row) and filled the first time it is
-        asked for."""
+        """The list's table (built, with the filter row, the first time it is asked for)."""
+        return self._built_table()
+
+    def _built_table(self) -> WatchTable:
+        """The table, built with the filter row and filled if it was not yet."""
         if self._table is None:
             self._table = table = WatchTable(id="watch-table")
             filter_row = Horizontal(id="watch-filter-row")
@@ -319,11 +322,6 @@ class WatchListPane(Vertical):
             )
             self._fill(self._cursor_token)
         return self._table
-
-    @property
-    def built(self) -> bool:
-        """Whether the filter row and the table exist (the list has been needed once)."""
-        return self._table is not None
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -405,7 +403,7 @@ class WatchListPane(Vertical):
         # one order is the single-order dashboard: the list appears from the second one on
         self.display = len(self.entries) > 1 and not self.hidden_by_user
         if self.display:
-            self.table  # noqa: B018 (built and filled the first time the list shows)
+            self._built_table()  # the first time the list shows
 
     def toggle_hidden(self) -> None:
         self.hidden_by_user = not self.hidden_by_user
@@ -415,8 +413,8 @@ class WatchListPane(Vertical):
         """Show the entries that pass the filters, sorted, in columns fitted to the width;
         keeps the cursor on its order."""
         built = self._table is not None
-        self._update_display()
-        if not built and self._table is None:
+        self._update_display()  # builds and fills the table the first time the list shows
+        if self._table is None:
             self._follow_cursor()
         elif built:
             self._fill(self.selected_token())
@@ -558,7 +556,7 @@ class WatchListPane(Vertical):
     def focus_filter(self) -> None:
         self.hidden_by_user = False
         self._update_display()
-        self.table  # noqa: B018 (the filter row is built with it)
+        self._built_table()  # with the filter row
         self.query_one("#watch-filter", Input).focus()
 
     def cycle_state_filter(self) -> str:
@@ -579,7 +577,7 @@ class WatchListPane(Vertical):
 
     def cycle_sort(self) -> str:
         """Sort by the next column on screen (a hidden one would sort by what nobody sees)."""
-        self.table  # noqa: B018 (the columns on screen are the table's)
+        self._built_table()  # the columns on screen are the table's
         keys = list(self.columns) or [key for key, _ in COLUMNS]
         at = keys.index(self.sort_column) if self.sort_column in keys else -1
         self.sort_by(keys[(at + 1) % len(keys)])
