@@ -287,8 +287,9 @@ async def list_when_shown(server: SimulatorServer, *, built_at_start: bool) -> d
         assert not pane.display
         assert bool(pane.children) == built_at_start  # hidden by the operator: still not built
         await pilot.press("w")
-        await pilot.pause(0.3)
         table = app.dashboard.query_one(WatchTable)
+        await wait_until(pilot, lambda: table.size.width > 0)
+        await pilot.pause(0.3)  # its columns fitted to that width
         return {
             "display": pane.display,
             "rows": shown(app),
