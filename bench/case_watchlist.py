@@ -27,7 +27,7 @@ async def measure(options: Options, server: Any) -> dict[str, Any]:
     from appkit import PaintLog, patched, run_app, wait_for
 
     from orderdash.tui.app import make_app
-    from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable
+    from orderdash.tui.widgets.watch_list import WatchListPane
 
     sim = server.sim
     tokens = [
@@ -55,7 +55,7 @@ async def measure(options: Options, server: Any) -> dict[str, Any]:
     }
 
     async def body(app: Any, paints: PaintLog) -> None:
-        table = app.dashboard.query_one(WatchTable)
+        table = app.dashboard.query_one(WatchListPane).table  # built when first needed
         listed = paints.watch(lambda: table.row_count == ORDERS)
         result["listed"] = (await asyncio.wait_for(listed, 120)).wall - started
         await wait_for(lambda: app.state.order is not None, within=60)

@@ -229,3 +229,106 @@ async def test_adding_beyond_the_cap_is_refused_and_said(
         assert list(app.state.entries) == list(DEMO_TOKENS[:3])
         await wait_until(pilot, lambda: all_loaded(app))  # kept once the service answered
     assert json.loads(path.read_text())["tokens"] == list(DEMO_TOKENS[:3])
+
+
+async def test_a_one_order_dashboard_paints_without_building_the_list(
+    sim_server: SimulatorServer,
+) -> None:
+    """With one order the list is hidden: its filter row and table are not even built (five
+    widgets the start-up would mount, style and lay out for nothing), through the first paint,
+    the clock, a resize and the list's keys; the filter key builds them and focuses the
+    filter as before."""
+    from orderdash.tui.screens.dashboard import DashboardScreen
+
+    app = list_app(sim_server, [DEMO_TOKENS[0]])
+    children_at_first_paint: list[int] = []
+    display = app._display
+
+    def recording_display(screen: object, renderable: object) -> None:
+        painted = renderable is not None and not app._batch_count
+        if painted and isinstance(screen, DashboardScreen) and not children_at_first_paint:
+            children_at_first_paint.append(len(screen.query_one(WatchListPane).children))
+        display(screen, renderable)
+
+    app._display = recording_display  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None and children_at_first_paint)
+        pane = app.dashboard.query_one(WatchListPane)
+        assert children_at_first_paint == [0]
+        await pilot.resize_terminal(120, 40)
+        await pilot.press("t", "S", "w", "w")  # a state filter, reversed, hidden and back
+        await pilot.pause(1.2)  # a tick of the app's clock
+        assert not pane.display
+        assert not pane.children and not app.dashboard.query(WatchTable)
+        await pilot.press("f")
+        await wait_until(pilot, lambda: app.focused is app.dashboard.query_one("#watch-filter"))
+        assert not pane.display  # still one order: the list stays hidden
+
+
+async def list_when_shown(server: SimulatorServer, *, built_at_start: bool) -> dict[str, object]:
+    """One order open; the list, hidden, is told a state filter, a reversed sort and to hide;
+    a second order joins (sorting before the open one); the list is shown again. What it
+    shows then."""
+    opened, joining = DEMO_TOKENS[1], DEMO_TOKENS[0]  # both partly paid
+    assert joining < opened
+    app = list_app(server, [opened])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: all_loaded(app))
+        pane = app.dashboard.query_one(WatchListPane)
+        if built_at_start:
+            pane.table  # noqa: B018 (what a pane built at mount would have)
+        else:
+            assert not pane.children
+        # partly paid, the sort reversed and back, the list hidden by the operator
+        await pilot.press("t", "t", "S", "S", "w")
+        app.watch_tokens([joining], save=False)
+        await wait_until(pilot, lambda: all_loaded(app))
+        await pilot.pause(0.3)
+        assert not pane.display
+        assert bool(pane.children) == built_at_start  # hidden by the operator: still not built
+        await pilot.press("w")
+        table = app.dashboard.query_one(WatchTable)
+        await wait_until(pilot, lambda: table.size.width > 0)
+        await pilot.pause(0.3)  # its columns fitted to that width
+        return {
+            "display": pane.display,
+            "rows": shown(app),
+            "columns": [str(column.label) for column in table.ordered_columns],
+            "cursor": pane.selected_token(),
+            "title": str(pane.border_title),
+            "subtitle": str(pane.border_subtitle),
+        }
+
+
+async def test_what_the_hidden_list_was_told_shows_when_it_appears(
+    sim_server: SimulatorServer,
+) -> None:
+    """The list built only when it first shows shows what it would have shown had it been
+    built (and kept up to date) from the start: the same rows in the same order, columns,
+    cursor on the same order, title and subtitle."""
+    late = await list_when_shown(sim_server, built_at_start=False)
+    early = await list_when_shown(sim_server, built_at_start=True)
+    assert late == early
+    assert late["display"] and late["rows"] == [DEMO_TOKENS[0], DEMO_TOKENS[1]]
+    assert late["cursor"] == DEMO_TOKENS[1]  # still on the open order, now the second row
+    assert "filter: partly paid" in str(late["title"])
+
+
+async def test_a_second_order_added_with_a_builds_and_shows_the_list(
+    sim_server: SimulatorServer,
+) -> None:
+    app = list_app(sim_server, [DEMO_TOKENS[0]])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: all_loaded(app))
+        pane = app.dashboard.query_one(WatchListPane)
+        assert not pane.children  # one order: not built
+        await pilot.press("a")
+        app.screen.query_one("#add-tokens").text = DEMO_TOKENS[2]
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: all_loaded(app) and len(app.state.entries) == 2)
+        await wait_until(pilot, lambda: "Watching 2" in screen_text(app))
+        assert pane.display and shown(app) == [DEMO_TOKENS[0], DEMO_TOKENS[2]]
+        text = screen_text(app)
+        assert "Filter" in text and "Tea & Biscuits" in text  # the filter row, the new row
+        await pilot.press("f", *"tea")
+        assert shown(app) == [DEMO_TOKENS[2]]

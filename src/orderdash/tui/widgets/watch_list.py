@@ -10,7 +10,6 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label
 
@@ -205,9 +204,9 @@ class WatchTable(DataTable):
     """The list's table. Its columns have the widths the pane gives them, and every cell is
     fitted to its column before it gets here: DataTable crops a longer cell with no sign."""
 
-    def on_mount(self) -> None:
-        self.cursor_type = "row"
-        self.zebra_stripes = True
+    def __init__(self, **kwargs: Any) -> None:
+        # set here, not at mount: the pane fills the table as soon as it is built
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
 
     def set_columns(self, widths: Mapping[str, int], labels: Mapping[str, str]) -> None:
         """Empty the table and give it these columns (in `COLUMN_SPECS` order)."""
@@ -228,7 +227,12 @@ class WatchListPane(Vertical):
     The columns fit the pane's width (`fit_columns`): the least needed go first, and each
     cell is fitted to its column (`fit_amount`: whole, "\u2248" rounded or "\u2026" cut),
     so nothing is cropped silently and nothing, an error text included, widens a column past
-    what the width allows."""
+    what the width allows.
+
+    The filter row and the table are built the first time the list shows (or a caller needs
+    them: focus, the columns): with one order the list is hidden, and the start-up does not
+    mount, style and lay out five widgets nobody sees. Until then the pane keeps what it is
+    told (filters, sort, where the cursor would be) and shows it when built."""
 
     DEFAULT_CSS = """
     WatchListPane {
@@ -276,22 +280,19 @@ class WatchListPane(Vertical):
         #: The user hid the list (`w`); a filter shows it again.
         self.hidden_by_user = False
         self._refit_pending = False
-
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="watch-filter-row"):
-            yield Label("Filter", id="watch-filter-label")
-            yield Input(
-                placeholder="text in token, company, status, coin, address", id="watch-filter"
-            )
-        yield WatchTable(id="watch-table")
+        self._ticks = 0
+        #: The table, once built (`table`); None while the list has never been needed.
+        self._table: WatchTable | None = None
+        #: Until the table is built: the order its cursor would be on (see `_follow_cursor`).
+        self._cursor_token: str | None = None
 
     def on_mount(self) -> None:
-        self._ticks = 0
         self.rebuild()
 
     def on_resize(self) -> None:
         # the table takes its new width in this refresh; fit the columns to it after
-        self.call_after_refresh(self._fit_to_width)
+        if self._table is not None:
+            self.call_after_refresh(self._fit_to_width)
 
     def tick(self) -> None:
         """The app's clock, once a second: the ages move every few seconds."""
@@ -301,7 +302,26 @@ class WatchListPane(Vertical):
 
     @property
     def table(self) -> WatchTable:
-        return self.query_one(WatchTable)
+        """The list's table (built, with the filter row, the first time it is asked for)."""
+        return self._built_table()
+
+    def _built_table(self) -> WatchTable:
+        """The table, built with the filter row and filled if it was not yet."""
+        if self._table is None:
+            self._table = table = WatchTable(id="watch-table")
+            filter_row = Horizontal(id="watch-filter-row")
+            # registered at once (queries find them, the rows go in, the focus can go to
+            # them), mounted after
+            self.mount(filter_row, table)
+            filter_row.mount(
+                Label("Filter", id="watch-filter-label"),
+                Input(
+                    placeholder="text in token, company, status, coin, address",
+                    id="watch-filter",
+                ),
+            )
+            self._fill(self._cursor_token)
+        return self._table
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -334,7 +354,7 @@ class WatchListPane(Vertical):
 
     def _fit_to_width(self) -> None:
         self._refit_pending = False
-        if self._layout() != self._widths:
+        if self._table is not None and self._layout() != self._widths:
             self.rebuild()
 
     def _refit_soon(self) -> None:
@@ -349,6 +369,8 @@ class WatchListPane(Vertical):
         entry = self.entries.get(token)
         if entry is None:
             self.rebuild()
+            return
+        if self._table is None:  # the rows are made from the entries when it is built
             return
         visible = entry.in_filter(self.state_filter, self.text_filter)
         if visible != (entry.token in self._shown):
@@ -380,6 +402,8 @@ class WatchListPane(Vertical):
     def _update_display(self) -> None:
         # one order is the single-order dashboard: the list appears from the second one on
         self.display = len(self.entries) > 1 and not self.hidden_by_user
+        if self.display:
+            self._built_table()  # the first time the list shows
 
     def toggle_hidden(self) -> None:
         self.hidden_by_user = not self.hidden_by_user
@@ -388,9 +412,33 @@ class WatchListPane(Vertical):
     def rebuild(self) -> None:
         """Show the entries that pass the filters, sorted, in columns fitted to the width;
         keeps the cursor on its order."""
-        self._update_display()
+        built = self._table is not None
+        self._update_display()  # builds and fills the table the first time the list shows
+        if self._table is None:
+            self._follow_cursor()
+        elif built:
+            self._fill(self.selected_token())
+
+    def _follow_cursor(self) -> None:
+        """The table is not built: note the order its cursor would be on, as a table rebuilt
+        all along would have it (on its order while that is shown, else on the first row)."""
+        shown = [
+            entry
+            for entry in self.entries.values()
+            if entry.in_filter(self.state_filter, self.text_filter)
+        ]
+        if not any(entry.token == self._cursor_token for entry in shown):
+            column = self.sort_column
+            rows = sorted(
+                shown,
+                key=lambda entry: (sort_key(entry, column), entry.token),
+                reverse=self.sort_reverse,
+            )
+            self._cursor_token = rows[0].token if rows else None
+
+    def _fill(self, selected: str | None) -> None:
+        """Fill the table (`rebuild`) with its cursor on `selected`'s row if it is shown."""
         table = self.table
-        selected = self.selected_token()
         scrolled = table.scroll_y
         now = self.clock()
         shown = [
@@ -475,8 +523,13 @@ class WatchListPane(Vertical):
     # -- user actions --------------------------------------------------------------------------
 
     def selected_token(self) -> str | None:
-        table = self.table
-        if not self._shown or table.cursor_row < 0 or table.cursor_row >= table.row_count:
+        table = self._table
+        if (
+            table is None
+            or not self._shown
+            or table.cursor_row < 0
+            or table.cursor_row >= table.row_count
+        ):
             return None
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
         return row_key.value
@@ -484,7 +537,8 @@ class WatchListPane(Vertical):
     def highlighted_token(self) -> str | None:
         """The highlighted row's order while the list has the focus (the keys act on it),
         else None (they act on the order open in the panes)."""
-        return self.selected_token() if self.display and self.table.has_focus else None
+        table = self._table
+        return self.selected_token() if self.display and table and table.has_focus else None
 
     def focus_rows(self) -> bool:
         """Show the list if hidden and focus its rows, the open order's highlighted; False
@@ -502,6 +556,7 @@ class WatchListPane(Vertical):
     def focus_filter(self) -> None:
         self.hidden_by_user = False
         self._update_display()
+        self._built_table()  # with the filter row
         self.query_one("#watch-filter", Input).focus()
 
     def cycle_state_filter(self) -> str:
@@ -522,6 +577,7 @@ class WatchListPane(Vertical):
 
     def cycle_sort(self) -> str:
         """Sort by the next column on screen (a hidden one would sort by what nobody sees)."""
+        self._built_table()  # the columns on screen are the table's
         keys = list(self.columns) or [key for key, _ in COLUMNS]
         at = keys.index(self.sort_column) if self.sort_column in keys else -1
         self.sort_by(keys[(at + 1) % len(keys)])
