@@ -335,6 +335,28 @@ async def test_layout_fits_from_80x24_up(
         assert not app.dashboard.query_one(TransactionsTable).region.overlaps(detail)
 
 
+async def test_the_qr_stands_beside_the_order_and_its_transactions(
+    sim_server: SimulatorServer,
+) -> None:
+    """The order pane over the transactions, the QR beside both: drawn by #main alone (a
+    docked QR), with no container of their own to mount and style."""
+    from orderdash.tui.widgets.transactions import TransactionsPane
+
+    app = dashboard_app(sim_server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.dashboard.query_one(TransactionsTable).row_count == 1)
+        await pilot.pause()
+        main = app.dashboard.query_one("#main")
+        detail = app.dashboard.query_one(OrderDetail)
+        pane = app.dashboard.query_one(TransactionsPane)
+        qr = app.dashboard.query_one(QRView)
+        assert detail.parent is main and pane.parent is main and qr.parent is main
+        assert detail.region.bottom == pane.region.y and detail.region.x == pane.region.x
+        assert qr.region.x >= max(detail.region.right, pane.region.right)
+        assert qr.region.y == detail.region.y and qr.region.bottom == pane.region.bottom
+        assert main.region.right == qr.region.right
+
+
 async def test_rate_change_shows_its_direction(sim_server: SimulatorServer) -> None:
     app = dashboard_app(sim_server)
     async with app.run_test(size=SIZE) as pilot:

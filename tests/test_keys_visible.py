@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 from textual.widgets import Static
 
 from conftest import screen_text, wait_until
@@ -326,10 +324,7 @@ async def test_the_order_pane_speaks_words_and_i_shows_the_raw_fields(
         detail = app.dashboard.query_one(OrderDetail)
 
         def pane_text() -> str:
-            console = Console(width=200, record=True, file=io.StringIO())
-            for part in detail.query(Static):
-                console.print(part.content)
-            return console.export_text()
+            return detail.text(200)
 
         for raw in ("expirationTime", "createdAtMiliseconds", "underPaid", "[IN_PROGRESS]"):
             assert raw not in pane_text(), raw

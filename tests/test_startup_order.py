@@ -347,10 +347,9 @@ async def test_the_dashboard_is_styled_once_as_it_mounts(monkeypatch: pytest.Mon
             await pilot.pause(0.05)
         assert isinstance(app.screen, DashboardScreen)
         # widgets whose classes and pseudo-classes nothing changes meanwhile
-        assert {name: styled.get(name) for name in ("detail", "main", "left", "qr")} == {
+        assert {name: styled.get(name) for name in ("detail", "main", "qr")} == {
             "detail": 1,
             "main": 1,
-            "left": 1,
             "qr": 1,
         }
         answer.set()

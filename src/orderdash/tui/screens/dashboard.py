@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.events import Resize
 from textual.reactive import var
 from textual.widgets import Header
@@ -74,10 +74,10 @@ class DashboardScreen(HeldRenderScreen):
         yield AccountBanner()
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")
-        with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield OrderDetail(id="detail")
-                yield TransactionsPane(id="transactions-pane")
+        # the order over its transactions, the QR docked beside both (app.tcss)
+        with Vertical(id="main"):
+            yield OrderDetail(id="detail")
+            yield TransactionsPane(id="transactions-pane")
             qr = QRView(id="qr")
             if self._first_paint_held:
                 qr.draw_later()  # the order first, the code one frame after

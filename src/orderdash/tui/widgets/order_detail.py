@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from rich.console import RenderableType
-from rich.table import Table
+from rich.cells import cell_len
+from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from orderdash.core.domain.display import (
     MISSING,
@@ -33,6 +35,9 @@ from orderdash.core.domain.status import tone_of
 from orderdash.core.service.models import Order
 from orderdash.tui.styles import TONE_STYLES
 from orderdash.tui.text import joined, literal, text_key, text_shape
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 DIRECTION_MARKS = {
     1: Text(" \u25b2", "bold green"),
@@ -85,22 +90,92 @@ def payment_words(payment: PaymentState) -> str:
 
 Key = tuple[object, ...]
 
+#: The parts, top-down; a blank line after each but the last.
+PARTS = ("head", "money", "times", "identity")
+_GAP = 1
+_LABEL_MIN_WIDTH = 9
+
 
 def _grid(rows: Rows) -> Table:
+    from rich.table import Table  # only for a pane narrower than any layout gives it
+
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(style=LABEL_STYLE, no_wrap=True, min_width=9)
+    grid.add_column(style=LABEL_STYLE, no_wrap=True, min_width=_LABEL_MIN_WIDTH)
     grid.add_column(overflow="fold")
     for label, value in rows:
         grid.add_row(label, value)
     return grid
 
 
-class OrderDetail(VerticalScroll, can_focus=False):
+def grid_lines(console: Console, rows: Rows, width: int) -> list[list[Segment]]:
+    """The lines `_grid(rows)` renders at `width`, without Rich's table measuring (most of the
+    cost of a first paint of this pane): the labels' column as wide as its widest label (at
+    least 9), one space, then each value wrapped (long words folded) in what is left."""
+    label_width = max(_LABEL_MIN_WIDTH, *(cell_len(label) for label, _ in rows))
+    room = width - label_width - 1
+    widest = max(cell_len(line) for _, value in rows for line in value.plain.split("\n"))
+    value_width = min(widest, room)
+    if value_width < 1:  # narrower than any pane gets: Rich's own squeezing
+        return console.render_lines(_grid(rows), console.options.update_width(width), pad=False)
+    label_style = console.get_style(LABEL_STYLE)
+    lines: list[list[Segment]] = []
+    for label, value in rows:
+        wrapped = value.wrap(console, value_width, justify="left", overflow="fold")
+        for index, line in enumerate(wrapped):
+            shown = label if index == 0 else ""
+            cell = shown + " " * (label_width - cell_len(shown) + 1)
+            lines.append([Segment(cell, label_style), *_segments(console, line)])
+    return lines
+
+
+def _segments(console: Console, line: Text) -> list[Segment]:
+    """A line's segments with its base style (`Text.render` leaves that to its caller)."""
+    segments = line.render(console)
+    if not line.style:
+        return list(segments)
+    return list(Segment.apply_style(segments, console.get_style(line.style)))
+
+
+class _Part:
+    """One part of the pane: what it shows, its shape, and its lines per width."""
+
+    __slots__ = ("build", "key", "lines", "shape")
+
+    def __init__(self) -> None:
+        self.key: Key | None = None
+        self.shape: Key | None = None
+        self.build: Callable[[Console, int], list[list[Segment]]] = lambda console, width: []
+        self.lines: dict[int, list[list[Segment]]] = {}
+
+    def lines_at(self, console: Console, width: int) -> list[list[Segment]]:
+        if (lines := self.lines.get(width)) is None:
+            # one width at a time: a resize re-renders, a tick reuses
+            self.lines = {width: (lines := self.build(console, width))}
+        return lines
+
+
+def _text_lines(text: Text) -> Callable[[Console, int], list[list[Segment]]]:
+    def build(console: Console, width: int) -> list[list[Segment]]:
+        return [_segments(console, line) for line in text.wrap(console, width)]
+
+    return build
+
+
+def _rows_lines(rows: Rows) -> Callable[[Console, int], list[list[Segment]]]:
+    def build(console: Console, width: int) -> list[list[Segment]]:
+        return grid_lines(console, rows, width) if rows else []
+
+    return build
+
+
+class OrderDetail(ScrollView, can_focus=False):
     """Shows one order; `show` hands it the data, `tick` moves the expiry countdown.
 
-    Each part is rebuilt and repainted only when what it shows changed, and without a layout
-    pass when only digits changed (a countdown, a new amount of the same length): a poll that
-    brings nothing new repaints nothing here.
+    One widget draws the four parts (the name and status, the money, the times, the identity)
+    line by line, and scrolls when they are taller than its room. Each part is rebuilt only
+    when what it shows changed, its lines rendered once per width, and repainted without a
+    layout pass when only digits changed (a countdown, a new amount of the same length): a poll
+    that brings nothing new repaints nothing here.
     """
 
     DEFAULT_CSS = """
@@ -109,21 +184,18 @@ class OrderDetail(VerticalScroll, can_focus=False):
         border-title-color: $text;
         border-subtitle-color: $text-muted;
         padding: 0 1;
-        #detail-head, #detail-money, #detail-times {
-            margin-bottom: 1;
-        }
+        overflow-x: hidden;
+        overflow-y: auto;
     }
     OrderDetail.-stale {
         border: round $warning;
         border-title-color: $warning;
         border-title-style: bold;
-        & > Static {
-            text-opacity: 70%;
-        }
+        text-opacity: 70%;
     }
     """
 
-    PARTS = ("#detail-head", "#detail-money", "#detail-times", "#detail-identity")
+    PARTS = PARTS
 
     #: The details view: the service's field names and raw values beside people's words.
     details: reactive[bool] = reactive(False, init=False, layout=False, repaint=False)
@@ -131,6 +203,22 @@ class OrderDetail(VerticalScroll, can_focus=False):
     #: Wall time since which the order shown is stale (its poll failing), or None. A reactive:
     #: the screen sets it on every answer, and only a change repaints the border.
     stale_since: reactive[float | None] = reactive(None, init=False, layout=False, repaint=False)
+
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
+        super().__init__(id=id)
+        self.border_title = "Order"
+        self._expiry: Expiry | None = None
+        self._order: Order | None = None
+        self._last: tuple[Order, float, int | None, PaymentState, str, str | None] | None = None
+        self._parts = {name: _Part() for name in PARTS}
+        #: The first line of each part and the lines in all, at `_width` (None: to lay out).
+        self._tops: dict[str, int] = {}
+        self._width: int | None = None
+        self._all: list[list[Segment]] = []
+        placeholder = Text("Enter an order token above.", "dim")
+        self._set(
+            "head", (text_key(placeholder),), (text_shape(placeholder),), _text_lines(placeholder)
+        )
 
     def watch_stale_since(self) -> None:
         self.set_class(self.stale_since is not None, "-stale")
@@ -147,21 +235,6 @@ class OrderDetail(VerticalScroll, can_focus=False):
             title += f" \u00b7 STALE since {time.strftime('%H:%M:%S', time.localtime(since))}"
         self.border_title = title
 
-    def compose(self) -> ComposeResult:
-        yield Static(Text("Enter an order token above.", "dim"), id="detail-head")
-        yield Static(id="detail-money")
-        yield Static(id="detail-times")
-        yield Static(id="detail-identity")
-
-    def on_mount(self) -> None:
-        self.border_title = "Order"
-        self._expiry: Expiry | None = None
-        self._order: Order | None = None
-        self._last: tuple[Order, float, int | None, PaymentState, str, str | None] | None = None
-        # per part: what it shows (to skip equal updates) and its shape (to skip layouts)
-        self._shown: dict[str, Key] = {}
-        self._shapes: dict[str, Key] = {}
-
     def show_loading(self, token: str) -> None:
         self.stale_since = None
         self.show_message(joined(Text("Loading ", "italic"), literal(token, limit=80), "\u2026"))
@@ -171,9 +244,9 @@ class OrderDetail(VerticalScroll, can_focus=False):
         self._order = None
         self._expiry = None
         self._last = None
-        self._set("#detail-head", (text_key(message),), (text_shape(message),), lambda: message)
-        for part in ("#detail-money", "#detail-times", "#detail-identity"):
-            self._set(part, (), (), lambda: "")
+        self._set_text("head", message)
+        for part in ("money", "times", "identity"):
+            self._set(part, (), (), _rows_lines([]))
 
     def show(
         self,
@@ -191,33 +264,96 @@ class OrderDetail(VerticalScroll, can_focus=False):
         head = Text.assemble(
             literal(order.company_name, "bold", limit=80), "  ", status_badge(order)
         )
-        self._set("#detail-head", (text_key(head),), (text_shape(head),), lambda: head)
+        self._set_text("head", head)
         money = self._money_rows(order, rate_direction, payment, qr_what, raw=self.details)
         if was is not None:
             money.insert(0, ("\u26a0 Was", literal(f"another order: {was}", "bold red", limit=200)))
-        self._set_grid("#detail-money", money)
-        self._set_grid("#detail-identity", self._identity_rows(order, raw=self.details))
+        self._set_grid("money", money)
+        self._set_grid("identity", self._identity_rows(order, raw=self.details))
         self.tick(received_at)
 
     def tick(self, now: float) -> None:
         if self._order is None or self._expiry is None:
             return
-        self._set_grid(
-            "#detail-times", self._times_rows(self._order, self._expiry, now, raw=self.details)
-        )
+        self._set_grid("times", self._times_rows(self._order, self._expiry, now, raw=self.details))
+
+    def text(self, width: int = 200) -> str:
+        """The pane's lines as plain text at `width` columns (for a test or a copy)."""
+        console = self.app.console
+        lines = self._lines(console, width)
+        return "\n".join("".join(segment.text for segment in line).rstrip() for line in lines)
+
+    def _set_text(self, part: str, text: Text) -> None:
+        self._set(part, (text_key(text),), (text_shape(text),), _text_lines(text))
 
     def _set_grid(self, part: str, rows: Rows) -> None:
         key = tuple((label, text_key(value)) for label, value in rows)
         shape = tuple((label, text_shape(value)) for label, value in rows)
-        self._set(part, key, shape, lambda: _grid(rows))
+        self._set(part, key, shape, _rows_lines(rows))
 
-    def _set(self, part: str, key: Key, shape: Key, build: Callable[[], RenderableType]) -> None:
-        """Show `build()` in `part` unless it shows `key` already; lay out again only when the
-        shape (the text with digits masked) changed."""
-        if self._shown.get(part) == key:
+    def _set(
+        self, name: str, key: Key, shape: Key, build: Callable[[Console, int], list[list[Segment]]]
+    ) -> None:
+        """Show what `build` renders in part `name` unless it shows `key` already; lay out
+        again only when the shape (the text with digits masked) changed."""
+        part = self._parts[name]
+        if part.key == key:
             return
-        self.query_one(part, Static).update(build(), layout=self._shapes.get(part) != shape)
-        self._shown[part], self._shapes[part] = key, shape
+        same_shape = part.shape == shape and self._width is not None
+        part.key, part.shape, part.build, part.lines = key, shape, build, {}
+        if same_shape:  # the same lines at every width, in the same place: repaint, no layout
+            top, width = self._tops[name], self._width
+            lines = part.lines_at(self.app.console, width)  # type: ignore[arg-type]
+            self._all[top : top + len(lines)] = lines
+            self.refresh()
+        else:
+            self._width = None
+            self._size_to_content()
+
+    def _lines(self, console: Console, width: int) -> list[list[Segment]]:
+        """Every line of the pane at `width`: the parts, a blank line after each one that shows
+        something (but the last)."""
+        if width == self._width:
+            return self._all
+        tops: dict[str, int] = {}
+        lines: list[list[Segment]] = []
+        for index, name in enumerate(PARTS):
+            tops[name] = len(lines)
+            lines.extend(self._parts[name].lines_at(console, width))
+            if index < len(PARTS) - 1:
+                lines.extend([[]] * _GAP)
+        self._tops, self._all, self._width = tops, lines, width
+        return lines
+
+    def _content_width(self) -> int:
+        return self.scrollable_content_region.width
+
+    def _size_to_content(self) -> None:
+        if not self.is_mounted:
+            return
+        width = self._content_width()
+        if width <= 0:
+            self.refresh(layout=True)
+            return
+        height = len(self._lines(self.app.console, width))
+        self.virtual_size = Size(width, height)
+        self.refresh()
+
+    def on_mount(self) -> None:
+        self._size_to_content()
+
+    def on_resize(self) -> None:
+        self._size_to_content()
+
+    def render_line(self, y: int) -> Strip:
+        width = self._content_width()
+        lines = self._lines(self.app.console, width)
+        if self.virtual_size.height != len(lines) or self.virtual_size.width != width:
+            self.call_later(self._size_to_content)
+        index = y + self.scroll_offset.y
+        if index >= len(lines):
+            return Strip.blank(width, self.visual_style.rich_style)
+        return Strip(lines[index]).apply_style(self.visual_style.rich_style)
 
     @staticmethod
     def _money_rows(
