@@ -70,7 +70,7 @@ def run(options: Options) -> list[Row]:
                 stages.append({k: v - child.started for k, v in data.items() if k.endswith("_at")})
             return data["paint_at"] - child.started, child.max_rss_kib
 
-        # warm-up: byte-code caches and the page cache, not counted
+        # warm-up: byte-code caches, the parsed-CSS cache and the page cache, not counted
         modes = ("bare", "floor", "orderdash", "display")
         for mode in modes:
             once(mode)

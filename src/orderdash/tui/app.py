@@ -210,6 +210,7 @@ class OrderDashApp(App[None]):
 
     async def on_unmount(self) -> None:
         self._first_paint.close()  # quit before the first read came: no hold left behind
+        compat.css_cache.save_in_background()  # quit before `_after_first_paint` ran
         self._file.flush_at_exit()
         if self.publisher is not None:
             self.publisher.end()
