@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.events import Resize
 from textual.reactive import var
-from textual.widgets import Header
 
 from orderdash.core.domain.display import coin_code
 from orderdash.core.polling.refresh import Kind
@@ -36,6 +35,7 @@ from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.status_line import StatusLine
+from orderdash.tui.widgets.title_header import TitleHeader
 from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane
 from orderdash.tui.widgets.watch_list import WatchListPane
@@ -70,7 +70,7 @@ class DashboardScreen(HeldRenderScreen):
         self.composed = asyncio.Event()
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield AccountBanner()
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")
