@@ -305,7 +305,7 @@ class OrderDetail(ScrollView, can_focus=False):
             top, width = self._tops[name], self._width
             lines = part.lines_at(self.app.console, width)  # type: ignore[arg-type]
             self._all[top : top + len(lines)] = lines
-            self.refresh()
+            self.refresh_lines(top, len(lines))  # a countdown's lines, not the whole pane
         else:
             self._width = None
             self._size_to_content()
