@@ -3,6 +3,10 @@ under the mouse."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.command import CommandPalette
@@ -79,29 +83,33 @@ async def test_the_header_follows_the_order_on_screen(sim_server: SimulatorServe
         assert "orderdash (test) \u2014 " in screen_text(app).splitlines()[0]
 
 
-async def test_the_header_icon_explains_itself_and_opens_the_command_palette(
-    sim_server: SimulatorServer,
-) -> None:
+@asynccontextmanager
+async def dashboard_header(sim_server: SimulatorServer) -> AsyncIterator[tuple[Any, TitleHeader]]:
+    """The dashboard on one demo order, loaded: its pilot and its header."""
     app = list_app(sim_server, [DEMO_TOKENS[0]])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: all_loaded(app))
-        header = app.dashboard.query_one(TitleHeader)
+        yield pilot, app.dashboard.query_one(TitleHeader)
+
+
+async def test_the_header_icon_explains_itself_and_opens_the_command_palette(
+    sim_server: SimulatorServer,
+) -> None:
+    async with dashboard_header(sim_server) as (pilot, header):
         await pilot.hover(TitleHeader, offset=(40, 0))
         assert header.tooltip is None, "only the icon has a tooltip"
         await pilot.hover(TitleHeader, offset=(1, 0))
         assert header.tooltip == ICON_TOOLTIP
         await pilot.click(TitleHeader, offset=(1, 0))
-        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
         assert not header.tall, "a click on the icon is not one on the header"
 
 
 async def test_a_click_on_the_header_makes_it_tall_and_another_makes_it_one_line(
     sim_server: SimulatorServer,
 ) -> None:
-    app = list_app(sim_server, [DEMO_TOKENS[0]])
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: all_loaded(app))
-        header = app.dashboard.query_one(TitleHeader)
+    async with dashboard_header(sim_server) as (pilot, header):
+        app = pilot.app
         await pilot.click(TitleHeader, offset=(60, 0))
         await pilot.pause()
         assert header.size.height == 3
