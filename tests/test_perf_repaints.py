@@ -183,14 +183,7 @@ async def test_setting_the_same_staleness_repaints_nothing() -> None:
         detail.stale_since = NOW
         await pilot.pause()
         assert detail.border_title.startswith("Order \u00b7 STALE since")
-        refreshes: list[dict[str, Any]] = []
-        original = detail.refresh
-
-        def refresh(*args: Any, **kwargs: Any) -> Any:
-            refreshes.append(kwargs)
-            return original(*args, **kwargs)
-
-        detail.refresh = refresh  # type: ignore[method-assign]
+        refreshes = recorded_refreshes(detail)
         detail.stale_since = NOW
         assert refreshes == []
         detail.stale_since = None

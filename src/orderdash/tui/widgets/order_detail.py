@@ -195,8 +195,6 @@ class OrderDetail(ScrollView, can_focus=False):
     }
     """
 
-    PARTS = PARTS
-
     #: The details view: the service's field names and raw values beside people's words.
     details: reactive[bool] = reactive(False, init=False, layout=False, repaint=False)
 

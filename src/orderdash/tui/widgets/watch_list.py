@@ -422,11 +422,7 @@ class WatchListPane(Vertical):
     def _follow_cursor(self) -> None:
         """The table is not built: note the order its cursor would be on, as a table rebuilt
         all along would have it (on its order while that is shown, else on the first row)."""
-        shown = [
-            entry
-            for entry in self.entries.values()
-            if entry.in_filter(self.state_filter, self.text_filter)
-        ]
+        shown = self._passing()
         if not any(entry.token == self._cursor_token for entry in shown):
             column = self.sort_column
             rows = sorted(
@@ -436,16 +432,20 @@ class WatchListPane(Vertical):
             )
             self._cursor_token = rows[0].token if rows else None
 
+    def _passing(self) -> list[Entry]:
+        """The entries that pass the state and text filters, in the list's order."""
+        return [
+            entry
+            for entry in self.entries.values()
+            if entry.in_filter(self.state_filter, self.text_filter)
+        ]
+
     def _fill(self, selected: str | None) -> None:
         """Fill the table (`rebuild`) with its cursor on `selected`'s row if it is shown."""
         table = self.table
         scrolled = table.scroll_y
         now = self.clock()
-        shown = [
-            entry
-            for entry in self.entries.values()
-            if entry.in_filter(self.state_filter, self.text_filter)
-        ]
+        shown = self._passing()
         self._natural = {entry.token: natural_widths(entry, now) for entry in shown}
         self._widths = widths = self._layout()
         table.set_columns(widths, self._labels())
