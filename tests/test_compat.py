@@ -305,3 +305,84 @@ def test_the_parsed_css_is_read_back_the_same_at_the_next_start(cache_dir: Path)
     third = start()
     assert third["parsed"] == first["parsed"] and third["rules"] == first["rules"]
     assert start()["parsed"] == []
+
+
+# -- key names (key_names): Textual's answers without the Unicode name database ---------------
+
+
+def bound_named_keys() -> set[str]:
+    """Every key without a modifier and longer than one character bound by a widget, screen or
+    app class of orderdash.tui, or by a Textual class they use or derive from."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.binding import Binding
+    from textual.dom import DOMNode
+
+    import orderdash.tui
+
+    keys: set[str] = set()
+    for info in pkgutil.walk_packages(orderdash.tui.__path__, "orderdash.tui."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if not (inspect.isclass(value) and issubclass(value, DOMNode)):
+                continue
+            for cls in value.__mro__:
+                for binding in cls.__dict__.get("BINDINGS", []):
+                    key = binding.key if isinstance(binding, Binding) else binding[0]
+                    keys.update(k.strip() for k in key.split(","))
+    return {key for key in keys if len(key) > 1 and "+" not in key}
+
+
+def test_the_key_tables_hold_textuals_answers_for_every_key_bound() -> None:
+    import string
+
+    import textual.app
+    import textual.keys
+
+    from orderdash.tui.compat import key_names
+
+    bound = bound_named_keys()
+    assert {"question_mark", "slash", "escape", "tab", "enter"} <= bound
+    assert bound <= set(key_names.DISPLAYS), bound - set(key_names.DISPLAYS)
+    assert set(key_names.DISPLAYS) == set(key_names.CHARACTERS)
+    for key, shown in key_names.DISPLAYS.items():
+        assert textual.keys.format_key(key) == shown, key
+        assert textual.keys.key_to_character(key) == key_names.CHARACTERS[key], key
+    # a key of one character: shown as Textual shows it, without the lookup
+    for character in string.printable.strip() + "é€ß":
+        assert textual.app.format_key(character) == textual.keys.format_key(character)
+    # anything else still goes to Textual
+    assert textual.app.format_key("f5") == textual.keys.format_key("f5") == "f5"
+    assert textual.app.format_key("exclamation_mark") == "!"
+
+
+async def test_the_first_paint_looks_up_no_key_name(
+    idle_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual's own key functions are cached per process: emptied here, so that the dashboard's
+    first paint asks for every key it shows. Without the mend: 20 lookups (~0.9 MiB paged in)."""
+    import unicodedata
+
+    import textual.keys
+
+    textual.keys.format_key.cache_clear()
+    textual.keys.key_to_character.cache_clear()
+    looked_up: list[str] = []
+    lookup = unicodedata.lookup
+
+    def counted(name: str) -> str:
+        looked_up.append(name)
+        return lookup(name)
+
+    monkeypatch.setattr(unicodedata, "lookup", counted)
+    app = make_app(make_settings(idle_server.base_url, poll_interval=5.0), token=DEMO_TOKENS[0])
+    async with app.run_test(size=(140, 48)) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        await pilot.pause()
+        footer = app.screen.query_one("KeysFooter")
+        lines = (footer.render_line(y) for y in range(footer.size.height))
+        shown = "".join(segment.text for line in lines for segment in line)
+    assert looked_up == []
+    assert "?" in shown and "/" in shown  # question_mark and slash, as Textual shows them

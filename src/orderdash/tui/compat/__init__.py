@@ -12,14 +12,15 @@ one of these code paths shows there. Nothing outside this folder imports `textua
   their rendered text while they show the same (performance);
 - `held_render`: a screen not rendered while painting is held, nor restyled whole at its
   first resume (performance);
-- `css_cache`: the parsed TCSS kept from one start to the next (performance).
+- `css_cache`: the parsed TCSS kept from one start to the next (performance);
+- `key_names`: the bound keys shown without paging in the Unicode name database (memory).
 
 `install()` applies the process-wide patches once (`make_app` calls it).
 """
 
 from __future__ import annotations
 
-from orderdash.tui.compat import css_cache, datatable_widths, styles_cache, toast
+from orderdash.tui.compat import css_cache, datatable_widths, key_names, styles_cache, toast
 
 _installed = False
 
@@ -34,3 +35,4 @@ def install() -> None:
     toast.install()
     datatable_widths.install()
     css_cache.install()
+    key_names.install()
