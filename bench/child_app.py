@@ -58,12 +58,10 @@ def build_bare(*, with_dependencies: bool = False) -> tuple[Any, Any, Any]:
 
 def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
     """The app as `orderdash tui TOKEN --bearer-token-file F` builds it: the CLI's parser, the
-    settings loader (environment and config file included), `make_app`."""
-    import inspect
-
+    settings loader (environment and config file included), then `tui.run.build_dashboard`
+    (`make_app` in trees without it)."""
     from orderdash.cli import SETTING_OPTIONS, build_parser
     from orderdash.core.runtime.config import load_settings
-    from orderdash.tui.app import make_app
 
     argv = ["tui", spec["token"], "--base-url", spec["base_url"]]
     argv += ["--bearer-token-file", spec["token_file"], "--no-bell"]
@@ -72,22 +70,16 @@ def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
     settings, _ = load_settings({k: v for k, v in overrides.items() if v is not None})
     # one token, or a list of them since the watch list
     tokens = args.token if isinstance(args.token, list) else [args.token]
-    if "tokens" in inspect.signature(make_app).parameters:
-        app = make_app(settings, tokens=tokens)
+    try:
+        from orderdash.tui.run import build_dashboard
+    except ImportError:  # older trees: the app is built here as their CLI built it
+        app = _make_app(settings, tokens)
     else:
-        app = make_app(settings, token=tokens[0])
-    # when the first getOrder went out and came back, for the breakdown of the start-up time
-    # (the dashboard's first read goes through `get_order_first` where the client has it)
-    name = "get_order_first" if hasattr(app.client, "get_order_first") else "get_order"
-    get_order = getattr(app.client, name)
+        # the first getOrder is sent as the dashboard is built, in a thread: timed there
+        from orderdash.core.service.client import OrderClient
 
-    async def timed_get_order(token: str) -> Any:
-        STAMPS.setdefault("fetch_started_at", time.monotonic())
-        fetched = await get_order(token)
-        STAMPS.setdefault("fetched_at", time.monotonic())
-        return fetched
-
-    setattr(app.client, name, timed_get_order)
+        OrderClient.get_order_now = _timed(OrderClient.get_order_now)  # type: ignore[method-assign]
+        app = build_dashboard(settings, tokens)
 
     def ready() -> bool:
         try:
@@ -102,6 +94,42 @@ def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
         return all(tx.hash[:6] in screen for tx in order.transactions[:1])
 
     return app, ready, shown
+
+
+def _timed(get_order: Any) -> Any:
+    """`get_order` recording when the first getOrder went out and came back (the start-up
+    time's breakdown)."""
+
+    def timed(*args: Any) -> Any:
+        STAMPS.setdefault("fetch_started_at", time.monotonic())
+        fetched = get_order(*args)
+        STAMPS.setdefault("fetched_at", time.monotonic())
+        return fetched
+
+    return timed
+
+
+def _make_app(settings: Any, tokens: list[str]) -> Any:
+    import inspect
+
+    from orderdash.tui.app import make_app
+
+    if "tokens" in inspect.signature(make_app).parameters:
+        app = make_app(settings, tokens=tokens)
+    else:
+        app = make_app(settings, token=tokens[0])
+    # the dashboard's first read goes through `get_order_first` where the client has it
+    name = "get_order_first" if hasattr(app.client, "get_order_first") else "get_order"
+    get_order = getattr(app.client, name)
+
+    async def timed_get_order(token: str) -> Any:
+        STAMPS.setdefault("fetch_started_at", time.monotonic())
+        fetched = await get_order(token)
+        STAMPS.setdefault("fetched_at", time.monotonic())
+        return fetched
+
+    setattr(app.client, name, timed_get_order)
+    return app
 
 
 #: The shop's name the "display" child shows on its welcome screen.

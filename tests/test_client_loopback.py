@@ -5,13 +5,14 @@ from __future__ import annotations
 import base64
 import gzip
 import socket
+import time
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from pydantic import SecretStr
 
-from conftest import BEARER, make_client, make_settings
+from conftest import BEARER, make_client, make_settings, run_python
 from orderdash.core.service import errors
 from orderdash.core.service.client import OrderClient, Timeouts
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
@@ -363,6 +364,95 @@ async def test_the_first_read_in_a_thread_answers_and_fails_as_get_order(
         await client.aclose()
 
 
+def order_reads(server: SimulatorServer, token: str) -> int:
+    return sum(1 for r in server.sim.requests if r["endpoint"] == "order" and r["token"] == token)
+
+
+def test_a_first_read_begun_before_any_event_loop_is_the_one_awaited(
+    sim_server: SimulatorServer,
+) -> None:
+    """`begin_first_read` sends at once, in its thread (`orderdash tui` calls it before it
+    imports Textual); `get_order_first` of that token, in a loop made later, takes its answer
+    (still on its way, or already in), and a read of another token is sent on its own."""
+    import asyncio
+
+    client = OrderClient(sim_server.base_url)
+    sim_server.sim.add_fault(Fault(endpoint="order", token=TOKEN, delay=0.3, times=1))
+    client.begin_first_read(TOKEN)
+    client.begin_first_read(DEMO_TOKENS[1])  # one at a time: the first one is kept
+    other = DEMO_TOKENS[1]
+
+    async def dashboard() -> tuple[Any, Any]:
+        try:
+            return await client.get_order_first(TOKEN), await client.get_order_first(other)
+        finally:
+            await client.aclose()
+
+    first, second = asyncio.run(dashboard())
+    assert first.order.token == TOKEN and second.order.token == other
+    assert order_reads(sim_server, TOKEN) == 1 and order_reads(sim_server, other) == 1
+
+    done = OrderClient(sim_server.base_url)
+    done.begin_first_read("no-such-order")
+    for _ in range(200):  # answered before anyone awaits it
+        if order_reads(sim_server, "no-such-order"):
+            break
+        time.sleep(0.01)
+    time.sleep(0.05)
+    with pytest.raises(errors.NotFound):
+        asyncio.run(done.get_order_first("no-such-order"))
+    assert order_reads(sim_server, "no-such-order") == 1
+
+
+def test_a_plain_http_client_makes_no_tls_context(
+    sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """httpx's transports make a TLS context as they are made (~1.1 MiB); a client whose URLs
+    are all plain http never opens TLS, and makes none. An https one still does."""
+    import asyncio
+
+    import httpx._transports.default as transports
+
+    made: list[object] = []
+    create = transports.create_ssl_context
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        made.append(kwargs.get("verify", args[0] if args else None))
+        return create(*args, **kwargs)
+
+    monkeypatch.setattr(transports, "create_ssl_context", recording)
+    client = OrderClient(sim_server.base_url, bearer_token=SecretStr(BEARER))
+    assert client.get_order_now(TOKEN).order.token == TOKEN
+
+    async def asynchronous() -> None:
+        async with client:
+            assert (await client.get_order(TOKEN)).order.token == TOKEN
+            assert (await client.refresh_rate(TOKEN)).order.token == TOKEN
+
+    asyncio.run(asynchronous())
+    assert made == []
+    secure = OrderClient("https://pay.example", create_url=None)
+    secure._http  # noqa: B018 - made, not used: no request leaves
+    assert len(made) == 1
+    mixed = OrderClient(sim_server.base_url, create_url="https://pay.example")
+    mixed._http  # noqa: B018 - Generate Order is sent over TLS: the context is made
+    assert len(made) == 2
+
+
+def test_a_plain_http_read_loads_no_idna_codec(sim_server: SimulatorServer) -> None:
+    """The blocking client hands the (already ASCII) host to the resolver as bytes: CPython
+    encodes a text host with the "idna" codec, which pages in part of the Unicode database."""
+    code = (
+        "import sys\n"
+        "from orderdash.core.service.client import OrderClient\n"
+        f"fetched = OrderClient({sim_server.base_url!r}).get_order_now({TOKEN!r})\n"
+        "print(fetched.order.token, 'encodings.idna' in sys.modules, 'stringprep' in sys.modules)\n"
+    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [TOKEN, "False", "False"]
+
+
 def test_get_order_now_makes_no_async_client(
     sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -401,10 +491,11 @@ def test_the_blocking_and_the_async_client_share_one_tls_setup() -> None:
     import httpx
 
     remote = OrderClient("https://pay.example.com/api")
-    blocking, asynchronous = remote._http_options(), remote._http_options()
+    blocking = remote._http_options(asynchronous=False)
+    asynchronous = remote._http_options(asynchronous=True)
     assert isinstance(blocking["verify"], ssl.SSLContext)
     assert blocking["verify"] is asynchronous["verify"]
     assert blocking["verify"].verify_mode == ssl.CERT_REQUIRED
     assert blocking["verify"].check_hostname
     assert isinstance(remote._http, httpx.AsyncClient)
-    assert OrderClient("http://127.0.0.1:8765")._http_options()["verify"] is False
+    assert OrderClient("http://127.0.0.1:8765")._http_options(asynchronous=False)["verify"] is False

@@ -122,6 +122,41 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
     assert len(reads) == 1
 
 
+def test_tui_sends_its_first_read_before_it_imports_textual(sim_server: SimulatorServer) -> None:
+    """`orderdash tui TOKEN` (`tui.run.build_dashboard`) asks for the order it opens with
+    before Textual and the screens are imported, so that the service's answer is on its way
+    while they load; the dashboard then takes that answer: the order is read once."""
+    code = (
+        "import asyncio, json, sys\n"
+        "from orderdash.core.runtime import startup\n"
+        "startup.no_pydantic_plugins()  # as cli.main starts\n"
+        "from pydantic import SecretStr\n"
+        "from orderdash.core.runtime.config import Settings\n"
+        "from orderdash.core.service.client import OrderClient\n"
+        "from orderdash.tui.run import build_dashboard\n"
+        "seen = []\n"
+        "begin = OrderClient.begin_first_read\n"
+        "def recording(self, token):\n"
+        "    seen.append([token, 'textual' in sys.modules])\n"
+        "    begin(self, token)\n"
+        "OrderClient.begin_first_read = recording\n"
+        f"settings = Settings(base_url={sim_server.base_url!r}, persist_watchlist=False,\n"
+        "    bell=False, bearer_token=SecretStr('t'), poll_interval=60.0)\n"
+        f"app = build_dashboard(settings, [{TOKEN!r}])\n"
+        "async def main():\n"
+        "    async with app.run_test(size=(120, 40)) as pilot:\n"
+        "        while app.state.order is None:\n"
+        "            await pilot.pause(0.02)\n"
+        "asyncio.run(main())\n"
+        "print(json.dumps(seen))\n"
+    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [[TOKEN, False]]
+    reads = [r for r in sim_server.sim.requests if r["endpoint"] == "order" and r["token"] == TOKEN]
+    assert len(reads) == 1
+
+
 #: What the dashboard's first paint does without, loaded when first needed: the async
 #: transport's backend, the customer's face and the channel file's model, the help and alerts
 #: screens, the desktop's clipboard and browser; and never: pydantic's plugin finder's

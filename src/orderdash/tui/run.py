@@ -4,19 +4,39 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from orderdash.core.runtime.config import Settings
 from orderdash.core.runtime.logs import ensure_configured
 
+if TYPE_CHECKING:
+    from orderdash.tui.app import OrderDashApp
+
 log = logging.getLogger(__name__)
+
+
+def build_dashboard(
+    settings: Settings, tokens: list[str], *, pos: bool = False, notices: Sequence[str] = ()
+) -> OrderDashApp:
+    """The dashboard as `orderdash tui` runs it. The order it opens with is asked for first,
+    before Textual and the screens are imported (`OrderClient.begin_first_read`): its answer
+    is on its way while they load."""
+    from orderdash.core.service.client import OrderClient
+    from orderdash.core.watching.store import parse_tokens
+
+    client = OrderClient.from_settings(settings)
+    first = parse_tokens("\n".join(tokens)).tokens[:1]
+    if first:
+        client.begin_first_read(first[0])
+    from orderdash.tui.app import make_app
+
+    return make_app(settings, client=client, tokens=tokens, open_pos=pos, notices=notices)
 
 
 def run_dashboard(
     settings: Settings, tokens: list[str], *, pos: bool = False, notices: Sequence[str] = ()
 ) -> int:
     """`notices`: warnings printed before the screen took over the terminal, shown again."""
-    from orderdash.tui.app import make_app
-
     # while the screen is up nothing may log to the terminal: the log file or nowhere
     ensure_configured(settings.log_file, [settings.bearer_token, settings.access_token])
     log.info(
@@ -26,7 +46,7 @@ def run_dashboard(
         settings.poll_interval,
         settings.refresh_interval,
     )
-    app = make_app(settings, tokens=tokens, open_pos=pos, notices=notices)
+    app = build_dashboard(settings, tokens, pos=pos, notices=notices)
     if app.publisher is not None:
         from orderdash.core.customer.channel import end_on_signals
 

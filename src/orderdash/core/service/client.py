@@ -245,6 +245,74 @@ class _ShortSwitchInterval:
 _first_reads = _ShortSwitchInterval()
 
 
+class _FirstRead:
+    """One getOrder sent at once in a thread of its own, whose answer an event loop may await
+    later (`OrderClient.begin_first_read`), even one that did not run yet when it was sent."""
+
+    def __init__(self, token: str, ask: Callable[[str], Fetched]) -> None:
+        self.token = token
+        self._lock = threading.Lock()
+        #: The answer or the failure, once the thread has one.
+        self._outcome: tuple[Fetched | None, BaseException | None] | None = None
+        #: The loop and future of the one awaiting it, if it awaits before the answer came.
+        self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Future[Fetched]] | None = None
+        # The request takes and gives back the GIL at every socket call, and the main thread
+        # is busy importing and building the dashboard meanwhile: at the default switch
+        # interval (5 ms) each take waits up to that long, and a ~10 ms request took ~145 ms.
+        # A short interval while it runs lets it through.
+        _first_reads.begin()
+        try:
+            threading.Thread(
+                target=self._ask, args=(ask,), name="orderdash-first-read", daemon=True
+            ).start()
+        except BaseException:
+            _first_reads.end()
+            raise
+
+    def _ask(self, ask: Callable[[str], Fetched]) -> None:
+        fetched, failure = None, None
+        try:
+            fetched = ask(self.token)
+        except BaseException as error:  # noqa: BLE001 - handed to whoever awaits it
+            failure = error
+        finally:
+            _first_reads.end()
+        with self._lock:
+            self._outcome = (fetched, failure)
+            waiter = self._waiter
+        if waiter is not None:
+            loop, future = waiter
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting
+                loop.call_soon_threadsafe(_settle, future, fetched, failure)
+
+    async def answer(self) -> Fetched:
+        import asyncio  # not at the top: `orderdash get` runs without an event loop
+
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            outcome = self._outcome
+            if outcome is None:
+                future: asyncio.Future[Fetched] = loop.create_future()
+                self._waiter = (loop, future)
+        if outcome is None:
+            return await future
+        fetched, failure = outcome
+        if failure is not None:
+            raise failure
+        return fetched  # type: ignore[return-value]
+
+
+def _settle(
+    future: asyncio.Future[Fetched], fetched: Fetched | None, error: BaseException | None
+) -> None:
+    if future.done():  # cancelled: the dashboard quit or no longer wants it
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(fetched)  # type: ignore[arg-type]
+
+
 class OrderClient:
     """getOrder and Update Exchange rate against one configured service origin."""
 
@@ -295,6 +363,8 @@ class OrderClient:
         self._async_http: httpx.AsyncClient | None = None
         self._closed = False
         self._tls_context: ssl.SSLContext | None = None
+        #: The read `begin_first_read` sent, until `get_order_first` takes it.
+        self._first_read: _FirstRead | None = None
 
     @property
     def _http(self) -> httpx.AsyncClient:
@@ -306,14 +376,27 @@ class OrderClient:
             # as httpx says it of a closed client (one never used is not made to be closed)
             raise RuntimeError("Cannot send a request, as the client has been closed.")
         if self._async_http is None:
-            self._async_http = httpx.AsyncClient(**self._http_options(), transport=self._transport)
+            self._async_http = httpx.AsyncClient(**self._http_options(asynchronous=True))
         return self._async_http
 
-    def _http_options(self) -> dict[str, Any]:
+    def _http_options(self, *, asynchronous: bool) -> dict[str, Any]:
         """How every request is sent: the async client's and `get_order_now`'s blocking one."""
         parts = urlsplit(self._base_url)
         loopback = is_loopback_host(parts.hostname or "")
+        transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None = (
+            self._transport if asynchronous else None
+        )
+        if transport is None and self._plain_http:
+            # no TLS context (~1.1 MiB) for a client that never opens TLS (see plain_http)
+            from orderdash.core.service import plain_http
+
+            transport = (
+                plain_http.PlainAsyncHTTPTransport()
+                if asynchronous
+                else plain_http.PlainHTTPTransport()
+            )
         return dict(
+            transport=transport,
             follow_redirects=False,
             # Loading the CA bundle costs ~30 ms of every start. A plain-http client to a
             # loopback host (the simulator, the demo) never opens TLS: it follows no redirect
@@ -333,6 +416,11 @@ class OrderClient:
             # proxies from the environment, except for a loopback service (the simulator)
             trust_env=not loopback,
         )
+
+    @property
+    def _plain_http(self) -> bool:
+        """Every URL this client sends to is plain http (getOrder's and Generate Order's)."""
+        return all(urlsplit(url).scheme == "http" for url in (self._base_url, self._create_url))
 
     def _tls(self, trust_env: bool) -> ssl.SSLContext:
         """The TLS settings with the CA bundle loaded, once: the blocking client of a dashboard's
@@ -401,55 +489,37 @@ class OrderClient:
 
             return asyncio.run(once())
         with self._reported(token, rates=False) as report:
-            with httpx.Client(**self._http_options()) as http:
+            with httpx.Client(**self._http_options(asynchronous=False)) as http:
                 report.status, headers, body = self._fetch_now(http, self._order_url(token))
             order, raw = self._interpret(report.status, headers, body, token, rates=False)
         return self._fetched(order, raw, report.started)
 
+    def begin_first_read(self, token: str) -> None:
+        """Send getOrder for the order a dashboard opens with now, in a thread of its own
+        (`get_order_now`), before the dashboard is built: `orderdash tui` calls this before it
+        imports Textual, so the request, the wait for the service and the answer's parsing
+        overlap the imports and the screen's composing instead of following them.
+        `get_order_first` of the same token takes this answer; one read at a time is kept (a
+        second call replaces nothing). A client built with an async transport (tests) sends
+        nothing here: `get_order_first` asks through it."""
+        if self._transport is None and self._first_read is None:
+            self._first_read = _FirstRead(token, self.get_order_now)
+
     async def get_order_first(self, token: str) -> Fetched:
-        """getOrder for the order a dashboard opens with: `get_order_now` in a thread of its own.
-        The async transport's first request imports anyio's asyncio backend (~37 ms of CPU,
-        timed in the bench's start-up child), which the first paint does not need; the
-        blocking client does not. The thread is a daemon: quitting never waits for it (a
-        request is bounded by the timeouts anyway). A client built with an async transport
-        (tests) asks through it."""
+        """getOrder for the order a dashboard opens with: the read `begin_first_read` sent, or
+        one sent now the same way. The blocking client in a thread: the async transport's
+        first request imports anyio's asyncio backend (~37 ms of CPU, timed in the bench's
+        start-up child), which the first paint does not need. The thread is a daemon:
+        quitting never waits for it (a request is bounded by the timeouts anyway). A client
+        built with an async transport (tests) asks through it."""
         if self._transport is not None:
             return await self.get_order(token)
-        import asyncio  # not at the top: `orderdash get` runs without an event loop
-
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[Fetched] = loop.create_future()
-
-        def settle(fetched: Fetched | None, error: BaseException | None) -> None:
-            if answer.done():  # cancelled: the dashboard quit or no longer wants it
-                return
-            if error is not None:
-                answer.set_exception(error)
-            else:
-                answer.set_result(fetched)  # type: ignore[arg-type]
-
-        def ask() -> None:
-            fetched, failure = None, None
-            try:
-                fetched = self.get_order_now(token)
-            except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
-                failure = error
-            finally:
-                _first_reads.end()
-            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting
-                loop.call_soon_threadsafe(settle, fetched, failure)
-
-        # The request takes and gives back the GIL at every socket call and the event loop's
-        # thread is busy building the dashboard meanwhile: at the default switch interval
-        # (5 ms) each take waits up to that long, and a ~10 ms request took ~145 ms. A short
-        # interval while it runs lets it through.
-        _first_reads.begin()
-        try:
-            threading.Thread(target=ask, name="orderdash-first-read", daemon=True).start()
-        except BaseException:
-            _first_reads.end()
-            raise
-        return await answer
+        first = self._first_read
+        if first is None or first.token != token:
+            first = _FirstRead(token, self.get_order_now)
+        else:
+            self._first_read = None  # taken: a later first read of it is a new request
+        return await first.answer()
 
     def _order_url(self, token: str) -> str:
         return f"{self._base_url}/order/{token_segment(token)}/"

@@ -1,0 +1,67 @@
+"""httpx transports for a service reached over plain http only: no TLS context is made.
+
+httpx's transports make a TLS context as they are made, whatever the URLs they will serve
+(httpx 0.28 `create_ssl_context`: an OpenSSL context, ~1.1 MiB of resident memory and ~1.5 ms,
+measured). A client whose every URL is plain http (the simulator, `orderdash demo`, a service
+on this machine) never opens TLS: it follows no redirect, and httpx gives a proxy a transport of
+its own. These transports build the same connection pool without one; should TLS be asked for
+anyway, httpcore makes its own verified default context then.
+
+The blocking transport also hands the host name to the resolver as bytes. Given text, CPython
+encodes it with the "idna" codec, which imports `encodings.idna` and `stringprep` and pages in
+part of the Unicode database (~0.5 MiB, measured) for a name httpx has already made ASCII
+(IDNA-encoded) before it reaches the transport.
+
+Built on httpx 0.28's `HTTPTransport` (pinned <0.29): its `__init__` is replaced, its request
+handling is kept, and that handling uses the pool alone (`self._pool`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import httpcore
+import httpx
+
+#: httpx's own default limits (`httpx._config.DEFAULT_LIMITS`), which a client passes to the
+#: transports it makes itself.
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
+
+
+class _AsciiHostBackend(httpcore.SyncBackend):
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        # ASCII already (httpx's URL), given as bytes so that no codec is looked up
+        ascii_host = host.encode("ascii")
+        return super().connect_tcp(ascii_host, port, timeout, local_address, socket_options)  # type: ignore[arg-type]
+
+
+class PlainHTTPTransport(httpx.HTTPTransport):
+    """`httpx.HTTPTransport()` without a TLS context, for plain-http URLs."""
+
+    def __init__(self) -> None:  # not HTTPTransport's: it makes the TLS context first thing
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=None,
+            max_connections=LIMITS.max_connections,
+            max_keepalive_connections=LIMITS.max_keepalive_connections,
+            keepalive_expiry=LIMITS.keepalive_expiry,
+            network_backend=_AsciiHostBackend(),
+        )
+
+
+class PlainAsyncHTTPTransport(httpx.AsyncHTTPTransport):
+    """`httpx.AsyncHTTPTransport()` without a TLS context, for plain-http URLs."""
+
+    def __init__(self) -> None:  # not AsyncHTTPTransport's: it makes the TLS context first thing
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=None,
+            max_connections=LIMITS.max_connections,
+            max_keepalive_connections=LIMITS.max_keepalive_connections,
+            keepalive_expiry=LIMITS.keepalive_expiry,
+        )
