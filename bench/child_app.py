@@ -6,7 +6,8 @@ SPEC_JSON: {"mode": "orderdash" | "display" | "bare" | "floor" | "idle", "base_u
 "token": ..., "token_file": ..., "width": ..., "height": ..., "idle_seconds": ..., "settle": ...}
 
 "orderdash" builds the dashboard the way `orderdash tui TOKEN --bearer-token-file F` does (the
-CLI's parser, the settings loader, `make_app`) and exits at the first paint that shows the order;
+CLI's own functions: its parser, its settings and logging set-up, `tui.run.build_dashboard`)
+and exits at the first paint that shows the order;
 "display" builds the customer display as `orderdash display --title T` does and exits at its
 first paint (the welcome screen with the shop's name: no dashboard publishes to it);
 "bare" is a Textual app with a Header, a Static and a Footer that exits at its first paint;
@@ -57,17 +58,23 @@ def build_bare(*, with_dependencies: bool = False) -> tuple[Any, Any, Any]:
 
 
 def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """The app as `orderdash tui TOKEN --bearer-token-file F` builds it: the CLI's parser, the
-    settings loader (environment and config file included), then `tui.run.build_dashboard`
-    (`make_app` in trees without it)."""
-    from orderdash.cli import SETTING_OPTIONS, build_parser
-    from orderdash.core.runtime.config import load_settings
+    """The app as `orderdash tui TOKEN --bearer-token-file F` builds it: the CLI's parser (only
+    the command's own, as `cli.main`), its settings (environment and config file included) and
+    logging set-up, then `tui.run.build_dashboard` (`make_app` in trees without it)."""
+    from orderdash import cli
 
     argv = ["tui", spec["token"], "--base-url", spec["base_url"]]
     argv += ["--bearer-token-file", spec["token_file"], "--no-bell"]
-    args = build_parser().parse_args(argv)
-    overrides = {name: getattr(args, name, None) for name in SETTING_OPTIONS}
-    settings, _ = load_settings({k: v for k, v in overrides.items() if v is not None})
+    if hasattr(cli, "parse_command_line"):
+        # as cli.main: the command's own parser, the settings and the logging set up
+        args = cli.parse_command_line(argv)
+        settings, _ = cli._load_settings(args)
+    else:  # older trees
+        from orderdash.core.runtime.config import load_settings
+
+        args = cli.build_parser().parse_args(argv)
+        overrides = {name: getattr(args, name, None) for name in cli.SETTING_OPTIONS}
+        settings, _ = load_settings({k: v for k, v in overrides.items() if v is not None})
     # one token, or a list of them since the watch list
     tokens = args.token if isinstance(args.token, list) else [args.token]
     try:
@@ -141,12 +148,17 @@ def build_display(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
     CLI's parser, the settings loader without the token file, the channel, the language."""
     import os
 
+    from orderdash import cli
     from orderdash.cli import SETTING_OPTIONS, build_parser
     from orderdash.core.customer.catalogue import resolve_language
     from orderdash.core.customer.channel import channel_path
     from orderdash.core.runtime.config import load_settings
 
-    args = build_parser().parse_args(["display", "--title", DISPLAY_TITLE])
+    argv = ["display", "--title", DISPLAY_TITLE]
+    if hasattr(cli, "parse_command_line"):
+        args = cli.parse_command_line(argv)  # the command's own parser, as cli.main
+    else:  # older trees
+        args = build_parser().parse_args(argv)
     overrides = {name: getattr(args, name, None) for name in SETTING_OPTIONS}
     settings, _ = load_settings(
         {k: v for k, v in overrides.items() if v is not None}, dict(os.environ), with_token=False

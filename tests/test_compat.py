@@ -386,3 +386,32 @@ async def test_the_first_paint_looks_up_no_key_name(
         shown = "".join(segment.text for line in lines for segment in line)
     assert looked_up == []
     assert "?" in shown and "/" in shown  # question_mark and slash, as Textual shows them
+
+
+# -- strip caches (strip_caches): made when first used -----------------------------------------
+
+
+def test_strips_make_their_caches_when_first_used() -> None:
+    """Textual makes seven caches with every strip; here a strip makes each when it first uses
+    it, of the size Textual gives it, and a strip draws and cuts as before."""
+    from textual.cache import FIFOCache
+    from textual.strip import Strip
+
+    from orderdash.tui.compat import strip_caches
+
+    original = Strip.__new__(Strip)
+    strip_caches._TEXTUAL_INIT(original, [Segment("x")])
+    made = {name: getattr(original, name) for name in Strip.__slots__}
+    caches = {name: c._maxsize for name, c in made.items() if isinstance(c, FIFOCache)}
+    assert caches == strip_caches.CACHE_SIZES
+
+    strip = Strip([Segment("hello "), Segment("world")])
+    for name in strip_caches.CACHE_SIZES:
+        with pytest.raises(AttributeError):
+            object.__getattribute__(strip, name)  # not made yet
+    assert strip.crop(2, 8).text == "llo wo"
+    assert strip.crop(2, 8) is strip.crop(2, 8)  # cached, as Textual caches it
+    assert strip._crop_cache._maxsize == 16
+    assert [part.text for part in strip.divide([3, 11])] == ["hel", "lo world"]
+    with pytest.raises(AttributeError):
+        strip.no_such_attribute  # noqa: B018

@@ -389,12 +389,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         startup.end(paused)
 
 
-def _main(argv: Sequence[str] | None) -> int:
-    line = list(argv if argv is not None else sys.argv[1:])
+def parse_command_line(line: Sequence[str]) -> argparse.Namespace:
+    """The arguments of `orderdash LINE`: a line without a command is the dashboard's."""
     args = build_parser(_command_named(line)).parse_args(line)
-    command = args.command or "tui"
     if args.command is None:
         args = build_parser("tui").parse_args(["tui", *line])
+    return args
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = parse_command_line(list(argv if argv is not None else sys.argv[1:]))
+    command = args.command
     from orderdash.core.service.errors import OrderdashError
 
     try:

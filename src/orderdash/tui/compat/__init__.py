@@ -13,14 +13,22 @@ one of these code paths shows there. Nothing outside this folder imports `textua
 - `held_render`: a screen not rendered while painting is held, nor restyled whole at its
   first resume (performance);
 - `css_cache`: the parsed TCSS kept from one start to the next (performance);
-- `key_names`: the bound keys shown without paging in the Unicode name database (memory).
+- `key_names`: the bound keys shown without paging in the Unicode name database (memory);
+- `strip_caches`: a rendered line's caches made when first used (memory).
 
 `install()` applies the process-wide patches once (`make_app` calls it).
 """
 
 from __future__ import annotations
 
-from orderdash.tui.compat import css_cache, datatable_widths, key_names, styles_cache, toast
+from orderdash.tui.compat import (
+    css_cache,
+    datatable_widths,
+    key_names,
+    strip_caches,
+    styles_cache,
+    toast,
+)
 
 _installed = False
 
@@ -36,3 +44,4 @@ def install() -> None:
     datatable_widths.install()
     css_cache.install()
     key_names.install()
+    strip_caches.install()
