@@ -40,7 +40,7 @@ class BudgetUse:
     held_for: float
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Budget:
     name: str
     per_minute: int

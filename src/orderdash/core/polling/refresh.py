@@ -40,7 +40,7 @@ class Kind(Enum):
     RATES = "rates"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Track:
     interval: float
     enabled: bool
@@ -64,7 +64,7 @@ class TrackStatus:
     budget_held: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class RefreshPolicy:
     poll_interval: float
     refresh_interval: float

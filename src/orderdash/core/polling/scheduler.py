@@ -81,7 +81,7 @@ class Lane(Enum):
     RATE_ONCE = "one-off rate"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _DueIndex:
     """The due time of every waiting request, by lane: heaps with lazy deletion (an entry is
     live while it equals the order's current entry)."""
@@ -128,7 +128,7 @@ class _DueIndex:
         return list(found)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Watched:
     token: str
     policy: RefreshPolicy
@@ -153,7 +153,7 @@ class Watched:
         return Priority.NORMAL
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Scheduler:
     poll_interval: float
     refresh_interval: float

@@ -135,7 +135,7 @@ class WatchEvents(Protocol):
     def on_status(self, token: str, status: dict[Kind, TrackStatus]) -> None: ...
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Seen:
     identity: Identity
     ids: set[int] = field(default_factory=set)

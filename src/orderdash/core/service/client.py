@@ -189,7 +189,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Outcome:
     """One request as `_reported` logs it: when it started, the status once answered."""
 

@@ -40,7 +40,7 @@ _TEMPORARY_PREFIX = ".watchlist-"
 _TEMPORARY_SUFFIX = ".tmp"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Parsed:
     tokens: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
@@ -76,7 +76,7 @@ def default_path() -> Path:
     return user_data_path("orderdash") / "watchlist.json"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Saved:
     """What a save left in the file: the merged list, and what did not fit under the cap."""
 
