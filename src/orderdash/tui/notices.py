@@ -16,7 +16,7 @@ MAX_HELD = 50
 MAX_REPLAYED = 5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Notice:
     message: str
     title: str

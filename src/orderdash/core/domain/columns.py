@@ -12,7 +12,7 @@ from dataclasses import dataclass
 KEEP = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ColumnSpec:
     key: str
     label: str

@@ -40,7 +40,7 @@ class Confidence(Enum):
     UNKNOWN = "unknown"  # nothing usable, or the values disagree
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Expiry:
     deadline: float | None  # epoch seconds
     confidence: Confidence

@@ -61,7 +61,7 @@ _CLOSED_BY_CODE = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class PaymentState:
     phase: Phase
     #: The server's status label, as sent (cleaned for display).

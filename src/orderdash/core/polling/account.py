@@ -20,7 +20,7 @@ from orderdash.core.service.errors import OrderdashError, RateLimited
 from orderdash.core.service.models import HistoryItem
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class AccountOrder:
     item: HistoryItem
     #: The wire object as received (numbers with their digits).

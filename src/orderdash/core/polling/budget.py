@@ -26,7 +26,7 @@ HOUR = 3600.0
 BURST_SHARE = 0.05
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BudgetUse:
     """What a budget has spent and what it expects to spend, for the budget view."""
 

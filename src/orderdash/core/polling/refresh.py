@@ -53,7 +53,7 @@ class Track:
     last_attempt: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class TrackStatus:
     enabled: bool
     in_flight: bool

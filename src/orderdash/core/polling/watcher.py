@@ -76,7 +76,7 @@ def is_outage(error: OrderdashError) -> bool:
     return isinstance(error, ServiceError) and error.status >= 500
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Failure:
     kind: Kind
     error: OrderdashError

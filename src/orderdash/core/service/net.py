@@ -7,7 +7,7 @@ import ipaddress
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Timeouts:
     connect: float = 5.0
     read: float = 10.0
