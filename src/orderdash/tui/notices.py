@@ -18,6 +18,8 @@ MAX_REPLAYED = 5
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Notice:
+    """One notification, as `App.notify` takes it."""
+
     message: str
     title: str
     severity: SeverityLevel

@@ -14,6 +14,8 @@ KEEP = 0
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ColumnSpec:
+    """One table column and how it gives way when the table is too narrow."""
+
     key: str
     label: str
     #: KEEP (never dropped), else the order of dropping: the highest goes first.

@@ -42,6 +42,8 @@ class Confidence(Enum):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Expiry:
+    """An order's deadline as far as it can be trusted, with the values it was read from."""
+
     deadline: float | None  # epoch seconds
     confidence: Confidence
     raw: str  # the server's values, always shown beside any interpretation

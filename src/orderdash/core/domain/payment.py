@@ -63,6 +63,8 @@ _CLOSED_BY_CODE = {
 
 @dataclass(frozen=True, eq=False, repr=False)
 class PaymentState:
+    """Where the payment of one order stands, with the server's figures that say so."""
+
     phase: Phase
     #: The server's status label, as sent (cleaned for display).
     label: str

@@ -42,6 +42,8 @@ class BudgetUse:
 
 @dataclass(eq=False, repr=False)
 class Budget:
+    """One endpoint's request limits, and the starts that count against them."""
+
     name: str
     per_minute: int
     per_hour: int

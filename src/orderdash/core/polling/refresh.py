@@ -42,6 +42,8 @@ class Kind(Enum):
 
 @dataclass(eq=False, repr=False)
 class Track:
+    """One kind of request of one order: its pace, what is in flight, its failures."""
+
     interval: float
     enabled: bool
     next_due: float
@@ -55,6 +57,8 @@ class Track:
 
 @dataclass(frozen=True, repr=False)
 class TrackStatus:
+    """A track as the status line shows it."""
+
     enabled: bool
     in_flight: bool
     failures: int
@@ -66,6 +70,8 @@ class TrackStatus:
 
 @dataclass(eq=False, repr=False)
 class RefreshPolicy:
+    """When each kind of request of one order is due (see the module's docstring)."""
+
     poll_interval: float
     refresh_interval: float
     rates_enabled: bool

@@ -130,6 +130,8 @@ class _DueIndex:
 
 @dataclass(eq=False, repr=False)
 class Watched:
+    """One order of the watch list as the scheduler sees it."""
+
     token: str
     policy: RefreshPolicy
     focused: bool = False
@@ -155,6 +157,8 @@ class Watched:
 
 @dataclass(eq=False, repr=False)
 class Scheduler:
+    """The whole watch list's requests under both budgets (see the module's docstring)."""
+
     poll_interval: float
     refresh_interval: float
     rates_enabled: bool

@@ -78,6 +78,8 @@ def is_outage(error: OrderdashError) -> bool:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Failure:
+    """A failed request: what was asked, why it failed, and when it is tried again."""
+
     kind: Kind
     error: OrderdashError
     retry_in: float
@@ -137,6 +139,8 @@ class WatchEvents(Protocol):
 
 @dataclass(eq=False, repr=False)
 class _Seen:
+    """What the last read of an order showed, for comparing the next one with it."""
+
     identity: Identity
     ids: set[int] = field(default_factory=set)
     status: str | None = None

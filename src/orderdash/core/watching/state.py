@@ -85,6 +85,8 @@ class Freshness:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Alert:
+    """One line of the alerts log."""
+
     at: float  # wall time
     token: str
     company: str

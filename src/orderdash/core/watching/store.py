@@ -42,6 +42,8 @@ _TEMPORARY_SUFFIX = ".tmp"
 
 @dataclass(eq=False, repr=False)
 class Parsed:
+    """Pasted text sorted out: new tokens, ones already listed, and what is not a token."""
+
     tokens: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     #: (the text given, why it is not a token)
