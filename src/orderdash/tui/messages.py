@@ -1,8 +1,10 @@
-"""Messages that travel up from workers and widgets to the screen that owns the data."""
+"""Messages that travel up from workers and widgets to the screen that owns the data.
+
+Plain classes with their own `__init__`, as Textual's widgets write theirs: a message is an event,
+equal only to itself, and a dataclass would compile its methods at start-up for nothing.
+"""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -14,42 +16,54 @@ from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import OrderdashError
 
 
-@dataclass
 class TokenSubmitted(Message):
     """The user entered a valid order token."""
 
-    token: str
+    def __init__(self, token: str) -> None:
+        self.token = token
+        super().__init__()
 
 
-@dataclass
 class WatchMessage(Message):
     """Base of the watcher's reports, each about one watched order."""
 
-    token: str
+    def __init__(self, token: str) -> None:
+        self.token = token
+        super().__init__()
 
 
-@dataclass
 class OrderFetched(WatchMessage):
-    kind: Kind
-    fetched: Fetched
-    change: Change
+    """A read of `kind` succeeded: what it brought, and what changed since the last one."""
+
+    def __init__(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None:
+        self.kind = kind
+        self.fetched = fetched
+        self.change = change
+        super().__init__(token)
 
 
-@dataclass
 class FetchFailed(WatchMessage):
-    failure: Failure
+    """A read failed; the watcher tries again later."""
+
+    def __init__(self, token: str, failure: Failure) -> None:
+        self.failure = failure
+        super().__init__(token)
 
 
-@dataclass
 class WatchStatusChanged(WatchMessage):
-    status: dict[Kind, TrackStatus]
+    """The state of the order's requests, per kind, for the status line."""
+
+    def __init__(self, token: str, status: dict[Kind, TrackStatus]) -> None:
+        self.status = status
+        super().__init__(token)
 
 
-@dataclass
 class OrderChosen(Message):
     """The user picked an order in the watch list."""
 
-    token: str
+    def __init__(self, token: str) -> None:
+        self.token = token
+        super().__init__()
 
 
 class WatchReporter:
@@ -73,49 +87,59 @@ class WatchReporter:
         self._post(WatchStatusChanged(token, status))
 
 
-@dataclass
 class WatchListRead(Message):
     """The watch list file, read in a worker: at start (`initial`), or after another instance
     changed it."""
 
-    tokens: list[str]
-    warning: str | None
-    initial: bool
+    def __init__(self, tokens: list[str], warning: str | None, initial: bool) -> None:
+        self.tokens = tokens
+        self.warning = warning
+        self.initial = initial
+        super().__init__()
 
 
-@dataclass
 class WatchListSaved(Message):
     """This instance's changes merged into the file, by a worker: the list the file now holds,
     and what did not fit under the cap (`error` when the disk refused)."""
 
-    tokens: list[str]
-    refused: list[str]
-    warning: str | None
-    error: str | None = None
+    def __init__(
+        self,
+        tokens: list[str],
+        refused: list[str],
+        warning: str | None,
+        error: str | None = None,
+    ) -> None:
+        self.tokens = tokens
+        self.refused = refused
+        self.warning = warning
+        self.error = error
+        super().__init__()
 
 
-@dataclass
 class AccountBaseline(Message):
     """The account's first history read: the orders there at start."""
 
-    orders: list[AccountOrder]
+    def __init__(self, orders: list[AccountOrder]) -> None:
+        self.orders = orders
+        super().__init__()
 
 
-@dataclass
 class AccountNewOrder(Message):
     """An order the history lists for the first time since start."""
 
-    order: AccountOrder
+    def __init__(self, order: AccountOrder) -> None:
+        self.order = order
+        super().__init__()
 
 
-@dataclass
 class AccountFailed(Message):
     """Reading the account's history failed (once per failure streak)."""
 
-    error: OrderdashError
+    def __init__(self, error: OrderdashError) -> None:
+        self.error = error
+        super().__init__()
 
 
-@dataclass
 class AccountRecovered(Message):
     """The history reads again after a failure."""
 

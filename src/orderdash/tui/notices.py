@@ -16,8 +16,10 @@ MAX_HELD = 50
 MAX_REPLAYED = 5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Notice:
+    """One notification, as `App.notify` takes it."""
+
     message: str
     title: str
     severity: SeverityLevel

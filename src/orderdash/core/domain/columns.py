@@ -12,8 +12,10 @@ from dataclasses import dataclass
 KEEP = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ColumnSpec:
+    """One table column and how it gives way when the table is too narrow."""
+
     key: str
     label: str
     #: KEEP (never dropped), else the order of dropping: the highest goes first.

@@ -40,8 +40,10 @@ class Confidence(Enum):
     UNKNOWN = "unknown"  # nothing usable, or the values disagree
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Expiry:
+    """An order's deadline as far as it can be trusted, with the values it was read from."""
+
     deadline: float | None  # epoch seconds
     confidence: Confidence
     raw: str  # the server's values, always shown beside any interpretation

@@ -61,8 +61,10 @@ _CLOSED_BY_CODE = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class PaymentState:
+    """Where the payment of one order stands, with the server's figures that say so."""
+
     phase: Phase
     #: The server's status label, as sent (cleaned for display).
     label: str

@@ -25,7 +25,7 @@ UNIT_DECIMALS: dict[str, int] = {"btc": 8, "ltc": 8, "bch": 8, "doge": 8}
 UNIT_NAMES: dict[str, str] = {"btc": "satoshi", "bch": "satoshi"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Sendable:
     """An amount due as a wallet can send it."""
 

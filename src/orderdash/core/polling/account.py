@@ -20,8 +20,10 @@ from orderdash.core.service.errors import OrderdashError, RateLimited
 from orderdash.core.service.models import HistoryItem
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class AccountOrder:
+    """One order of the account's history: typed, and as it came."""
+
     item: HistoryItem
     #: The wire object as received (numbers with their digits).
     raw: dict[str, Any]

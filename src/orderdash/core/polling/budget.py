@@ -26,7 +26,7 @@ HOUR = 3600.0
 BURST_SHARE = 0.05
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BudgetUse:
     """What a budget has spent and what it expects to spend, for the budget view."""
 
@@ -40,8 +40,10 @@ class BudgetUse:
     held_for: float
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Budget:
+    """One endpoint's request limits, and the starts that count against them."""
+
     name: str
     per_minute: int
     per_hour: int

@@ -40,8 +40,10 @@ class Kind(Enum):
     RATES = "rates"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Track:
+    """One kind of request of one order: its pace, what is in flight, its failures."""
+
     interval: float
     enabled: bool
     next_due: float
@@ -53,8 +55,10 @@ class Track:
     last_attempt: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class TrackStatus:
+    """A track as the status line shows it."""
+
     enabled: bool
     in_flight: bool
     failures: int
@@ -64,8 +68,10 @@ class TrackStatus:
     budget_held: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class RefreshPolicy:
+    """When each kind of request of one order is due (see the module's docstring)."""
+
     poll_interval: float
     refresh_interval: float
     rates_enabled: bool

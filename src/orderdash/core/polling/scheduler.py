@@ -81,7 +81,7 @@ class Lane(Enum):
     RATE_ONCE = "one-off rate"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _DueIndex:
     """The due time of every waiting request, by lane: heaps with lazy deletion (an entry is
     live while it equals the order's current entry)."""
@@ -128,8 +128,10 @@ class _DueIndex:
         return list(found)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Watched:
+    """One order of the watch list as the scheduler sees it."""
+
     token: str
     policy: RefreshPolicy
     focused: bool = False
@@ -153,8 +155,10 @@ class Watched:
         return Priority.NORMAL
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Scheduler:
+    """The whole watch list's requests under both budgets (see the module's docstring)."""
+
     poll_interval: float
     refresh_interval: float
     rates_enabled: bool

@@ -76,8 +76,10 @@ def is_outage(error: OrderdashError) -> bool:
     return isinstance(error, ServiceError) and error.status >= 500
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Failure:
+    """A failed request: what was asked, why it failed, and when it is tried again."""
+
     kind: Kind
     error: OrderdashError
     retry_in: float
@@ -135,8 +137,10 @@ class WatchEvents(Protocol):
     def on_status(self, token: str, status: dict[Kind, TrackStatus]) -> None: ...
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Seen:
+    """What the last read of an order showed, for comparing the next one with it."""
+
     identity: Identity
     ids: set[int] = field(default_factory=set)
     status: str | None = None

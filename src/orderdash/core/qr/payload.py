@@ -43,8 +43,10 @@ BECH32_HRPS = {"bitcoin": ("bc", "tb", "bcrt"), "litecoin": ("ltc", "tltc", "rlt
 _BECH32_DATA = re.compile(r"[02-9ac-hj-np-z]{6,}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class QRPayload:
+    """What the QR shows for an order, and the words under it."""
+
     #: What the code holds: "address", "uri" (with the amount due when one is due), "server"
     #: (the service's image), or "none".
     kind: str

@@ -86,7 +86,7 @@ DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 MAX_RETRY_AFTER = 3600.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Fetched:
     """One successful read: the model, the wire `data` object as received, and when it arrived."""
 
@@ -110,7 +110,7 @@ HISTORY_PAGE_LIMIT = 100
 MAX_HISTORY_PAGES = 1000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class AccountOrders:
     """Every order of the account in the order the history pages listed them, page 0 first."""
 
@@ -189,7 +189,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Outcome:
     """One request as `_reported` logs it: when it started, the status once answered."""
 

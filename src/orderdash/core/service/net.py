@@ -7,8 +7,10 @@ import ipaddress
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Timeouts:
+    """Seconds allowed to one request."""
+
     connect: float = 5.0
     read: float = 10.0
     #: The whole call, connect to last byte: a slow-drip server is cut off here.

@@ -19,7 +19,7 @@ STATE_FILTERS: dict[str, frozenset[Phase] | None] = {
 }
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Entry:
     """What the list knows of one watched order."""
 

@@ -38,7 +38,7 @@ MAX_UNDO = 100
 RATE_PERIOD = 60.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Freshness:
     """How fresh the order on screen is. Replaced, never changed in place: a new value is what
     the status line is handed."""
@@ -83,8 +83,10 @@ class Freshness:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Alert:
+    """One line of the alerts log."""
+
     at: float  # wall time
     token: str
     company: str
@@ -103,7 +105,7 @@ def order_figures(order: Order) -> str:
     return f"{amount} {clean(order.status.code, limit=30)}, order id {order.id}, created {created}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Shown:
     """The order on screen as the panes and the point-of-sale screen show it."""
 

@@ -40,8 +40,10 @@ _TEMPORARY_PREFIX = ".watchlist-"
 _TEMPORARY_SUFFIX = ".tmp"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Parsed:
+    """Pasted text sorted out: new tokens, ones already listed, and what is not a token."""
+
     tokens: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     #: (the text given, why it is not a token)
@@ -76,7 +78,7 @@ def default_path() -> Path:
     return user_data_path("orderdash") / "watchlist.json"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Saved:
     """What a save left in the file: the merged list, and what did not fit under the cap."""
 

@@ -73,7 +73,7 @@ def caption_lines(text: str, width: int, max_lines: int = CAPTION_MAX_LINES) -> 
         shown = clean(shorten_middle(text, budget))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Layout:
     """What goes where in a content area of a given size."""
 

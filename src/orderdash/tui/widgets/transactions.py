@@ -127,7 +127,7 @@ def _column(getters: tuple[Callable[[Any], Any], ...], transactions: Sequence[An
     return list(values)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Snapshot:
     """What the rows of a list of transactions show, column by column, in the list's order."""
 
