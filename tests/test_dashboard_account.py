@@ -112,6 +112,22 @@ async def test_a_refused_log_in_is_one_banner_and_no_loop(server) -> None:
     assert requests(server, "history") == []
 
 
+async def test_without_the_access_token_a_new_charge_says_what_it_needs(server) -> None:
+    """Account mode is made when first needed without the access token (`_account_mode`):
+    `n` still says what a charge needs, and nothing is asked of the account."""
+    from orderdash.tui.account import NEEDS_CREDENTIALS
+
+    token = next(iter(open_tokens(server)))
+    app = make_app(make_settings(server.base_url, poll_interval=0.2), tokens=(token,))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        assert app._account is None
+        await pilot.press("n")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [NEEDS_CREDENTIALS]
+    assert requests(server, "login") == [] and requests(server, "history") == []
+
+
 async def test_log_in_and_history_wait_for_the_first_paint(server) -> None:
     """Start-up is not slower with the access token: until the first paint no log-in may go
     (the client's gate is shut) and no history read is started; both follow it."""

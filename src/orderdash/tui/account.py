@@ -15,8 +15,8 @@ from orderdash.core.domain.display import fiat_text
 from orderdash.core.polling.account import AccountFeed
 from orderdash.core.polling.watcher import Change
 from orderdash.core.safetext import clean
+from orderdash.core.service.account_models import HistoryItem
 from orderdash.core.service.errors import AuthError
-from orderdash.core.service.models import HistoryItem
 from orderdash.tui.messages import (
     AccountBaseline,
     AccountFailed,

@@ -35,13 +35,8 @@ from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import Alert, DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
-from orderdash.tui.account import AccountMode
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.messages import (
-    AccountBaseline,
-    AccountFailed,
-    AccountNewOrder,
-    AccountRecovered,
     WatchListRead,
     WatchListSaved,
     WatchReporter,
@@ -53,6 +48,13 @@ from orderdash.tui.watch_list_file import WatchListSync
 
 if TYPE_CHECKING:
     from orderdash.core.customer.channel import Publisher
+    from orderdash.tui.account import AccountMode
+    from orderdash.tui.messages import (
+        AccountBaseline,
+        AccountFailed,
+        AccountNewOrder,
+        AccountRecovered,
+    )
 
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
@@ -117,8 +119,13 @@ class OrderDashApp(App[None]):
         self._told_no_bearer = False
         self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
         self._file = WatchListSync(self, state, started=self._start, adopt=self._adopt)
-        #: Account mode (the access token): the watch list fills itself; `n` charges.
-        self._account = AccountMode(self, enabled=account)
+        #: Account mode (the access token): the watch list fills itself; `n` charges. Made
+        #: when first needed (`_account_mode`): at once with the access token (a refused
+        #: log-in is told on the banner), else only if `n` is pressed.
+        self._account: AccountMode | None = None
+        self._account_on = account
+        if account or settings.access_token is not None:
+            self._account_mode()
         # a log-in waits for the first paint: it must not make the start-up slower
         client.login_after = asyncio.Event()
         #: The order the start-up opens (asked for before any screen composes), and the hold on
@@ -200,7 +207,8 @@ class OrderDashApp(App[None]):
         compat.css_cache.save_in_background()  # parsed at this start: read back at the next
         if self.client.login_after is not None:
             self.client.login_after.set()
-        self._account.start()
+        if self._account is not None:
+            self._account.start()
 
     def on_watch_status_changed(self, message: WatchStatusChanged) -> None:
         # bubbled up after the dashboard handled the read's report (the order, or why not, is
@@ -304,22 +312,31 @@ class OrderDashApp(App[None]):
 
     def on_account_baseline(self, message: AccountBaseline) -> None:
         if self.is_running:
-            self._account.baseline(message)
+            self._account_mode().baseline(message)
 
     def on_account_new_order(self, message: AccountNewOrder) -> None:
         if self.is_running:
-            self._account.new_order(message)
+            self._account_mode().new_order(message)
 
     def on_account_failed(self, message: AccountFailed) -> None:
         if self.is_running:
-            self._account.failed(message)
+            self._account_mode().failed(message)
 
     def on_account_recovered(self, _: AccountRecovered) -> None:
         if self.is_running:
-            self._account.recovered()
+            self._account_mode().recovered()
 
     def action_new_charge(self) -> None:
-        self._account.new_charge()
+        self._account_mode().new_charge()
+
+    def _account_mode(self) -> AccountMode:
+        """Account mode, made on first use: a start without the access token does without
+        it, its history feed and the account's models (`tui/account.py`)."""
+        if self._account is None:
+            from orderdash.tui.account import AccountMode
+
+            self._account = AccountMode(self, enabled=self._account_on)
+        return self._account
 
     # -- the watch list ---------------------------------------------------------------------------
 

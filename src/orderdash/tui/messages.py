@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from orderdash.core.polling.account import AccountOrder
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import OrderdashError
+
+if TYPE_CHECKING:
+    # only account mode (tui/account.py) loads the account's feed
+    from orderdash.core.polling.account import AccountOrder
 
 
 @dataclass

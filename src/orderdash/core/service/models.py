@@ -1,4 +1,5 @@
-"""Typed models of the order API (order-api.md section 2), open to what the spec does not show.
+"""Typed models of the order API (order-api.md section 2), open to what the spec does not show
+(the account's, read only in account mode and by its commands: `account_models.py`).
 
 Attributes are snake_case; the wire names are aliases. Money is `Decimal` with every digit the
 server sent: bodies must be parsed with `jsontext.loads` (floats never appear), and the `Money`
@@ -206,61 +207,3 @@ class RatesEnvelope(WireModel):
     data: Order | None = None
     #: Text, or an object of field -> text as in the service's error examples.
     message: JsonAny = None
-
-
-class CoinChoice(WireModel):
-    """One of the coins an order without a coin offers (the UI's get order)."""
-
-    id: WireInt | None = None
-    name: str | None = None
-    code: str
-    basename: str | None = None
-
-
-class CreatedOrder(BaseModel):
-    """Generate Order's answer object (`data`, or `message` in the second published form)."""
-
-    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)
-
-    id: WireInt | None = None
-    payment_url: str | None = None
-    token: str
-
-
-class LoginEnvelope(WireModel):
-    """Log in (account-api.md): `{success, data: "<bearer JWT>", message}`."""
-
-    success: WireBool
-    data: str | None = None
-    message: JsonAny = None
-
-
-class HistoryItem(WireModel):
-    """One order of Get Order History. `amount` is the fiat amount, as decimal text."""
-
-    id: WireInt
-    token: str
-    created_at_ms: WireInt = Field(alias="createdAtMiliseconds")
-    amount: Money
-    status: Status
-    currency: Currency
-
-
-class HistoryMeta(WireModel):
-    total_count: WireInt | None = None
-    pages_count: WireInt | None = None
-    current_page: WireInt | None = None
-    #: Required, null on the last page: the only thing paging follows.
-    next_page: WireInt | None
-
-
-class HistoryPage(WireModel):
-    items: tuple[HistoryItem, ...]
-    meta: HistoryMeta
-
-
-class HistoryEnvelope(WireModel):
-    """Get Order History: `{statusCode, data: {items, meta}}`."""
-
-    status_code: WireInt | None = None
-    data: HistoryPage
