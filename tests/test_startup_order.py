@@ -139,6 +139,7 @@ LOADED_LATER = (
     "orderdash.tui.account",
     "orderdash.core.polling.account",
     "orderdash.core.service.account_models",
+    "_strptime",  # (the order's times are read without it)
 )
 
 

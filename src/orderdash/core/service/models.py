@@ -10,6 +10,7 @@ evaluate every field's annotation string again as each model class is made (~1.5
 start, `orderdash get`'s included); evaluated by Python as the class body runs, they are ready.
 """
 
+import re
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
@@ -108,6 +109,27 @@ class WireModel(BaseModel):
     )
 
 
+#: What `datetime.strptime(text, "%Y-%m-%d %H:%M")` accepts, as CPython's `_strptime` builds it
+#: (unpadded fields, any run of whitespace): the same times parse without loading `_strptime`
+#: and its locale tables, ~1.5 ms of the start-up's first order.
+_SERVER_TIME = re.compile(
+    r"(?P<Y>\d\d\d\d)-(?P<m>1[0-2]|0[1-9]|[1-9])-(?P<d>3[0-1]|[1-2]\d|0[1-9]|[1-9]| [1-9])"
+    r"\s+(?P<H>2[0-3]|[0-1]\d|\d):(?P<M>[0-5]\d|\d)",
+    re.IGNORECASE,
+)
+
+
+def parse_server_time(text: str) -> datetime | None:
+    """`YYYY-MM-DD HH:MM` as `strptime` reads it, or None where it would raise."""
+    found = _SERVER_TIME.fullmatch(text)
+    if found is None:
+        return None
+    try:
+        return datetime(*(int(found[name]) for name in ("Y", "m", "d", "H", "M")))
+    except ValueError:  # no such day (February 30th, year 0)
+        return None
+
+
 class ServerTime(BaseModel):
     """A `YYYY-MM-DD HH:MM` time as sent: the raw text always, the parsed value when it parses."""
 
@@ -120,11 +142,7 @@ class ServerTime(BaseModel):
     @classmethod
     def _from_text(cls, data: Any) -> Any:
         if isinstance(data, str):
-            try:
-                parsed: datetime | None = datetime.strptime(data, "%Y-%m-%d %H:%M")
-            except ValueError:
-                parsed = None
-            return {"raw": data, "value": parsed}
+            return {"raw": data, "value": parse_server_time(data)}
         return data
 
 
