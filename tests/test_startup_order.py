@@ -125,7 +125,8 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
 #: What the dashboard's first paint does without, loaded when first needed: the async
 #: transport's backend, the customer's face and the channel file's model, the help and alerts
 #: screens, the desktop's clipboard and browser, account mode (without the access token: its
-#: feed, its models); and never: pydantic's plugin finder's `importlib.metadata` (no plugins).
+#: feed, its models), the notices held from the customer; and never: pydantic's plugin
+#: finder's `importlib.metadata` (no plugins).
 LOADED_LATER = (
     "anyio._backends._asyncio",
     "importlib.metadata",
@@ -140,6 +141,7 @@ LOADED_LATER = (
     "orderdash.core.polling.account",
     "orderdash.core.service.account_models",
     "_strptime",  # (the order's times are read without it)
+    "orderdash.tui.notices",  # (with the first notice)
 )
 
 

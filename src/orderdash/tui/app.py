@@ -42,7 +42,6 @@ from orderdash.tui.messages import (
     WatchReporter,
     WatchStatusChanged,
 )
-from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.watch_list_file import WatchListSync
 
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
         AccountNewOrder,
         AccountRecovered,
     )
+    from orderdash.tui.notices import HeldNotices, Notice
 
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
@@ -117,7 +117,8 @@ class OrderDashApp(App[None]):
         self._notices = list(notices)
         self._pos: Screen[None] | None = None
         self._told_no_bearer = False
-        self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
+        #: Made with the first notice (`_held`): a start that tells nothing does without it.
+        self._notices_held: HeldNotices | None = None
         self._file = WatchListSync(self, state, started=self._start, adopt=self._adopt)
         #: Account mode (the access token): the watch list fills itself; `n` charges. Made
         #: when first needed (`_account_mode`): at once with the access token (a refused
@@ -241,7 +242,7 @@ class OrderDashApp(App[None]):
     @property
     def customer_facing(self) -> bool:
         """A screen turned to the customer (the point of sale) is up."""
-        return self._notices_held.customer_facing
+        return self._notices_held is not None and self._notices_held.customer_facing
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # hidden from the customer's footer, and the keys do nothing there (Esc first)
@@ -258,7 +259,17 @@ class OrderDashApp(App[None]):
     ) -> None:
         """Textual's notify, except that while the customer's screen is up the notification
         is held for the operator (`tui/notices.py`)."""
-        self._notices_held.notify(Notice(message, title, severity, timeout, markup))
+        from orderdash.tui.notices import Notice
+
+        self._held().notify(Notice(message, title, severity, timeout, markup))
+
+    def _held(self) -> HeldNotices:
+        """The notices held from the customer's eyes (`tui/notices.py`), made on first use."""
+        if self._notices_held is None:
+            from orderdash.tui.notices import HeldNotices
+
+            self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
+        return self._notices_held
 
     def _show_notice(self, notice: Notice) -> None:
         super().notify(
@@ -507,14 +518,14 @@ class OrderDashApp(App[None]):
         )
         self.push_screen(self._pos, callback=self._pos_closed)
         self.watcher.point_of_sale(True)
-        self._notices_held.customer_screen_up()
+        self._held().customer_screen_up()
         # after the toasts already posted (Textual adds a notification by a message)
         self.call_later(self.clear_notifications)
 
     def _pos_closed(self, _: None) -> None:
         self._pos = None
         self.watcher.point_of_sale(False)
-        self._notices_held.customer_screen_down()
+        self._held().customer_screen_down()
 
     # -- the customer display (`orderdash display`, another process, on the local channel) ---
 
