@@ -167,6 +167,14 @@ def test_the_first_paint_waits_for_no_rate_call_and_loads_only_what_it_shows(
         "    if not seen:\n"
         f"        seen['loaded'] = [m for m in {LOADED_LATER!r} if m in sys.modules]\n"
         "        seen['order'] = app.state.order is not None\n"
+        "        from textual.message import Message\n"
+        "        kinds, defined = [Message], []\n"
+        "        while kinds:\n"
+        "            kind = kinds.pop()\n"
+        "            kinds += kind.__subclasses__()\n"
+        "            if kind.__module__.startswith('orderdash.'):\n"
+        "                defined.append(kind.__name__)\n"
+        "        seen['account_messages'] = [n for n in defined if n.startswith('Account')]\n"
         "    paint()\n"
         "app._paint = recording\n"
         "rate_before_paint = []\n"
@@ -187,6 +195,7 @@ def test_the_first_paint_waits_for_no_rate_call_and_loads_only_what_it_shows(
     seen = json.loads(result.stdout)
     assert seen["order"] is True
     assert seen["loaded"] == []
+    assert seen["account_messages"] == []  # account mode's messages are its module's
     assert seen["rate_before_paint"] is False  # the rate call came after the first paint
 
 

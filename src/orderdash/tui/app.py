@@ -47,10 +47,10 @@ from orderdash.tui.watch_list_file import WatchListSync
 
 if TYPE_CHECKING:
     from orderdash.core.customer.channel import Publisher
-    from orderdash.tui.account import AccountMode
-    from orderdash.tui.messages import (
+    from orderdash.tui.account import (
         AccountBaseline,
         AccountFailed,
+        AccountMode,
         AccountNewOrder,
         AccountRecovered,
     )

@@ -1,9 +1,10 @@
-"""Messages that travel up from workers and widgets to the screen that owns the data."""
+"""Messages that travel up from workers and widgets to the screen that owns the data (account
+mode's, from its history feed to the app, are in `tui/account.py`: only account mode loads
+them)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -11,11 +12,6 @@ from textual.message_pump import MessagePump
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure
 from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import OrderdashError
-
-if TYPE_CHECKING:
-    # only account mode (tui/account.py) loads the account's feed
-    from orderdash.core.polling.account import AccountOrder
 
 
 @dataclass
@@ -96,48 +92,3 @@ class WatchListSaved(Message):
     refused: list[str]
     warning: str | None
     error: str | None = None
-
-
-@dataclass
-class AccountBaseline(Message):
-    """The account's first history read: the orders there at start."""
-
-    orders: list[AccountOrder]
-
-
-@dataclass
-class AccountNewOrder(Message):
-    """An order the history lists for the first time since start."""
-
-    order: AccountOrder
-
-
-@dataclass
-class AccountFailed(Message):
-    """Reading the account's history failed (once per failure streak)."""
-
-    error: OrderdashError
-
-
-@dataclass
-class AccountRecovered(Message):
-    """The history reads again after a failure."""
-
-
-class AccountReporter:
-    """Turns the account feed's callbacks into messages to `target` (the app)."""
-
-    def __init__(self, target: MessagePump) -> None:
-        self.target = target
-
-    def on_baseline(self, orders: list[AccountOrder]) -> None:
-        self.target.post_message(AccountBaseline(orders))
-
-    def on_new_order(self, order: AccountOrder) -> None:
-        self.target.post_message(AccountNewOrder(order))
-
-    def on_account_failure(self, error: OrderdashError) -> None:
-        self.target.post_message(AccountFailed(error))
-
-    def on_account_recovered(self) -> None:
-        self.target.post_message(AccountRecovered())
