@@ -100,8 +100,11 @@ async def test_a_refused_log_in_is_one_banner_and_no_loop(server) -> None:
     token = next(iter(open_tokens(server)))
     app = account_app(server, access="not-the-access-token", tokens=(token,), refresh_interval=0.3)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
+        # mounted with the first problem, over the token bar
+        await wait_until(pilot, lambda: bool(app.dashboard.query(AccountBanner)))
         banner = app.dashboard.query_one(AccountBanner)
-        await wait_until(pilot, lambda: banner.display)
+        names = [type(child).__name__ for child in app.dashboard.children]
+        assert banner.display and "TitleHeader,AccountBanner,TokenBar" in ",".join(names)
         text = screen_text(app)
         assert "Log-in refused" in text and "not-the-access-token" not in text
         assert len([line for line in text.splitlines() if "Log-in refused" in line]) == 1

@@ -142,6 +142,7 @@ LOADED_LATER = (
     "orderdash.core.service.account_models",
     "_strptime",  # (the order's times are read without it)
     "orderdash.tui.notices",  # (with the first notice)
+    "orderdash.tui.widgets.account_banner",  # (with the account's first problem)
 )
 
 
