@@ -143,6 +143,7 @@ LOADED_LATER = (
     "_strptime",  # (the order's times are read without it)
     "orderdash.tui.notices",  # (with the first notice)
     "orderdash.tui.widgets.account_banner",  # (with the account's first problem)
+    "orderdash.core.customer.reading",  # (the display's end of the channel)
 )
 
 
