@@ -144,6 +144,7 @@ LOADED_LATER = (
     "orderdash.tui.notices",  # (with the first notice)
     "orderdash.tui.widgets.account_banner",  # (with the account's first problem)
     "orderdash.core.customer.reading",  # (the display's end of the channel)
+    "orderdash.core.qr.image",  # (the server's QR image: only with qr_content = "server")
 )
 
 
