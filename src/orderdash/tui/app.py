@@ -32,7 +32,7 @@ from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.models import Transaction
-from orderdash.core.watching.state import Alert, DashboardState, Shown
+from orderdash.core.watching.state import DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
 from orderdash.tui.compat.held_render import HeldRenderScreen
@@ -47,6 +47,7 @@ from orderdash.tui.watch_list_file import WatchListSync
 
 if TYPE_CHECKING:
     from orderdash.core.customer.channel import Publisher
+    from orderdash.core.watching.alert import Alert
     from orderdash.tui.account import (
         AccountBaseline,
         AccountFailed,
