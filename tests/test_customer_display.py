@@ -19,11 +19,10 @@ from orderdash.core.customer.channel import (
     STALE_AFTER,
     ChannelError,
     Publisher,
-    Reader,
     channel_path,
-    parse,
 )
 from orderdash.core.customer.face import CustomerFace
+from orderdash.core.customer.reading import Reader, parse
 from orderdash.core.runtime.config import load_settings
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app

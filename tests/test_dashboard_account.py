@@ -100,8 +100,11 @@ async def test_a_refused_log_in_is_one_banner_and_no_loop(server) -> None:
     token = next(iter(open_tokens(server)))
     app = account_app(server, access="not-the-access-token", tokens=(token,), refresh_interval=0.3)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
+        # mounted with the first problem, over the token bar
+        await wait_until(pilot, lambda: bool(app.dashboard.query(AccountBanner)))
         banner = app.dashboard.query_one(AccountBanner)
-        await wait_until(pilot, lambda: banner.display)
+        names = [type(child).__name__ for child in app.dashboard.children]
+        assert banner.display and "TitleHeader,AccountBanner,TokenBar" in ",".join(names)
         text = screen_text(app)
         assert "Log-in refused" in text and "not-the-access-token" not in text
         assert len([line for line in text.splitlines() if "Log-in refused" in line]) == 1
@@ -110,6 +113,22 @@ async def test_a_refused_log_in_is_one_banner_and_no_loop(server) -> None:
         assert app.state.order is not None and app.state.order.token == token
     assert len(requests(server, "login")) == 1
     assert requests(server, "history") == []
+
+
+async def test_without_the_access_token_a_new_charge_says_what_it_needs(server) -> None:
+    """Account mode is made when first needed without the access token (`_account_mode`):
+    `n` still says what a charge needs, and nothing is asked of the account."""
+    from orderdash.tui.account import NEEDS_CREDENTIALS
+
+    token = next(iter(open_tokens(server)))
+    app = make_app(make_settings(server.base_url, poll_interval=0.2), tokens=(token,))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        assert app._account is None
+        await pilot.press("n")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [NEEDS_CREDENTIALS]
+    assert requests(server, "login") == [] and requests(server, "history") == []
 
 
 async def test_log_in_and_history_wait_for_the_first_paint(server) -> None:

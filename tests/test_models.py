@@ -7,10 +7,18 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from orderdash.core.service import jsontext
-from orderdash.core.service.models import Order, OrderEnvelope, RatesEnvelope, parse_server_time
+from orderdash.core.service.models import (
+    Order,
+    OrderEnvelope,
+    RatesEnvelope,
+    ServerTime,
+    parse_server_time,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -117,11 +125,7 @@ def test_due_date_is_any_json_value(due: object) -> None:
 def test_server_times_read_as_strptime_reads_them(text: str) -> None:
     """The service's `YYYY-MM-DD HH:MM` is read without `_strptime` (its import builds its
     patterns from the locale, ~2 ms of the first read) and exactly as it reads it."""
-    try:
-        expected: datetime | None = datetime.strptime(text, "%Y-%m-%d %H:%M")
-    except ValueError:
-        expected = None
-    assert parse_server_time(text) == expected
+    assert parse_server_time(text) == strptime_or_none(text)
 
 
 def test_unparseable_created_at_keeps_raw_text() -> None:
@@ -130,6 +134,40 @@ def test_unparseable_created_at_keeps_raw_text() -> None:
     order = Order.model_validate(data)
     assert order.created_at.raw == "yesterday-ish"
     assert order.created_at.value is None
+
+
+def strptime_or_none(text: str) -> datetime | None:
+    try:
+        return datetime.strptime(text, "%Y-%m-%d %H:%M")
+    except ValueError:
+        return None
+
+
+#: Server times and near misses: digits (other scripts' too), separators, whitespace.
+TIME_TEXT = st.one_of(
+    st.builds(
+        "{}-{}-{}{}{}:{}".format,
+        st.sampled_from(["2024", "2028", "1999", "0000"]) | st.integers(0, 10000).map(str),
+        st.integers(0, 13).map(lambda n: f"{n:02d}" if n % 2 else str(n)),
+        st.sampled_from(["0", "1", "9", "01", "09", "10", "28", "29", "30", "31", "32", " 5"]),
+        st.sampled_from([" ", "  ", "\t", "T", "", "\u2003"]),
+        st.sampled_from(["0", "00", "9", "09", "19", "20", "23", "24", "123"]),
+        st.sampled_from(["0", "00", "5", "59", "60", "07x", "7 ", "\u0667"]),
+    ),
+    st.text(alphabet="0123456789-: \t\u0661\uff15T", max_size=20),
+)
+
+
+@given(TIME_TEXT)
+@example("2024-02-29 23:59")
+@example("2023-02-29 12:00")
+@example("\u0662\u0660\u0662\u0664-01-02 03:04")
+def test_a_server_time_parses_exactly_as_strptime_would(text: str) -> None:
+    """`ServerTime` reads `YYYY-MM-DD HH:MM` with its own pattern (no `_strptime` at start-up):
+    what parses, and to what, is `datetime.strptime`'s answer."""
+    parsed = ServerTime.model_validate(text)
+    assert parsed.raw == text
+    assert parsed.value == strptime_or_none(text)
 
 
 @pytest.mark.parametrize(

@@ -5,24 +5,23 @@ The account's history is read in a worker after the first paint (`AccountFeed`, 
 `account_interval`, through the private budget); its open orders join the watch list, not the
 watch list file. A later order joins with an alert. A refused log-in is one banner line (the
 client sends no log-in again). The feed posts its reports to the app, which hands them here.
+Those messages are this module's, not `messages.py`'s: a start without account mode does not
+define them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual.message import Message
+from textual.message_pump import MessagePump
+
 from orderdash.core.domain.display import fiat_text
-from orderdash.core.polling.account import AccountFeed
+from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.watcher import Change
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import AuthError
-from orderdash.core.service.models import HistoryItem
-from orderdash.tui.messages import (
-    AccountBaseline,
-    AccountFailed,
-    AccountNewOrder,
-    AccountReporter,
-)
+from orderdash.core.service.account_models import HistoryItem
+from orderdash.core.service.errors import AuthError, OrderdashError
 
 if TYPE_CHECKING:
     from orderdash.tui.screens.charge import ChargeMade
@@ -31,6 +30,53 @@ NEEDS_CREDENTIALS = (
     "A new charge needs the access token and the customer id (access_token_file, "
     "customer_id): both are in the service's cabinet."
 )
+
+
+class AccountBaseline(Message):
+    """The account's first history read: the orders there at start."""
+
+    def __init__(self, orders: list[AccountOrder]) -> None:
+        self.orders = orders
+        super().__init__()
+
+
+class AccountNewOrder(Message):
+    """An order the history lists for the first time since start."""
+
+    def __init__(self, order: AccountOrder) -> None:
+        self.order = order
+        super().__init__()
+
+
+class AccountFailed(Message):
+    """Reading the account's history failed (once per failure streak)."""
+
+    def __init__(self, error: OrderdashError) -> None:
+        self.error = error
+        super().__init__()
+
+
+class AccountRecovered(Message):
+    """The history reads again after a failure."""
+
+
+class AccountReporter:
+    """Turns the account feed's callbacks into messages to `target` (the app)."""
+
+    def __init__(self, target: MessagePump) -> None:
+        self.target = target
+
+    def on_baseline(self, orders: list[AccountOrder]) -> None:
+        self.target.post_message(AccountBaseline(orders))
+
+    def on_new_order(self, order: AccountOrder) -> None:
+        self.target.post_message(AccountNewOrder(order))
+
+    def on_account_failure(self, error: OrderdashError) -> None:
+        self.target.post_message(AccountFailed(error))
+
+    def on_account_recovered(self) -> None:
+        self.target.post_message(AccountRecovered())
 
 
 class AccountMode:

@@ -32,27 +32,30 @@ from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.models import Transaction
-from orderdash.core.watching.state import Alert, DashboardState, Shown
+from orderdash.core.watching.state import DashboardState, Shown
 from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
 from orderdash.tui import compat
-from orderdash.tui.account import AccountMode
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.messages import (
-    AccountBaseline,
-    AccountFailed,
-    AccountNewOrder,
-    AccountRecovered,
     WatchListRead,
     WatchListSaved,
     WatchReporter,
     WatchStatusChanged,
 )
-from orderdash.tui.notices import HeldNotices, Notice
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.watch_list_file import WatchListSync
 
 if TYPE_CHECKING:
     from orderdash.core.customer.channel import Publisher
+    from orderdash.core.watching.alert import Alert
+    from orderdash.tui.account import (
+        AccountBaseline,
+        AccountFailed,
+        AccountMode,
+        AccountNewOrder,
+        AccountRecovered,
+    )
+    from orderdash.tui.notices import HeldNotices, Notice
 
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
@@ -115,10 +118,16 @@ class OrderDashApp(App[None]):
         self._notices = list(notices)
         self._pos: Screen[None] | None = None
         self._told_no_bearer = False
-        self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
+        #: Made with the first notice (`_held`): a start that tells nothing does without it.
+        self._notices_held: HeldNotices | None = None
         self._file = WatchListSync(self, state, started=self._start, adopt=self._adopt)
-        #: Account mode (the access token): the watch list fills itself; `n` charges.
-        self._account = AccountMode(self, enabled=account)
+        #: Account mode (the access token): the watch list fills itself; `n` charges. Made
+        #: when first needed (`_account_mode`): at once with the access token (a refused
+        #: log-in is told on the banner), else only if `n` is pressed.
+        self._account: AccountMode | None = None
+        self._account_on = account
+        if account or settings.access_token is not None:
+            self._account_mode()
         # a log-in waits for the first paint: it must not make the start-up slower
         client.login_after = asyncio.Event()
         #: The order the start-up opens (asked for before any screen composes), and the hold on
@@ -200,7 +209,8 @@ class OrderDashApp(App[None]):
         compat.css_cache.save_in_background()  # parsed at this start: read back at the next
         if self.client.login_after is not None:
             self.client.login_after.set()
-        self._account.start()
+        if self._account is not None:
+            self._account.start()
 
     def on_watch_status_changed(self, message: WatchStatusChanged) -> None:
         # bubbled up after the dashboard handled the read's report (the order, or why not, is
@@ -233,7 +243,7 @@ class OrderDashApp(App[None]):
     @property
     def customer_facing(self) -> bool:
         """A screen turned to the customer (the point of sale) is up."""
-        return self._notices_held.customer_facing
+        return self._notices_held is not None and self._notices_held.customer_facing
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # hidden from the customer's footer, and the keys do nothing there (Esc first)
@@ -250,7 +260,17 @@ class OrderDashApp(App[None]):
     ) -> None:
         """Textual's notify, except that while the customer's screen is up the notification
         is held for the operator (`tui/notices.py`)."""
-        self._notices_held.notify(Notice(message, title, severity, timeout, markup))
+        from orderdash.tui.notices import Notice
+
+        self._held().notify(Notice(message, title, severity, timeout, markup))
+
+    def _held(self) -> HeldNotices:
+        """The notices held from the customer's eyes (`tui/notices.py`), made on first use."""
+        if self._notices_held is None:
+            from orderdash.tui.notices import HeldNotices
+
+            self._notices_held = HeldNotices(self._show_notice, self.NOTIFICATION_TIMEOUT)
+        return self._notices_held
 
     def _show_notice(self, notice: Notice) -> None:
         super().notify(
@@ -304,22 +324,31 @@ class OrderDashApp(App[None]):
 
     def on_account_baseline(self, message: AccountBaseline) -> None:
         if self.is_running:
-            self._account.baseline(message)
+            self._account_mode().baseline(message)
 
     def on_account_new_order(self, message: AccountNewOrder) -> None:
         if self.is_running:
-            self._account.new_order(message)
+            self._account_mode().new_order(message)
 
     def on_account_failed(self, message: AccountFailed) -> None:
         if self.is_running:
-            self._account.failed(message)
+            self._account_mode().failed(message)
 
     def on_account_recovered(self, _: AccountRecovered) -> None:
         if self.is_running:
-            self._account.recovered()
+            self._account_mode().recovered()
 
     def action_new_charge(self) -> None:
-        self._account.new_charge()
+        self._account_mode().new_charge()
+
+    def _account_mode(self) -> AccountMode:
+        """Account mode, made on first use: a start without the access token does without
+        it, its history feed and the account's models (`tui/account.py`)."""
+        if self._account is None:
+            from orderdash.tui.account import AccountMode
+
+            self._account = AccountMode(self, enabled=self._account_on)
+        return self._account
 
     # -- the watch list ---------------------------------------------------------------------------
 
@@ -490,14 +519,14 @@ class OrderDashApp(App[None]):
         )
         self.push_screen(self._pos, callback=self._pos_closed)
         self.watcher.point_of_sale(True)
-        self._notices_held.customer_screen_up()
+        self._held().customer_screen_up()
         # after the toasts already posted (Textual adds a notification by a message)
         self.call_later(self.clear_notifications)
 
     def _pos_closed(self, _: None) -> None:
         self._pos = None
         self.watcher.point_of_sale(False)
-        self._notices_held.customer_screen_down()
+        self._held().customer_screen_down()
 
     # -- the customer display (`orderdash display`, another process, on the local channel) ---
 

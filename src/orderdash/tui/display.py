@@ -21,8 +21,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from orderdash.core.customer.catalogue import catalogue
-from orderdash.core.customer.channel import Reader, Reading
 from orderdash.core.customer.face import CustomerFace
+from orderdash.core.customer.reading import Reader, Reading
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.customer import CustomerPanel
 

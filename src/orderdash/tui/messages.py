@@ -1,4 +1,6 @@
-"""Messages that travel up from workers and widgets to the screen that owns the data.
+"""Messages that travel up from workers and widgets to the screen that owns the data (account
+mode's, from its history feed to the app, are in `tui/account.py`: only account mode loads
+them).
 
 Plain classes with their own `__init__`, as Textual's widgets write theirs: a message is an event,
 equal only to itself, and a dataclass would compile its methods at start-up for nothing.
@@ -9,11 +11,9 @@ from __future__ import annotations
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from orderdash.core.polling.account import AccountOrder
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure
 from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import OrderdashError
 
 
 class TokenSubmitted(Message):
@@ -114,50 +114,3 @@ class WatchListSaved(Message):
         self.warning = warning
         self.error = error
         super().__init__()
-
-
-class AccountBaseline(Message):
-    """The account's first history read: the orders there at start."""
-
-    def __init__(self, orders: list[AccountOrder]) -> None:
-        self.orders = orders
-        super().__init__()
-
-
-class AccountNewOrder(Message):
-    """An order the history lists for the first time since start."""
-
-    def __init__(self, order: AccountOrder) -> None:
-        self.order = order
-        super().__init__()
-
-
-class AccountFailed(Message):
-    """Reading the account's history failed (once per failure streak)."""
-
-    def __init__(self, error: OrderdashError) -> None:
-        self.error = error
-        super().__init__()
-
-
-class AccountRecovered(Message):
-    """The history reads again after a failure."""
-
-
-class AccountReporter:
-    """Turns the account feed's callbacks into messages to `target` (the app)."""
-
-    def __init__(self, target: MessagePump) -> None:
-        self.target = target
-
-    def on_baseline(self, orders: list[AccountOrder]) -> None:
-        self.target.post_message(AccountBaseline(orders))
-
-    def on_new_order(self, order: AccountOrder) -> None:
-        self.target.post_message(AccountNewOrder(order))
-
-    def on_account_failure(self, error: OrderdashError) -> None:
-        self.target.post_message(AccountFailed(error))
-
-    def on_account_recovered(self) -> None:
-        self.target.post_message(AccountRecovered())

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from orderdash.core.domain.status import is_open
+from orderdash.core.service.account_models import HistoryItem
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.errors import OrderdashError, RateLimited
-from orderdash.core.service.models import HistoryItem
 
 
 @dataclass(frozen=True, eq=False, repr=False)

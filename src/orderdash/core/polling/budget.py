@@ -19,25 +19,15 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from orderdash.core.polling.budget_use import BudgetUse
 
 MINUTE = 60.0
 HOUR = 3600.0
 #: Share of the hourly budget that may go in a burst (the rest is paced evenly).
 BURST_SHARE = 0.05
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class BudgetUse:
-    """What a budget has spent and what it expects to spend, for the budget view."""
-
-    name: str
-    per_minute: int
-    per_hour: int
-    last_minute: int
-    last_hour: int
-    #: Requests the current plan makes in the next hour (never over `per_hour`).
-    projected_hour: int
-    held_for: float
 
 
 @dataclass(eq=False, repr=False)
@@ -114,6 +104,8 @@ class Budget:
         self.hold_until = max(self.hold_until, until)
 
     def use(self, now: float, planned_per_minute: float) -> BudgetUse:
+        from orderdash.core.polling.budget_use import BudgetUse
+
         return BudgetUse(
             name=self.name,
             per_minute=self.per_minute,

@@ -27,9 +27,13 @@ import heapq
 import random
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
+from typing import TYPE_CHECKING
 
-from orderdash.core.polling.budget import Budget, BudgetUse
+from orderdash.core.polling.budget import Budget
 from orderdash.core.polling.refresh import Kind, RefreshPolicy, TrackStatus
+
+if TYPE_CHECKING:
+    from orderdash.core.polling.budget_use import BudgetUse
 
 WINDOW = 60.0
 #: A 429 without Retry-After holds its budget this long (the per-minute window).

@@ -15,10 +15,9 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from orderdash.core.domain.status import Tone, state_key, tone_of
-from orderdash.core.polling.budget import BudgetUse
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD, RATE_ONCE_RESERVE, Scheduler
 from orderdash.core.service.client import Fetched, OrderClient
@@ -34,6 +33,9 @@ from orderdash.core.service.errors import (
     Timeout,
 )
 from orderdash.core.service.models import Order
+
+if TYPE_CHECKING:
+    from orderdash.core.polling.budget_use import BudgetUse
 
 log = logging.getLogger(__name__)
 

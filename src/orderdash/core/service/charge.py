@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from orderdash.core.safetext import clean
+from orderdash.core.service.account_models import CoinChoice
 from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.core.service.errors import (
     NetworkError,
@@ -22,7 +23,6 @@ from orderdash.core.service.errors import (
     ServiceError,
     UsageError,
 )
-from orderdash.core.service.models import CoinChoice
 
 #: Tries of one charge's creation (the first and two retries), and the pause before each retry.
 CREATE_ATTEMPTS = 3

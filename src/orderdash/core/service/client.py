@@ -55,18 +55,7 @@ from orderdash.core.service.errors import (
     Timeout,
     UnexpectedRedirect,
 )
-from orderdash.core.service.models import (
-    CoinChoice,
-    CreatedOrder,
-    HistoryEnvelope,
-    HistoryItem,
-    HistoryPage,
-    LoginEnvelope,
-    Order,
-    OrderEnvelope,
-    RatesEnvelope,
-    Transaction,
-)
+from orderdash.core.service.models import Order, OrderEnvelope, RatesEnvelope, Transaction
 from orderdash.core.service.net import Timeouts, is_loopback_host
 from orderdash.core.service.tokens import token_segment
 
@@ -75,6 +64,12 @@ if TYPE_CHECKING:
     import ssl
 
     from orderdash.core.runtime.config import Settings
+    from orderdash.core.service.account_models import (
+        CoinChoice,
+        CreatedOrder,
+        HistoryItem,
+        HistoryPage,
+    )
 
 # asyncio is imported where it is used, not here: `orderdash get` asks once through the
 # blocking client (`get_order_now`) and never loads it (~13 ms of that command's start).
@@ -588,6 +583,8 @@ class OrderClient:
         created = document.get("data")
         if not isinstance(created, dict):
             created = document.get("message")
+        from orderdash.core.service.account_models import CreatedOrder  # account paths only
+
         try:
             return CreatedOrder.model_validate(created)
         except ValidationError as exc:
@@ -607,6 +604,8 @@ class OrderClient:
             return ()
         if not isinstance(coins, list) or len(coins) > 1000:
             raise InvalidResponse("the order's coins should be a JSON array")
+        from orderdash.core.service.account_models import CoinChoice
+
         try:
             return tuple(CoinChoice.model_validate(coin) for coin in coins)
         except ValidationError as exc:
@@ -764,6 +763,8 @@ class OrderClient:
         if not 200 <= status < 300:
             self._refuse_account(status, headers, body, "log-in")
         document = self._parse_json(body, headers)
+        from orderdash.core.service.account_models import LoginEnvelope
+
         try:
             envelope = LoginEnvelope.model_validate(document)
         except ValidationError as exc:
@@ -795,6 +796,8 @@ class OrderClient:
             raise FailureReported(
                 f"the service reported a failure: {detail or 'no message given'}", detail
             )
+        from orderdash.core.service.account_models import HistoryEnvelope
+
         try:
             envelope = HistoryEnvelope.model_validate(document)
         except ValidationError as exc:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     # the customer's face is built only once a customer display or point of sale shows one
     # (its models are not needed for the dashboard's first paint)
     from orderdash.core.customer.face import CustomerFace, Trouble
+    from orderdash.core.watching.alert import Alert
 
 #: A dashboard left open for weeks keeps the latest alerts and undoable removals, not all.
 MAX_ALERTS = 1000
@@ -81,19 +82,6 @@ class Freshness:
             errors={**self.errors, kind: message},
             retry_at={**self.retry_at, kind: retry_at},
         )
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Alert:
-    """One line of the alerts log."""
-
-    at: float  # wall time
-    token: str
-    company: str
-    text: str
-    #: An alarm: the service is unreachable or back, an order is not found, a paid order is
-    #: paid no longer, a token names another order. Shown apart from ordinary payments.
-    alarm: bool = False
 
 
 def order_figures(order: Order) -> str:
@@ -250,6 +238,8 @@ class DashboardState:
     def new_order(self, token: str, amount: str) -> Alert:
         """An order of the account that appeared after start (`amount`: its fiat amount as
         text): a line in the alerts log, and the unseen mark if it is watched."""
+        from orderdash.core.watching.alert import Alert
+
         alert = Alert(self.clock(), token, "", clean(f"New order: {amount}", limit=240))
         self.alerts.append(alert)
         entry = self.entries.get(token)
@@ -446,6 +436,8 @@ class DashboardState:
         entry = self.entries.get(token)
         order = entry.order if entry is not None else None
         company = clean(order.company_name, limit=40) if order is not None else ""
+        from orderdash.core.watching.alert import Alert
+
         alert = Alert(self.clock(), token, company, clean(text, limit=480), alarm=True)
         self.alerts.append(alert)
         return alert
@@ -512,6 +504,8 @@ class DashboardState:
             texts.append(payment.headline)
         company = clean(order.company_name, limit=40)
         text = clean("; ".join(texts), limit=480)
+        from orderdash.core.watching.alert import Alert
+
         alert = Alert(self.clock(), entry.token, company, text, alarm=alarm)
         self.alerts.append(alert)
         return alert

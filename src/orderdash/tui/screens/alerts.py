@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from orderdash.core.watching.state import Alert
+from orderdash.core.watching.alert import Alert
 from orderdash.tui.text import literal
 
 #: How an alarm (outage, recovery, not found, a payment taken back, another order behind a

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from orderdash.core.domain.display import duration_text
-from orderdash.core.polling.budget import BudgetUse
+from orderdash.core.polling.budget_use import BudgetUse
 
 
 def budgets_text(uses: list[BudgetUse]) -> Text:

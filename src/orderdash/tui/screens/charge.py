@@ -26,10 +26,10 @@ from textual.widgets.option_list import Option
 
 from orderdash.core.domain.display import fiat_text
 from orderdash.core.safetext import clean
+from orderdash.core.service.account_models import CoinChoice
 from orderdash.core.service.charge import Charge, create, new_order_token, parse_amount
 from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.core.service.errors import OrderdashError
-from orderdash.core.service.models import CoinChoice
 
 #: The option that leaves the coin to the customer (the checkout page asks them).
 CUSTOMER_CHOOSES = "customer-chooses"

@@ -29,7 +29,6 @@ from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.text import literal
-from orderdash.tui.widgets.account_banner import AccountBanner
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
@@ -71,7 +70,7 @@ class DashboardScreen(HeldRenderScreen):
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()
-        yield AccountBanner()
+        # (the account's banner goes here with its first problem: `account_problem`)
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")
         # the order over its transactions, the QR docked beside both (app.tcss)
@@ -126,8 +125,17 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(WatchListPane).tick()
 
     def account_problem(self, text: str | None) -> None:
-        """A one-line banner for a problem with the merchant's account (None: none)."""
-        self.query_one(AccountBanner).show_problem(text)
+        """A one-line banner for a problem with the merchant's account (None: none), over the
+        token bar. Mounted with the first problem: a start without one does without it."""
+        from orderdash.tui.widgets.account_banner import AccountBanner
+
+        banners = self.query(AccountBanner)
+        if banners:
+            banners.first().show_problem(text)
+        elif text:
+            banner = AccountBanner()
+            banner.show_problem(text)
+            self.mount(banner, before=self.query_one(TokenBar))
 
     # -- the order on screen -------------------------------------------------------------------
 

@@ -8,14 +8,17 @@ posts `ServerImageDecoded` and its screen shows the payload again, which the cac
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from textual.message import Message
 
 from orderdash.core.domain.payment import PaymentState
-from orderdash.core.qr.image import QRImageError, cached_matrix_from_data_uri
 from orderdash.core.qr.payload import QRPayload
 from orderdash.tui.widgets.qr import EMPTY_NOTE, QRView
+
+if TYPE_CHECKING:
+    from orderdash.core.qr import image
 
 DECODING_NOTE = "decoding the server QR image: address shown meanwhile"
 
@@ -46,13 +49,14 @@ def show_payload(view: QRView, payload: QRPayload, payment: PaymentState | None 
         return "withdrawn"
     view.placeholder = EMPTY_NOTE
     if payload.server_image:
-        result = cached_matrix_from_data_uri.peek(payload.server_image)
+        image = _image()
+        result = image.cached_matrix_from_data_uri.peek(payload.server_image)
         if result is None:
             view.text = payload.caption.rsplit(" \u00b7 ", 1)[-1]
             view.caption_text = ""
             _decode_in_worker(view, payload.server_image)
             return DECODING_NOTE
-        if isinstance(result, QRImageError):
+        if isinstance(result, image.QRImageError):
             view.text = payload.caption.rsplit(" \u00b7 ", 1)[-1]
             view.caption_text = ""
             return f"server QR image unusable ({result}): address shown"
@@ -86,8 +90,16 @@ def qr_what(payload: QRPayload, note: str) -> str:
 def decode_server_image(view: QRView, uri: str) -> None:
     """Decode `uri` in a worker unless the cache has it; `view` posts `ServerImageDecoded`
     when it is done (the customer panel shows a face built from the cache)."""
-    if cached_matrix_from_data_uri.peek(uri) is None:
+    if _image().cached_matrix_from_data_uri.peek(uri) is None:
         _decode_in_worker(view, uri)
+
+
+def _image() -> image:
+    """The PNG decoder (`core/qr/image.py`): loaded with the first server image, as only
+    `qr_content = "server"` shows one."""
+    from orderdash.core.qr import image
+
+    return image
 
 
 def _decode_in_worker(view: QRView, uri: str) -> None:
@@ -96,10 +108,12 @@ def _decode_in_worker(view: QRView, uri: str) -> None:
             return
         _decoding[view] = uri
 
+    image = _image()
+
     def decode() -> None:
         try:
-            cached_matrix_from_data_uri(uri)
-        except QRImageError:
+            image.cached_matrix_from_data_uri(uri)
+        except image.QRImageError:
             pass  # cached too: the next show says why
         finally:
             with _decoding_lock:
