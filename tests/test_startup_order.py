@@ -122,17 +122,27 @@ async def test_the_first_get_order_goes_out_before_the_dashboard_composes(
     assert len(reads) == 1
 
 
-def test_tui_sends_its_first_read_before_it_imports_textual(sim_server: SimulatorServer) -> None:
-    """`orderdash tui TOKEN` (`tui.run.build_dashboard`) asks for the order it opens with
-    before Textual and the screens are imported, so that the service's answer is on its way
-    while they load; the dashboard then takes that answer: the order is read once."""
-    code = (
+def started_as_cli(base_url: str) -> str:
+    """The start of a fresh interpreter's check: set up as `cli.main` sets up, with settings
+    for the simulator at `base_url` (`settings`)."""
+    return (
         "import asyncio, json, sys\n"
         "from orderdash.core.runtime import startup\n"
         "startup.no_pydantic_plugins()  # as cli.main starts\n"
         "from pydantic import SecretStr\n"
         "from orderdash.core.runtime.config import Settings\n"
-        "from orderdash.core.service.client import OrderClient\n"
+        f"settings = Settings(base_url={base_url!r}, persist_watchlist=False,\n"
+        "    bell=False, bearer_token=SecretStr('t'), poll_interval=60.0)\n"
+    )
+
+
+def test_tui_sends_its_first_read_before_it_imports_textual(sim_server: SimulatorServer) -> None:
+    """`orderdash tui TOKEN` (`tui.run.build_dashboard`) asks for the order it opens with
+    before Textual and the screens are imported, so that the service's answer is on its way
+    while they load; the dashboard then takes that answer: the order is read once."""
+    code = (
+        started_as_cli(sim_server.base_url)
+        + "from orderdash.core.service.client import OrderClient\n"
         "from orderdash.tui.run import build_dashboard\n"
         "seen = []\n"
         "begin = OrderClient.begin_first_read\n"
@@ -140,8 +150,6 @@ def test_tui_sends_its_first_read_before_it_imports_textual(sim_server: Simulato
         "    seen.append([token, 'textual' in sys.modules])\n"
         "    begin(self, token)\n"
         "OrderClient.begin_first_read = recording\n"
-        f"settings = Settings(base_url={sim_server.base_url!r}, persist_watchlist=False,\n"
-        "    bell=False, bearer_token=SecretStr('t'), poll_interval=60.0)\n"
         f"app = build_dashboard(settings, [{TOKEN!r}])\n"
         "async def main():\n"
         "    async with app.run_test(size=(120, 40)) as pilot:\n"
@@ -205,14 +213,7 @@ def test_the_first_paint_waits_for_no_rate_call_and_loads_only_what_it_shows(
     not show, goes after it, and nothing in LOADED_LATER is imported by then (nor any class of
     DEFINED_LATER defined)."""
     code = (
-        "import asyncio, json, sys\n"
-        "from orderdash.core.runtime import startup\n"
-        "startup.no_pydantic_plugins()  # as cli.main starts\n"
-        "from pydantic import SecretStr\n"
-        "from orderdash.core.runtime.config import Settings\n"
-        "from orderdash.tui.app import make_app\n"
-        f"settings = Settings(base_url={sim_server.base_url!r}, persist_watchlist=False,\n"
-        "    bell=False, bearer_token=SecretStr('t'), poll_interval=60.0)\n"
+        started_as_cli(sim_server.base_url) + "from orderdash.tui.app import make_app\n"
         f"app = make_app(settings, tokens=[{TOKEN!r}])\n"
         "seen = {}\n"
         "paint = app._paint\n"

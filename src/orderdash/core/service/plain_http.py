@@ -42,26 +42,24 @@ class _AsciiHostBackend(httpcore.SyncBackend):
         return super().connect_tcp(ascii_host, port, timeout, local_address, socket_options)  # type: ignore[arg-type]
 
 
+#: The connection pool as httpx's transports make it with no proxy, but without a TLS context.
+POOL_OPTIONS = {
+    "ssl_context": None,
+    "max_connections": LIMITS.max_connections,
+    "max_keepalive_connections": LIMITS.max_keepalive_connections,
+    "keepalive_expiry": LIMITS.keepalive_expiry,
+}
+
+
 class PlainHTTPTransport(httpx.HTTPTransport):
     """`httpx.HTTPTransport()` without a TLS context, for plain-http URLs."""
 
     def __init__(self) -> None:  # not HTTPTransport's: it makes the TLS context first thing
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=None,
-            max_connections=LIMITS.max_connections,
-            max_keepalive_connections=LIMITS.max_keepalive_connections,
-            keepalive_expiry=LIMITS.keepalive_expiry,
-            network_backend=_AsciiHostBackend(),
-        )
+        self._pool = httpcore.ConnectionPool(**POOL_OPTIONS, network_backend=_AsciiHostBackend())
 
 
 class PlainAsyncHTTPTransport(httpx.AsyncHTTPTransport):
     """`httpx.AsyncHTTPTransport()` without a TLS context, for plain-http URLs."""
 
     def __init__(self) -> None:  # not AsyncHTTPTransport's: it makes the TLS context first thing
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=None,
-            max_connections=LIMITS.max_connections,
-            max_keepalive_connections=LIMITS.max_keepalive_connections,
-            keepalive_expiry=LIMITS.keepalive_expiry,
-        )
+        self._pool = httpcore.AsyncConnectionPool(**POOL_OPTIONS)
