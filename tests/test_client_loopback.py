@@ -392,6 +392,24 @@ def test_a_first_read_begun_before_any_event_loop_is_the_one_awaited(
     assert first.order.token == TOKEN and second.order.token == other
     assert order_reads(sim_server, TOKEN) == 1 and order_reads(sim_server, other) == 1
 
+    # the dashboard opened another order first: the begun read is dropped, not kept for later
+    switched = OrderClient(sim_server.base_url)
+    switched.begin_first_read(other)
+
+    async def another_first() -> None:
+        try:
+            await switched.get_order_first(TOKEN)
+            await switched.get_order_first(other)  # asked anew, not the dropped answer
+        finally:
+            await switched.aclose()
+
+    asyncio.run(another_first())
+    for _ in range(200):  # the dropped read's thread may still be on its way
+        if order_reads(sim_server, other) >= 3:
+            break
+        time.sleep(0.01)
+    assert order_reads(sim_server, TOKEN) == 2 and order_reads(sim_server, other) == 3
+
     done = OrderClient(sim_server.base_url)
     done.begin_first_read("no-such-order")
     for _ in range(200):  # answered before anyone awaits it
@@ -410,8 +428,12 @@ def test_a_plain_http_client_makes_no_tls_context(
     """httpx's transports make a TLS context as they are made (~1.1 MiB); a client whose URLs
     are all plain http never opens TLS, and makes none. An https one still does."""
     import asyncio
+    import ssl
 
+    import httpx
     import httpx._transports.default as transports
+
+    from orderdash.core.service import plain_http
 
     made: list[object] = []
     create = transports.create_ssl_context
@@ -437,6 +459,18 @@ def test_a_plain_http_client_makes_no_tls_context(
     mixed = OrderClient(sim_server.base_url, create_url="https://pay.example")
     mixed._http  # noqa: B018 - Generate Order is sent over TLS: the context is made
     assert len(made) == 2
+    # and verified, though getOrder's own address is plain http on this machine
+    for asynchronous in (False, True):
+        verify = mixed._http_options(asynchronous=asynchronous)["verify"]
+        assert isinstance(verify, ssl.SSLContext) and verify.verify_mode == ssl.CERT_REQUIRED
+        assert verify.check_hostname
+    # the transports' pool is httpx's own default one, less the TLS context
+    limits = httpx._config.DEFAULT_LIMITS
+    assert (plain_http.LIMITS.max_connections, plain_http.LIMITS.max_keepalive_connections) == (
+        limits.max_connections,
+        limits.max_keepalive_connections,
+    )
+    assert plain_http.LIMITS.keepalive_expiry == limits.keepalive_expiry
 
 
 def test_a_plain_http_read_loads_no_idna_codec(sim_server: SimulatorServer) -> None:

@@ -210,7 +210,7 @@ class _CappedBody:
         return self._client._inflate(b"".join(self._chunks), self._encoding)
 
 
-#: The GIL switch interval while a first read's thread runs (`get_order_first`).
+#: The GIL switch interval while a first read's thread runs (`_FirstRead`).
 FIRST_READ_SWITCH_INTERVAL = 0.0005
 
 
@@ -393,10 +393,11 @@ class OrderClient:
         return dict(
             transport=transport,
             follow_redirects=False,
-            # Loading the CA bundle costs ~30 ms of every start. A plain-http client to a
-            # loopback host (the simulator, the demo) never opens TLS: it follows no redirect
-            # and uses no proxy, and every URL it fetches is built on this base URL.
-            verify=False if parts.scheme == "http" and loopback else self._tls(not loopback),
+            # Loading the CA bundle costs ~30 ms of every start. A client whose every URL is
+            # plain http on a loopback host (the simulator, the demo) never opens TLS: it
+            # follows no redirect and uses no proxy. Any https URL (a Generate Order address
+            # of its own, say) is verified; so is an https proxy the environment names.
+            verify=False if self._plain_http and loopback else self._tls(not loopback),
             timeout=httpx.Timeout(
                 connect=self._timeouts.connect,
                 read=self._timeouts.read,
@@ -509,11 +510,9 @@ class OrderClient:
         built with an async transport (tests) asks through it."""
         if self._transport is not None:
             return await self.get_order(token)
-        first = self._first_read
+        first, self._first_read = self._first_read, None  # taken, or not wanted: another order
         if first is None or first.token != token:
             first = _FirstRead(token, self.get_order_now)
-        else:
-            self._first_read = None  # taken: a later first read of it is a new request
         return await first.answer()
 
     def _order_url(self, token: str) -> str:

@@ -4,7 +4,8 @@ httpx's transports make a TLS context as they are made, whatever the URLs they w
 (httpx 0.28 `create_ssl_context`: an OpenSSL context, ~1.1 MiB of resident memory and ~1.5 ms,
 measured). A client whose every URL is plain http (the simulator, `orderdash demo`, a service
 on this machine) never opens TLS: it follows no redirect, and httpx gives a proxy a transport of
-its own. These transports build the same connection pool without one; should TLS be asked for
+its own (made, for a service on another host, with the verified context the client loads for
+it). These transports build the same connection pool without one; should TLS be asked for
 anyway, httpcore makes its own verified default context then.
 
 The blocking transport also hands the host name to the resolver as bytes. Given text, CPython

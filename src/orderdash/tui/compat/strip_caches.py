@@ -53,5 +53,7 @@ _TEXTUAL_INIT = Strip.__init__
 
 
 def install() -> None:
+    if Strip.__init__ is _init:
+        return
     Strip.__init__ = _init  # type: ignore[method-assign]
     Strip.__getattr__ = _make_cache  # type: ignore[attr-defined]
