@@ -33,7 +33,12 @@ from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import DashboardState, Shown
-from orderdash.core.watching.store import WatchListFile, default_path, parse_tokens
+from orderdash.core.watching.store import (
+    WatchListFile,
+    default_path,
+    first_token,
+    parse_tokens,
+)
 from orderdash.tui import compat
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.messages import (
@@ -140,9 +145,8 @@ class OrderDashApp(App[None]):
         # The first event in the running loop, before any screen composes: the order that
         # opens is asked for now, and its answer arrives while the dashboard is being built
         # (the watcher's first read of it takes this answer: `OrderWatcher.prefetch`).
-        first = parse_tokens("\n".join(self._tokens)).tokens[:1]
-        if first:
-            self._first = first[0]
+        self._first = first_token(self._tokens)
+        if self._first is not None:
             self.watcher.prefetch(self._first)
             self.watcher.hold()  # the rest is sent after the first paint
             await asyncio.sleep(0)  # the request starts (connects) before the screen composes

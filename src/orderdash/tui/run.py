@@ -22,12 +22,11 @@ def build_dashboard(
     before Textual and the screens are imported (`OrderClient.begin_first_read`): its answer
     is on its way while they load."""
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.watching.store import parse_tokens
+    from orderdash.core.watching.store import first_token
 
     client = OrderClient.from_settings(settings)
-    first = parse_tokens("\n".join(tokens)).tokens[:1]
-    if first:
-        client.begin_first_read(first[0])
+    if (first := first_token(tokens)) is not None:
+        client.begin_first_read(first)
     from orderdash.tui.app import make_app
 
     return make_app(settings, client=client, tokens=tokens, open_pos=pos, notices=notices)

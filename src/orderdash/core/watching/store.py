@@ -72,6 +72,13 @@ def parse_tokens(
     return result
 
 
+def first_token(tokens: Iterable[str]) -> str | None:
+    """The order a dashboard given `tokens` (command-line arguments, links) opens with: the
+    first that parses."""
+    parsed = parse_tokens("\n".join(tokens)).tokens
+    return parsed[0] if parsed else None
+
+
 def default_path() -> Path:
     from platformdirs import user_data_path
 
