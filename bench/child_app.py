@@ -2,7 +2,7 @@
 
     python bench/child_app.py SPEC_JSON OUT_JSON
 
-SPEC_JSON: {"mode": "orderdash" | "display" | "bare" | "floor" | "idle", "base_url": ...,
+SPEC_JSON: {"mode": "orderdash" | "display" | "bare" | "floor" | "used" | "idle", "base_url": ...,
 "token": ..., "token_file": ..., "width": ..., "height": ..., "idle_seconds": ..., "settle": ...}
 
 "orderdash" builds the dashboard the way `orderdash tui TOKEN --bearer-token-file F` does (the
@@ -12,6 +12,9 @@ and exits at the first paint that shows the order;
 first paint (the welcome screen with the shop's name: no dashboard publishes to it);
 "bare" is a Textual app with a Header, a Static and a Footer that exits at its first paint;
 "floor" is the same app after importing httpx and pydantic's BaseModel (the dependencies);
+"used" is the floor with the dependencies used once, at their cheapest: one getOrder fetched with
+an httpx client that loads no certificates (the URL is plain http), validated by a pydantic model
+of five fields, its company name shown in the Static (as information beside the floor);
 "idle" opens the order and then measures CPU and repaints while nothing happens. Both apps
 render through the same counting driver. The result goes to OUT_JSON.
 """
@@ -55,6 +58,47 @@ def build_bare(*, with_dependencies: bool = False) -> tuple[Any, Any, Any]:
         return text in screen
 
     return app, lambda: True, shown
+
+
+def build_used(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """The floor with httpx and pydantic used once, as any client of the service must before it
+    shows an order: a model defined and built, a request sent. Cheapest use: no certificate
+    bundle is loaded (`verify=False`: the URL is plain http), the model holds only what a
+    minimal view shows."""
+    from decimal import Decimal
+
+    import httpx
+    from pydantic import BaseModel
+
+    class Transaction(BaseModel):
+        id: int
+        hash: str
+        amount: dict[str, Decimal]
+
+    class Order(BaseModel):
+        companyName: str  # noqa: N815 - the service's field name
+        amount: Decimal
+        amountFiat: Decimal  # noqa: N815
+        address: str
+        transactions: list[Transaction]
+
+    class Envelope(BaseModel):
+        data: Order
+
+    with httpx.Client(verify=False) as client:
+        response = client.get(f"{spec['base_url']}/order/{spec['token']}/")
+        response.raise_for_status()
+    order = Envelope.model_validate_json(response.content).data
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Header, Static
+
+    class UsedApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield Static(order.companyName, markup=False)
+            yield Footer()
+
+    return UsedApp(), lambda: True, lambda screen: order.companyName in screen
 
 
 def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -178,7 +222,7 @@ def main() -> None:
     spec = json.loads(sys.argv[1])
     out_path = sys.argv[2]
     mode = spec["mode"]
-    if mode not in ("bare", "floor"):
+    if mode not in ("bare", "floor", "used"):
         # as `orderdash` starts (cli.main): no pydantic plugins, no cyclic collection until
         # the app's first paint
         from orderdash.core.runtime import startup
@@ -189,6 +233,8 @@ def main() -> None:
 
     if mode in ("bare", "floor"):
         app, ready, shown = build_bare(with_dependencies=mode == "floor")
+    elif mode == "used":
+        app, ready, shown = build_used(spec)
     elif mode == "display":
         app, ready, shown = build_display(spec)
     else:
