@@ -169,7 +169,8 @@ def run(options: Options) -> list[Row]:
             used_time / floor_time,
             note="the floor with httpx and pydantic used once, at their cheapest: one getOrder "
             "fetched (a client loading no certificates: the URL is plain http) and validated by a "
-            f"model of five fields, its company name painted, {reps}; peak RSS {mib(used_rss)} "
+            f"small model (the order's five fields, its transactions' three), its company name "
+            f"painted, {reps}; peak RSS {mib(used_rss)} "
             f"({used_rss / floor_rss:.3f} of the floor's). What the floor leaves out of the two "
             "libraries orderdash cannot start without",
             data={"used": samples["used"]},

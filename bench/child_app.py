@@ -14,7 +14,8 @@ first paint (the welcome screen with the shop's name: no dashboard publishes to 
 "floor" is the same app after importing httpx and pydantic's BaseModel (the dependencies);
 "used" is the floor with the dependencies used once, at their cheapest: one getOrder fetched with
 an httpx client that loads no certificates (the URL is plain http), validated by a pydantic model
-of five fields, its company name shown in the Static (as information beside the floor);
+of the order's five fields and its transactions' three, its company name shown in the Static (as
+information beside the floor);
 "idle" opens the order and then measures CPU and repaints while nothing happens. Both apps
 render through the same counting driver. The result goes to OUT_JSON.
 """
