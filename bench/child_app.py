@@ -42,23 +42,21 @@ def build_bare(*, with_dependencies: bool = False) -> tuple[Any, Any, Any]:
         # lazy top-level package)
         import httpx  # noqa: F401
         from pydantic import BaseModel  # noqa: F401
+    return bare_app("A bare Textual app: a header, this line and a footer.")
+
+
+def bare_app(text: str, *, markup: bool = True) -> tuple[Any, Any, Any]:
+    """A Textual app with a Header, `text` in a Static and a Footer (the floors' app)."""
     from textual.app import App, ComposeResult
     from textual.widgets import Footer, Header, Static
-
-    text = "A bare Textual app: a header, this line and a footer."
 
     class BareApp(App[None]):
         def compose(self) -> ComposeResult:
             yield Header()
-            yield Static(text)
+            yield Static(text, markup=markup)
             yield Footer()
 
-    app = BareApp()
-
-    def shown(screen: str) -> bool:
-        return text in screen
-
-    return app, lambda: True, shown
+    return BareApp(), lambda: True, lambda screen: text in screen
 
 
 def build_used(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -90,16 +88,7 @@ def build_used(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
         response = client.get(f"{spec['base_url']}/order/{spec['token']}/")
         response.raise_for_status()
     order = Envelope.model_validate_json(response.content).data
-    from textual.app import App, ComposeResult
-    from textual.widgets import Footer, Header, Static
-
-    class UsedApp(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Header()
-            yield Static(order.companyName, markup=False)
-            yield Footer()
-
-    return UsedApp(), lambda: True, lambda screen: order.companyName in screen
+    return bare_app(order.companyName, markup=False)  # the service's text, shown literally
 
 
 def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
