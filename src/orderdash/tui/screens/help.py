@@ -19,6 +19,7 @@ KEYS = (
     ("\u2191 \u2193", "select a transaction: its full hash and amounts show under the table"),
     ("p", "point of sale: the QR, the amount due and the outcome, for the customer"),
     ("x", "show the order on the customer display (orderdash display), staying here"),
+    ("X", "clear the customer display: back to its welcome screen"),
     ("n", "new charge: an amount, confirmed, made into an order, a coin, then the POS"),
     ("a", "add orders to the watch list (paste several at once)"),
     ("g", "go to the watch list: d, c, y, o then act on its highlighted row, else on the open one"),
