@@ -220,6 +220,30 @@ async def test_x_and_p_ask_before_replacing_an_unpaid_order_on_the_display(
         assert not isinstance(app.screen, ConfirmScreen)
 
 
+async def test_a_charge_made_on_the_pos_takes_the_display_with_it(
+    sim_server: SimulatorServer,
+) -> None:
+    """`n` on the point of sale turns it to the new order (`_charge_made`: the order loaded,
+    then the point of sale asked for again): the display, which showed the point of sale's
+    order, follows it without a question (one customer at the counter)."""
+    sim = sim_server.sim
+    first = sim.create_order(coin="btc", currency="EUR", amount_fiat="40.00")
+    second = sim.create_order(coin="ltc", currency="USD", amount_fiat="9.00")
+    app = make_app(
+        make_settings(sim_server.base_url, poll_interval=0.2, refresh_interval=60.0),
+        tokens=[first, second],
+        open_pos=True,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        pos = app.screen
+        await wait_until(pilot, lambda: (published(app) or face(coin="")).coin == "BTC")
+        app.dashboard.load(second)  # as a charge made here does
+        app.action_point_of_sale()
+        await wait_until(pilot, lambda: (published(app) or face()).coin == "LTC")
+        assert app.screen is pos and app.state.customer_token == second
+
+
 def test_what_counts_as_a_customer_paying_and_a_finished_order() -> None:
     paid = face(phase="CONFIRMED", payable=False, qr_text="", payments=1)
     assert may_be_paying(face()) and not may_be_paying(paid) and not may_be_paying(None)
