@@ -133,6 +133,31 @@ async def test_standalone_pos_leads_nowhere_but_out(account_server: SimulatorSer
     assert not app.is_running and app.return_code == 0
 
 
+def test_pos_refuses_a_token_it_cannot_open_instead_of_starting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`orderdash pos` with no order to open would have nothing to show but the dashboard: it
+    is refused with the reason (exit 2), and a good token starts the point of sale alone."""
+    from orderdash import cli
+    from orderdash.tui import run
+
+    started: list[tuple[list[str], bool]] = []
+
+    def dashboard(settings: object, tokens: list[str], *, pos: bool = False, **_: object) -> int:
+        started.append((tokens, pos))
+        return 0
+
+    monkeypatch.setattr(run, "run_dashboard", dashboard)
+    monkeypatch.setenv("ORDERDASH_CONFIG", str(tmp_path / "none.toml"))
+    (tmp_path / "none.toml").write_text("")
+    for bad in ("", "two words", "caf\u00e9;x"):
+        assert cli.main(["pos", bad]) == 2, bad
+        assert "orderdash:" in capsys.readouterr().err
+    assert started == []
+    assert cli.main(["pos", "abc123"]) == 0
+    assert started == [(["abc123"], True)]
+
+
 async def test_the_dashboards_p_still_goes_back_with_esc(sim_server: SimulatorServer) -> None:
     token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="12.50")
     app = dashboard(sim_server, [token])

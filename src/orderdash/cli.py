@@ -420,6 +420,11 @@ def _main(argv: Sequence[str] | None) -> int:
         from orderdash.tui.run import run_dashboard
 
         tokens = args.token if isinstance(args.token, list) else [args.token]
+        if command == "pos":
+            from orderdash.core.service.tokens import operator_token
+
+            # refused here: a point of sale with no order to open must not start at all
+            operator_token(args.token)
         settings, warnings = _load_settings(args)
         return run_dashboard(settings, tokens, pos=command == "pos", notices=warnings)
     except OrderdashError as exc:

@@ -204,7 +204,8 @@ class OrderDashApp(App[None]):
         self.dashboard.start(first, [reason for _, reason in given.invalid])
         if first is None or first not in self.state.entries:
             self._paint()  # no first read to wait for
-        if first is not None and self._open_pos:
+        if self._open_pos and (first is not None or self.pos_only):
+            # (standalone: the point of sale even without an order, never the dashboard)
             self.action_point_of_sale()
 
     def _paint(self) -> None:
