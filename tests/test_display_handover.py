@@ -250,13 +250,15 @@ async def test_a_charge_made_on_the_pos_takes_the_display_with_it(
 ) -> None:
     """`n` on the point of sale turns it to the new order (`_charge_made`: the order loaded,
     then the point of sale asked for again): the display, which showed the point of sale's
-    order, follows it without a question (one customer at the counter)."""
+    order, follows it without a question (one customer at the counter); so does an idle
+    display (the last sale gone back to Welcome)."""
     sim = sim_server.sim
     first = sim.create_order(coin="btc", currency="EUR", amount_fiat="40.00")
     second = sim.create_order(coin="ltc", currency="USD", amount_fiat="9.00")
+    third = sim.create_order(coin="doge", currency="EUR", amount_fiat="5.00")
     app = make_app(
         make_settings(sim_server.base_url, poll_interval=0.2, refresh_interval=60.0),
-        tokens=[first, second],
+        tokens=[first, second, third],
         open_pos=True,
     )
     async with app.run_test(size=SIZE) as pilot:
@@ -267,6 +269,11 @@ async def test_a_charge_made_on_the_pos_takes_the_display_with_it(
         app.action_point_of_sale()
         await wait_until(pilot, lambda: (published(app) or face()).coin == "LTC")
         assert app.screen is pos and app.state.customer_token == second
+        app.action_clear_display()  # as the return to Welcome does
+        app.dashboard.load(third)
+        app.action_point_of_sale()
+        await wait_until(pilot, lambda: (published(app) or face()).coin == "DOGE")
+        assert app.screen is pos
 
 
 def test_what_counts_as_a_customer_paying_and_a_finished_order() -> None:

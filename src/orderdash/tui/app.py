@@ -527,12 +527,16 @@ class OrderDashApp(App[None]):
         """The POS screen on the order on screen, and the customer display with it (after the
         operator's yes if the display holds another order a customer may be paying). With the
         POS already up (a charge made from it turned it to the new order) the display turns
-        with it if it showed the POS's order: one customer at the counter."""
+        with it if it showed the POS's order (one customer at the counter), else as for `x`."""
         token = self.state.token
         if self._pos is not None:
-            if token is not None and self.state.customer_token == self._pos_token:
+            before, self._pos_token = self._pos_token, token
+            if token is None:
+                return
+            if self.state.customer_token == before:
                 self._show_on_display(token)
-            self._pos_token = token
+            else:
+                self._ask_to_replace_display(token, lambda yes: self._show_if(yes, token))
             return
 
         def answered(replace: bool) -> None:
@@ -612,6 +616,10 @@ class OrderDashApp(App[None]):
             ConfirmScreen("Replace the customer display?", question),
             callback=lambda yes: then(bool(yes)),
         )
+
+    def _show_if(self, yes: bool, token: str) -> None:
+        if yes:
+            self._show_on_display(token)
 
     def _show_on_display(self, token: str) -> None:
         if self.publisher is None:
