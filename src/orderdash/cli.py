@@ -275,7 +275,10 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
         "watch many orders: the dashboard's list, or JSON lines with --jsonl",
         _watch_arguments,
     ),
-    "pos": ("open the point-of-sale screen on an order", _pos_arguments),
+    "pos": (
+        "the point-of-sale screen on an order, alone, for the customer (Esc asks to quit)",
+        _pos_arguments,
+    ),
     "demo": ("run the simulator in-process and open the dashboard on it", _demo_arguments),
     "display": (
         "the customer display: shows the order a dashboard on this machine puts on it",
