@@ -125,7 +125,7 @@ async def test_standalone_pos_leads_nowhere_but_out(account_server: SimulatorSer
         assert "quit" in screen_text(app).lower()
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is pos)
-        # yes: the program ends, the dashboard was never on screen
+        # yes: the program ends (no way led to the dashboard)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
