@@ -275,7 +275,10 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
         "watch many orders: the dashboard's list, or JSON lines with --jsonl",
         _watch_arguments,
     ),
-    "pos": ("open the point-of-sale screen on an order", _pos_arguments),
+    "pos": (
+        "the point-of-sale screen on an order, alone, for the customer (Esc asks to quit)",
+        _pos_arguments,
+    ),
     "demo": ("run the simulator in-process and open the dashboard on it", _demo_arguments),
     "display": (
         "the customer display: shows the order a dashboard on this machine puts on it",
@@ -420,6 +423,11 @@ def _main(argv: Sequence[str] | None) -> int:
         from orderdash.tui.run import run_dashboard
 
         tokens = args.token if isinstance(args.token, list) else [args.token]
+        if command == "pos":
+            from orderdash.core.service.tokens import operator_token
+
+            # refused here: a point of sale with no order to open must not start at all
+            operator_token(args.token)
         settings, warnings = _load_settings(args)
         return run_dashboard(settings, tokens, pos=command == "pos", notices=warnings)
     except OrderdashError as exc:

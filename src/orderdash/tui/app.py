@@ -24,6 +24,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from orderdash.core.customer.catalogue import resolve_language
+from orderdash.core.customer.handover import BackToWelcome, may_be_paying
 from orderdash.core.domain.display import amount_text
 from orderdash.core.domain.payment import Phase
 from orderdash.core.polling.watcher import OrderWatcher
@@ -68,6 +69,13 @@ NO_BEARER = (
 )
 #: App actions that are the operator's alone: off while a customer-facing screen is up.
 OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
+#: Off for good in a standalone point of sale (`orderdash pos`): the other orders, charges,
+#: copies and the customer display are the operator's, and no operator is at that screen.
+POS_ONLY_OFF = OPERATOR_ACTIONS | {
+    "new_charge", "budgets", "alerts", "undo_remove", "add_tokens", "point_of_sale",
+    "show_on_display", "clear_display", "copy_address", "copy_amount", "copy_token",
+    "copy_hash", "toggle_bell",
+}  # fmt: skip
 #: At start-up the screen paints nothing until the order it opens is on it, or for this long.
 FIRST_PAINT_WAIT = 0.5
 
@@ -100,6 +108,7 @@ class OrderDashApp(App[None]):
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         open_pos: bool = False,
+        pos_only: bool = False,
         notices: Sequence[str] = (),
         publisher: Publisher | None = None,
         language: str = "en",
@@ -112,6 +121,7 @@ class OrderDashApp(App[None]):
         #: The customer display's channel (nothing is written until something is shown).
         self.publisher = publisher
         self._display_problem: str | None = None
+        self._back_to_welcome = BackToWelcome(settings.display_welcome_after, monotonic)
         self.client = client
         self.state = state
         self.watcher = watcher
@@ -119,9 +129,13 @@ class OrderDashApp(App[None]):
         self._tokens = list(tokens)
         self._clock = clock
         self._monotonic = monotonic
-        self._open_pos = open_pos
+        self._open_pos = open_pos or pos_only
+        #: `orderdash pos`: the point of sale is all there is; Esc asks to quit.
+        self.pos_only = pos_only
         self._notices = list(notices)
         self._pos: Screen[None] | None = None
+        #: The order the POS screen was opened on (or a charge there turned it to).
+        self._pos_token: str | None = None
         self._told_no_bearer = False
         #: Made with the first notice (`_held`): a start that tells nothing does without it.
         self._notices_held: HeldNotices | None = None
@@ -190,7 +204,8 @@ class OrderDashApp(App[None]):
         self.dashboard.start(first, [reason for _, reason in given.invalid])
         if first is None or first not in self.state.entries:
             self._paint()  # no first read to wait for
-        if first is not None and self._open_pos:
+        if self._open_pos and (first is not None or self.pos_only):
+            # (standalone: the point of sale even without an order, never the dashboard)
             self.action_point_of_sale()
 
     def _paint(self) -> None:
@@ -250,6 +265,8 @@ class OrderDashApp(App[None]):
         return self._notices_held is not None and self._notices_held.customer_facing
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.pos_only and action in POS_ONLY_OFF:
+            return False
         # hidden from the customer's footer, and the keys do nothing there (Esc first)
         return not (action in OPERATOR_ACTIONS and self.customer_facing)
 
@@ -507,19 +524,45 @@ class OrderDashApp(App[None]):
             self.notify("Refreshing\u2026", timeout=1.5, markup=False)
 
     def action_point_of_sale(self) -> None:
+        """The POS screen on the order on screen, and the customer display with it (after the
+        operator's yes if the display holds another order a customer may be paying). With the
+        POS already up (a charge made from it turned it to the new order) the display turns
+        with it if it showed the POS's order (one customer at the counter), else as for `x`."""
+        token = self.state.token
+        if self._pos is not None:
+            before, self._pos_token = self._pos_token, token
+            if token is None:
+                return
+            if self.state.customer_token == before:
+                self._show_on_display(token)
+            else:
+                self._ask_to_replace_display(token, lambda yes: self._show_if(yes, token))
+            return
+
+        def answered(replace: bool) -> None:
+            if replace and token is not None:
+                self._show_on_display(token)
+            self._open_point_of_sale()
+
+        if token is None:
+            self._open_point_of_sale()
+        else:
+            self._ask_to_replace_display(token, answered)
+
+    def _open_point_of_sale(self) -> None:
         if self._pos is not None:
             return
         # imported when first opened: the big digits and the screen are not needed before
         from orderdash.tui.screens.pos import PosScreen
 
-        if self.state.token is not None:
-            self._show_on_display(self.state.token)
+        self._pos_token = self.state.token
         self._pos = PosScreen(
             self.state,
             primary=self.settings.pos_primary,
             language=self.language,
             clock=self._clock,
             monotonic=self._monotonic,
+            standalone=self.pos_only,
         )
         self.push_screen(self._pos, callback=self._pos_closed)
         self.watcher.point_of_sale(True)
@@ -542,13 +585,47 @@ class OrderDashApp(App[None]):
                 "No order to show on the customer display.", severity="warning", markup=False
             )
             return
-        self._show_on_display(token)
-        text = f"On the customer display: {clean(token, limit=40)}"
-        self.notify(text, timeout=3, markup=False)
+
+        def answered(replace: bool) -> None:
+            if replace:
+                self._show_on_display(token)
+                text = f"On the customer display: {clean(token, limit=40)}"
+                self.notify(text, timeout=3, markup=False)
+
+        self._ask_to_replace_display(token, answered)
+
+    def _ask_to_replace_display(self, token: str, then: Callable[[bool], None]) -> None:
+        """`then(True)` at once when the customer display is free for `token`; while it shows
+        another order a customer may be scanning or paying, `then(the operator's answer)`."""
+        showing = self.state.customer_token
+        face = self.state.customer_face()
+        if self.publisher is None or showing is None or showing == token or not may_be_paying(face):
+            then(True)
+            return
+        from orderdash.tui.screens.confirm import ConfirmScreen
+
+        assert face is not None  # (may_be_paying)
+        named = f"order {face.order_id}" if face.order_id else shorten_middle(clean(showing), 17)
+        if face.company:
+            named += f" ({face.company})"
+        question = (
+            f"The customer display shows {named}, still to be paid: a customer may be "
+            f"scanning it. Replace it with {shorten_middle(clean(token), 17)}?"
+        )
+        self.push_screen(
+            ConfirmScreen("Replace the customer display?", question),
+            callback=lambda yes: then(bool(yes)),
+        )
+
+    def _show_if(self, yes: bool, token: str) -> None:
+        if yes:
+            self._show_on_display(token)
 
     def _show_on_display(self, token: str) -> None:
         if self.publisher is None:
             return
+        if token != self.state.customer_token:
+            self._back_to_welcome.reset()
         self.state.customer_token = token
         self.watcher.focus(self.state.closely_watched)
         self.publish_display()
@@ -557,18 +634,27 @@ class OrderDashApp(App[None]):
         """The customer display goes back to its welcome screen."""
         if self.publisher is None:
             return
+        self._clear_display()
+        self.notify("Customer display cleared.", timeout=3, markup=False)
+
+    def _clear_display(self) -> None:
+        assert self.publisher is not None
         self.state.customer_token = None
+        self._back_to_welcome.reset()
         self.publisher.end()
         self.watcher.focus(self.state.closely_watched)
         self._display_changed()
-        self.notify("Customer display cleared.", timeout=3, markup=False)
 
     def publish_display(self) -> None:
         """Say again what the customer display shows (each tick: the heartbeat, and after an
-        answer for its order)."""
+        answer for its order); a finished order gives way to the welcome screen in time."""
         if self.publisher is None or self.state.customer_token is None:
             return
-        problem = self.publisher.publish(self.state.customer_face())
+        face = self.state.customer_face()
+        if self._back_to_welcome.due(face):
+            self._clear_display()
+            return
+        problem = self.publisher.publish(face)
         if problem != self._display_problem:
             self._display_problem = problem
             if problem:
@@ -823,6 +909,7 @@ def make_app(
     clock: Callable[[], float] = time.time,
     monotonic: Callable[[], float] = time.monotonic,
     open_pos: bool = False,
+    pos_only: bool = False,
     notices: Sequence[str] = (),
     account: bool | None = None,
 ) -> OrderDashApp:
@@ -879,6 +966,7 @@ def make_app(
         clock=clock,
         monotonic=monotonic,
         open_pos=open_pos,
+        pos_only=pos_only,
         notices=notices,
         publisher=publisher,
         language=publisher.language,

@@ -29,6 +29,13 @@ DASHBOARD_BINDINGS = [
         tooltip="Show the order on the customer display (orderdash display)",
     ),
     Binding(
+        "X",
+        "app.clear_display",
+        "Clear display",
+        show=False,
+        tooltip="The customer display back to its welcome screen",
+    ),
+    Binding(
         "n",
         "app.new_charge",
         "Charge",

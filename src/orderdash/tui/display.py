@@ -5,6 +5,9 @@ the channel file when a cheap `stat` says it changed, and shows the face through
 panel as the point-of-sale screen. Nothing published, an unreadable file, or a dashboard gone
 quiet (no heartbeat for a few seconds): the welcome screen, never a stale QR.
 
+It speaks its own language (`--language`, the `language` setting) on every screen, whatever
+language the dashboard publishes in: the display is set up for the customers who face it.
+
 No key changes anything; Ctrl+C (or Ctrl+Q) ends it.
 """
 
@@ -124,10 +127,9 @@ class DisplayApp(App[None]):
                 self.face = None
                 panel.display = False
                 idle.display = True
-            idle.show(reading.language or self.language, self.shop_title)
+            idle.show(self.language, self.shop_title)
             return
         previous = self.face
-        panel.set_language(reading.language or self.language)
         panel.show(face)
         panel.tick(self.clock())
         idle.display = False

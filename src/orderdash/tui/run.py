@@ -29,7 +29,8 @@ def build_dashboard(
         client.begin_first_read(first)
     from orderdash.tui.app import make_app
 
-    return make_app(settings, client=client, tokens=tokens, open_pos=pos, notices=notices)
+    # `orderdash pos`: the point of sale alone, turned to the customer (no way to the dashboard)
+    return make_app(settings, client=client, tokens=tokens, pos_only=pos, notices=notices)
 
 
 def run_dashboard(

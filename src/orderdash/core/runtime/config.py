@@ -86,6 +86,9 @@ class Settings(BaseModel):
     display_title: str = Field("", max_length=60)
     #: The local channel a dashboard publishes the customer display on (a file name part).
     display_channel: str = "default"
+    #: Seconds a paid (or expired, or canceled) order stays on the customer display before
+    #: it returns to the welcome screen by itself; 0 keeps it until cleared.
+    display_welcome_after: float = Field(20.0, ge=0, le=86400)
     #: getOrder requests per minute for all watched orders together (the service allows 200).
     budget_per_minute: int = Field(200, ge=1, le=10000)
     #: getOrder requests per hour (the service allows 10,000 per IP), paced evenly.

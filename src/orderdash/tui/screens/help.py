@@ -18,7 +18,12 @@ KEYS = (
     ("o", "open the selected transaction on the block explorer (no browser: the link is shown)"),
     ("\u2191 \u2193", "select a transaction: its full hash and amounts show under the table"),
     ("p", "point of sale: the QR, the amount due and the outcome, for the customer"),
-    ("x", "show the order on the customer display (orderdash display), staying here"),
+    (
+        "x",
+        "show the order on the customer display (orderdash display), staying here; asks "
+        "first while it shows another order still to be paid",
+    ),
+    ("X", "clear the customer display: back to its welcome screen"),
     ("n", "new charge: an amount, confirmed, made into an order, a coin, then the POS"),
     ("a", "add orders to the watch list (paste several at once)"),
     ("g", "go to the watch list: d, c, y, o then act on its highlighted row, else on the open one"),

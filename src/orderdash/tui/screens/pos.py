@@ -9,9 +9,11 @@ and the app's clock tick, and shows them.
 It faces the customer: nothing about another order reaches it (the app holds notifications
 while it is up, see `customer_facing`), its footer offers only a discreet Esc for the staff,
 the app's own keys (quit, help, the command palette) do nothing here, and a failure shows as
-"connection problem", never as the operator's error text. A payment that cannot be checked
-loses its QR: at once when the service says the order does not exist, after a rate period
-(`DashboardState.rate_period`) when the service does not answer.
+"connection problem", never as the operator's error text. Opened on its own (`orderdash pos
+TOKEN`, `standalone`) it leads nowhere else: Esc asks to quit and quits; nothing of the
+dashboard under it (other orders, charges, copy keys) is reachable. A payment that cannot be
+checked loses its QR: at once when the service says the order does not exist, after a rate
+period (`DashboardState.rate_period`) when the service does not answer.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ CONNECTION_PROBLEM = catalogue("en").text("connection_problem")
 class PosScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back", tooltip="Back to the dashboard (staff)"),
+        # standalone: the way out is a question, then the end of the program
+        Binding("escape", "ask_quit", "Quit", tooltip="Close the point of sale (staff)"),
         Binding("p", "back", "Back", show=False),
         # staff: the next customer's charge without leaving the counter
         Binding("n", "app.new_charge", "New charge", show=False),
@@ -58,8 +62,11 @@ class PosScreen(Screen[None]):
         language: str = "en",
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
+        standalone: bool = False,
     ) -> None:
         super().__init__()
+        #: Opened by `orderdash pos`: no dashboard to go back to, only out.
+        self.standalone = standalone
         self._dashboard_state = state
         self.primary = primary
         self.language = language
@@ -131,8 +138,29 @@ class PosScreen(Screen[None]):
         still arrive while the screen is being taken down."""
         return self.is_mounted and bool(self.query("#pos-banner"))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return not self.standalone
+        if action == "ask_quit":
+            return self.standalone
+        return True
+
     def action_back(self) -> None:
         self.dismiss()
+
+    def action_ask_quit(self) -> None:
+        """Standalone: Esc asks, yes ends the program (the customer cannot wander further)."""
+        from orderdash.tui.screens.confirm import ConfirmScreen
+
+        if isinstance(self.app.screen, ConfirmScreen):
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.exit()
+
+        question = "Close the point of sale and quit orderdash pos?"
+        self.app.push_screen(ConfirmScreen("Quit?", question), callback=answered)
 
     def _tick(self) -> None:
         if not self._ready:

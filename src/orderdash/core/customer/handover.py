@@ -1,0 +1,55 @@
+"""When the customer display may change hands: an order a customer may still be paying is not
+taken off it without the operator's yes (`may_be_paying`), and an order that is done gives the
+screen back to the welcome screen after a short while (`BackToWelcome`), so the next customer
+never finds the last sale on it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from orderdash.core.customer.face import CustomerFace
+
+#: Phases whose banner thanks the customer: the whole amount has arrived.
+PAID = frozenset({"CONFIRMING", "CONFIRMED"})
+#: Phases nobody can pay any more; with nothing paid, there is nothing left to tell.
+CLOSED = frozenset({"EXPIRED", "CANCELED"})
+
+
+def may_be_paying(face: CustomerFace | None) -> bool:
+    """A customer may be scanning or paying what the display shows: a code is up, or the
+    payment is to wait for ("we can't check this payment right now")."""
+    return face is not None and (face.payable or face.trouble == "unreachable")
+
+
+def finished(face: CustomerFace | None) -> bool:
+    """Paid, or closed with nothing paid: the display has said all it had to. An overpaid,
+    underpaid or partly paid closed order stays (its banner sends the customer to the staff)."""
+    if face is None or face.trouble or face.payable:
+        return False
+    return face.phase in PAID or (face.phase in CLOSED and face.payments == 0)
+
+
+class BackToWelcome:
+    """`due(face)`: the display's order has been finished for `after` seconds (0: never)."""
+
+    def __init__(self, after: float, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.after = after
+        self.monotonic = monotonic
+        self._since: float | None = None
+
+    def reset(self) -> None:
+        """Another order is on the display: its own time starts when it is finished."""
+        self._since = None
+
+    def due(self, face: CustomerFace | None) -> bool:
+        if not self.after or not finished(face):
+            self._since = None
+            return False
+        now = self.monotonic()
+        if self._since is None:
+            self._since = now
+        return now - self._since >= self.after
