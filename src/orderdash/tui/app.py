@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -61,6 +62,8 @@ if TYPE_CHECKING:
         AccountRecovered,
     )
     from orderdash.tui.notices import HeldNotices, Notice
+
+log = logging.getLogger(__name__)
 
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
@@ -542,6 +545,10 @@ class OrderDashApp(App[None]):
                 "No order to show on the customer display.", severity="warning", markup=False
             )
             return
+        if self.publisher is None:
+            text = "The customer display is off: no usable runtime directory (see XDG_RUNTIME_DIR)."
+            self.notify(text, severity="warning", markup=False)
+            return
         self._show_on_display(token)
         text = f"On the customer display: {clean(token, limit=40)}"
         self.notify(text, timeout=3, markup=False)
@@ -862,13 +869,19 @@ def make_app(
         **settings.budgets,
     )
     every = [token, *tokens] if token else list(tokens)
-    from orderdash.core.customer.channel import Publisher, channel_path
+    from orderdash.core.customer.channel import Publisher, channel_path, channel_unusable
 
-    publisher = Publisher(
-        channel_path(settings.display_channel),
-        language=resolve_language(settings.language, os.environ),
-        clock=clock,
-    )
+    language = resolve_language(settings.language, os.environ)
+    publisher: Publisher | None = None
+    try:
+        publisher = Publisher(
+            channel_path(settings.display_channel), language=language, clock=clock
+        )
+    except OSError as error:
+        # a runtime directory another user made (or one not ours to write): the dashboard runs,
+        # without the customer display
+        log.warning("customer display off: %s", error)
+        notices = [*notices, channel_unusable(error)]
     return OrderDashApp(
         settings,
         client,
@@ -881,6 +894,6 @@ def make_app(
         open_pos=open_pos,
         notices=notices,
         publisher=publisher,
-        language=publisher.language,
+        language=language,
         account=settings.access_token is not None if account is None else account,
     )
