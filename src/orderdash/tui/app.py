@@ -703,6 +703,21 @@ class OrderDashApp(App[None]):
                 markup=False,
             )
 
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Textual's way to the browser (a link a widget opens): Textual's own runs `webbrowser`
+        on the event loop with this process's whole environment, secrets included. Here the
+        browser is opened as `o` opens it (`desktop`): off the loop, http(s) links only, with
+        the environment cleaned."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or not url.isprintable():
+            return
+        from orderdash.tui import desktop
+
+        def open_it() -> None:
+            desktop.open_in_browser(url)
+
+        self.run_worker(open_it, group="browser", thread=True, exit_on_error=False)
+
     def open_transaction(self, tx: Transaction | None) -> None:
         """The transaction's explorer page in the browser: http(s) links only. With no browser
         to open it in, the link is shown as text to select or copy."""

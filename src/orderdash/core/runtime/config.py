@@ -36,6 +36,18 @@ TOKEN_FILE_KEY = "bearer_token_file"
 ACCESS_TOKEN_FILE_KEY = "access_token_file"
 #: Each file setting and the secret setting it fills.
 _SECRET_FILES = {TOKEN_FILE_KEY: "bearer_token", ACCESS_TOKEN_FILE_KEY: "access_token"}
+#: The variables that hold a secret or name the file that does: no child process (clipboard
+#: tool, browser, web display process) is given them (`child_environment`).
+SECRET_VARIABLES = frozenset(
+    ENV_PREFIX + name.upper() for pair in _SECRET_FILES.items() for name in pair
+)
+
+
+def child_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment to start a child process with: this one's (or `env`) without the
+    secrets' variables."""
+    env = os.environ if env is None else env
+    return {name: value for name, value in env.items() if name not in SECRET_VARIABLES}
 
 
 class Settings(BaseModel):

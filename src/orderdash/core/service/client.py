@@ -75,6 +75,11 @@ if TYPE_CHECKING:
 # blocking client (`get_order_now`) and never loads it (~13 ms of that command's start).
 
 log = logging.getLogger(__name__)
+#: The longest bearer a log-in may hand out (4 KiB): it is sent as a header on every private
+#: request.
+MAX_BEARER_BYTES = 4096
+#: A JWT in its compact form: header, payload and signature, base64url without padding.
+_JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 #: A longer wait than this from Retry-After is treated as this: a dashboard must come back.
@@ -823,6 +828,17 @@ class OrderClient:
         # it travels as an HTTP header value: one word of visible ASCII
         if not bearer or not (bearer.isascii() and bearer.isprintable() and " " not in bearer):
             raise InvalidResponse("the log-in answer carries no usable bearer token")
+        # it goes out with every private request: a JWT of sane size, nothing else
+        if len(bearer) > MAX_BEARER_BYTES:
+            raise InvalidResponse(
+                f"the log-in answer's bearer token is too long ({len(bearer):,} bytes; "
+                f"at most {MAX_BEARER_BYTES:,}): not used"
+            )
+        if not _JWT.fullmatch(bearer):
+            raise InvalidResponse(
+                "the log-in answer's bearer token is not a JWT (three base64url parts "
+                "separated by dots): not used"
+            )
         return SecretStr(bearer)
 
     def _interpret_history(
