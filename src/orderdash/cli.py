@@ -664,8 +664,11 @@ def _run_display(args: argparse.Namespace) -> int:
             options["--config"] = args.config
         return serve_display(args.host, args.port, settings.display_channel, options)
     from orderdash.core.runtime import startup
+    from orderdash.core.runtime.logs import configure_logging
     from orderdash.tui.display import DisplayApp
 
+    # what it refuses to show is logged: to the log file or nowhere, never over the screen
+    configure_logging(settings.log_file)
     startup.resume()  # runs for hours
     DisplayApp(
         path, language=language, title=settings.display_title, primary=settings.pos_primary
