@@ -7,6 +7,8 @@ platformdirs is told we are another uid, which makes our own directory someone e
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -65,3 +67,20 @@ async def test_a_foreign_runtime_directory_turns_the_display_off_and_the_dashboa
         await pilot.pause(0.5)
         assert app.is_running
     assert os.listdir(foreign_runtime_dir) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another user's directory needs root to make")
+def test_the_display_command_says_so_in_one_line(foreign_runtime_dir: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env["ORDERDASH_CONFIG"] = os.devnull
+    done = subprocess.run(
+        [sys.executable, "-m", "orderdash", "display"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "XDG_RUNTIME_DIR" in done.stderr

@@ -638,7 +638,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 def _run_display(args: argparse.Namespace) -> int:
     """The customer display, in this terminal or (`--web`) served to browsers."""
     from orderdash.core.customer.catalogue import resolve_language
-    from orderdash.core.customer.channel import ChannelError, channel_path
+    from orderdash.core.customer.channel import ChannelError, channel_path, runtime_problem
     from orderdash.core.runtime.config import load_settings
     from orderdash.core.service.errors import UsageError
 
@@ -651,6 +651,12 @@ def _run_display(args: argparse.Namespace) -> int:
         path = channel_path(settings.display_channel)
     except ChannelError as error:
         raise UsageError(str(error)) from None
+    except OSError as error:
+        # no channel to follow: said in one line, not a traceback
+        raise UsageError(
+            f"no usable runtime directory for the customer display ({runtime_problem(error)}); "
+            "set XDG_RUNTIME_DIR to a directory of your own (mode 700)"
+        ) from None
     language = resolve_language(settings.language, os.environ)
     if args.web:
         from orderdash.tui.web import serve_display
