@@ -166,6 +166,10 @@ def test_display_settings_never_read_the_token(tmp_path: Path) -> None:
     config.write_text(f'bearer_token_file = "{token_file}"\nbearer_token = "inline"\n')
     settings, _ = load_settings({}, env, with_token=False)
     assert settings.bearer_token is None
+    # nor the access token's file (a missing one is no error either: it is not opened)
+    env["ORDERDASH_ACCESS_TOKEN_FILE"] = str(tmp_path / "missing")
+    settings, _ = load_settings({}, env, with_token=False)
+    assert settings.access_token is None
     # the same configuration for the dashboard: the token is read
     with_token, _ = load_settings({}, {"ORDERDASH_CONFIG": str(config)})
     assert with_token.bearer_token is not None

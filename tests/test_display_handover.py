@@ -367,7 +367,7 @@ async def test_the_displays_language_covers_every_screen(tmp_path: Path) -> None
         await pilot.pause(0.2)
         text = screen_text(app)
         assert not [word for word in english if word in text], text
-        publisher.publish(face(phase="PARTLY_PAID", headline_amount="0.0001 BTC", payments=1))
+        publisher.publish(face(phase="PARTLY_PAID", headline_amount="0.00012871 BTC", payments=1))
         await wait_until(pilot, lambda: "Teilweise bezahlt" in screen_text(app))
         publisher.publish(face(phase="CONFIRMED", payable=False, qr_text="", payments=1))
         await wait_until(pilot, lambda: "Bezahlt" in screen_text(app))

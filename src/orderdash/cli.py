@@ -646,7 +646,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 def _run_display(args: argparse.Namespace) -> int:
     """The customer display, in this terminal or (`--web`) served to browsers."""
     from orderdash.core.customer.catalogue import resolve_language
-    from orderdash.core.customer.channel import ChannelError, channel_path
+    from orderdash.core.customer.channel import ChannelError, channel_path, runtime_problem
     from orderdash.core.runtime.config import load_settings
     from orderdash.core.service.errors import UsageError
 
@@ -659,6 +659,12 @@ def _run_display(args: argparse.Namespace) -> int:
         path = channel_path(settings.display_channel)
     except ChannelError as error:
         raise UsageError(str(error)) from None
+    except OSError as error:
+        # no channel to follow: said in one line, not a traceback
+        raise UsageError(
+            f"no usable runtime directory for the customer display ({runtime_problem(error)}); "
+            "set XDG_RUNTIME_DIR to a directory of your own (mode 700)"
+        ) from None
     language = resolve_language(settings.language, os.environ)
     if args.web:
         from orderdash.tui.web import serve_display
@@ -672,8 +678,11 @@ def _run_display(args: argparse.Namespace) -> int:
             options["--config"] = args.config
         return serve_display(args.host, args.port, settings.display_channel, options)
     from orderdash.core.runtime import startup
+    from orderdash.core.runtime.logs import configure_logging
     from orderdash.tui.display import DisplayApp
 
+    # what it refuses to show is logged: to the log file or nowhere, never over the screen
+    configure_logging(settings.log_file)
     startup.resume()  # runs for hours
     DisplayApp(
         path, language=language, title=settings.display_title, primary=settings.pos_primary

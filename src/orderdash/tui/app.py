@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -62,6 +63,8 @@ if TYPE_CHECKING:
         AccountRecovered,
     )
     from orderdash.tui.notices import HeldNotices, Notice
+
+log = logging.getLogger(__name__)
 
 NO_BEARER = (
     "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
@@ -585,6 +588,10 @@ class OrderDashApp(App[None]):
                 "No order to show on the customer display.", severity="warning", markup=False
             )
             return
+        if self.publisher is None:
+            text = "The customer display is off: no usable runtime directory (see XDG_RUNTIME_DIR)."
+            self.notify(text, severity="warning", markup=False)
+            return
 
         def answered(replace: bool) -> None:
             if replace:
@@ -782,6 +789,21 @@ class OrderDashApp(App[None]):
                 markup=False,
             )
 
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Textual's way to the browser (a link a widget opens): Textual's own runs `webbrowser`
+        on the event loop with this process's whole environment, secrets included. Here the
+        browser is opened as `o` opens it (`desktop`): off the loop, http(s) links only, with
+        the environment cleaned."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or not url.isprintable():
+            return
+        from orderdash.tui import desktop
+
+        def open_it() -> None:
+            desktop.open_in_browser(url)
+
+        self.run_worker(open_it, group="browser", thread=True, exit_on_error=False)
+
     def open_transaction(self, tx: Transaction | None) -> None:
         """The transaction's explorer page in the browser: http(s) links only. With no browser
         to open it in, the link is shown as text to select or copy."""
@@ -949,13 +971,19 @@ def make_app(
         **settings.budgets,
     )
     every = [token, *tokens] if token else list(tokens)
-    from orderdash.core.customer.channel import Publisher, channel_path
+    from orderdash.core.customer.channel import Publisher, channel_path, channel_unusable
 
-    publisher = Publisher(
-        channel_path(settings.display_channel),
-        language=resolve_language(settings.language, os.environ),
-        clock=clock,
-    )
+    language = resolve_language(settings.language, os.environ)
+    publisher: Publisher | None = None
+    try:
+        publisher = Publisher(
+            channel_path(settings.display_channel), language=language, clock=clock
+        )
+    except OSError as error:
+        # a runtime directory another user made (or one not ours to write): the dashboard runs,
+        # without the customer display
+        log.warning("customer display off: %s", error)
+        notices = [*notices, channel_unusable(error)]
     return OrderDashApp(
         settings,
         client,
@@ -969,6 +997,6 @@ def make_app(
         pos_only=pos_only,
         notices=notices,
         publisher=publisher,
-        language=publisher.language,
+        language=language,
         account=settings.access_token is not None if account is None else account,
     )

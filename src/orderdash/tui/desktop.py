@@ -4,7 +4,11 @@ A terminal's clipboard sequence (OSC 52) is dropped silently by many terminals a
 default settings, so a copy is only called "copied" when a clipboard tool took it. Opening a
 link with no browser to open it in (no display, or over SSH) would do nothing visible, or start
 a text browser inside the dashboard's terminal: the link is then shown as text instead.
-Both tools are run off the event loop (a thread worker) with a timeout.
+Both tools are run off the event loop (a thread worker) with a timeout, and neither is given
+the secrets' environment variables (`child_environment`). `webbrowser` starts the browser with
+this process's whole environment, so the browser is opened from a short-lived Python of its
+own, started with the environment cleaned (changing this process's environment around the call
+would race with every other thread).
 """
 
 from __future__ import annotations
@@ -13,11 +17,19 @@ import os
 import shutil
 import subprocess
 import sys
-import webbrowser
 from collections.abc import Callable, Mapping
+
+from orderdash.core.runtime.config import child_environment
 
 #: How long a clipboard tool may take before the copy counts as failed.
 CLIPBOARD_TIMEOUT = 2.0
+#: How long the browser's opener may take (it returns once the browser has the link).
+BROWSER_TIMEOUT = 20.0
+#: The opener: `webbrowser.open(argv[1])` in a new interpreter; exit status 0 when a browser
+#: took the link.
+_OPEN_IN_BROWSER = (
+    "import sys, webbrowser; sys.exit(0 if webbrowser.open(sys.argv[1], new=2) else 1)"
+)
 #: (program, its arguments to read the clipboard's text from stdin, the variable it needs)
 CLIPBOARD_TOOLS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
     ("wl-copy", (), "WAYLAND_DISPLAY"),
@@ -53,6 +65,7 @@ def copy_with(command: list[str], text: str, timeout: float = CLIPBOARD_TIMEOUT)
             stderr=subprocess.DEVNULL,
             timeout=timeout,
             check=False,
+            env=child_environment(),
         )
     except (OSError, subprocess.SubprocessError, UnicodeError):
         return False
@@ -72,9 +85,18 @@ def browser_available(env: Mapping[str, str] = os.environ, platform: str = sys.p
     return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
 
 
-def open_in_browser(url: str) -> bool:
+def open_in_browser(url: str, timeout: float = BROWSER_TIMEOUT) -> bool:
     """Open `url` in the browser (blocking: call it from a thread); False when none took it."""
     try:
-        return bool(webbrowser.open(url, new=2))
-    except (OSError, webbrowser.Error):
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", _OPEN_IN_BROWSER, url],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+            check=False,
+            env=child_environment(),
+        )
+    except (OSError, subprocess.SubprocessError, UnicodeError):
         return False
+    return done.returncode == 0

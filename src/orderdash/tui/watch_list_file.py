@@ -37,6 +37,9 @@ class WatchListSync:
         self._adopt = adopt
         self._pending = PendingChanges()
         self._busy = False
+        #: What the operator was told of the file's trouble and not since cleared: each is said
+        #: once, not at every read or save while the trouble lasts.
+        self._told: set[str] = set()
 
     def start(self) -> None:
         if self._store is None:
@@ -109,26 +112,37 @@ class WatchListSync:
                 continue
             self._app.post_message(WatchListSaved(saved.tokens, saved.refused, saved.warning))
 
+    def _tell(self, trouble: str, text: str, **options: Any) -> None:
+        if trouble not in self._told:
+            self._told.add(trouble)
+            self._app.notify(text, markup=False, **options)
+
     def read_done(self, message: WatchListRead) -> None:
         self._busy = False
         if message.warning:
-            self._app.notify(message.warning, title="Watch list", severity="warning", markup=False)
+            self._tell(message.warning, message.warning, title="Watch list", severity="warning")
         if message.initial:
             self._started(message.tokens)
-        else:
+        elif message.warning is None:
+            self._told.clear()
             self._adopt(*self._pending.keep_local(message.tokens, self._state.kept()))
+        # else: what was read is not the whole list (unreadable, set aside, or this instance
+        # cannot save its own changes): the list on screen stays as it is
 
     def save_done(self, message: WatchListSaved) -> None:
         self._busy = self._pending.flushing
         if message.error is not None:
-            self._app.notify(
-                f"The watch list could not be saved: {message.error}",
-                severity="error",
-                markup=False,
-            )
+            store = self._store
+            if store is not None and message.error == store.lock_problem:
+                # said at start (or by the save before): one notice while it lasts
+                self._tell(message.error, message.error, title="Watch list", severity="error")
+            else:
+                text = f"The watch list could not be saved: {message.error}"
+                self._tell(message.error, text, severity="error")
             return
+        self._told.clear()
         if message.warning:
-            self._app.notify(message.warning, title="Watch list", severity="warning", markup=False)
+            self._tell(message.warning, message.warning, title="Watch list", severity="warning")
         if message.refused:
             self.tell_full(len(message.refused))
         self._adopt(*self._pending.keep_local(message.tokens, self._state.kept()))

@@ -50,6 +50,20 @@ def channel_dir() -> Path:
         return user_runtime_path("orderdash")
 
 
+def runtime_problem(error: OSError) -> str:
+    """What is wrong with the runtime directory, in a few words (platformdirs' own advice left
+    to the caller)."""
+    return str(error.strerror or error).removesuffix("; set XDG_RUNTIME_DIR instead")
+
+
+def channel_unusable(error: OSError) -> str:
+    """One line for the operator: the customer display is off, and how to turn it on."""
+    return (
+        f"Customer display off: no usable runtime directory ({runtime_problem(error)}); "
+        "set XDG_RUNTIME_DIR to a directory of your own (mode 700) to use it."
+    )
+
+
 def channel_path(name: str = DEFAULT_CHANNEL, directory: Path | None = None) -> Path:
     if not CHANNEL_NAME.fullmatch(name):
         raise ChannelError(

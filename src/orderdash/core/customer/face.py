@@ -46,8 +46,9 @@ NoteKey = Literal[
 ]  # fmt: skip
 #: Why the customer is shown words instead of a QR: the service has not answered for a rate
 #: period ("unreachable", or at once when nothing was ever read), or says the order does not
-#: exist ("not_found").
-Trouble = Literal["", "unreachable", "not_found"]
+#: exist ("not_found"), or what the display read does not hang together ("inconsistent":
+#: `consistency.py`).
+Trouble = Literal["", "unreachable", "not_found", "inconsistent"]
 #: The longest checkout link put in a code (a QR holds about 2,900 characters at level M).
 MAX_CHECKOUT_URL = 1000
 #: An amount as the server wrote it (grouped or not), or the em dash for none.

@@ -36,6 +36,18 @@ TOKEN_FILE_KEY = "bearer_token_file"
 ACCESS_TOKEN_FILE_KEY = "access_token_file"
 #: Each file setting and the secret setting it fills.
 _SECRET_FILES = {TOKEN_FILE_KEY: "bearer_token", ACCESS_TOKEN_FILE_KEY: "access_token"}
+#: The settings that are a secret or name its file (the customer display reads none of them).
+_SECRET_SETTINGS = frozenset(name for pair in _SECRET_FILES.items() for name in pair)
+#: The variables that hold a secret or name the file that does: no child process (clipboard
+#: tool, browser, web display process) is given them (`child_environment`).
+SECRET_VARIABLES = frozenset(ENV_PREFIX + name.upper() for name in _SECRET_SETTINGS)
+
+
+def child_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment to start a child process with: this one's (or `env`) without the
+    secrets' variables."""
+    env = os.environ if env is None else env
+    return {name: value for name, value in env.items() if name not in SECRET_VARIABLES}
 
 
 class Settings(BaseModel):
@@ -269,7 +281,8 @@ def load_settings(
     with_token: bool = True,
 ) -> tuple[Settings, list[str]]:
     """Merge the sources; returns the settings and warnings to show the user once.
-    `with_token=False` (the customer display) neither reads the token file nor keeps a token."""
+    `with_token=False` (the customer display) neither reads a token file nor keeps a token
+    (the bearer's or the access token)."""
     env = os.environ if env is None else env
     warnings: list[str] = []
     path, required = default_config_path(env)
@@ -281,7 +294,7 @@ def load_settings(
     merged: dict[str, Any] = {}
     for layer in layers:
         if not with_token:
-            layer = {k: v for k, v in layer.items() if k not in ("bearer_token", TOKEN_FILE_KEY)}
+            layer = {k: v for k, v in layer.items() if k not in _SECRET_SETTINGS}
         merged.update(_resolve_token(layer, warnings))
     try:
         settings = Settings.model_validate(merged)

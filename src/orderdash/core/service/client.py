@@ -75,6 +75,11 @@ if TYPE_CHECKING:
 # blocking client (`get_order_now`) and never loads it (~13 ms of that command's start).
 
 log = logging.getLogger(__name__)
+#: The longest bearer a log-in may hand out (4 KiB): it is sent as a header on every private
+#: request.
+MAX_BEARER_BYTES = 4096
+#: A JWT in its compact form: header, payload and signature, base64url without padding.
+_JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 #: A longer wait than this from Retry-After is treated as this: a dashboard must come back.
@@ -238,6 +243,50 @@ class _ShortSwitchInterval:
 
 
 _first_reads = _ShortSwitchInterval()
+
+
+class _Deadline:
+    """The overall deadline of one blocking request. httpx bounds each wait (the connect, one
+    read) but not their sum: a server that holds its headers keeps the call for the whole read
+    timeout, one that drips them a byte at a time for ever. When the deadline passes, a timer
+    shuts the request's socket down, which ends the read that blocks on it (the socket comes
+    from httpcore's `trace` extension as the connection is made)."""
+
+    def __init__(self, seconds: float) -> None:
+        self._lock = threading.Lock()
+        self._socket: Any = None
+        self.passed = False
+        self._timer = threading.Timer(seconds, self._end)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        if not event.startswith("connection.connect_") or not event.endswith(".complete"):
+            return
+        stream = info.get("return_value")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        with self._lock:
+            self._socket = sock
+            if self.passed:
+                self._shut()
+
+    def _end(self) -> None:
+        with self._lock:
+            self.passed = True
+            self._shut()
+
+    def _shut(self) -> None:
+        import socket
+
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.shutdown(socket.SHUT_RDWR)
 
 
 class _FirstRead:
@@ -473,9 +522,9 @@ class OrderClient:
         """getOrder without an event loop, for a command that asks once and exits (`orderdash
         get`): sent through httpx's blocking client, which never loads anyio's asyncio backend
         (~20 ms of that command's start). Same request, checks, answer and errors as
-        `get_order`; the overall deadline is checked as each chunk of the answer arrives (each
-        wait is bounded by the read timeout). The async client is never made (~1 ms). A client
-        built with an async transport (tests) asks through it instead."""
+        `get_order`, within the same overall deadline (`_fetch_now`). The async client is
+        never made (~1 ms). A client built with an async transport (tests) asks through it
+        instead."""
         if self._transport is not None:
             import asyncio
 
@@ -779,6 +828,17 @@ class OrderClient:
         # it travels as an HTTP header value: one word of visible ASCII
         if not bearer or not (bearer.isascii() and bearer.isprintable() and " " not in bearer):
             raise InvalidResponse("the log-in answer carries no usable bearer token")
+        # it goes out with every private request: a JWT of sane size, nothing else
+        if len(bearer) > MAX_BEARER_BYTES:
+            raise InvalidResponse(
+                f"the log-in answer's bearer token is too long ({len(bearer):,} bytes; "
+                f"at most {MAX_BEARER_BYTES:,}): not used"
+            )
+        if not _JWT.fullmatch(bearer):
+            raise InvalidResponse(
+                "the log-in answer's bearer token is not a JWT (three base64url parts "
+                "separated by dots): not used"
+            )
         return SecretStr(bearer)
 
     def _interpret_history(
@@ -926,15 +986,33 @@ class OrderClient:
         return response.status_code, response.headers, body
 
     def _fetch_now(self, http: httpx.Client, url: str) -> tuple[int, httpx.Headers, bytes]:
-        """`_fetch` for the blocking client: a GET, the deadline checked chunk by chunk."""
-        give_up_at = time.monotonic() + self._timeouts.deadline
-        with self._network_errors(), http.stream("GET", url) as response:
-            capped = self._capped(response)
-            for chunk in response.iter_raw():
-                if time.monotonic() > give_up_at:
-                    raise TimeoutError
-                capped.add(chunk)
-            body = capped.body()
+        """`_fetch` for the blocking client: a GET within the overall deadline. Each wait is
+        bounded by the deadline too, and `_Deadline` ends the request when it passes, whatever
+        it is waiting for (held or dripped headers, a slow body)."""
+        limits = self._timeouts
+        seconds = limits.deadline
+        give_up_at = time.monotonic() + seconds
+        timeout = httpx.Timeout(
+            connect=min(limits.connect, seconds),
+            read=min(limits.read, seconds),
+            write=min(limits.read, seconds),
+            pool=min(limits.connect, seconds),
+        )
+        with self._network_errors(), _Deadline(seconds) as deadline:
+            try:
+                with http.stream(
+                    "GET", url, timeout=timeout, extensions={"trace": deadline.trace}
+                ) as response:
+                    capped = self._capped(response)
+                    for chunk in response.iter_raw():
+                        if time.monotonic() > give_up_at:
+                            raise TimeoutError
+                        capped.add(chunk)
+                    body = capped.body()
+            except httpx.HTTPError:
+                if deadline.passed or time.monotonic() >= give_up_at:
+                    raise TimeoutError from None
+                raise
         return response.status_code, response.headers, body
 
     @contextlib.contextmanager

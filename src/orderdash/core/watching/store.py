@@ -9,8 +9,12 @@ lock file beside the list; a save re-reads the file and applies only this instan
 additions and removals (since it last read or wrote the list), so no instance loses another's
 changes; `changed()` tells, by `stat` alone, that another instance wrote the file since.
 Temporary files of a save that was killed are removed when the list is loaded (under the lock,
-so never one that a live save is writing). One cap, MAX_TOKENS, holds when adding and loading,
-and a file too large to be a watch list is refused by its size before it is read.
+so never one that a live save is writing). A lock path that cannot be used (a directory, a
+symlink, not ours) refuses every save, said once (`lock_problem`), since a save without the
+lock could lose another instance's change; the list is still read, without the lock (a rename
+replaces the file whole, so a reader never sees half of one). One cap, MAX_TOKENS, holds when
+adding and loading, and a file too large to be a watch list is refused by its size before it is
+read.
 """
 
 from __future__ import annotations
@@ -109,6 +113,8 @@ class WatchListFile:
         #: The file's identity (inode, size, mtime) when this instance last read or wrote it.
         self._seen: tuple[int, int, int] | None = None
         self._mutex = threading.Lock()
+        #: Why the lock file cannot be used, while it cannot (saves are refused meanwhile).
+        self.lock_problem: str | None = None
 
     # -- public ------------------------------------------------------------------------------
 
@@ -118,11 +124,12 @@ class WatchListFile:
         Also removes the temporary files of saves that were killed. Costs at most
         MAX_FILE_BYTES of reading: a larger file is refused by its size.
         """
-        with self._mutex, self._locked():
-            self._remove_stale_temporaries()
+        with self._mutex, self._locked() as locked:
+            if locked:
+                self._remove_stale_temporaries()
             tokens, warning = self._read()
             self._known = list(tokens)
-            return tokens, warning
+            return tokens, self._with_lock_problem(warning)
 
     def changed(self) -> bool:
         """True when the file is not what this instance last read or wrote (one `stat`)."""
@@ -133,7 +140,7 @@ class WatchListFile:
         with self._mutex, self._locked():
             tokens, warning = self._read()
             self._known = list(tokens)
-            return tokens, warning
+            return tokens, self._with_lock_problem(warning)
 
     def save(self, tokens: Iterable[str]) -> Saved:
         """Save this instance's whole list: its additions and removals since it last read or
@@ -153,7 +160,7 @@ class WatchListFile:
             return self._apply(list(added), set(removed))
 
     def _apply(self, added: list[str], removed: set[str]) -> Saved:
-        with self._locked():
+        with self._locked(to_write=True):
             current, warning = self._read(for_save=True)
             if warning is not None:
                 # the file was unusable and is set aside: this instance's list is the best left
@@ -176,13 +183,33 @@ class WatchListFile:
 
     # -- under the lock ------------------------------------------------------------------------
 
+    def _with_lock_problem(self, warning: str | None) -> str | None:
+        if self.lock_problem is None:
+            return warning
+        return self.lock_problem if warning is None else f"{warning}\n{self.lock_problem}"
+
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _locked(self, *, to_write: bool = False) -> Iterator[bool]:
+        """Hold the lock (yields True). When the lock file cannot be used, a write raises
+        OSError and a read goes on without it (yields False). Never through a symlink: a
+        dangling one would otherwise create its target."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            descriptor = os.open(self.lock_path, flags, 0o600)
+        except OSError as error:
+            self.lock_problem = (
+                f"the watch list's lock file {self.lock_path} cannot be used "
+                f"({error.strerror or error}): changes stay on screen but are not saved"
+            )
+            if to_write:
+                raise OSError(self.lock_problem) from None
+            yield False
+            return
+        self.lock_problem = None
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX)
-            yield
+            yield True
         finally:
             os.close(descriptor)  # closing releases the lock
 
@@ -204,6 +231,7 @@ class WatchListFile:
         except OSError as error:
             if for_save:
                 raise
+            self._seen = None  # (not read again each second: `changed` compares with this)
             return [], f"cannot read the watch list {self.path}: {error}"
         if info.st_size > MAX_FILE_BYTES:
             return [], self._set_aside(
@@ -215,6 +243,7 @@ class WatchListFile:
         except OSError as error:
             if for_save:
                 raise
+            self._seen = (info.st_ino, info.st_size, info.st_mtime_ns)  # read again once changed
             return [], f"cannot read the watch list {self.path}: {error}"
         try:
             if len(data) > MAX_FILE_BYTES:  # grew after the stat

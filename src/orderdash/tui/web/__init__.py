@@ -16,6 +16,7 @@ one display process per browser connection.
 
 from __future__ import annotations
 
+import os
 import secrets
 import shlex
 import sys
@@ -25,6 +26,8 @@ from typing import Any
 
 from aiohttp import web
 from textual_serve.server import Server
+
+from orderdash.core.runtime.config import SECRET_VARIABLES
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 TEMPLATES = Path(__file__).parent / "templates"
@@ -128,6 +131,10 @@ def display_command(channel: str, options: Mapping[str, str]) -> str:
 
 
 def serve_display(host: str, port: int, channel: str, options: Mapping[str, str]) -> int:
+    # textual-serve starts every display process with this process's environment; this one
+    # reads no token, so the secrets' variables go before any process (or thread) starts
+    for name in SECRET_VARIABLES:
+        os.environ.pop(name, None)
     key = secrets.token_urlsafe(18) if needs_key(host) else None
     server = DisplayServer(display_command(channel, options), host, port, key=key)
     try:

@@ -54,7 +54,7 @@ WIDE_FROM = 72
 
 
 #: Banner colour class when the payment cannot be checked.
-TROUBLE_CLASSES = {"unreachable": "-neutral", "not_found": "-bad"}
+TROUBLE_CLASSES = {"unreachable": "-neutral", "not_found": "-bad", "inconsistent": "-bad"}
 
 
 def headline(face: CustomerFace, words: Catalogue) -> str:
@@ -62,6 +62,8 @@ def headline(face: CustomerFace, words: Catalogue) -> str:
     has something to do about it (money paid to a closed order), a second line says what."""
     if face.trouble == "not_found":
         return words.text("headline_not_found") + "\n" + words.text("advice_ask_staff")
+    if face.trouble == "inconsistent":
+        return words.text("advice_ask_staff")
     if face.trouble:
         return words.text("headline_cannot_check")
     match face.phase_enum:
