@@ -122,6 +122,7 @@ def _unknown(token: str, why: str) -> ChargeOutcomeUnknown:
     return ChargeOutcomeUnknown(
         f"the charge's outcome is unknown ({why}): order {clean(token, limit=80)} may exist",
         token,
+        why,
     )
 
 

@@ -102,9 +102,11 @@ class ChargeOutcomeUnknown(ApiError):
     """Nobody can say whether a charge's order was made (every try lost its answer, a 5xx, an
     answer naming another order): `token`, the one it sent, names the order that may exist."""
 
-    def __init__(self, message: str, token: str) -> None:
+    def __init__(self, message: str, token: str, reason: str = "") -> None:
         super().__init__(message)
         self.token = token
+        #: What happened, without the token (the message names both).
+        self.reason = clean(" ".join(reason.split()), limit=200)
 
 
 class ChargeStopped(ApiError):
