@@ -549,3 +549,24 @@ async def test_an_unknown_outcome_names_the_order_and_l_looks_it_up_then_goes_on
         assert app.state.token == token
     assert len(creates(server)) == 3
     assert sim.order_wire(token, with_qr=False)["coinBaseName"] == "btc"
+
+
+async def test_a_checkout_link_that_is_not_https_never_becomes_the_customers_qr(server) -> None:
+    from orderdash.simulator import Fault
+    from orderdash.tui.screens.pos import PosScreen
+
+    sim = server.sim
+    sim.add_fault(Fault(endpoint="create", answer_payment_url="javascript:alert(1)//https://x"))
+    app = account_app(server)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await ask_to_charge(pilot, app, server, "2.00")
+        before = set(sim.tokens())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Which coin" in screen_text(app))
+        notes = [n.message for n in app._notifications]
+        assert any("not https: not shown" in note for note in notes)
+        await pilot.press("escape")  # the customer would choose on the checkout page
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        (token,) = set(sim.tokens()) - before
+        assert token not in app.state.payment_urls
+        assert "javascript" not in screen_text(app)

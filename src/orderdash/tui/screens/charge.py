@@ -248,6 +248,10 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
             return
         except Exception as error:  # noqa: BLE001 - one line, and the charge can be tried again
             self._stop_progress()
+            if not isinstance(error, OrderdashError):
+                # not the service's refusal: nobody can say what it did
+                self._unknown(token, _error_line(error))
+                return
             self.step = Step.CONFIRM
             self._say(
                 f"Not made: {_error_line(error)}",
@@ -328,6 +332,9 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
             self.step = Step.STOPPED
             self._say(f"Stopped: {stopped.message}", error=True, hint="Esc: close")
             return
+        if made.link_refused:
+            # the POS gets no checkout QR for this order: say why, once
+            self.notify(made.link_refused, title="New charge", severity="warning", markup=False)
         if not self.currency and self._made.currency:
             # the first order made tells the account's currency: kept for the session
             self.currency = clean(self._made.currency, limit=12)
