@@ -251,6 +251,7 @@ def test_a_charge_whose_outcome_is_unknown_names_its_token_and_the_check(server,
     assert looked.returncode == 0 and "7.25" in looked.stdout
     answer = jsontext.loads(as_json.stdout)
     assert answer["token"] == first and answer["outcome"] == "unknown"
+    assert answer["reason"].startswith("no answer in 3 tries")
     assert answer["check"].endswith(first)
 
 

@@ -598,7 +598,7 @@ def _charge_unknown(args: argparse.Namespace, unknown: Any) -> int:
     if args.json:
         from orderdash.core.service import jsontext
 
-        answer = {"token": unknown.token, "outcome": "unknown", "reason": unknown.message}
+        answer = {"token": unknown.token, "outcome": "unknown", "reason": unknown.reason}
         print(jsontext.dumps({**answer, "check": check}, indent=2))
     return unknown.exit_code
 
