@@ -411,13 +411,8 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
     # -- back --------------------------------------------------------------------------------
 
     def action_back(self) -> None:
-        if self.step is Step.CONFIRM:
-            self.step = Step.AMOUNT
-            self._input.disabled = False
-            self._input.focus()
-            self._say("", hint="Enter: next")
-        elif self.step is Step.UNKNOWN:
-            # the order may exist: the message named it; a new amount is a new charge
+        if self.step in (Step.CONFIRM, Step.UNKNOWN):
+            # after an unknown outcome the message named the order; a new amount is a new charge
             self.step = Step.AMOUNT
             self._input.disabled = False
             self._input.focus()
