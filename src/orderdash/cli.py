@@ -207,7 +207,10 @@ def _orders_arguments(orders: argparse.ArgumentParser) -> None:
 
 
 def _charge_arguments(charge: argparse.ArgumentParser) -> None:
-    charge.add_argument("amount", help="the fiat amount, e.g. 12.50")
+    charge.add_argument(
+        "amount",
+        help="the amount in the till's currency: digits and at most one point, e.g. 12.50",
+    )
     charge.add_argument("--coin", metavar="CODE", help="choose this coin for the customer (btc)")
     charge.add_argument("--order-id", metavar="ID", help="your own order id (default: generated)")
     charge.add_argument(
