@@ -310,3 +310,16 @@ def test_a_checkout_link_over_http_to_the_service_on_loopback_is_kept(server) ->
     server.sim.add_fault(Fault(endpoint="create", answer_payment_url=link))
     result = charge_cli(server, "5")
     assert result.returncode == 0 and f"checkout: {link}" in result.stdout
+
+
+def test_a_create_that_never_reached_the_service_is_not_made_and_says_so() -> None:
+    """No connection on any try: nothing was sent, so the outcome is known (not made): exit 5
+    with the reason, and no 'may exist'."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    result = run_cli("charge", "--base-url", closed, "5", env=ENV)
+    assert result.returncode == 5
+    assert "cannot connect" in result.stderr and "may exist" not in result.stderr

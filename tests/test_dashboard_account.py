@@ -570,3 +570,24 @@ async def test_a_checkout_link_that_is_not_https_never_becomes_the_customers_qr(
         (token,) = set(sim.tokens()) - before
         assert token not in app.state.payment_urls
         assert "javascript" not in screen_text(app)
+
+
+async def test_l_on_an_order_the_service_does_not_have_says_not_made(server) -> None:
+    """The creates went to a listener whose answers were lost, and the service (base URL) has
+    no such order: `l` says "Not made" (the service said so), and offers the same charge again."""
+    from orderdash.simulator import Fault
+
+    with SimulatorServer(Simulator(seed=8), access_token=ACCESS) as listener:
+        listener.sim.add_fault(Fault(endpoint="create", reset_after=0, times=3))
+        app = account_app(server, create_url=listener.base_url)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await ask_to_charge(pilot, app, server, "3.30")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: "may exist" in screen_text(app), timeout=15)
+            await pilot.press("l")
+            await wait_until(
+                pilot, lambda: "Not made: the service has no order" in screen_text(app)
+            )
+            assert "try the same charge again" in screen_text(app)
+        sent = [r for r in listener.sim.requests if r["endpoint"] == "create"]
+        assert len(sent) == 3

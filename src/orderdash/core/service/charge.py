@@ -29,6 +29,7 @@ from orderdash.core.service.account_models import CoinChoice
 from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.core.service.errors import (
     ApiError,
+    CannotConnect,
     ChargeOutcomeUnknown,
     ChargeStopped,
     FailureReported,
@@ -188,8 +189,11 @@ async def create(
             return await _found(client, token)  # made by the try whose answer was lost
         except ApiError as error:
             if _answer_lost(error):
-                lost = error.message
+                # a connection never made sent nothing: that try made no order
+                lost = lost if isinstance(error, CannotConnect) else error.message
                 if attempt == CREATE_ATTEMPTS - 1:
+                    if not lost:
+                        raise  # no try reached the service: not made
                     raise _unknown(token, f"no answer in {CREATE_ATTEMPTS} tries: {lost}") from None
                 await asyncio.sleep(pause)
                 continue
