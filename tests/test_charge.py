@@ -13,7 +13,7 @@ from conftest import make_settings, run_cli
 from orderdash.core.service import jsontext
 from orderdash.core.service.charge import charge, parse_amount
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import ServiceError, UsageError
+from orderdash.core.service.errors import ChargeOutcomeUnknown, UsageError
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 
 ACCESS = "access-Cc3-charge"
@@ -110,8 +110,11 @@ def test_a_422_shows_the_services_message(server) -> None:
     assert "customer_id: Invalid customer_id" in result.stderr
 
 
-async def test_a_charge_refused_twice_by_the_service_is_not_retried_forever(server) -> None:
+async def test_a_charge_refused_thrice_by_the_service_is_not_retried_forever(server) -> None:
+    """Three 5xx: the order may exist (the simulator made it), so the outcome is unknown and
+    names the token sent; no fourth try."""
     server.sim.add_fault(Fault(endpoint="create", status=503))
+    before = set(server.sim.tokens())
     settings = make_settings(
         server.base_url,
         bearer=None,
@@ -119,9 +122,11 @@ async def test_a_charge_refused_twice_by_the_service_is_not_retried_forever(serv
         create_url=server.root_url + "/listener",
     )
     async with OrderClient.from_settings(settings) as client:
-        with pytest.raises(ServiceError):
+        with pytest.raises(ChargeOutcomeUnknown) as raised:
             await charge(client, Decimal(5), customer_id="4711", pause=0)
     assert len([r for r in server.sim.requests if r["endpoint"] == "create"]) == 3
+    assert set(server.sim.tokens()) - before == {raised.value.token}
+    assert raised.value.exit_code == 5
 
 
 @pytest.mark.parametrize("text", ["0", "-1", "1e3", "5.001", "abc", "NaN", "1000000000000"])
@@ -161,3 +166,160 @@ def test_charge_text_says_to_send_the_amount_rounded_up_to_the_coins_unit(
     assert f"send 0.00005138 BTC to {wire['address']}" in out
     assert "the service asks 0.000051371234" in out
     assert "?amount=0.00005138" in out
+
+
+# -- the till's currency, typed amounts, a charge always nameable, an answer believed so far --
+
+
+def charge_cli(server: SimulatorServer, *args: str, env: dict[str, str] | None = None):  # noqa: ANN201
+    where = ("--base-url", server.base_url, "--create-url", server.root_url + "/listener")
+    return run_cli("charge", *where, *args, env={**ENV, **(env or {})})
+
+
+def test_an_order_in_another_currency_than_the_tills_stops_the_charge(server) -> None:
+    """The till says CHF, the account makes EUR orders: the order is named, its checkout link
+    and coin withheld (nothing reaches the customer), one line names both currencies."""
+    before = set(server.sim.tokens())
+    result = charge_cli(server, "12.50", "--coin", "btc", env={"ORDERDASH_CURRENCY": "chf"})
+    assert result.returncode == 6, result.stderr
+    (token,) = set(server.sim.tokens()) - before
+    (line,) = result.stderr.splitlines()
+    assert "'EUR'" in line and "CHF" in line and token in line
+    assert result.stdout.splitlines() == [f"order {token}"]  # no checkout link, no address
+    assert server.sim.order_wire(token, with_qr=False)["coinBaseName"] is None
+    assert not [
+        r for r in server.sim.requests if r["method"] == "POST" and r["endpoint"] == "ui_order"
+    ]
+
+    plain = charge_cli(server, "12.50", "--json", env={"ORDERDASH_CURRENCY": "CHF"})
+    assert plain.returncode == 6
+    answer = jsontext.loads(plain.stdout)
+    assert answer["payment_url"] is None and "CHF" in answer["stopped"]
+
+
+def test_an_order_in_the_tills_currency_is_made_and_says_it(server) -> None:
+    result = charge_cli(server, "12.50", "--json", "--currency", "EUR")
+    assert result.returncode == 0, result.stderr
+    answer = jsontext.loads(result.stdout)
+    assert answer["currency"] == "EUR" and answer["payment_url"].endswith(answer["token"])
+
+
+def test_a_currency_that_is_no_iso_4217_code_is_refused_before_anything_is_sent(server) -> None:
+    for code in ("EUE", "EURO", "\uff25\uff35\uff32"):
+        result = charge_cli(server, "5", env={"ORDERDASH_CURRENCY": code})
+        assert result.returncode == 2 and "ISO 4217" in result.stderr
+    assert server.sim.requests == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("12_50", "not digits"),
+        ("\u0661\u0662", "not digits"),
+        ("\uff11\uff12", "not digits"),
+        ("12,50", "use a point: 12.50"),
+    ],
+)
+def test_an_amount_typed_another_way_is_refused_with_the_reason(server, typed, reason) -> None:
+    result = charge_cli(server, "--", typed)
+    assert result.returncode == 2 and reason in result.stderr
+    assert server.sim.requests == []
+
+
+def test_a_yen_amount_takes_no_decimals(server) -> None:
+    result = charge_cli(server, "1200.5", env={"ORDERDASH_CURRENCY": "JPY"})
+    assert result.returncode == 2 and "JPY amounts take no decimals" in result.stderr
+    assert server.sim.requests == []
+
+
+@pytest.mark.parametrize("fault", [{"reset_after": 0}, {"status": 503}])
+def test_a_charge_whose_outcome_is_unknown_names_its_token_and_the_check(server, fault) -> None:
+    """Every try loses its answer (or gets a 5xx) after the order is made: exit 5, and the
+    token sent is on stderr with the one command that checks it, which finds the order."""
+    server.sim.add_fault(Fault(endpoint="create", **fault))
+    before = set(server.sim.tokens())
+    result = charge_cli(server, "7.25")
+    as_json = charge_cli(server, "7.30", "--json")
+    assert result.returncode == as_json.returncode == 5
+    first, second = sorted(set(server.sim.tokens()) - before, key=lambda t: t in result.stderr)
+    assert second in result.stderr and "may exist" in result.stderr
+    check = next(line for line in result.stderr.splitlines() if "orderdash get" in line)
+    command = check[check.index("orderdash get") :].split()
+    assert command[:2] == ["orderdash", "get"] and command[-1] == second
+    server.sim.clear_faults()
+    looked = run_cli(*command[1:], env=ENV)
+    assert looked.returncode == 0 and "7.25" in looked.stdout
+    answer = jsontext.loads(as_json.stdout)
+    assert answer["token"] == first and answer["outcome"] == "unknown"
+    assert answer["reason"].startswith("no answer in 3 tries")
+    assert answer["check"].endswith(first)
+
+
+def test_a_coin_not_offered_reports_the_made_order_instead_of_orphaning_it(server) -> None:
+    before = set(server.sim.tokens())
+    result = charge_cli(server, "5", "--coin", "xmr")
+    assert result.returncode == 6
+    (token,) = set(server.sim.tokens()) - before
+    assert "does not offer the coin 'xmr'" in result.stderr and token in result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"order {token}" and lines[1].startswith("checkout: https://")
+    assert lines[1].endswith(token)
+
+
+def test_a_coin_that_is_no_coin_code_is_refused_before_the_order_is_made(server) -> None:
+    result = charge_cli(server, "5", "--coin", "x m r")
+    assert result.returncode == 2 and "not a coin code" in result.stderr
+    assert server.sim.requests == []
+
+
+def test_an_answer_naming_another_token_is_a_wrong_answer(server) -> None:
+    other = server.sim.create_order(token="ordertoken", coin="btc")
+    server.sim.add_fault(Fault(endpoint="create", answer_token=other))
+    before = set(server.sim.tokens())
+    result = charge_cli(server, "5", "--coin", "btc")
+    assert result.returncode == 5
+    (sent,) = set(server.sim.tokens()) - before  # made with the token sent
+    assert "ordertoken" in result.stderr and sent in result.stderr
+    assert "wrong answer" in result.stderr and "orderdash get" in result.stderr
+    assert "order ordertoken" not in result.stdout
+    # nothing was done to the other order, nor a coin chosen on any
+    assert [r["endpoint"] for r in server.sim.requests] == ["create"]
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "javascript:alert(document.cookie)//https://pay.example/",
+        "file:///etc/passwd",
+        "data:text/html,<script>alert(1)</script>",
+        "http://pay.example/invoice?token=x",
+    ],
+)
+def test_a_checkout_link_that_is_not_https_is_not_printed(server, link: str) -> None:
+    server.sim.add_fault(Fault(endpoint="create", answer_payment_url=link, times=2))
+    text = charge_cli(server, "5")
+    as_json = charge_cli(server, "5", "--json")
+    assert text.returncode == as_json.returncode == 0
+    assert "checkout" not in text.stdout and link not in text.stdout + as_json.stdout
+    assert "not https: not shown" in text.stderr
+    assert jsontext.loads(as_json.stdout)["payment_url"] is None
+
+
+def test_a_checkout_link_over_http_to_the_service_on_loopback_is_kept(server) -> None:
+    link = server.base_url + "/checkout/abc"
+    server.sim.add_fault(Fault(endpoint="create", answer_payment_url=link))
+    result = charge_cli(server, "5")
+    assert result.returncode == 0 and f"checkout: {link}" in result.stdout
+
+
+def test_a_create_that_never_reached_the_service_is_not_made_and_says_so() -> None:
+    """No connection on any try: nothing was sent, so the outcome is known (not made): exit 5
+    with the reason, and no 'may exist'."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    result = run_cli("charge", "--base-url", closed, "5", env=ENV)
+    assert result.returncode == 5
+    assert "cannot connect" in result.stderr and "may exist" not in result.stderr

@@ -192,7 +192,7 @@ async def ask_to_charge(pilot, app: OrderDashApp, server: SimulatorServer, amoun
     await pilot.press("n")
     await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
     await type_amount(pilot, app, amount)
-    await wait_until(pilot, lambda: f"Charge {amount} EUR?" in screen_text(app))
+    await wait_until(pilot, lambda: f"Charge {amount}" in screen_text(app))
 
 
 def creates(server: SimulatorServer) -> list[dict]:
@@ -217,7 +217,10 @@ async def test_n_an_amount_confirmed_and_a_coin_show_the_orders_qr_on_the_pos(se
         await type_amount(pilot, app, "12,50")
         await wait_until(pilot, lambda: "Not an amount" in screen_text(app))
         await type_amount(pilot, app, "12.5")
-        await wait_until(pilot, lambda: "Charge 12.50 EUR?" in screen_text(app))
+        # no currency set: the dialog names none (no guess from other orders)
+        await wait_until(
+            pilot, lambda: "Charge 12.50 in the account's currency?" in screen_text(app)
+        )
         await pilot.pause(0.3)
         assert creates(server) == []  # nothing is sent before the person says yes
         before = set(sim.tokens())
@@ -308,7 +311,8 @@ async def test_a_create_whose_answer_is_lost_is_retried_as_the_same_charge(serve
         await ask_to_charge(pilot, app, server, "7.25")
         before = set(sim.tokens())
         await pilot.press("enter")
-        await wait_until(pilot, lambda: "Not made:" in screen_text(app), timeout=10)
+        await wait_until(pilot, lambda: "may exist" in screen_text(app), timeout=10)
+        assert "Not made" not in screen_text(app)
         assert "try the same charge again" in screen_text(app)
         await pilot.press("enter")
         await wait_until(pilot, lambda: "Which coin" in screen_text(app))
@@ -362,7 +366,7 @@ async def test_n_on_the_pos_screen_charges_and_the_pos_turns_to_the_new_order(se
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
         await type_amount(pilot, app, "3.10")
-        await wait_until(pilot, lambda: "Charge 3.10 EUR?" in screen_text(app))
+        await wait_until(pilot, lambda: "Charge 3.10" in screen_text(app))
         before = set(sim.tokens())
         await pilot.press("y")
         await wait_until(pilot, lambda: "Which coin" in screen_text(app))
@@ -403,3 +407,187 @@ def test_the_demo_runs_in_account_mode_with_an_access_token_held_in_memory(
     secret = settings.access_token.get_secret_value()
     out = capsys.readouterr()
     assert secret not in out.out + out.err
+
+
+# -- the till's currency, amounts typed one way, an outcome never guessed -------------------
+
+
+async def open_charge(pilot, app: OrderDashApp, server: SimulatorServer) -> None:  # noqa: ANN001
+    from orderdash.tui.screens.charge import ChargeScreen
+
+    await wait_until(pilot, lambda: set(app.state.entries) == open_tokens(server))
+    await pilot.press("n")
+    await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+
+
+async def test_an_order_in_another_currency_stops_the_charge_before_the_customer_sees_it(
+    server,
+) -> None:
+    """The till's currency is CHF (the setting); the account makes EUR orders. The dialog says
+    CHF, and the made order's EUR stops the charge: no coin list, no POS, one line naming both
+    currencies and the order."""
+    from orderdash.tui.screens.charge import ChargeScreen
+    from orderdash.tui.screens.pos import PosScreen
+
+    sim = server.sim
+    app = account_app(server, currency="CHF")
+    pushed: list[str] = []
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await open_charge(pilot, app, server)
+        assert "Amount in CHF (e.g. 12.50):" in screen_text(app)
+        await type_amount(pilot, app, "12.50")
+        await wait_until(pilot, lambda: "Charge 12.50 CHF?" in screen_text(app))
+        before = set(sim.tokens())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Stopped:" in screen_text(app))
+        (token,) = set(sim.tokens()) - before
+        line = next(x for x in screen_text(app).splitlines() if "Stopped:" in x)
+        assert "'EUR'" in line and "CHF" in line and token in line
+        assert "Which coin" not in screen_text(app) and "Order made" not in screen_text(app)
+        await pilot.pause(0.5)
+        pushed.append(type(app.screen).__name__)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ChargeScreen))
+        await pilot.pause(0.5)
+        assert not isinstance(app.screen, PosScreen) and app.state.token != token
+    assert pushed == ["ChargeScreen"]
+    assert not [r for r in sim.requests if r["endpoint"] == "ui_order" and r["method"] == "POST"]
+
+
+async def test_without_the_setting_the_first_order_tells_the_currency_for_the_session(
+    server,
+) -> None:
+    from orderdash.tui.screens.charge import ChargeScreen
+
+    app = account_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_charge(pilot, app, server)
+        assert "Amount in the account's currency (e.g. 12.50):" in screen_text(app)
+        await type_amount(pilot, app, "5")
+        await wait_until(
+            pilot, lambda: "Charge 5.00 in the account's currency?" in screen_text(app)
+        )
+        await pilot.press("y")
+        # told by the made order, as the service reports it
+        await wait_until(pilot, lambda: "Order made for 5.00 EUR." in screen_text(app))
+        await pilot.press("escape")  # the customer chooses the coin
+        await wait_until(pilot, lambda: not isinstance(app.screen, ChargeScreen))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+        assert "Amount in EUR (e.g. 12.50):" in screen_text(app)
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("12_50", "not digits"),
+        ("\u0661\u0662", "not digits"),
+        ("\uff11\uff12", "not digits"),
+        ("12,50", "use a point: 12.50"),
+        ("1e3", "not digits"),
+    ],
+)
+async def test_an_amount_typed_another_way_is_refused_in_the_dialog(server, typed, reason) -> None:
+    app = account_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_charge(pilot, app, server)
+        from textual.widgets import Input
+
+        app.screen.query_one("#charge-amount", Input).value = typed
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Not an amount" in screen_text(app))
+        assert reason in screen_text(app) and "Charge" not in screen_text(app)
+    assert creates(server) == []
+
+
+async def test_the_dialog_shows_the_attempt_and_the_seconds_while_the_order_is_made(
+    server,
+) -> None:
+    from orderdash.simulator import Fault
+
+    server.sim.add_fault(Fault(endpoint="create", delay=3.0, times=1))
+    app = account_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask_to_charge(pilot, app, server, "4.00")
+        await pilot.press("y")
+        # from the first second: the try and the time since the yes
+        await wait_until(pilot, lambda: "attempt 1 of 3 \u00b7 0 s" in screen_text(app))
+        await wait_until(pilot, lambda: "attempt 1 of 3 \u00b7 2 s" in screen_text(app))
+        await wait_until(pilot, lambda: "Which coin" in screen_text(app), timeout=15)
+    assert len(creates(server)) == 1
+
+
+async def test_an_unknown_outcome_names_the_order_and_l_looks_it_up_then_goes_on(
+    server,
+) -> None:
+    """Every try loses its answer after the order is made: not "Not made" but "order T may
+    exist"; `l` reads it by its token and the charge goes on to the coin, then the POS."""
+    from textual.widgets import OptionList
+
+    from orderdash.simulator import Fault
+    from orderdash.tui.screens.pos import PosScreen
+
+    sim = server.sim
+    sim.add_fault(Fault(endpoint="create", reset_after=0, times=3))
+    app = account_app(server)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await ask_to_charge(pilot, app, server, "6.40")
+        before = set(sim.tokens())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "may exist" in screen_text(app), timeout=15)
+        (token,) = set(sim.tokens()) - before
+        text = screen_text(app)
+        assert f"Unknown: order {token} may exist" in text and "Not made" not in text
+        assert "l: look it up" in text
+        await pilot.press("l")
+        await wait_until(pilot, lambda: "Order made for 6.40 EUR." in screen_text(app))
+        options = app.screen.query_one(OptionList)
+        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        options.highlighted = ids.index("coin:BTC")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        assert app.state.token == token
+    assert len(creates(server)) == 3
+    assert sim.order_wire(token, with_qr=False)["coinBaseName"] == "btc"
+
+
+async def test_a_checkout_link_that_is_not_https_never_becomes_the_customers_qr(server) -> None:
+    from orderdash.simulator import Fault
+    from orderdash.tui.screens.pos import PosScreen
+
+    sim = server.sim
+    sim.add_fault(Fault(endpoint="create", answer_payment_url="javascript:alert(1)//https://x"))
+    app = account_app(server)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await ask_to_charge(pilot, app, server, "2.00")
+        before = set(sim.tokens())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Which coin" in screen_text(app))
+        notes = [n.message for n in app._notifications]
+        assert any("not https: not shown" in note for note in notes)
+        await pilot.press("escape")  # the customer would choose on the checkout page
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        (token,) = set(sim.tokens()) - before
+        assert token not in app.state.payment_urls
+        assert "javascript" not in screen_text(app)
+
+
+async def test_l_on_an_order_the_service_does_not_have_says_not_made(server) -> None:
+    """The creates went to a listener whose answers were lost, and the service (base URL) has
+    no such order: `l` says "Not made" (the service said so), and offers the same charge again."""
+    from orderdash.simulator import Fault
+
+    with SimulatorServer(Simulator(seed=8), access_token=ACCESS) as listener:
+        listener.sim.add_fault(Fault(endpoint="create", reset_after=0, times=3))
+        app = account_app(server, create_url=listener.base_url)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await ask_to_charge(pilot, app, server, "3.30")
+            await pilot.press("y")
+            await wait_until(pilot, lambda: "may exist" in screen_text(app), timeout=15)
+            await pilot.press("l")
+            await wait_until(
+                pilot, lambda: "Not made: the service has no order" in screen_text(app)
+            )
+            assert "try the same charge again" in screen_text(app)
+        sent = [r for r in listener.sim.requests if r["endpoint"] == "create"]
+        assert len(sent) == 3

@@ -207,7 +207,10 @@ def _orders_arguments(orders: argparse.ArgumentParser) -> None:
 
 
 def _charge_arguments(charge: argparse.ArgumentParser) -> None:
-    charge.add_argument("amount", help="the fiat amount, e.g. 12.50")
+    charge.add_argument(
+        "amount",
+        help="the amount in the till's currency: digits and at most one point, e.g. 12.50",
+    )
     charge.add_argument("--coin", metavar="CODE", help="choose this coin for the customer (btc)")
     charge.add_argument("--order-id", metavar="ID", help="your own order id (default: generated)")
     charge.add_argument(
@@ -217,6 +220,12 @@ def _charge_arguments(charge: argparse.ArgumentParser) -> None:
     )
     charge.add_argument(
         "--create-url", metavar="URL", help="where Generate Order is served (default: base URL)"
+    )
+    charge.add_argument(
+        "--currency",
+        metavar="CODE",
+        help="the till's currency (ISO 4217, e.g. EUR): the amount's decimals, and the made "
+        "order is checked to be in it (or ORDERDASH_CURRENCY)",
     )
     _add_connection_options(charge)
 
@@ -294,7 +303,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
         _orders_arguments,
     ),
     "charge": (
-        "make an order for AMOUNT in the account's fiat (needs the access token)",
+        "make an order for AMOUNT in the till's currency (needs the access token)",
         _charge_arguments,
     ),
     "simulate": ("serve the simulated order service over HTTP", _simulate_arguments),
@@ -346,6 +355,7 @@ SETTING_OPTIONS = (
     "log_file",
     "account_interval",
     "create_url",
+    "currency",
     "budget_per_minute",
     "budget_per_hour",
     "rate_budget_per_minute",
@@ -511,12 +521,14 @@ def _run_orders(args: argparse.Namespace) -> int:
 def _run_charge(args: argparse.Namespace) -> int:
     import asyncio
 
-    from orderdash.core.service.charge import charge, parse_amount
+    from orderdash.core.service.charge import charge, check_coin_text, parse_amount
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.errors import UsageError
+    from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
 
-    amount = parse_amount(args.amount)
     settings, _ = _load_settings(args)
+    # the amount in the till's currency (its decimals), and the coin's form, before any order
+    amount = parse_amount(args.amount, settings.currency)
+    coin = check_coin_text(args.coin) if args.coin is not None else None
     if settings.access_token is None or settings.customer_id is None:
         raise UsageError(
             "charge needs the access token (access_token_file) and customer_id "
@@ -527,15 +539,29 @@ def _run_charge(args: argparse.Namespace) -> int:
     async def make() -> Any:
         async with OrderClient.from_settings(settings) as client:
             return await charge(
-                client, amount, customer_id=customer_id, order_id=args.order_id, coin=args.coin
+                client,
+                amount,
+                customer_id=customer_id,
+                order_id=args.order_id,
+                coin=coin,
+                currency=settings.currency,
             )
 
-    made = asyncio.run(make())
+    try:
+        made = asyncio.run(make())
+    except ChargeOutcomeUnknown as unknown:
+        return _charge_unknown(args, unknown)
+    except ChargeStopped as stopped:
+        return _charge_stopped(args, stopped)
     from orderdash.core.domain.display import amount_text
     from orderdash.core.qr.payload import payment_uri
     from orderdash.core.safetext import clean
 
+    if made.link_refused:
+        print(f"orderdash: warning: {made.link_refused}", file=sys.stderr)
     result: dict[str, Any] = {"token": made.token, "payment_url": made.payment_url}
+    if made.currency is not None:
+        result["currency"] = made.currency
     if made.order is not None:
         order = made.order.order
         result["address"] = order.address
@@ -563,6 +589,46 @@ def _run_charge(args: argparse.Namespace) -> int:
         if result["uri"]:
             print(f"wallet request: {clean(result['uri'], limit=300)}")
     return 0
+
+
+def _check_command(args: argparse.Namespace, token: str) -> str:
+    """The one command that reads the order `token` (with the service named as it was here)."""
+    import shlex
+
+    where = f" --base-url {shlex.quote(args.base_url)}" if args.base_url else ""
+    return f"orderdash get{where} -- {shlex.quote(token)}"
+
+
+def _charge_unknown(args: argparse.Namespace, unknown: Any) -> int:
+    """Nobody can say whether the order was made: its token, and how to look it up."""
+    from orderdash.core.safetext import clean
+
+    check = _check_command(args, unknown.token)
+    print(f"orderdash: {unknown.message}", file=sys.stderr)
+    print(f"orderdash: check it before charging again: {clean(check, limit=300)}", file=sys.stderr)
+    if args.json:
+        from orderdash.core.service import jsontext
+
+        answer = {"token": unknown.token, "outcome": "unknown", "reason": unknown.reason}
+        print(jsontext.dumps({**answer, "check": check}, indent=2))
+    return unknown.exit_code
+
+
+def _charge_stopped(args: argparse.Namespace, stopped: Any) -> int:
+    """The order was made, then the charge stopped: the order is named, never orphaned."""
+    from orderdash.core.safetext import clean
+
+    print(f"orderdash: {stopped.message}", file=sys.stderr)
+    if args.json:
+        from orderdash.core.service import jsontext
+
+        answer = {"token": stopped.token, "payment_url": stopped.payment_url}
+        print(jsontext.dumps({**answer, "stopped": stopped.message}, indent=2))
+        return stopped.exit_code
+    print(f"order {clean(stopped.token, limit=80)}")
+    if stopped.payment_url:
+        print(f"checkout: {clean(stopped.payment_url, limit=200)}")
+    return stopped.exit_code
 
 
 def _run_watch(args: argparse.Namespace) -> int:

@@ -46,7 +46,9 @@ Control endpoints for tests and demos live under /_sim/ (never under the prefix)
   POST /_sim/customer/step                  -> the transaction or null
 Bodies are parsed with jsontext.loads; bad input -> 400 {"message": ...}, unknown token -> 404.
 
-Faults (`Fault`) apply to the two API endpoints only; the first matching fault wins.
+Faults (`Fault`) apply to the API endpoints only; the first matching fault wins. On generateOrder
+a fault may also rewrite the answer (`answerToken`, `answerPaymentUrl`: the order is made with
+the token sent, the answer names another token or carries another checkout link).
 """
 
 from __future__ import annotations
@@ -246,7 +248,7 @@ class SimulatorASGI:
             elif endpoint == "history":
                 reply = self._history(method, scope, bearer)
             elif endpoint == "create":
-                reply = self._create(method, await _read_body(receive))
+                reply = self._create(method, await _read_body(receive), fault)
             elif endpoint == "ui_order":
                 reply = self._ui_order(method, token, bearer, await _read_body(receive))
             else:
@@ -293,8 +295,9 @@ class SimulatorASGI:
             return _Reply(401, {"success": False, "data": None, "message": "Invalid access token"})
         return _Reply(200, {"success": True, "data": self._issue_bearer(), "message": None})
 
-    def _create(self, method: str, body: bytes) -> _Reply:
-        """generateOrder: one order per new `order_token`; the docs' 422 form for bad fields."""
+    def _create(self, method: str, body: bytes, fault: Fault | None = None) -> _Reply:
+        """generateOrder: one order per new `order_token`; the docs' 422 form for bad fields.
+        A fault's `answer_token` / `answer_payment_url` replace those of the answer."""
         if method != "POST":
             return _not_allowed("POST")
         obj = _api_object(body)
@@ -344,6 +347,10 @@ class SimulatorASGI:
             "payment_url": CHECKOUT_URL + quote(token, safe=""),
             "token": token,
         }
+        if fault is not None and fault.answer_token is not None:
+            created["token"] = fault.answer_token
+        if fault is not None and fault.answer_payment_url is not None:
+            created["payment_url"] = fault.answer_payment_url
         if self.create_answer == "status":
             return _Reply(201, {"status": 1, "status_code ": 201, "message": created})
         return _Reply(200, {"success": True, "message": None, "data": created})

@@ -166,6 +166,10 @@ class Fault:
     drip_delay: float = 0.0  # send the body in small chunks with this pause between them
     reset_after: int | None = None  # send this many body bytes, then abort the connection
     drip_chunk: int = 64
+    # Generate Order only (the order is made with the token sent): its answer names this
+    # token instead, or carries this payment_url
+    answer_token: str | None = None
+    answer_payment_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.endpoint not in FAULT_ENDPOINTS:
@@ -212,6 +216,10 @@ class Fault:
             raise ValueError("reset_after must be a non-negative integer or null")
         if not _is_int(self.drip_chunk) or self.drip_chunk < 1:
             raise ValueError("drip_chunk must be a positive integer")
+        for name in ("answer_token", "answer_payment_url"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or self.endpoint != "create"):
+                raise ValueError(f"{name} is text, for the 'create' endpoint only")
 
     def body_bytes(self) -> bytes | None:
         """The replacement body, or None to keep (or derive) the normal one."""
@@ -233,6 +241,8 @@ class Fault:
             "dripDelay": "drip_delay",
             "resetAfter": "reset_after",
             "dripChunk": "drip_chunk",
+            "answerToken": "answer_token",
+            "answerPaymentUrl": "answer_payment_url",
         }
         names = {f.name for f in dataclasses.fields(cls)}
         kwargs: dict[str, Any] = {}

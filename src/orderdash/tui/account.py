@@ -20,7 +20,6 @@ from orderdash.core.domain.display import fiat_text
 from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.watcher import Change
 from orderdash.core.safetext import clean
-from orderdash.core.service.account_models import HistoryItem
 from orderdash.core.service.errors import AuthError, OrderdashError
 
 if TYPE_CHECKING:
@@ -95,8 +94,9 @@ class AccountMode:
             else None
         )
         self._problem: str | None = None
-        #: The account's fiat, as its newest order says (a charge's amount is in it).
-        self._currency = ""
+        #: The till's currency: the `currency` setting, else what the first order a charge
+        #: made this session said (never guessed from other orders: the access token decides).
+        self._currency = app.settings.currency or ""
         app.client.on_login_refused = self.login_refused
 
     def start(self) -> None:
@@ -110,7 +110,6 @@ class AccountMode:
 
     def baseline(self, message: AccountBaseline) -> None:
         app, state = self._app, self._app.state
-        self._note_currency([order.item for order in message.orders])
         # orders already final at start stay out
         tokens = [order.item.token for order in message.orders if order.open]
         state.from_account.update(app.watch_tokens(tokens, save=False))
@@ -122,7 +121,6 @@ class AccountMode:
     def new_order(self, message: AccountNewOrder) -> None:
         app, state = self._app, self._app.state
         item = message.order.item
-        self._note_currency([item])
         if item.token in state.entries:
             return  # made here (a charge) or added by hand: nothing new to tell
         state.from_account.update(app.watch_tokens([item.token], save=False))
@@ -166,10 +164,9 @@ class AccountMode:
         except LookupError:  # the app is being taken down
             pass
 
-    def _note_currency(self, items: list[HistoryItem]) -> None:
-        if items:
-            newest = max(items, key=lambda item: item.created_at_ms)
-            self._currency = newest.currency.abbreviation
+    def _learned_currency(self, currency: str) -> None:
+        """The first order a charge made told the account's currency: kept for the session."""
+        self._currency = currency
 
     # -- a charge at the counter ---------------------------------------------------------------
 
@@ -186,14 +183,12 @@ class AccountMode:
 
         if isinstance(app.screen, ChargeScreen):
             return
-        currency = self._currency
-        if not currency and app.state.order is not None:
-            currency = app.state.order.currency.abbreviation
         screen = ChargeScreen(
             app.client,
             str(customer_id),
-            currency,
+            self._currency,
             private_request=app.watcher.spent_private_request,
+            on_currency=self._learned_currency,
         )
         app.push_screen(screen, callback=self._charge_made)
 

@@ -23,6 +23,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -65,6 +66,10 @@ class Settings(BaseModel):
         BeforeValidator(lambda v: str(v) if type(v) is int else v),
         Field(min_length=1, max_length=64, pattern=r"^[0-9A-Za-z_-]+$"),
     ] = None
+    #: The till's currency (ISO 4217, the access token's default fiat): what a charge's amount
+    #: is in. Every order a charge makes is checked against it; None: the first order made
+    #: tells it.
+    currency: str | None = None
     #: Where Generate Order is served (the docs' "listener", a second address); default
     #: `base_url`.
     create_url: str | None = None
@@ -160,6 +165,15 @@ class Settings(BaseModel):
         if not self.display_title.isprintable():
             raise ValueError("display_title must be one line of printable text")
         return self
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _check_currency(cls, value: Any) -> Any:
+        if value is None or value == "":
+            return None
+        from orderdash.core.domain.fiat import currency_code
+
+        return currency_code(value)
 
     @model_validator(mode="after")
     def _check_create_url(self) -> Settings:

@@ -640,13 +640,27 @@ class OrderClient:
                 f"the charge answer does not match the API: {_first_error(exc)}"
             ) from None
 
+    @property
+    def base_url(self) -> str:
+        """The configured service base URL (a charge's checkout link may point at it)."""
+        return self._base_url
+
     async def order_coins(self, token: str) -> tuple[CoinChoice, ...]:
         """The coins an order without a coin offers (`GET {base_url}/orders/api/<token>`)."""
+        return (await self.order_offer(token))[1]
+
+    async def order_offer(self, token: str) -> tuple[Fetched, tuple[CoinChoice, ...]]:
+        """The order as the UI's get order reads it (its currency, say), and the coins it
+        offers while none is chosen (`GET {base_url}/orders/api/<token>`)."""
         url = f"{self._base_url}/orders/api/{token_segment(token)}"
         fetched: Fetched = await self._private(
             lambda bearer: self._call(url, token, headers={"bearer_token": bearer}, rates=True),
             "the order's coins",
         )
+        return fetched, self._coins_offered(fetched)
+
+    @staticmethod
+    def _coins_offered(fetched: Fetched) -> tuple[CoinChoice, ...]:
         coins = fetched.raw.get("coins")
         if coins is None:
             return ()

@@ -10,6 +10,9 @@ EXIT_USAGE = 2
 EXIT_NOT_FOUND = 3
 EXIT_AUTH = 4
 EXIT_SERVICE = 5
+#: A charge made its order, then stopped short of it (the coin not offered, the currency not the
+#: till's, the order not readable): the order's token is told, never left an orphan.
+EXIT_CHARGE_STOPPED = 6
 
 
 class OrderdashError(Exception):
@@ -93,6 +96,28 @@ class NetworkError(ApiError):
 
 class OrderTokenTaken(ApiError):
     """Generate Order refused the order token as taken: an order with it exists."""
+
+
+class ChargeOutcomeUnknown(ApiError):
+    """Nobody can say whether a charge's order was made (every try lost its answer, a 5xx, an
+    answer naming another order): `token`, the one it sent, names the order that may exist."""
+
+    def __init__(self, message: str, token: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.token = token
+        #: What happened, without the token (the message names both).
+        self.reason = clean(" ".join(reason.split()), limit=200)
+
+
+class ChargeStopped(ApiError):
+    """A charge's order was made, then the charge stopped before the customer saw it."""
+
+    exit_code = EXIT_CHARGE_STOPPED
+
+    def __init__(self, message: str, token: str, payment_url: str | None = None) -> None:
+        super().__init__(message)
+        self.token = token
+        self.payment_url = payment_url
 
 
 class Timeout(NetworkError):

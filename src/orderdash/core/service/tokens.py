@@ -41,10 +41,11 @@ def operator_token(raw: str) -> str:
         text = token_in_link(text)
     token = normalize_token(text)
     for character in token:
-        if not (character.isalnum() or character in TOKEN_PUNCTUATION):
+        # ASCII only: a Cyrillic 'а' or a fullwidth '１' looks like the token and is not it
+        if not (character.isascii() and (character.isalnum() or character in TOKEN_PUNCTUATION)):
             raise InvalidToken(
                 f"{clean(token, limit=40)!r} is not an order token: it holds "
-                f"{clean(character)!r} (a token is letters, digits and - _ . ~)"
+                f"{clean(character)!r} (a token is ASCII letters, digits and - _ . ~)"
             )
     return token
 
@@ -56,8 +57,8 @@ def token_in_link(link: str) -> str:
     parts = urlsplit(link if "://" in link else f"https://{link}")
     found = parse_qs(parts.query).get("token")
     if found:
-        return found[0]
-    segments = [unquote(segment) for segment in parts.path.split("/") if segment]
+        return _decoded(found[0], link)
+    segments = [_decoded(unquote(segment), link) for segment in parts.path.split("/") if segment]
     for at, segment in enumerate(segments[:-1]):
         if segment == "order":
             return segments[at + 1]
@@ -66,6 +67,14 @@ def token_in_link(link: str) -> str:
     raise InvalidToken(
         f"{clean(link, limit=60)!r} is not a payment link this dashboard reads ({LINK_FORMS})"
     )
+
+
+def _decoded(part: str, link: str) -> str:
+    """A link's part once percent-decoded: refused when that hides control characters (a
+    `%0d%0aX` is not the token `X` with blanks around it)."""
+    if not part.isprintable():
+        raise InvalidToken(f"the link holds encoded control characters: {clean(link, limit=60)!r}")
+    return part
 
 
 def token_segment(token: str) -> str:
