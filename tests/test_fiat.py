@@ -39,6 +39,8 @@ def test_a_currency_setting_is_an_iso_4217_code() -> None:
         ("\u0661\u0662", None, "not digits"),  # Arabic-Indic
         ("\uff11\uff12", None, "not digits"),  # fullwidth
         ("12,50", None, "use a point: 12.50"),
+        ("12,5", None, "use a point: 12.5"),
+        ("1,000", None, "no thousands separator"),  # a thousand, or one: no guess offered
         ("1,250.00", None, "not digits"),
         ("1e3", None, "not digits"),
         ("NaN", None, "not digits"),

@@ -72,8 +72,13 @@ def parse_amount(text: str, currency: str | None = None) -> Decimal:
     if len(typed) > _MAX_TEXT:
         raise UsageError(f"the amount {shown!r} is too long")
     if _COMMA_DECIMAL.fullmatch(typed):
+        whole, _, decimals = typed.partition(",")
+        if len(decimals) <= 2:
+            raise UsageError(f"the amount {shown!r} has a comma: use a point: {whole}.{decimals}")
+        # "1,000" may be a thousand or one: only the person knows; no guess is offered
         raise UsageError(
-            f"the amount {shown!r} has a comma: use a point: {typed.replace(',', '.')}"
+            f"the amount {shown!r} has a comma: type digits and at most one point, "
+            "with no thousands separator, such as 1000 or 12.50"
         )
     if typed.startswith("-"):
         raise UsageError("the amount must be greater than 0")
