@@ -1,4 +1,4 @@
-"""The service's own published examples (tests/fixtures/examples, from service-examples.md):
+"""The service's own published examples (tests/fixtures/examples, from docs/service-api.md):
 each parses and displays, errors show the envelope's message, the documented states map to
 their styles and phases, and no example gets an absurd expiry."""
 

@@ -1,8 +1,8 @@
 """Property-based fuzzing of the order path: JSON text, models, client, and the app's rendering.
 
-Generated orders are valid per order-api.md but carry hostile strings (markup, escape sequences,
-bidi controls, lone surrogates) and extreme decimals; mutations of them drop, replace and retype
-fields or put garbage into the body. The invariants:
+Generated orders are valid per docs/service-api.md but carry hostile strings (markup, escape
+sequences, bidi controls, lone surrogates) and extreme decimals; mutations of them drop, replace
+and retype fields or put garbage into the body. The invariants:
 
 - `jsontext.loads` + the models give a model or `JsonTextError` / `ValidationError`, and every
   model the display code can be handed is formatted without an exception;

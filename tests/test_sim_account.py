@@ -1,4 +1,5 @@
-"""The simulator's account endpoints (account-api.md): log-in, expiring bearers, paged history."""
+"""The simulator's account endpoints (docs/account-api.md): log-in, expiring bearers, paged
+history."""
 
 from __future__ import annotations
 

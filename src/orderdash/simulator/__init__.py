@@ -1,4 +1,5 @@
-"""A faithful simulator of the order service (order-api.md), for tests, demos and development.
+"""A faithful simulator of the order service (docs/service-api.md), for tests, demos and
+development.
 
     sim = Simulator(seed=7)                       # demo orders included (DEMO_TOKENS)
     with SimulatorServer(sim, bearer_token="secret") as server:

@@ -1,9 +1,9 @@
 """The simulator's HTTP face: a Starlette ASGI app serving a `Simulator`.
 
-API endpoints (order-api.md section 4), mounted under `prefix`:
+API endpoints (docs/service-api.md#endpoints), mounted under `prefix`:
   GET {prefix}/order/<token>/           -> 200 {"status": 1, "data": Order}   (no qrCode)
   GET {prefix}/orders/api/<token>/rates -> 200 {"success": true, "data": Order, "message": null}
-Account endpoints (account-api.md), under the same prefix:
+Account endpoints (docs/account-api.md), under the same prefix:
   POST {prefix}/orders/api/login  {"token": <access token>}
       -> 200 {"success": true, "data": "<JWT-shaped bearer>", "message": null}
       a wrong token -> 401 {"success": false, "data": null, "message": "Invalid access token"}
@@ -82,7 +82,7 @@ DEFAULT_HISTORY_LIMIT = 10
 API_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "create")
 #: The account number the simulator's generateOrder accepts unless told otherwise.
 DEFAULT_CUSTOMER_ID = "4711"
-#: Orders an account may create per hour (account-api.md "Limits").
+#: Orders an account may create per hour (docs/limits.md#creating-orders).
 DEFAULT_CREATE_PER_HOUR = 500
 #: Where the simulated hosted checkout would be: never served, only handed out.
 CHECKOUT_URL = "https://pay.example/invoice?token="

@@ -3,8 +3,8 @@
 No web code lives here; `app.py` serves this state over HTTP. Every money value is a
 `decimal.Decimal`; a float never enters the wire data.
 
-The contract (order-api.md) publishes little beyond the field names, so the simulator makes
-these assumptions, chosen to match the published examples and service-notes.md:
+The contract (docs/service-api.md) publishes little beyond the field names, so the simulator makes
+these assumptions, chosen to match the published examples and docs/service-api.md:
 
 Statuses (only IN_PROGRESS is published; labels equal the codes, as in every case seen):
   * IN_PROGRESS - new orders, and partly paid orders still within their lifetime.
@@ -73,7 +73,7 @@ from orderdash.simulator.addresses import make_address
 from orderdash.simulator.png import qr_data_uri
 
 IN_PROGRESS = "IN_PROGRESS"
-#: The service's documented states (service-notes.md) as (code, label): only IN_PROGRESS is a
+#: The service's documented states (docs/service-api.md) as (code, label): only IN_PROGRESS is a
 #: published code; the others are the labels written as codes. `set_status` serves any of them.
 DOCUMENTED_STATES = (
     (IN_PROGRESS, "In-progress"),
@@ -758,7 +758,7 @@ class Simulator:
 
     # ------------------------------------------------------------------ the UI's order
     def ui_order_wire(self, token: str) -> dict[str, Any]:
-        """Get order (UI form, account-api.md): the rate endpoint's order, plus `coins` (the
+        """Get order (UI form, docs/account-api.md): the rate endpoint's order, plus `coins` (the
         coins the customer may choose) while no coin is chosen."""
         data = self.order_wire(token, with_qr=True)
         with self._lock:
@@ -791,7 +791,7 @@ class Simulator:
 
     # ------------------------------------------------------------------ history
     def history_page(self, page: int, size: int) -> dict[str, Any]:
-        """One page of Get Order History (account-api.md): every order, newest first, `size`
+        """One page of Get Order History (docs/account-api.md): every order, newest first, `size`
         a page, pages counted from 0. Overridden wire fields show here too (hostile data)."""
         if page < 0 or size < 1:
             raise ValueError("page must be >= 0 and the page size >= 1")

@@ -1,6 +1,6 @@
 """When an order expires, and how sure we are.
 
-The spec gives `expiresAt` and `expirationTime` without units. The service notes say
+The spec gives `expiresAt` and `expirationTime` without units. docs/service-api.md#times says
 `expirationTime` behaves like milliseconds remaining, and `expiresAt` is epoch milliseconds in
 newer answers but a small moving number in older ones. So, like BTCPay's checkout, the deadline
 is computed on the client as "arrival + expirationTime ms", re-based on every answer, and

@@ -1,6 +1,6 @@
 """What the customer must do now, derived from an order and the time its data arrived.
 
-The service's status code decides when it is one we recognise (service-notes.md lists the
+The service's status code decides when it is one we recognise (docs/service-api.md#states lists the
 documented states). While the order is open, the latest transaction's underPaid / overPaid
 figures tell how much is missing or too much; those are the server's own numbers, shown with the
 server's names. When they contradict each other (the published example has both non-zero), the

@@ -61,5 +61,5 @@ def tone_of(code: str, label: str | None = None) -> Tone:
 
 def is_open(code: str, label: str | None = None) -> bool:
     """Still moving: In-progress, Paid / Unconfirmed, and any state we do not know
-    (account-api.md: treat an unknown code as open)."""
+    (docs/service-api.md#states: treat an unknown code as open)."""
     return tone_of(code, label) in (Tone.OPEN, Tone.PROGRESS, Tone.UNKNOWN)

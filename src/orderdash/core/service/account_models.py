@@ -1,4 +1,4 @@
-"""The account's models (account-api.md): the log-in, the order history, Generate Order and the
+"""The account's models (docs/account-api.md): the log-in, the order history, Generate Order and the
 coins an order offers. Apart from `models.py` so that what reads only orders (the dashboard's
 start-up, `orderdash get`) does not define them: each model class costs its start ~0.5 ms.
 
@@ -39,7 +39,7 @@ class CreatedOrder(BaseModel):
 
 
 class LoginEnvelope(WireModel):
-    """Log in (account-api.md): `{success, data: "<bearer JWT>", message}`."""
+    """Log in (docs/account-api.md#log-in): `{success, data: "<bearer JWT>", message}`."""
 
     success: WireBool
     data: str | None = None

@@ -1,6 +1,6 @@
 """The async client of the order API: one keep-alive connection pool, two reads, typed errors.
 
-Safety rules that shape this file (see PITFALLS.md):
+Safety rules that shape this file (see docs/library-pitfalls.md#httpx):
 - redirects are never followed, so the `bearer_token` header cannot travel to another host;
 - the header is set on the private requests only, never on the client;
 - the access token travels only in the log-in body; the bearer it buys is kept in memory only,

@@ -1,4 +1,4 @@
-"""Typed models of the order API (order-api.md section 2), open to what the spec does not show
+"""Typed models of the order API (docs/service-api.md), open to what the spec does not show
 (the account's, read only in account mode and by its commands: `account_models.py`).
 
 Attributes are snake_case; the wire names are aliases. Money is `Decimal` with every digit the

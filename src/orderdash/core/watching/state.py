@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 #: A dashboard left open for weeks keeps the latest alerts and undoable removals, not all.
 MAX_ALERTS = 1000
 MAX_UNDO = 100
-#: The service renews an order's exchange rate every minute (service-notes.md): after that long
+#: The service renews an order's exchange rate every minute (docs/service-api.md): after that long
 #: without an answer, a QR may ask for an amount the order no longer has, and a payment made
 #: from it could not be checked. The customer's screens withdraw it then.
 RATE_PERIOD = 60.0
