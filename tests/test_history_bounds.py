@@ -96,18 +96,21 @@ def test_orders_stops_at_fifty_pages_by_default(server) -> None:
     assert "stopped after 50 pages" in result.stderr
 
 
+#: A history page of two orders, the second with an amount out of range.
+ONE_BAD_ORDER = (
+    '{"statusCode": 200, "data": {"items": ['
+    '{"id": 1, "token": "good-1", "createdAtMiliseconds": 1795000000000, "amount": "5.00",'
+    ' "status": {"code": "IN_PROGRESS", "label": "In progress"},'
+    ' "currency": {"id": 1, "currency": "Euro", "abbreviation": "EUR"}},'
+    '{"id": 2, "token": "bad-2", "createdAtMiliseconds": 1795000000000, "amount": 1e999999999,'
+    ' "status": {"code": "IN_PROGRESS", "label": "In progress"},'
+    ' "currency": {"id": 1, "currency": "Euro", "abbreviation": "EUR"}}'
+    '], "meta": {"nextPage": null}}}'
+)
+
+
 def test_orders_leaves_out_one_bad_order_and_says_so(server) -> None:
-    body = (
-        '{"statusCode": 200, "data": {"items": ['
-        '{"id": 1, "token": "good-1", "createdAtMiliseconds": 1795000000000, "amount": "5.00",'
-        ' "status": {"code": "IN_PROGRESS", "label": "In progress"},'
-        ' "currency": {"id": 1, "currency": "Euro", "abbreviation": "EUR"}},'
-        '{"id": 2, "token": "bad-2", "createdAtMiliseconds": 1795000000000, "amount": 1e999999999,'
-        ' "status": {"code": "IN_PROGRESS", "label": "In progress"},'
-        ' "currency": {"id": 1, "currency": "Euro", "abbreviation": "EUR"}}'
-        '], "meta": {"nextPage": null}}}'
-    )
-    server.sim.add_fault(Fault(endpoint="history", body=body))
+    server.sim.add_fault(Fault(endpoint="history", body=ONE_BAD_ORDER))
     result = run_cli(
         "orders", "--base-url", server.base_url, env={"ORDERDASH_ACCESS_TOKEN": ACCESS}
     )
@@ -194,6 +197,21 @@ async def test_the_dashboard_warns_once_when_a_history_pass_stops_at_the_page_li
         "The account's order history: stopped after 50 pages of the order history "
         f"(history_max_pages): the account has more orders than the {len(server.sim.tokens())} "
         "read"
+    ]
+
+
+async def test_the_dashboard_lists_the_history_around_one_bad_order_and_says_so(server) -> None:
+    server.sim.add_fault(Fault(endpoint="history", body=ONE_BAD_ORDER))
+    app = account_app(server, poll_interval=600.0)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_until(pilot, lambda: "good-1" in app.state.entries)
+        await wait_until(pilot, lambda: any("left out" in n for n in notices(app)))
+        await pilot.pause(0.7)  # two more reads: said once
+        said = [n for n in notices(app) if "left out" in n]
+    assert set(app.state.entries) == {"good-1"}
+    assert said == [
+        "The account's order history: 1 order of the order history left out, not as the API "
+        "describes: item 1 of a page: amount: number out of range"
     ]
 
 
