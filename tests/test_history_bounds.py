@@ -258,3 +258,69 @@ async def test_a_huge_history_page_does_not_freeze_the_dashboard(server) -> None
     # a busy machine alone can stall the loop now and then: the freezes are counted together
     stalls = [gap for gap in gaps if gap > 0.1]
     assert sum(stalls) < 0.9, stalls
+
+
+async def test_the_watch_table_sizes_thousands_of_rows_as_a_data_table_does() -> None:
+    """The watch list's table skips DataTable's measuring of every new cell (its columns have
+    fixed widths): the scrollable size it sets is the one DataTable computes."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    from orderdash.tui.widgets.watch_list import WatchTable
+
+    widths = {"alert": 1, "token": 12, "company": 9}
+
+    class Tables(App):
+        def compose(self) -> ComposeResult:
+            yield WatchTable(id="watch")
+            yield DataTable(id="plain")
+
+    app = Tables()
+    async with app.run_test(size=(80, 24)) as pilot:
+        watch, plain = app.query_one("#watch", WatchTable), app.query_one("#plain", DataTable)
+        watch.set_columns(widths, {})
+        for key, width in widths.items():
+            plain.add_column(key, width=width, key=key)
+        for index in range(3_000):
+            # cells longer than their columns: a measured width would differ
+            row = ("\u25cf", f"token-{index}-with-a-long-tail", "A company name")
+            watch.add_row(*row, key=str(index))
+            plain.add_row(*row, key=str(index))
+        await pilot.pause()
+        await pilot.pause()
+        assert watch.virtual_size == plain.virtual_size
+        assert watch.virtual_size.height == 3_000 + 1
+
+
+async def test_the_watch_table_does_not_measure_the_cells_of_its_new_rows(monkeypatch) -> None:
+    """Measuring 5,000 new rows cell by cell froze the screen ~1.6 s (the account's open
+    orders); counted here, not timed."""
+    import textual.widgets._data_table as data_table
+    from textual.app import App, ComposeResult
+
+    from orderdash.tui.widgets.watch_list import WatchTable
+
+    measured = 0
+    measure = data_table.measure
+
+    def counting(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        nonlocal measured
+        measured += 1
+        return measure(*args, **kwargs)
+
+    class Tables(App):
+        def compose(self) -> ComposeResult:
+            yield WatchTable(id="watch")
+
+    app = Tables()
+    async with app.run_test(size=(80, 24)) as pilot:
+        watch = app.query_one(WatchTable)
+        watch.set_columns({"alert": 1, "token": 12, "company": 9}, {})
+        await pilot.pause()
+        monkeypatch.setattr(data_table, "measure", counting)
+        for index in range(2_000):
+            watch.add_row("\u25cf", f"token-{index}", "A company", key=str(index))
+        await pilot.pause()
+        await pilot.pause()
+        assert watch.row_count == 2_000
+    assert measured == 0
