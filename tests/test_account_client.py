@@ -167,13 +167,32 @@ async def test_a_history_that_goes_back_is_refused(server) -> None:
             await client.account_orders()
 
 
-async def test_a_history_item_of_the_wrong_shape_is_an_invalid_response(server) -> None:
+async def test_a_history_item_of_the_wrong_shape_is_left_out_and_counted(server) -> None:
+    item = (
+        '{{"id": {id}, "token": "t{id}", "createdAtMiliseconds": 1, "amount": {amount},'
+        ' "status": {{"code": "X", "label": "X"}},'
+        ' "currency": {{"id": 1, "currency": "Euro", "abbreviation": "EUR"}}}}'
+    )
+    items = [item.format(id=1, amount="5.0e400"), item.format(id=2, amount='"2.50"')]
+    items += [item.format(id=3, amount='"NaN"'), "7"]
     body = (
-        '{"statusCode": 200, "data": {"items": [{"id": 1, "token": "t", "createdAtMiliseconds": 1,'
-        ' "amount": 5.0e400, "status": {"code": "X", "label": "X"},'
-        ' "currency": {"id": 1, "currency": "Euro", "abbreviation": "EUR"}}],'
+        '{"statusCode": 200, "data": {"items": [' + ", ".join(items) + "],"
         ' "meta": {"nextPage": null}}}'
     )
+    server.sim.add_fault(Fault(endpoint="history", body=body))
+    async with account_client(server) as client:
+        orders = await client.account_orders()
+    assert [item.token for item in orders.items] == ["t2"]
+    assert [raw["token"] for raw in orders.raw] == ["t2"]
+    assert orders.skipped == 3
+    assert orders.warnings() == [
+        "3 orders of the order history left out, not as the API describes: "
+        "item 0 of a page: amount: number out of range"
+    ]
+
+
+async def test_a_history_page_that_is_not_a_page_is_still_an_invalid_response(server) -> None:
+    body = '{"statusCode": 200, "data": {"items": "none", "meta": {"nextPage": null}}}'
     server.sim.add_fault(Fault(endpoint="history", body=body))
     async with account_client(server) as client:
         with pytest.raises(InvalidResponse, match="order history"):

@@ -487,21 +487,24 @@ def _run_orders(args: argparse.Namespace) -> int:
     import asyncio
 
     from orderdash.core.domain.history import history_rows, is_open_item
-    from orderdash.core.service.client import MAX_HISTORY_PAGES, OrderClient
+    from orderdash.core.polling.account import CommandBudget
+    from orderdash.core.service.client import OrderClient
 
     settings, _ = _load_settings(args)
 
     async def fetch() -> Any:
+        # the private budget, as the dashboard's history reads: a history that never ends
+        # costs at most history_max_pages requests, paced within the service's limits
+        budget = CommandBudget(settings.rate_budget_per_minute, settings.rate_budget_per_hour)
         async with OrderClient.from_settings(settings) as client:
-            return await client.account_orders()
+            client.on_extra_private_request = budget.spent  # the log-in
+            return await client.account_orders(
+                max_pages=settings.history_max_pages, before_page=budget.private_request
+            )
 
     orders = asyncio.run(fetch())
-    if orders.truncated:
-        print(
-            f"orderdash: warning: stopped after {MAX_HISTORY_PAGES:,} pages of the order history; "
-            "the account has more orders than listed",
-            file=sys.stderr,
-        )
+    for warning in orders.warnings():
+        print(f"orderdash: warning: {warning}", file=sys.stderr)
     chosen = [
         (item, raw)
         for item, raw in zip(orders.items, orders.raw, strict=True)

@@ -6,7 +6,9 @@ now names another order: the service was reset), `error` (a read failed; again w
 kind of failure changes, e.g. "cannot-connect" then "not-found") and `recovered`.
 With `--account`: the account's open orders are watched too, and `order` reports each order
 the history lists after start (then it is watched if open); a failed history read is an
-`error` with `"source": "account"` and a null token.
+`error` with `"source": "account"` and a null token, an incomplete one (stopped at
+`history_max_pages`, or orders left out that do not match the API) a `warning` like it, after
+the orders it found.
 Lines are written with ASCII escapes, so no control character from the service reaches the
 terminal; money keeps every digit.
 """
@@ -159,6 +161,9 @@ class AccountLines:
     def on_account_recovered(self) -> None:
         self._lines.emit("recovered", None, source="account")
 
+    def on_account_warning(self, text: str) -> None:
+        self._lines.emit("warning", None, source="account", message=text)
+
 
 async def watch_jsonl(
     settings: Settings,
@@ -192,6 +197,7 @@ async def watch_jsonl(
             AccountLines(lines, watcher),
             interval=settings.account_interval,
             budget=watcher,
+            max_pages=settings.history_max_pages,
         )
         async with asyncio.TaskGroup() as group:
             group.create_task(watcher.run())

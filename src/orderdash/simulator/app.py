@@ -48,7 +48,9 @@ Bodies are parsed with jsontext.loads; bad input -> 400 {"message": ...}, unknow
 
 Faults (`Fault`) apply to the API endpoints only; the first matching fault wins. On generateOrder
 a fault may also rewrite the answer (`answerToken`, `answerPaymentUrl`: the order is made with
-the token sent, the answer names another token or carries another checkout link).
+the token sent, the answer names another token or carries another checkout link). Two are
+the history's own: `endlessPages` (nextPage is never null) and `extraItems` (a huge page of
+made-up orders, `extraStatus` their status code).
 """
 
 from __future__ import annotations
@@ -246,7 +248,7 @@ class SimulatorASGI:
             if endpoint == "login":
                 reply = self._login(method, await _read_body(receive))
             elif endpoint == "history":
-                reply = self._history(method, scope, bearer)
+                reply = self._history(method, scope, bearer, fault)
             elif endpoint == "create":
                 reply = self._create(method, await _read_body(receive), fault)
             elif endpoint == "ui_order":
@@ -376,7 +378,7 @@ class SimulatorASGI:
             return _Reply(404, {"success": False, "data": None, "message": "Order not found"})
         return _Reply(200, {"success": True, "data": data, "message": None})
 
-    def _history(self, method: str, scope: Scope, bearer: str) -> _Reply:
+    def _history(self, method: str, scope: Scope, bearer: str, fault: Fault | None) -> _Reply:
         if method not in ("GET", "HEAD"):
             return _not_allowed("GET")
         if bearer != "ok":
@@ -390,6 +392,15 @@ class SimulatorASGI:
         except _BadRequest as exc:
             return _Reply(400, {"statusCode": 400, "message": str(exc)})
         data = self.sim.history_page(page, min(limit, self.history_page_cap))
+        if fault is not None and fault.endless_pages:
+            data["meta"]["nextPage"] = page + 1
+        if fault is not None and fault.extra_items:
+            # written compactly, as a service would: 50,000 of them make ~7.9 MB
+            items = [jsontext.dumps(item) for item in data["items"]]
+            items += _made_up_items(page, fault.extra_items, fault.extra_status)
+            meta = jsontext.dumps(data["meta"])
+            body = f'{{"statusCode":200,"data":{{"items":[{",".join(items)}],"meta":{meta}}}}}'
+            return _Reply(200, raw=body.encode("ascii"))
         return _Reply(200, {"statusCode": 200, "data": data})
 
     # -------------------------------------------------------------- control
@@ -548,6 +559,20 @@ class SimulatorASGI:
         if limit is not None:
             raise SimulatedReset(f"simulated connection reset after {len(body)} body bytes")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _made_up_items(page: int, count: int, status: str = "IN_PROGRESS") -> list[str]:
+    """`count` orders no order stands behind (a history fault's huge page), as JSON text as
+    short as the API lets them be; their tokens name the page, so each page's are new. Written
+    as text, not made as objects: 50,000 dicts would set off the collector in this process,
+    where a test measures the client's pauses."""
+    code = json.dumps(status)
+    return [
+        f'{{"id":{index + 1},"token":"x{page}-{index}","createdAtMiliseconds":{index},'
+        f'"amount":"1","status":{{"code":{code},"label":""}},'
+        '"currency":{"id":1,"currency":"","abbreviation":"EUR"}}'
+        for index in range(count)
+    ]
 
 
 async def _read_body(receive: Receive) -> bytes:

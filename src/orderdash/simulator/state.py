@@ -146,13 +146,19 @@ class UnknownOrderError(LookupError):
 
 #: The endpoints a Fault can name: the API endpoints the simulator serves, or any of them.
 FAULT_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "create", "any")
+#: The most made-up orders a history fault adds to one page (`Fault.extra_items`): 50,000 make
+#: a page of ~7.9 MB, under a client's usual 8 MiB cap.
+MAX_EXTRA_ITEMS = 60_000
 
 
 @dataclass
 class Fault:
     """A misbehaviour of the API endpoints (getOrder, rates); the first matching fault wins.
 
-    `drip_chunk` (bytes per chunk when dripping) is a simulator extension.
+    `drip_chunk` (bytes per chunk when dripping) is a simulator extension. Two apply to the
+    history only: `endless_pages` (every page names a next one: paging never ends) and
+    `extra_items` (each page carries this many made-up orders after its real ones, at most
+    MAX_EXTRA_ITEMS: a huge page; their status code is `extra_status`).
     """
 
     endpoint: str = "any"  # "order" | "rates" | "login" | "history" | "any"
@@ -170,6 +176,10 @@ class Fault:
     # token instead, or carries this payment_url
     answer_token: str | None = None
     answer_payment_url: str | None = None
+    # the order history only: nextPage never null; made-up orders added to a page
+    endless_pages: bool = False
+    extra_items: int = 0
+    extra_status: str = "IN_PROGRESS"
 
     def __post_init__(self) -> None:
         if self.endpoint not in FAULT_ENDPOINTS:
@@ -220,6 +230,12 @@ class Fault:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or self.endpoint != "create"):
                 raise ValueError(f"{name} is text, for the 'create' endpoint only")
+        if not isinstance(self.endless_pages, bool):
+            raise ValueError("endless_pages must be true or false")
+        if not _is_int(self.extra_items) or not 0 <= self.extra_items <= MAX_EXTRA_ITEMS:
+            raise ValueError(f"extra_items must be an integer from 0 to {MAX_EXTRA_ITEMS}")
+        if not isinstance(self.extra_status, str) or not 0 < len(self.extra_status) <= 40:
+            raise ValueError("extra_status must be a status code of 1 to 40 characters")
 
     def body_bytes(self) -> bytes | None:
         """The replacement body, or None to keep (or derive) the normal one."""
@@ -243,6 +259,9 @@ class Fault:
             "dripChunk": "drip_chunk",
             "answerToken": "answer_token",
             "answerPaymentUrl": "answer_payment_url",
+            "endlessPages": "endless_pages",
+            "extraItems": "extra_items",
+            "extraStatus": "extra_status",
         }
         names = {f.name for f in dataclasses.fields(cls)}
         kwargs: dict[str, Any] = {}

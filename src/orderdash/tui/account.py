@@ -19,11 +19,16 @@ from textual.message_pump import MessagePump
 from orderdash.core.domain.display import fiat_text
 from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.watcher import Change
+from orderdash.core.runtime.bulk import let_go
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import AuthError, OrderdashError
+from orderdash.core.watching.store import MAX_TOKENS
 
 if TYPE_CHECKING:
     from orderdash.tui.screens.charge import ChargeMade
+
+#: How long a notice that the list is incomplete stays up.
+NOTICE_SECONDS = 20
 
 NEEDS_CREDENTIALS = (
     "A new charge needs the access token and the customer id (access_token_file, "
@@ -59,6 +64,14 @@ class AccountRecovered(Message):
     """The history reads again after a failure."""
 
 
+class AccountWarning(Message):
+    """A history read was incomplete (the page bound, items left out): once per change."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__()
+
+
 class AccountReporter:
     """Turns the account feed's callbacks into messages to `target` (the app)."""
 
@@ -66,7 +79,8 @@ class AccountReporter:
         self.target = target
 
     def on_baseline(self, orders: list[AccountOrder]) -> None:
-        self.target.post_message(AccountBaseline(orders))
+        # a copy: the feed empties its list once this returns
+        self.target.post_message(AccountBaseline(list(orders)))
 
     def on_new_order(self, order: AccountOrder) -> None:
         self.target.post_message(AccountNewOrder(order))
@@ -76,6 +90,9 @@ class AccountReporter:
 
     def on_account_recovered(self) -> None:
         self.target.post_message(AccountRecovered())
+
+    def on_account_warning(self, text: str) -> None:
+        self.target.post_message(AccountWarning(text))
 
 
 class AccountMode:
@@ -89,6 +106,7 @@ class AccountMode:
                 AccountReporter(app),
                 interval=app.settings.account_interval,
                 budget=app.watcher,
+                max_pages=app.settings.history_max_pages,
             )
             if enabled
             else None
@@ -112,7 +130,19 @@ class AccountMode:
         app, state = self._app, self._app.state
         # orders already final at start stay out
         tokens = [order.item.token for order in message.orders if order.open]
-        state.from_account.update(app.watch_tokens(tokens, save=False))
+        new = [token for token in dict.fromkeys(tokens) if token not in state.entries]
+        room = max(MAX_TOKENS - len(state.entries), 0)
+        if len(new) > room:
+            # said here, in the account's words: the watch list's own notice asks to remove some
+            app.notify(
+                f"{len(new) - room:,} orders not shown: the list holds at most {MAX_TOKENS:,}",
+                title="Account",
+                severity="warning",
+                timeout=NOTICE_SECONDS,
+                markup=False,
+            )
+        state.from_account.update(app.watch_tokens(new[:room], save=False))
+        let_go(message.orders)  # tens of thousands, freed at once, would freeze the screen
         try:
             app.dashboard.orders_arrived()
         except LookupError:  # the app is being taken down
@@ -149,6 +179,17 @@ class AccountMode:
 
     def recovered(self) -> None:
         self._app.notify("The account's order history reads again.", title="Account", markup=False)
+
+    def warned(self, message: AccountWarning) -> None:
+        """An incomplete history read: one notice (the feed reports it again only if it
+        changes)."""
+        self._app.notify(
+            f"The account's order history: {message.text}",
+            title="Account",
+            severity="warning",
+            timeout=NOTICE_SECONDS,
+            markup=False,
+        )
 
     def login_refused(self, error: AuthError) -> None:
         """The service refused the access token (the client sends no log-in again)."""

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         AccountMode,
         AccountNewOrder,
         AccountRecovered,
+        AccountWarning,
     )
     from orderdash.tui.notices import HeldNotices, Notice
 
@@ -361,6 +362,10 @@ class OrderDashApp(App[None]):
     def on_account_recovered(self, _: AccountRecovered) -> None:
         if self.is_running:
             self._account_mode().recovered()
+
+    def on_account_warning(self, message: AccountWarning) -> None:
+        if self.is_running:
+            self._account_mode().warned(message)
 
     def action_new_charge(self) -> None:
         self._account_mode().new_charge()

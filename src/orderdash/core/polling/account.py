@@ -3,7 +3,9 @@
 The first read is the baseline: its open orders are the ones to watch, and none of them is
 "new". Every later read reports the orders it lists for the first time. A failed read is
 reported once per failure streak and retried at the next interval; the orders already known
-stay known.
+stay known. A read is bounded (`max_pages` pages, each through the private budget) and says
+so when it is incomplete: stopped at the page bound, or items left out that do not match the
+API; that warning is reported once, again only when it changes.
 """
 
 from __future__ import annotations
@@ -11,13 +13,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from orderdash.core.domain.status import is_open
+from orderdash.core.runtime.bulk import let_go
 from orderdash.core.service.account_models import HistoryItem
-from orderdash.core.service.client import OrderClient
+from orderdash.core.service.client import MAX_HISTORY_PAGES, AccountOrders, OrderClient
 from orderdash.core.service.errors import OrderdashError, RateLimited
+
+#: A reading listing more orders than this is turned into `AccountOrder`s in a worker thread:
+#: 50,000 of them (a service that ignores the page size) took ~0.1 s on the event loop.
+LARGE_LISTING = 5_000
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -27,20 +34,33 @@ class AccountOrder:
     item: HistoryItem
     #: The wire object as received (numbers with their digits).
     raw: dict[str, Any]
+    #: In progress, paid but unconfirmed, or a state not known (worked out once, as it is made).
+    open: bool = field(init=False)
 
-    @property
-    def open(self) -> bool:
-        return is_open(self.item.status.code, self.item.status.label)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "open", is_open(self.item.status.code, self.item.status.label))
+
+
+def _listed(orders: AccountOrders) -> list[AccountOrder]:
+    return [AccountOrder(i, r) for i, r in zip(orders.items, orders.raw, strict=True)]
 
 
 class AccountEvents(Protocol):
-    def on_baseline(self, orders: list[AccountOrder]) -> None: ...
+    def on_baseline(self, orders: list[AccountOrder]) -> None:
+        """The first reading's orders. The list is emptied after this returns (a large one is
+        let go of in a worker thread): keep a copy of it, not the list."""
+        ...
 
     def on_new_order(self, order: AccountOrder) -> None: ...
 
     def on_account_failure(self, error: OrderdashError) -> None: ...
 
     def on_account_recovered(self) -> None: ...
+
+    def on_account_warning(self, text: str) -> None:
+        """The read was incomplete (see `AccountOrders.warnings`): the orders it found were
+        reported as usual."""
+        ...
 
 
 class PrivateBudget(Protocol):
@@ -49,6 +69,46 @@ class PrivateBudget(Protocol):
     async def private_request(self) -> None: ...
 
     def private_limited(self, retry_after: float | None) -> None: ...
+
+
+class CommandBudget:
+    """The private budget of a command that reads the history on its own (`orderdash orders`):
+    the same limits and pacing as the dashboard's rate budget (`rate_budget_per_minute`,
+    `rate_budget_per_hour`: the service counts the history with the rate refreshes, per API
+    app), its log-ins counted too. No tills run beside it, so it keeps no share back for them."""
+
+    def __init__(
+        self,
+        per_minute: int,
+        per_hour: int,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+    ) -> None:
+        from orderdash.core.polling.budget import Budget
+
+        self.budget = Budget("private", per_minute, per_hour)
+        self._monotonic = monotonic
+        self._sleep = sleep
+
+    async def private_request(self) -> None:
+        while True:
+            now = self._monotonic()
+            free = self.budget.next_free(now)
+            if free <= now:
+                self.budget.spend(now)
+                return
+            await self._sleep(min(free - now, 60.0))
+
+    def spent(self) -> None:
+        """A private request that does not wait for the budget (a log-in) is counted."""
+        self.budget.spend(self._monotonic())
+
+    def private_limited(self, retry_after: float | None) -> None:
+        from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
+
+        hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
+        self.budget.hold(self._monotonic() + hold)
 
 
 class AccountFeed:
@@ -61,6 +121,7 @@ class AccountFeed:
         *,
         interval: float,
         budget: PrivateBudget | None = None,
+        max_pages: int = MAX_HISTORY_PAGES,
         sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
         self._client = client
@@ -68,9 +129,12 @@ class AccountFeed:
         self._interval = interval
         #: Each history page waits for it and is counted by it (None: no budget).
         self._budget = budget
+        self._max_pages = max_pages
         self._sleep = sleep
         self._known: set[str] | None = None
         self._failing = False
+        #: The last incomplete read's warning (None: the last read was whole).
+        self._warning: str | None = None
 
     @property
     def known(self) -> frozenset[str]:
@@ -81,7 +145,7 @@ class AccountFeed:
         if self._budget is not None:
             gate = self._budget.private_request
         try:
-            orders = await self._client.account_orders(before_page=gate)
+            orders = await self._client.account_orders(max_pages=self._max_pages, before_page=gate)
         except Exception as error:  # noqa: BLE001 - a bug here must not stop the watching
             if isinstance(error, RateLimited) and self._budget is not None:
                 self._budget.private_limited(error.retry_after)
@@ -94,16 +158,26 @@ class AccountFeed:
         if self._failing:
             self._failing = False
             self._events.on_account_recovered()
-        listed = [AccountOrder(i, r) for i, r in zip(orders.items, orders.raw, strict=True)]
+        warning = "; ".join(orders.warnings()) or None
+        large = len(orders.items) > LARGE_LISTING
+        listed = await asyncio.to_thread(_listed, orders) if large else _listed(orders)
+        del orders  # `listed` holds the last references: let go of below
         if self._known is None:
             self._known = {order.item.token for order in listed}
             self._events.on_baseline(listed)
-            return
-        # oldest first, as they were created: the history lists the newest first
-        for order in sorted(listed, key=lambda o: o.item.created_at_ms):
-            if order.item.token not in self._known:
-                self._known.add(order.item.token)
-                self._events.on_new_order(order)
+        else:
+            new = [order for order in listed if order.item.token not in self._known]
+            # oldest first, as they were created: the history lists the newest first
+            for order in sorted(new, key=lambda o: o.item.created_at_ms):
+                if order.item.token not in self._known:
+                    self._known.add(order.item.token)
+                    self._events.on_new_order(order)
+        if large:
+            let_go(listed)
+        if warning != self._warning:
+            self._warning = warning
+            if warning is not None:
+                self._events.on_account_warning(warning)
 
     async def run(self) -> None:
         while True:

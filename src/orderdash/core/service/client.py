@@ -105,9 +105,10 @@ REUSE_MIN_TRANSACTIONS = 200
 REMEMBERED_ORDERS = 8
 #: Orders asked for per history page (the service may send fewer: paging follows nextPage).
 HISTORY_PAGE_LIMIT = 100
-#: History pages read at most by `account_orders`: 100,000 orders at the page size asked; a
-#: service whose nextPage never ends must not keep a command reading forever.
-MAX_HISTORY_PAGES = 1000
+#: History pages read at most by `account_orders` unless told (the `history_max_pages`
+#: setting): 5,000 orders at the page size asked, what the watch list holds; a service whose
+#: nextPage never ends must not keep a command reading forever.
+MAX_HISTORY_PAGES = 50
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -120,6 +121,36 @@ class AccountOrders:
     pages: int
     #: True when the page bound stopped the reading before nextPage was null.
     truncated: bool
+    #: Items left out because they do not match the API (one bad order does not hide the rest).
+    skipped: int = 0
+    #: Why the first of them was left out.
+    skipped_reason: str | None = None
+
+    def warnings(self) -> list[str]:
+        """One line for each way this reading is incomplete (none when it is whole)."""
+        lines = []
+        if self.truncated:
+            lines.append(
+                f"stopped after {self.pages:,} pages of the order history (history_max_pages): "
+                f"the account has more orders than the {len(self.items):,} read"
+            )
+        if self.skipped:
+            orders = "order" if self.skipped == 1 else "orders"
+            lines.append(
+                f"{self.skipped:,} {orders} of the order history left out, not as the API "
+                f"describes: {self.skipped_reason}"
+            )
+        return lines
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class _HistoryRead:
+    """One history page: its valid items, their wire objects, and what was left out."""
+
+    page: HistoryPage
+    wire: list[dict[str, Any]]
+    skipped: int
+    skipped_reason: str | None
 
 
 #: Words by which a refusal names a request limit (the envelope's message, any status).
@@ -692,9 +723,10 @@ class OrderClient:
         )
 
     async def order_history(self, page: int, limit: int = HISTORY_PAGE_LIMIT) -> HistoryPage:
-        """Get Order History: `GET {base_url}/orders/api?page=&limit=` with `bearer_token`."""
-        page_obj, _ = await self._history_page(page, limit)
-        return page_obj
+        """Get Order History: `GET {base_url}/orders/api?page=&limit=` with `bearer_token`.
+        Items that do not match the API are left out (`account_orders` counts them)."""
+        read = await self._history_page(page, limit)
+        return read.page
 
     async def account_orders(
         self,
@@ -705,13 +737,15 @@ class OrderClient:
     ) -> AccountOrders:
         """Every order of the account: history pages from 0, following `meta.nextPage` until it
         is null (never assuming a page size), at most `max_pages` pages. `before_page` is
-        awaited before each page is asked for (the private budget's gate)."""
+        awaited before each page is asked for (the private budget's gate). An item that does
+        not match the API is left out and counted, not the whole history refused."""
         self._check_login_refused()
         items: list[HistoryItem] = []
         raw: list[dict[str, Any]] = []
         page: int | None = 0
         seen: set[int] = set()
-        read = 0
+        read = skipped = 0
+        skipped_reason: str | None = None
         while page is not None and read < max_pages:
             if page in seen:
                 raise InvalidResponse(
@@ -720,16 +754,23 @@ class OrderClient:
             seen.add(page)
             if before_page is not None:
                 await before_page()
-            history, wire = await self._history_page(page, limit)
+            one = await self._history_page(page, limit)
             read += 1
-            items.extend(history.items)
-            raw.extend(wire)
-            page = history.meta.next_page
-        return AccountOrders(tuple(items), tuple(raw), read, truncated=page is not None)
+            items.extend(one.page.items)
+            raw.extend(one.wire)
+            skipped += one.skipped
+            skipped_reason = skipped_reason or one.skipped_reason
+            page = one.page.meta.next_page
+        return AccountOrders(
+            tuple(items),
+            tuple(raw),
+            read,
+            truncated=page is not None,
+            skipped=skipped,
+            skipped_reason=skipped_reason,
+        )
 
-    async def _history_page(
-        self, page: int, limit: int
-    ) -> tuple[HistoryPage, list[dict[str, Any]]]:
+    async def _history_page(self, page: int, limit: int) -> _HistoryRead:
         url = f"{self._base_url}/orders/api?page={int(page)}&limit={int(limit)}"
         return await self._private(
             lambda bearer: self._call_json(
@@ -855,11 +896,18 @@ class OrderClient:
             )
         return SecretStr(bearer)
 
-    def _interpret_history(
-        self, status: int, headers: httpx.Headers, body: bytes
-    ) -> tuple[HistoryPage, list[dict[str, Any]]]:
+    def _interpret_history(self, status: int, headers: httpx.Headers, body: bytes) -> _HistoryRead:
         if not 200 <= status < 300:
             self._refuse_account(status, headers, body, "order history")
+        if len(body) < LARGE_BODY_BYTES:
+            return self._history_read(headers, body)
+        from orderdash.core.runtime.bulk import bulk_objects
+
+        # in a worker thread (`_call_json`): see bulk.py for why the collector pauses
+        with bulk_objects():
+            return self._history_read(headers, body)
+
+    def _history_read(self, headers: httpx.Headers, body: bytes) -> _HistoryRead:
         document = self._parse_json(body, headers)
         if _is_error_envelope(document, rates=False):
             code = envelope_status_code(document)
@@ -869,16 +917,39 @@ class OrderClient:
             raise FailureReported(
                 f"the service reported a failure: {detail or 'no message given'}", detail
             )
-        from orderdash.core.service.account_models import HistoryEnvelope
+        from orderdash.core.service.account_models import HistoryEnvelope, HistoryItem
 
+        data = document.get("data")
+        wire = data.get("items") if isinstance(data, dict) else None
         try:
-            envelope = HistoryEnvelope.model_validate(document)
+            if isinstance(wire, list):
+                # the page without its items: their checks follow one by one
+                envelope = HistoryEnvelope.model_validate(
+                    {**document, "data": {**data, "items": []}}
+                )
+            else:  # no list of items: the page's check says what is wrong
+                envelope = HistoryEnvelope.model_validate(document)
+                wire = []
         except ValidationError as exc:
             raise InvalidResponse(
                 f"the order history answer does not match the API: {_first_error(exc)}"
             ) from None
-        wire = document["data"]["items"]
-        return envelope.data, list(wire)
+        # One model call an item, not one for the page: a large page is checked in a worker
+        # thread, and each call holds the GIL; 50,000 items in one call froze the screen 0.2 s.
+        items: list[HistoryItem] = []
+        kept: list[dict[str, Any]] = []
+        skipped = 0
+        reason: str | None = None
+        for index, item in enumerate(wire):
+            try:
+                items.append(HistoryItem.model_validate(item))
+            except ValidationError as exc:
+                skipped += 1
+                reason = reason or f"item {index} of a page: {_first_error(exc)}"
+                continue
+            kept.append(item)
+        page = envelope.data.model_copy(update={"items": tuple(items)})
+        return _HistoryRead(page, kept, skipped, reason)
 
     def _refuse_account(
         self, status: int, headers: httpx.Headers, body: bytes, what: str
