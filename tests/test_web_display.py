@@ -73,7 +73,9 @@ def test_the_browser_shows_the_order_and_its_payment(
     browser: object, sim_server: SimulatorServer, order: tuple[str, str], runtime_dir: Path
 ) -> None:
     token, address = order
-    display = Display("127.0.0.1", free_port(), runtime_dir)
+    # a configured key: the page's address stays the same when the server comes back
+    key = "kiosk-key-0123456789abcdef"
+    display = Display("127.0.0.1", free_port(), runtime_dir, key=key)
     try:
         page = browser.new_page(viewport=VIEWPORT)  # type: ignore[attr-defined]
         requests: list[str] = []
@@ -114,7 +116,7 @@ def test_the_browser_shows_the_order_and_its_payment(
             what="the page to say it reconnects",
         )
         assert not close_to(banner_colour(screenshot(page)), GOOD)
-        display = Display("127.0.0.1", display.port, runtime_dir)
+        display = Display("127.0.0.1", display.port, runtime_dir, key=key)
         wait_for(
             lambda: close_to(banner_colour(screenshot(page)), GOOD),
             timeout=25,
@@ -137,7 +139,7 @@ def test_a_lan_bind_wants_the_pairing_key(
         assert display.key and len(display.key) >= 20
         for path in ("", "?key=wrong", "static/js/textual.js", "ws?width=80&height=24"):
             with pytest.raises(urllib.error.HTTPError) as refused:
-                urllib.request.urlopen(display.url + path, timeout=5)
+                urllib.request.urlopen(display.bare_url + path, timeout=5)
             assert refused.value.code == 403
         # a websocket handshake without the key: refused, and no display process started
         with socket.create_connection((display.host, display.port), timeout=5) as raw:
@@ -151,7 +153,7 @@ def test_a_lan_bind_wants_the_pairing_key(
         assert display.children() == []
 
         page = browser.new_page(viewport=VIEWPORT)  # type: ignore[attr-defined]
-        page.goto(f"{display.url}?key={display.key}")
+        page.goto(display.url)
         texts = wait_for(lambda: decoded(screenshot(page)), what="a QR code with the key")
         assert address.upper() in texts[0]
         assert len(display.children()) == 1

@@ -86,6 +86,12 @@ class Settings(BaseModel):
     display_title: str = Field("", max_length=60)
     #: The local channel a dashboard publishes the customer display on (a file name part).
     display_channel: str = "default"
+    #: `display --web`: display processes at once (one per browser connection); the next
+    #: connection is told the display is busy.
+    display_web_max: int = Field(4, ge=1, le=64)
+    #: `display --web`: the key every request must carry (`?key=`), so that a kiosk's address
+    #: survives a restart; without it a new random key is made at each start.
+    display_web_key: SecretStr | None = None
     #: getOrder requests per minute for all watched orders together (the service allows 200).
     budget_per_minute: int = Field(200, ge=1, le=10000)
     #: getOrder requests per hour (the service allows 10,000 per IP), paced evenly.
@@ -144,6 +150,14 @@ class Settings(BaseModel):
             )
         if not self.display_title.isprintable():
             raise ValueError("display_title must be one line of printable text")
+        return self
+
+    @model_validator(mode="after")
+    def _check_display_web_key(self) -> Settings:
+        key = self.display_web_key.get_secret_value() if self.display_web_key else None
+        # it travels in a URL: URL-safe characters only, long enough not to be guessed
+        if key is not None and not re.fullmatch(r"[A-Za-z0-9_-]{16,128}", key):
+            raise ValueError("display_web_key: 16 to 128 letters, digits, '-' or '_'")
         return self
 
     @model_validator(mode="after")
