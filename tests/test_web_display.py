@@ -160,3 +160,52 @@ def test_a_lan_bind_wants_the_pairing_key(
         page.close()
     finally:
         display.stop()
+
+
+@pytest.mark.parametrize(
+    ("device", "viewport", "language"),
+    [
+        ("phone", {"width": 390, "height": 844}, "ja"),
+        ("tablet", {"width": 1024, "height": 768}, "en"),
+    ],
+)
+def test_a_phone_and_a_tablet_show_a_code_sized_to_the_screen(
+    browser: object,
+    sim_server: SimulatorServer,
+    runtime_dir: Path,
+    device: str,
+    viewport: dict[str, int],
+    language: str,
+) -> None:
+    """An ETH order (its EIP-681 request is a version 5 code, 41 cells with its margin) on a
+    phone at 390x844 in Japanese and a tablet at 1024x768: the code is decoded from Chromium's
+    pixels, and takes a good part of the screen's width."""
+    import zxingcpp
+
+    token = sim_server.sim.create_order(coin="eth", currency="EUR", amount_fiat="35.54")
+    address = sim_server.sim.order_wire(token, with_qr=False)["address"]
+    publisher = OrderPublisher(sim_server, token, runtime_dir, language=language)
+    display = Display("127.0.0.1", free_port(), runtime_dir)
+    try:
+        page = browser.new_page(viewport=viewport)  # type: ignore[attr-defined]
+        page.goto(display.url)
+
+        def expected() -> set[str]:
+            due = sim_server.sim.order_wire(token, with_qr=False)["amount"]
+            wei = int((due * 10**18).to_integral_value(rounding="ROUND_CEILING"))
+            return {f"ethereum:{address}?value={wei}"}
+
+        def found() -> list[object]:
+            codes = zxingcpp.read_barcodes(screenshot(page))
+            return codes if {code.text for code in codes} <= expected() and codes else []
+
+        codes = wait_for(found, timeout=30, what=f"the EIP-681 code on the {device}")
+        position = codes[0].position  # type: ignore[attr-defined]
+        width = max(position.top_right.x, position.bottom_right.x) - min(
+            position.top_left.x, position.bottom_left.x
+        )
+        assert width >= viewport["width"] * (0.6 if device == "phone" else 0.25), width
+        page.close()
+    finally:
+        display.stop()
+        publisher.stop()
