@@ -164,3 +164,23 @@ def test_a_token_says_the_amount_is_to_be_typed(language: str) -> None:
     english = catalogue("en").text("note_type_amount")
     words = catalogue(language).text("note_type_amount")
     assert words and (language == "en" or words != english)
+
+
+def test_charge_prints_the_eip681_wallet_request() -> None:
+    from conftest import run_cli
+    from orderdash.core.service import jsontext
+    from orderdash.simulator import Simulator, SimulatorServer
+
+    access = "access-eip681-charge"
+    env = {"ORDERDASH_ACCESS_TOKEN": access, "ORDERDASH_CUSTOMER_ID": "4711"}
+    with SimulatorServer(Simulator(seed=7), access_token=access, create_prefix="/l") as server:
+        common = ("--base-url", server.base_url, "--create-url", server.root_url + "/l")
+        result = run_cli("charge", "35.54", "--coin", "eth", "--json", *common, env=env)
+        assert result.returncode == 0, result.stderr
+        answer = jsontext.loads(result.stdout)
+        order = server.sim.order_wire(answer["token"], with_qr=False)
+        request = parse(answer["uri"])
+        assert request.target == order["address"]
+        assert request.value_wei == wei_up(Decimal(answer["amount"]))
+        text = run_cli("charge", "35.54", "--coin", "eth", *common, env=env)
+        assert "wallet request: ethereum:0x" in text.stdout and "?value=" in text.stdout

@@ -213,3 +213,30 @@ def test_a_configured_key_is_checked_and_kept_out_of_sight() -> None:
     assert "kiosk-key" not in repr(settings) and settings.display_web_max == 2
     with pytest.raises(ValidationError):
         Settings(display_web_max=0)
+
+
+async def test_a_resize_is_clamped_too() -> None:
+    from textual_serve.download_manager import DownloadManager
+
+    from orderdash.tui.web import DisplayProcess
+
+    async def nothing(*_args: object) -> None:
+        return None
+
+    process = DisplayProcess(
+        "true",
+        write_bytes=nothing,
+        write_str=nothing,
+        close=nothing,
+        download_manager=DownloadManager(),
+    )
+    sent: list[dict[str, object]] = []
+
+    async def send_meta(data: dict[str, object]) -> bool:
+        sent.append(data)
+        return True
+
+    process.send_meta = send_meta  # type: ignore[method-assign]
+    await process.set_terminal_size(3000, 3000)
+    await process.set_terminal_size("40", {"x": 1})  # type: ignore[arg-type]
+    assert [(m["width"], m["height"]) for m in sent] == [(MAX_COLUMNS, MAX_ROWS), (40, 24)]
