@@ -240,3 +240,71 @@ async def test_a_resize_is_clamped_too() -> None:
     await process.set_terminal_size(3000, 3000)
     await process.set_terminal_size("40", {"x": 1})  # type: ignore[arg-type]
     assert [(m["width"], m["height"]) for m in sent] == [(MAX_COLUMNS, MAX_ROWS), (40, 24)]
+
+
+async def test_a_process_blocked_on_a_full_pipe_is_killed_when_its_connection_ends() -> None:
+    """The stuck process of the report: it writes more than anyone reads and never reads the
+    request to quit. `stop` (the connection ended) kills it, its shell with it."""
+    import asyncio
+    import shlex
+    import sys
+
+    from textual_serve.download_manager import DownloadManager
+
+    from orderdash.tui.web import QUIT_GRACE, DisplayProcess
+
+    # textual's packets (b"D", a 4-byte length, the data), as fast as they can be written
+    stuck = (
+        "import sys; out = sys.stdout.buffer; out.write(b'__GANGLION__\\n'); out.flush(); "
+        "packet = b'D' + (65536).to_bytes(4, 'big') + b'x' * 65536; "
+        "[out.write(packet) for _ in iter(int, 1)]"
+    )
+
+    async def nothing(*_args: object) -> None:
+        return None
+
+    async def never(*_args: object) -> None:
+        # a browser that reads nothing: the websocket's send never completes
+        await asyncio.Event().wait()
+
+    process = DisplayProcess(
+        f"{shlex.quote(sys.executable)} -c {shlex.quote(stuck)}",
+        write_bytes=never,
+        write_str=nothing,
+        close=nothing,
+        download_manager=DownloadManager(),
+    )
+    await process.start(3000, 3000)
+    child = process._process
+    assert child is not None
+    for _ in range(100):  # the pipe fills: the child blocks in write()
+        await asyncio.sleep(0.1)
+        group = descendants(child.pid) | {child.pid}
+        if any("pipe_write" in waiting_in(pid) for pid in group):
+            break
+    else:
+        raise AssertionError("the child never blocked on its full pipe")
+    started = time.monotonic()
+    await process.stop()
+    took = time.monotonic() - started
+    assert child.returncode is not None
+    assert took <= QUIT_GRACE + 3, took
+    await asyncio.sleep(0.2)
+    assert not any(alive(pid) for pid in group), group
+
+
+def waiting_in(pid: int) -> str:
+    """The kernel function `pid` sleeps in ("anon_pipe_write": blocked writing to a pipe)."""
+    try:
+        return Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return ""
+
+
+def alive(pid: int) -> bool:
+    """`pid` runs (a zombie waiting for its parent to reap it does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

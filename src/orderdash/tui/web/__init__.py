@@ -54,6 +54,8 @@ MAX_COLUMNS, MAX_ROWS = 800, 240
 MIN_COLUMNS, MIN_ROWS = 10, 5
 #: Seconds a display process has to quit once its browser left, before it is killed.
 QUIT_GRACE = 2.0
+#: Seconds to wait for a killed process to be reaped.
+KILL_WAIT = 5.0
 #: Seconds between the busy page's tries.
 BUSY_RETRY = 10
 
@@ -75,6 +77,15 @@ def _bounded(value: object, default: int, low: int, high: int) -> int:
     else:
         number = default
     return min(max(number, low), high)
+
+
+async def _exited(process: asyncio.subprocess.Process, seconds: float) -> bool:
+    """Whether `process` has exited, looking every 50 ms for `seconds` at most."""
+    for _ in range(max(1, round(seconds / 0.05))):
+        if process.returncode is not None:
+            return True
+        await asyncio.sleep(0.05)
+    return process.returncode is not None
 
 
 class DisplayProcess(AppService):
@@ -122,15 +133,18 @@ class DisplayProcess(AppService):
             await self.end(max(deadline - loop.time(), 0.1))
 
     async def end(self, grace: float) -> None:
-        """Wait `grace` seconds at most for the process to be gone, then kill it."""
+        """Wait `grace` seconds at most for the process to be gone, then kill it; then close its
+        pipes. Its exit is polled, not awaited with `wait()`: that waits for the pipes' end too,
+        and a pipe whose reading was paused (its buffer full) never gets there."""
         process = self._process
-        if process is None or process.returncode is not None:
+        if process is None:
             return
-        try:
-            await asyncio.wait_for(process.wait(), grace)
-        except TimeoutError:
+        if not await _exited(process, grace):
             self.kill()
-            await process.wait()
+            await _exited(process, KILL_WAIT)
+        transport = getattr(process, "_transport", None)  # asyncio's; Process has no close()
+        if transport is not None:
+            transport.close()
 
     def kill(self) -> None:
         process = self._process
