@@ -304,8 +304,8 @@ class DisplayServer(Server):
             try:
                 if process is not None:
                     await process.stop()
+                    self.processes.discard(process)
             finally:
-                self.processes.discard(process)  # type: ignore[arg-type]
                 self.sessions -= 1
         return websocket
 
