@@ -62,10 +62,24 @@ class Display:
     """`orderdash display --web` in a subprocess; `key` is the pairing key it printed."""
 
     def __init__(
-        self, host: str, port: int, runtime_dir: Path, *, extra: tuple[str, ...] = ()
+        self,
+        host: str,
+        port: int,
+        runtime_dir: Path,
+        *,
+        extra: tuple[str, ...] = (),
+        key: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.host, self.port = host, port
-        env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime_dir), "ORDERDASH_CONFIG": os.devnull}
+        env = {
+            **os.environ,
+            "XDG_RUNTIME_DIR": str(runtime_dir),
+            "ORDERDASH_CONFIG": os.devnull,
+            **(env or {}),
+        }
+        if key is not None:  # a configured key: the same address across restarts
+            env["ORDERDASH_DISPLAY_WEB_KEY"] = key
         self.process = subprocess.Popen(
             [sys.executable, "-m", "orderdash", "display", "--web", "--host", host,
              "--port", str(port), "--title", "Test Shop", *extra],
@@ -75,7 +89,7 @@ class Display:
             text=True,
             start_new_session=True,
         )  # fmt: skip
-        self.key: str | None = None
+        self.key: str | None = key
         #: What the server wrote on stderr (read all along: a full pipe would stall it).
         self.log: list[str] = []
         assert self.process.stderr is not None
@@ -102,8 +116,13 @@ class Display:
         self.process.stderr.close()
 
     @property
-    def url(self) -> str:
+    def bare_url(self) -> str:
         return f"http://{self.host}:{self.port}/"
+
+    @property
+    def url(self) -> str:
+        """The page's address with the key, as the server printed it."""
+        return f"{self.bare_url}?key={self.key}" if self.key else self.bare_url
 
     def children(self) -> list[str]:
         """The display processes the server started."""

@@ -137,7 +137,7 @@ async def test_a_web_display_process_sees_no_secret(
     display = Display("127.0.0.1", free_port(), runtime_dir)
     try:
         assert leaked(read(Path(f"/proc/{display.process.pid}/environ"))), "given to it"
-        url = f"ws://127.0.0.1:{display.port}/ws?width=80&height=24"
+        url = f"ws://127.0.0.1:{display.port}/ws?width=80&height=24&key={display.key}"
         async with aiohttp.ClientSession() as session, session.ws_connect(url) as websocket:
             environments: list[str] = []
             deadline = time.monotonic() + 20

@@ -194,8 +194,9 @@ def test_payment_uris(coin: str, address: str, amount: Decimal | None, uri: str)
 @pytest.mark.parametrize(
     ("coin", "address"),
     [
-        ("eth", "0xe6d6ca2c9923fec5254b0aba478d23028f745c87"),
         ("usdt", "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf"),
+        ("eth", "0xe6d6ca2c9923fec5254b0aba478d23028f745c8"),
+        ("eth", "0xe6d6ca2c9923fec5254b0aba478d23028f745c87?value=1"),
         ("btc", "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=999"),
         ("btc", "bc1q ar0s"),
         ("btc", ""),
@@ -229,8 +230,13 @@ def test_qr_payload_follows_the_setting_and_the_amount_due() -> None:
         coinBaseName="eth", coin="Ethereum", address="0xe6d6ca2c9923fec5254b0aba478d23028f745c87"
     )
     eth_state = payment_state(eth, ARRIVED)
-    assert qr_payload(eth, eth_state, QRContent.AUTO).text == eth.address
-    assert "no payment URI standard for ETH" in qr_payload(eth, eth_state, QRContent.URI).note
+    assert qr_payload(eth, eth_state, QRContent.AUTO).text.startswith(f"ethereum:{eth.address}")
+    usdt = order_with(
+        coinBaseName="usdt", coin="Tether USD", address="TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf"
+    )
+    usdt_state = payment_state(usdt, ARRIVED)
+    assert qr_payload(usdt, usdt_state, QRContent.AUTO).text == usdt.address
+    assert "no payment URI standard for USDT" in qr_payload(usdt, usdt_state, QRContent.URI).note
 
 
 def test_closed_orders_encode_no_amount() -> None:

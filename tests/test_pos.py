@@ -174,14 +174,14 @@ async def test_pos_qr_scans_at_every_size(
 
 
 async def test_coin_without_uri_standard_encodes_the_address(sim_server: SimulatorServer) -> None:
-    token = sim_server.sim.create_order(coin="eth", currency="USD", amount_fiat="99.00")
+    token = sim_server.sim.create_order(coin="usdt", currency="USD", amount_fiat="99.00")
     address = sim_server.sim.order_wire(token, with_qr=False)["address"]
     app = pos_app(sim_server, token, qr_content="uri")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
         await pilot.pause(0.2)
         assert decoded(app) == [address]
-        assert "No payment link standard for ETH: address only" in screen_text(app)
+        assert "No payment link standard for USDT: address only" in screen_text(app)
 
 
 async def test_server_image_mode_shows_the_services_qr(sim_server: SimulatorServer) -> None:

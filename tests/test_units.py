@@ -22,8 +22,9 @@ PLAIN = re.compile(r"[0-9]+(\.[0-9]{1,8})?")
 
 
 def test_every_coin_with_a_payment_uri_has_a_known_unit() -> None:
-    assert set(URI_SCHEMES) == set(UNIT_DECIMALS)
-    assert set(UNIT_DECIMALS.values()) == {8}
+    # ether's request is EIP-681's (`ethereum:`), built apart from the BIP21 family
+    assert {*URI_SCHEMES, "eth"} == set(UNIT_DECIMALS)
+    assert UNIT_DECIMALS["eth"] == 18 and set(UNIT_DECIMALS.values()) == {8, 18}
 
 
 def test_the_issue_amount_is_rounded_up_and_says_so() -> None:
@@ -64,7 +65,9 @@ def test_nothing_sendable_for_no_positive_amount(asked: Decimal | None) -> None:
 
 
 def test_unknown_units_keep_the_server_figure() -> None:
-    assert sendable("eth", Decimal("0.1234567890123456789")) is None
+    assert sendable("usdt", Decimal("0.1234567")) is None
+    wei = sendable("eth", Decimal("0.1234567890123456789"))
+    assert wei is not None and wei.text == "0.123456789012345679" and wei.unit == "the wei"
     assert sendable(None, Decimal(1)) is None
     # litecoin's unit has no name customers know: the unit is written out
     send = sendable("ltc", Decimal("0.123456789"))
@@ -183,5 +186,5 @@ def test_the_banner_asks_for_the_sendable_figure_the_dashboard_keeps_the_servers
         txs=[("-0.123456789012345678", "0")],
     )
     eth_state = payment_state(eth, ARRIVED)
-    assert eth_state.send is None  # unit not known: the server's figure as it is
+    assert eth_state.send is not None and not eth_state.send.rounded  # whole wei already
     assert eth_state.headline == "Partly paid: send 0.123456789012345678 ETH more"

@@ -73,7 +73,9 @@ def test_the_browser_shows_the_order_and_its_payment(
     browser: object, sim_server: SimulatorServer, order: tuple[str, str], runtime_dir: Path
 ) -> None:
     token, address = order
-    display = Display("127.0.0.1", free_port(), runtime_dir)
+    # a configured key: the page's address stays the same when the server comes back
+    key = "kiosk-key-0123456789abcdef"
+    display = Display("127.0.0.1", free_port(), runtime_dir, key=key)
     try:
         page = browser.new_page(viewport=VIEWPORT)  # type: ignore[attr-defined]
         requests: list[str] = []
@@ -114,7 +116,7 @@ def test_the_browser_shows_the_order_and_its_payment(
             what="the page to say it reconnects",
         )
         assert not close_to(banner_colour(screenshot(page)), GOOD)
-        display = Display("127.0.0.1", display.port, runtime_dir)
+        display = Display("127.0.0.1", display.port, runtime_dir, key=key)
         wait_for(
             lambda: close_to(banner_colour(screenshot(page)), GOOD),
             timeout=25,
@@ -137,7 +139,7 @@ def test_a_lan_bind_wants_the_pairing_key(
         assert display.key and len(display.key) >= 20
         for path in ("", "?key=wrong", "static/js/textual.js", "ws?width=80&height=24"):
             with pytest.raises(urllib.error.HTTPError) as refused:
-                urllib.request.urlopen(display.url + path, timeout=5)
+                urllib.request.urlopen(display.bare_url + path, timeout=5)
             assert refused.value.code == 403
         # a websocket handshake without the key: refused, and no display process started
         with socket.create_connection((display.host, display.port), timeout=5) as raw:
@@ -151,10 +153,59 @@ def test_a_lan_bind_wants_the_pairing_key(
         assert display.children() == []
 
         page = browser.new_page(viewport=VIEWPORT)  # type: ignore[attr-defined]
-        page.goto(f"{display.url}?key={display.key}")
+        page.goto(display.url)
         texts = wait_for(lambda: decoded(screenshot(page)), what="a QR code with the key")
         assert address.upper() in texts[0]
         assert len(display.children()) == 1
         page.close()
     finally:
         display.stop()
+
+
+@pytest.mark.parametrize(
+    ("device", "viewport", "language"),
+    [
+        ("phone", {"width": 390, "height": 844}, "ja"),
+        ("tablet", {"width": 1024, "height": 768}, "en"),
+    ],
+)
+def test_a_phone_and_a_tablet_show_a_code_sized_to_the_screen(
+    browser: object,
+    sim_server: SimulatorServer,
+    runtime_dir: Path,
+    device: str,
+    viewport: dict[str, int],
+    language: str,
+) -> None:
+    """An ETH order (its EIP-681 request is a version 5 code, 41 cells with its margin) on a
+    phone at 390x844 in Japanese and a tablet at 1024x768: the code is decoded from Chromium's
+    pixels, and takes a good part of the screen's width."""
+    import zxingcpp
+
+    token = sim_server.sim.create_order(coin="eth", currency="EUR", amount_fiat="35.54")
+    address = sim_server.sim.order_wire(token, with_qr=False)["address"]
+    publisher = OrderPublisher(sim_server, token, runtime_dir, language=language)
+    display = Display("127.0.0.1", free_port(), runtime_dir)
+    try:
+        page = browser.new_page(viewport=viewport)  # type: ignore[attr-defined]
+        page.goto(display.url)
+
+        def expected() -> set[str]:
+            due = sim_server.sim.order_wire(token, with_qr=False)["amount"]
+            wei = int((due * 10**18).to_integral_value(rounding="ROUND_CEILING"))
+            return {f"ethereum:{address}?value={wei}"}
+
+        def found() -> list[object]:
+            codes = zxingcpp.read_barcodes(screenshot(page))
+            return codes if {code.text for code in codes} <= expected() and codes else []
+
+        codes = wait_for(found, timeout=30, what=f"the EIP-681 code on the {device}")
+        position = codes[0].position  # type: ignore[attr-defined]
+        width = max(position.top_right.x, position.bottom_right.x) - min(
+            position.top_left.x, position.bottom_left.x
+        )
+        assert width >= viewport["width"] * (0.6 if device == "phone" else 0.25), width
+        page.close()
+    finally:
+        display.stop()
+        publisher.stop()

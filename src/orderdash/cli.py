@@ -745,7 +745,15 @@ def _run_display(args: argparse.Namespace) -> int:
             options["--title"] = settings.display_title
         if args.config:
             options["--config"] = args.config
-        return serve_display(args.host, args.port, settings.display_channel, options)
+        key = settings.display_web_key
+        return serve_display(
+            args.host,
+            args.port,
+            settings.display_channel,
+            options,
+            key=key.get_secret_value() if key is not None else None,
+            max_processes=settings.display_web_max,
+        )
     from orderdash.core.runtime import startup
     from orderdash.core.runtime.logs import configure_logging
     from orderdash.tui.display import DisplayApp

@@ -42,7 +42,7 @@ AmountLabel = Literal[
 ]
 NoteKey = Literal[
     "", "note_no_address", "note_no_server_image", "note_no_uri_standard",
-    "note_server_image_unusable", "note_decoding_server_image",
+    "note_server_image_unusable", "note_decoding_server_image", "note_type_amount",
 ]  # fmt: skip
 #: Why the customer is shown words instead of a QR: the service has not answered for a rate
 #: period ("unreachable", or at once when nothing was ever read), or says the order does not
@@ -229,6 +229,9 @@ def customer_face(
                 modules = tuple("".join("1" if m else "0" for m in row) for row in matrix.modules)
         else:
             qr_text = payload.text or ""
+            if payload.kind == "address" and not note and coin_text:
+                # no amount standard (a token such as USDT): the wallet needs the figure typed
+                note = "note_type_amount"
         if qr_text and caption == qr_text:
             caption = ""
     expiry = state.expiry

@@ -20,9 +20,9 @@ from decimal import ROUND_CEILING, Decimal, localcontext
 from orderdash.core.domain.display import amount_text
 
 #: Decimals of the smallest unit of each coin that gets a payment URI (by coinBaseName).
-UNIT_DECIMALS: dict[str, int] = {"btc": 8, "ltc": 8, "bch": 8, "doge": 8}
+UNIT_DECIMALS: dict[str, int] = {"btc": 8, "ltc": 8, "bch": 8, "doge": 8, "eth": 18}
 #: What the smallest unit is called, where customers know the word.
-UNIT_NAMES: dict[str, str] = {"btc": "satoshi", "bch": "satoshi"}
+UNIT_NAMES: dict[str, str] = {"btc": "satoshi", "bch": "satoshi", "eth": "wei"}
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -1,9 +1,11 @@
 """What the QR code encodes: the bare address, a wallet payment URI, or the server's own image.
 
 Payment URIs exist for bitcoin (BIP21) and the coins that copied it: litecoin, bitcoin cash and
-dogecoin. Other coins get the bare address: a guessed token-transfer URI could send the wrong
-asset, so none is ever built. The amount in a URI is the amount still due, rounded up to the
-coin's smallest unit (`core/domain/units.py`), so it follows each rate refresh and each partial
+dogecoin, and for native ether (EIP-681: `ethereum:0x...?value=<wei>`, the amount as an integer
+count of wei). Other coins, tokens such as USDT included, get the bare address: a guessed
+token-transfer URI could send the wrong asset, so none is ever built, and the customer is told
+to type the amount. The amount in a URI is the amount still due, rounded up to the coin's
+smallest unit (`core/domain/units.py`), so it follows each rate refresh and each partial
 payment and every wallet can send it.
 
 A bech32 address (`bc1...`, `ltc1...`) is case-insensitive, so the scheme and the address go
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from enum import StrEnum
 
 from orderdash.core.domain.payment import PaymentState
@@ -41,6 +43,11 @@ _ADDRESS = re.compile(r"[A-Za-z0-9]{20,100}")
 #: Human-readable parts of the bech32 addresses each scheme takes (main, test and regtest).
 BECH32_HRPS = {"bitcoin": ("bc", "tb", "bcrt"), "litecoin": ("ltc", "tltc", "rltc")}
 _BECH32_DATA = re.compile(r"[02-9ac-hj-np-z]{6,}")
+#: EIP-681's scheme, for the coin whose coinBaseName is "eth" (native ether only).
+ETHEREUM_SCHEME = "ethereum"
+#: An ether address: 0x and 40 hex digits, in the case it came in (EIP-55 checksums live in it).
+_ETHER_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+WEI_DECIMALS = 18
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -84,6 +91,8 @@ def payment_uri(
     The amount is rounded up to the coin's smallest unit. `uppercase` writes the scheme and a
     bech32 address in upper case (for a QR code; other addresses are case-sensitive).
     """
+    if (coin_base_name or "").strip().lower() == "eth":
+        return ethereum_uri(address, amount)
     scheme = URI_SCHEMES.get((coin_base_name or "").strip().lower())
     if scheme is None or not address:
         return None
@@ -97,6 +106,26 @@ def payment_uri(
     due = sendable(coin_base_name, amount)
     if due is not None:
         uri += f"?amount={due.text}"
+    return uri
+
+
+def ethereum_uri(address: str | None, amount: Decimal | None) -> str | None:
+    """EIP-681 `ethereum:<address>?value=<wei>` for native ether, or None for no address.
+
+    `value` is the amount due rounded up to the wei, as integer text (no exponent, no dot:
+    EIP-681 allows both, but not every wallet reads them). No chain id: the wallet's own
+    network, as EIP-681 says when it is left out.
+    """
+    if not address or not _ETHER_ADDRESS.fullmatch(address):
+        return None
+    uri = f"{ETHEREUM_SCHEME}:{address}"
+    due = sendable("eth", amount)
+    if due is not None:
+        with localcontext() as context:
+            # every digit of the whole part and all 18 decimals: exact
+            context.prec = max(context.prec, due.amount.adjusted() + WEI_DECIMALS + 2)
+            wei = due.amount.scaleb(WEI_DECIMALS)
+        uri += f"?value={int(wei)}"
     return uri
 
 

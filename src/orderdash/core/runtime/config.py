@@ -109,6 +109,12 @@ class Settings(BaseModel):
     #: Seconds a paid (or expired, or canceled) order stays on the customer display before
     #: it returns to the welcome screen by itself; 0 keeps it until cleared.
     display_welcome_after: float = Field(20.0, ge=0, le=86400)
+    #: `display --web`: display processes at once (one per browser connection); the next
+    #: connection is told the display is busy.
+    display_web_max: int = Field(4, ge=1, le=64)
+    #: `display --web`: the key every request must carry (`?key=`), so that a kiosk's address
+    #: survives a restart; without it a new random key is made at each start.
+    display_web_key: SecretStr | None = None
     #: getOrder requests per minute for all watched orders together (the service allows 200).
     budget_per_minute: int = Field(200, ge=1, le=10000)
     #: getOrder requests per hour (the service allows 10,000 per IP), paced evenly.
@@ -177,6 +183,14 @@ class Settings(BaseModel):
         from orderdash.core.domain.fiat import currency_code
 
         return currency_code(value)
+
+    @model_validator(mode="after")
+    def _check_display_web_key(self) -> Settings:
+        key = self.display_web_key.get_secret_value() if self.display_web_key else None
+        # it travels in a URL: URL-safe characters only, long enough not to be guessed
+        if key is not None and not re.fullmatch(r"[A-Za-z0-9_-]{16,128}", key):
+            raise ValueError("display_web_key: 16 to 128 letters, digits, '-' or '_'")
+        return self
 
     @model_validator(mode="after")
     def _check_create_url(self) -> Settings:

@@ -51,6 +51,9 @@ FLASH_PERIOD = 0.25
 #: may take three quarters of the width.
 TALL_FROM = 30
 WIDE_FROM = 72
+#: Narrow and tall (a phone in a browser: about 50x55 cells): the code on top, full width, the
+#: amounts under it, as a one-column checkout does.
+STACK_FROM_ROWS = 36
 
 
 #: Banner colour class when the payment cannot be checked.
@@ -160,6 +163,9 @@ class CustomerPanel(Vertical):
        margin), the amounts in the quarter left. */
     CustomerPanel.-narrow #pos-qr { max-width: 75%; }
     CustomerPanel.-narrow #pos-side { padding: 1 1; }
+    CustomerPanel.-stacked #pos-body { layout: vertical; }
+    CustomerPanel.-stacked #pos-qr { width: 100%; max-width: 100%; height: auto; padding: 0; }
+    CustomerPanel.-stacked #pos-side { width: 100%; height: 1fr; padding: 1 1 0 1; }
     CustomerPanel #pos-figure { margin-bottom: 1; }
     CustomerPanel #pos-primary.-under-digits { color: $text-muted; }
     CustomerPanel #pos-primary, CustomerPanel #pos-secondary { margin-bottom: 1; }
@@ -178,6 +184,7 @@ class CustomerPanel(Vertical):
         self.words = catalogue(language)
         self.face: CustomerFace | None = None
         self._big_text = ""
+        self._amount_width = 0
         self._now = 0.0
 
     def compose(self) -> ComposeResult:
@@ -186,6 +193,7 @@ class CustomerPanel(Vertical):
             # no code until there is one to show (never a placeholder for the customer)
             qr = QRView(id="pos-qr", max_scale=3)
             qr.display = False
+            qr.no_room = self.words.text("qr_no_room")
             yield qr
             with CustomerSide(id="pos-side"):
                 yield Static(Text(self.words.text("label_amount_due")), id="pos-due-label")
@@ -207,10 +215,29 @@ class CustomerPanel(Vertical):
         size = self.app.size
         self.set_class(size.height < TALL_FROM, "-short")
         self.set_class(size.width < WIDE_FROM, "-narrow")
+        self.set_class(size.width < WIDE_FROM and size.height >= STACK_FROM_ROWS, "-stacked")
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Side by side, the code gives way to the amounts: their column is never narrower
+        than the longest figure, so a number is never wrapped inside."""
+        try:
+            qr = self.query_one("#pos-qr", QRView)
+        except NoMatches:
+            return
+        if self.has_class("-stacked"):
+            qr.styles.max_width = None  # the CSS's 100%
+            return
+        width = self.app.size.width
+        share = 0.75 if self.has_class("-narrow") else 0.65
+        # the side column's padding: 2 cells each side, 1 when narrow
+        side = self._amount_width + (2 if self.has_class("-narrow") else 4) + 1
+        qr.styles.max_width = max(0, min(int(width * share), width - side))
 
     def set_language(self, language: str) -> None:
         if language != self.words.language:
             self.words = catalogue(language)
+            self.query_one("#pos-qr", QRView).no_room = self.words.text("qr_no_room")
             if self.face is not None:
                 self.show(self.face, force=True)
 
@@ -277,6 +304,9 @@ class CustomerPanel(Vertical):
         self.query_one("#pos-due-label", Static).update(Text(label, "dim"))
         self.query_one(BigFigure).show(big, big_unit if big else "")
         self._big_text = big
+        # the longest figure (a unit may go to the next line; a number never breaks)
+        self._amount_width = max((len(word) for word in f"{big} {small}".split()), default=0)
+        self._fit_columns()
         primary = self.query_one("#pos-primary", Static)
         secondary = self.query_one("#pos-secondary", Static)
         if big:

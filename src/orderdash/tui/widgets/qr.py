@@ -111,6 +111,7 @@ def _plan(
     with_caption: bool,
     caption_text: str = "",
     placeholder: str = EMPTY_NOTE,
+    no_room: str = "",
 ) -> _Layout:
     if width < 1 or height < 1:
         return _Layout(width, height)
@@ -127,7 +128,9 @@ def _plan(
     except QRError as error:
         # Room for the note and a blank line first; the caption says which text failed.
         return _Layout(width, height, note=str(error), caption=caption(height - 2))
-    return _fit(matrix, caption_text or text, "", "text", width, height, max_scale, with_caption)
+    return _fit(
+        matrix, caption_text or text, "", "text", width, height, max_scale, with_caption, no_room
+    )
 
 
 def _fit(
@@ -139,8 +142,10 @@ def _fit(
     height: int,
     max_scale: int,
     with_caption: bool,
+    no_room: str = "",
 ) -> _Layout:
-    """The layout of a matrix known to exist: at the largest scale that fits, or hidden."""
+    """The layout of a matrix known to exist: at the largest scale that fits, or hidden (with
+    `no_room` said instead, when given: the operator's note names cells and the terminal)."""
     if width < 1 or height < 1:
         return _Layout(width, height, source=source)
     with_caption = with_caption and bool(caption_text)
@@ -166,7 +171,7 @@ def _fit(
             code_note=notes,
         )
     columns, rows = cells_needed(matrix, 1)
-    note = (
+    note = no_room or (
         f"QR hidden: needs {columns}x{rows + reserved + len(notes)} cells, have {width}x{height}"
         " - enlarge the terminal"
     )
@@ -215,6 +220,10 @@ class QRView(Widget):
     placeholder: reactive[str] = reactive("", layout=True)
     """What is shown while `text` is empty (why there is no code; "" before any order is
     read)."""
+
+    no_room: reactive[str] = reactive("", layout=True)
+    """What is said when the code does not fit ("": the operator's note, with the sizes); a
+    customer's screen sets words from the customer's catalogue."""
 
     def __init__(
         self,
@@ -323,6 +332,7 @@ class QRView(Widget):
             self.text,
             self.caption_text,
             self.placeholder,
+            self.no_room,
             self._given,
             width,
             height,
@@ -347,9 +357,20 @@ class QRView(Widget):
                 self._caption,
                 self.caption_text,
                 self.placeholder,
+                self.no_room,
             )
         matrix, caption, note = self._given
-        return _fit(matrix, caption, note, "server", width, height, self._max_scale, self._caption)
+        return _fit(
+            matrix,
+            caption,
+            note,
+            "server",
+            width,
+            height,
+            self._max_scale,
+            self._caption,
+            self.no_room,
+        )
 
     def _current_layout(self) -> _Layout:
         width, height = self.size
