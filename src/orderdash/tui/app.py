@@ -24,7 +24,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from orderdash.core.customer.catalogue import resolve_language
-from orderdash.core.domain.display import amount_text
+from orderdash.core.domain.display import amount_text, duration_text
 from orderdash.core.domain.payment import Phase
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.runtime import startup
@@ -509,6 +509,45 @@ class OrderDashApp(App[None]):
     def action_point_of_sale(self) -> None:
         if self._pos is not None:
             return
+        token = self.state.token
+        self._unless_expiring(token, "Point of sale", self._open_point_of_sale)
+
+    def _unless_expiring(self, token: str | None, title: str, then: Callable[[], None]) -> None:
+        """`then`, at once, or after the operator says yes when `token`'s order has less than
+        `pos_expiry_margin` left: a customer who scans in its last seconds pays into an order
+        that closes before the payment arrives."""
+        question = self._expiring_question(token)
+        if question is None:
+            then()
+            return
+        from orderdash.tui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        confirm = ConfirmScreen(f"{title}: the order is about to expire", question)
+        self.push_screen(confirm, callback=answered)
+
+    def _expiring_question(self, token: str | None) -> str | None:
+        """What to ask before an order near its expiry goes before a customer, or None."""
+        entry = self.state.entries.get(token) if token is not None else None
+        payment = entry.payment if entry is not None else None
+        if payment is None or not payment.payable or payment.expiry is None:
+            return None
+        left = payment.expiry.remaining(self._clock())
+        if left is None or left >= self.settings.pos_expiry_margin:
+            return None
+        name = clean(token or "", limit=40)
+        when = "has expired" if left <= 0 else f"expires in {duration_text(left)}"
+        return (
+            f"{name} {when}: a payment sent now may arrive after the order closed. "
+            "Show it to the customer anyway? (If not, a new charge is one key away: n.)"
+        )
+
+    def _open_point_of_sale(self) -> None:
+        if self._pos is not None:
+            return
         # imported when first opened: the big digits and the screen are not needed before
         from orderdash.tui.screens.pos import PosScreen
 
@@ -542,14 +581,19 @@ class OrderDashApp(App[None]):
                 "No order to show on the customer display.", severity="warning", markup=False
             )
             return
-        self._show_on_display(token)
-        text = f"On the customer display: {clean(token, limit=40)}"
-        self.notify(text, timeout=3, markup=False)
+
+        def show() -> None:
+            self._show_on_display(token)
+            text = f"On the customer display: {clean(token, limit=40)}"
+            self.notify(text, timeout=3, markup=False)
+
+        self._unless_expiring(token, "Customer display", show)
 
     def _show_on_display(self, token: str) -> None:
         if self.publisher is None:
             return
         self.state.customer_token = token
+        self.watcher.customer_display({token})
         self.watcher.focus(self.state.closely_watched)
         self.publish_display()
 
@@ -559,6 +603,7 @@ class OrderDashApp(App[None]):
             return
         self.state.customer_token = None
         self.publisher.end()
+        self.watcher.customer_display(())
         self.watcher.focus(self.state.closely_watched)
         self._display_changed()
         self.notify("Customer display cleared.", timeout=3, markup=False)
@@ -859,6 +904,7 @@ def make_app(
         poll_interval=settings.poll_interval,
         refresh_interval=settings.refresh_interval,
         concurrency=settings.concurrency,
+        customer_poll_interval=settings.customer_poll_interval,
         **settings.budgets,
     )
     every = [token, *tokens] if token else list(tokens)

@@ -62,6 +62,9 @@ class Settings(BaseModel):
     refresh_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between getOrder polls, which is how new transactions are seen.
     poll_interval: float = Field(10.0, gt=0, le=86400)
+    #: Seconds between getOrder polls of an order a customer is looking at (the point-of-sale
+    #: screen, the customer display): a payment shows within about this long.
+    customer_poll_interval: float = Field(1.5, gt=0, le=86400)
     connect_timeout: float = Field(5.0, gt=0, le=600)
     read_timeout: float = Field(10.0, gt=0, le=600)
     #: Overall deadline of one request, connect to last byte.
@@ -79,6 +82,8 @@ class Settings(BaseModel):
     qr_uppercase: bool = True
     #: Which amount the point-of-sale screen shows large: the coin amount or the fiat amount.
     pos_primary: Literal["coin", "fiat"] = "coin"
+    #: Seconds: `p` or `x` on an order with less time than this left asks first.
+    pos_expiry_margin: float = Field(120.0, ge=0, le=86400)
     #: The customer's language on the point-of-sale screen and the customer display: one of
     #: the shipped catalogues (en, de, fr, es, it, pt, nl, ja), or auto (follows LANG).
     language: str = "en"
@@ -86,6 +91,9 @@ class Settings(BaseModel):
     display_title: str = Field("", max_length=60)
     #: The local channel a dashboard publishes the customer display on (a file name part).
     display_channel: str = "default"
+    #: Tills (dashboards) sending getOrder from the same public IP: each takes this share of
+    #: `budget_per_minute` and `budget_per_hour`, which the service counts per IP.
+    tills_per_ip: int = Field(1, ge=1, le=100)
     #: getOrder requests per minute for all watched orders together (the service allows 200).
     budget_per_minute: int = Field(200, ge=1, le=10000)
     #: getOrder requests per hour (the service allows 10,000 per IP), paced evenly.
@@ -169,10 +177,11 @@ class Settings(BaseModel):
 
     @property
     def budgets(self) -> dict[str, int]:
-        """The four request budgets, as the watcher takes them."""
+        """The four request budgets, as the watcher takes them: this till's share of the
+        getOrder budgets (`tills_per_ip`)."""
         return {
-            "budget_per_minute": self.budget_per_minute,
-            "budget_per_hour": self.budget_per_hour,
+            "budget_per_minute": max(1, self.budget_per_minute // self.tills_per_ip),
+            "budget_per_hour": max(1, self.budget_per_hour // self.tills_per_ip),
             "rate_budget_per_minute": self.rate_budget_per_minute,
             "rate_budget_per_hour": self.rate_budget_per_hour,
         }
