@@ -190,6 +190,9 @@ class Scheduler:
         default=(0.0, 0.0, 0.0, 0.0, 0.0), init=False
     )
     _retuned_at: float = field(default=NEVER, init=False)
+    #: Seconds between background starts that leave the orders on screen their share of each
+    #: minute (0: none on screen, the budget's even pace alone), from the last retune.
+    _background_step: float = field(default=0.0, init=False)
     #: Orders not read successfully yet (their first reads are staggered).
     _unread: int = field(default=0, init=False)
 
@@ -280,8 +283,10 @@ class Scheduler:
 
     @property
     def pacing(self) -> float:
-        """Seconds between background getOrder starts: the order budget's even pace."""
-        return self.budgets[Kind.ORDER].emission_interval
+        """Seconds between background getOrder starts: the order budget's even pace, slower
+        while orders on screen take their share (a customer's, read every second or two,
+        would otherwise wait for the minute's cap)."""
+        return max(self.budgets[Kind.ORDER].emission_interval, self._background_step)
 
     def _focused_poll_intervals(self) -> tuple[float, float]:
         """The poll intervals of the orders before a customer and of the other orders on
@@ -391,6 +396,15 @@ class Scheduler:
         """Plan the list's intervals again and give each order those of its priority."""
         pos_rate, screen_rate, self._rate_once_allowed = self._rate_intervals()
         customer_interval, screen_interval = self._focused_poll_intervals()
+        self._background_step = 0.0
+        if customer_interval < self.poll_interval and any(
+            w.pos and w.focused for w in self.orders.values()
+        ):
+            # a customer's order read every second or two must never wait for the minute's
+            # cap or the hour's pace: the background takes what the orders on screen leave
+            capacity = self.budgets[Kind.ORDER].per_minute_paced
+            spare = capacity * (1 - HEADROOM) - self._focused_cost()
+            self._background_step = WINDOW / max(spare, capacity * HEADROOM)
         self._plan = (
             self.background_interval(now=now),
             screen_interval,
