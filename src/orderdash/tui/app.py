@@ -542,7 +542,7 @@ class OrderDashApp(App[None]):
         when = "has expired" if left <= 0 else f"expires in {duration_text(left)}"
         return (
             f"{name} {when}: a payment sent now may arrive after the order closed. "
-            "Show it to the customer anyway? (If not, a new charge is one key away: n.)"
+            "Show it to the customer anyway? (If not, `n` makes a new charge.)"
         )
 
     def _open_point_of_sale(self) -> None:
