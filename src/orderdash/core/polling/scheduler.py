@@ -295,7 +295,8 @@ class Scheduler:
         customer = sum(1 for w in self.orders.values() if w.focused and w.pos)
         screen = sum(1 for w in self.orders.values() if w.focused and not w.pos)
         capacity = self.budgets[Kind.ORDER].per_minute_paced * (1 - HEADROOM)
-        wanted = self.customer_poll_interval or self.poll_interval
+        # never slower than the other orders on screen (a poll_interval set under it)
+        wanted = min(self.customer_poll_interval or self.poll_interval, self.poll_interval)
         customer_interval = max(wanted, WINDOW * customer / capacity) if customer else wanted
         left = max(capacity - customer * WINDOW / customer_interval, capacity * HEADROOM)
         screen_interval = self.poll_interval
