@@ -289,3 +289,20 @@ async def test_p_on_an_order_with_time_left_opens_at_once(sim_server: SimulatorS
         await pilot.press("p")
         await wait_until(pilot, lambda: SCAN in pos_banner(app))
         assert not app.screen.query_one("#pos-times").has_class("-soon")
+
+
+def test_the_order_panes_countdown_stands_out_in_the_last_minutes() -> None:
+    from orderdash.core.domain.expiry import expiry_for
+    from orderdash.tui.widgets.order_detail import OrderDetail
+
+    order = _open_order("tok").order  # 600 s left at NOW
+    expiry = expiry_for(order, NOW)
+
+    def expires(now: float) -> str:
+        rows = dict(OrderDetail._times_rows(order, expiry, now))
+        text = rows["Expires"]
+        return " ".join(str(span.style) for span in text.spans) + " " + str(text.style)
+
+    assert "on #de935f" not in expires(NOW)
+    assert "on #de935f" in expires(NOW + 600 - 100)
+    assert "on #de935f" not in expires(NOW + 600)  # expired: no countdown to watch

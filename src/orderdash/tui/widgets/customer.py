@@ -24,6 +24,7 @@ from textual.widgets import Static
 from orderdash.core.customer.catalogue import Catalogue, catalogue
 from orderdash.core.customer.face import CustomerFace, face_at
 from orderdash.core.domain.display import duration_text
+from orderdash.core.domain.expiry import EXPIRING_SOON_S
 from orderdash.core.domain.payment import Phase
 from orderdash.core.qr.matrix import QRMatrix
 from orderdash.tui.text import joined, literal
@@ -52,9 +53,6 @@ FLASH_PERIOD = 0.25
 TALL_FROM = 30
 WIDE_FROM = 72
 
-
-#: The expiry countdown stands out (`-soon`) in an order's last this many seconds.
-EXPIRING_SOON = 120.0
 
 #: Banner colour class when the payment cannot be checked.
 TROUBLE_CLASSES = {"unreachable": "-neutral", "not_found": "-bad"}
@@ -353,7 +351,7 @@ class CustomerPanel(Vertical):
         times = self.query_one("#pos-times", Static)
         times.update(Text(times_text(face, self.words, now)))
         left = face.deadline - now if face.payable and face.deadline is not None else None
-        times.set_class(left is not None and 0 < left <= EXPIRING_SOON, "-soon")
+        times.set_class(left is not None and 0 < left <= EXPIRING_SOON_S, "-soon")
 
     def flash(self) -> None:
         """Flash the banner: the customer and the cashier both look up."""
