@@ -298,17 +298,18 @@ def load_settings(
         prefix = f"invalid setting {where}: " if where else "invalid settings: "
         raise ConfigError(prefix + message) from None
     wanted = 60 / settings.poll_interval
-    if wanted > settings.budget_per_minute:
+    share = settings.budgets  # this till's share (`tills_per_ip`)
+    if wanted > share["budget_per_minute"]:
         # the scheduler keeps the budget: the order on screen is read less often than asked
         warnings.append(
             f"poll_interval {settings.poll_interval:g} s asks for {wanted:,.0f} requests a "
-            f"minute, over budget_per_minute {settings.budget_per_minute}: polling will pause "
+            f"minute, over budget_per_minute {share['budget_per_minute']}: polling will pause "
             "whenever the budget is spent"
         )
-    elif wanted * 60 > settings.budget_per_hour:
+    elif wanted * 60 > share["budget_per_hour"]:
         warnings.append(
             f"poll_interval {settings.poll_interval:g} s asks for {wanted * 60:,.0f} requests an "
-            f"hour, over budget_per_hour {settings.budget_per_hour}: the order on screen will be "
+            f"hour, over budget_per_hour {share['budget_per_hour']}: the order on screen will be "
             "read less often, evenly over the hour"
         )
     return settings, warnings
