@@ -13,9 +13,11 @@ from conftest import make_settings, screen_text, wait_until
 from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.customer.face import CustomerFace
-from orderdash.core.polling.watcher import Change
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.polling.watcher import Change, Failure
 from orderdash.core.service import jsontext
 from orderdash.core.service.client import Fetched
+from orderdash.core.service.errors import NetworkError
 from orderdash.core.service.models import OrderEnvelope
 from orderdash.core.watching.state import RATE_PERIOD, DashboardState
 from orderdash.simulator import SimulatorServer
@@ -133,8 +135,20 @@ def test_the_rate_period_counts_from_the_last_good_answer() -> None:
     state = _state(clock, monotonic)
     state.add(["tok"])
     state.fetched("tok", _open_order("tok"), Change(), looking=False)
+    state.customer_token = "tok"
     # a read that hangs: no failure reported yet, and still no answer a minute on
     monotonic.offset = RATE_PERIOD - 0.5
+    assert state.trouble("tok", has_order=True) == ""
+    monotonic.offset = RATE_PERIOD
+    assert state.trouble("tok", has_order=True) == "unreachable"
+    # an order no customer looks at may be read less often than that
+    state.customer_token = None
+    assert state.trouble("tok", has_order=True) == ""
+    # a failure: from the last good answer, whoever looks
+    monotonic.offset = 0.0
+    state.fetched("tok", _open_order("tok"), Change(), looking=False)
+    monotonic.offset = 50.0
+    state.failed("tok", Failure(Kind.ORDER, NetworkError("cannot connect"), 1.0))
     assert state.trouble("tok", has_order=True) == ""
     monotonic.offset = RATE_PERIOD
     assert state.trouble("tok", has_order=True) == "unreachable"

@@ -561,6 +561,7 @@ class OrderDashApp(App[None]):
             monotonic=self._monotonic,
         )
         self.push_screen(self._pos, callback=self._pos_closed)
+        self.state.pos_up = True
         self.watcher.point_of_sale(True)
         self._held().customer_screen_up()
         # after the toasts already posted (Textual adds a notification by a message)
@@ -568,6 +569,7 @@ class OrderDashApp(App[None]):
 
     def _pos_closed(self, _: None) -> None:
         self._pos = None
+        self.state.pos_up = False
         self.watcher.point_of_sale(False)
         self._held().customer_screen_down()
 

@@ -150,6 +150,8 @@ class DashboardState:
         #: The order on the customer display (`orderdash display`), if any: it need not be
         #: the one on screen.
         self.customer_token: str | None = None
+        #: A point-of-sale screen shows the order on screen.
+        self.pos_up = False
         #: Watched but not in the saved list yet: a token is kept only after its first good
         #: answer, so a mistyped one is not saved and polled for ever.
         self.unsaved: set[str] = set()
@@ -347,8 +349,11 @@ class DashboardState:
         failing = self._failing.get(token)
         last_good = self._last_good.get(token)
         if failing is None:
-            if has_order and last_good is not None:
-                # no failure yet, but no answer either (a read hanging until its timeout)
+            # no failure yet, but no answer either (a read hanging until its timeout): known
+            # for the orders before a customer, read every second or two (another order may
+            # be read less often than a rate period)
+            facing = token == self.customer_token or (self.pos_up and token == self.token)
+            if facing and has_order and last_good is not None:
                 if self.monotonic() - last_good >= self.rate_period:
                     return "unreachable"
             return ""
