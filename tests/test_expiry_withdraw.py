@@ -237,6 +237,26 @@ async def test_the_dashboard_withdraws_the_qr_the_second_the_order_expires(
         assert "No QR: the order's time" in screen_text(app), screen_text(app)
 
 
+async def test_the_dashboard_withdraws_the_qr_a_rate_period_into_an_outage(
+    sim_server: SimulatorServer,
+) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="10.00")
+    monotonic = Offset(source=time.monotonic)
+    app = app_for(sim_server, token, monotonic=monotonic)
+    async with app.run_test(size=(120, 40)) as pilot:
+        qr = app.dashboard.query_one("#qr", QRView)
+        await wait_until(pilot, lambda: qr.encoded_text != "")
+        sim_server.sim.add_fault(Fault(endpoint="any", status=503, times=None))
+        await wait_until(pilot, lambda: app.state.freshness.stale)
+        await pilot.pause(0.5)
+        assert qr.encoded_text != ""  # within the rate period: the amount is still the order's
+        monotonic.offset += RATE_PERIOD
+        await wait_until(pilot, lambda: qr.encoded_text == "", timeout=2.5)
+        assert "no answer from the service" in qr.placeholder
+        sim_server.sim.clear_faults()
+        await wait_until(pilot, lambda: qr.encoded_text != "", timeout=8)
+
+
 async def test_a_hung_service_withdraws_the_qr_a_rate_period_after_the_last_answer(
     sim_server: SimulatorServer,
 ) -> None:
