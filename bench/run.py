@@ -24,6 +24,7 @@ CASES: dict[str, tuple[str, str]] = {
     "startup": ("case_startup", "orderdash tui TOKEN to the first paint of the order"),
     "cli": ("case_cli", "orderdash get TOKEN --json, wall time"),
     "latency": ("case_latency", "a new transaction until its row is painted"),
+    "paid": ("case_paid", "a payment until the POS screen shows it, default settings"),
     "big": ("case_big", "an order with 10,000 transactions"),
     "qr": ("case_qr", "the QR widget for a 100-character URI"),
     "idle": ("case_idle", "CPU and repaints with one order open"),

@@ -60,6 +60,8 @@ async def test_b_shows_the_budgets_and_the_pos_screen_takes_the_rate_first(
         await pilot.press("p")
         await wait_until(pilot, lambda: app.watcher.scheduler.orders[TOKEN].pos)
         await pilot.press("escape")
+        # still on the customer display, which `p` put it on: until that is cleared
+        await app.run_action("clear_display")
         await wait_until(pilot, lambda: not app.watcher.scheduler.orders[TOKEN].pos)
 
 

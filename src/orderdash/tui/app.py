@@ -26,7 +26,7 @@ from textual.screen import Screen
 
 from orderdash.core.customer.catalogue import resolve_language
 from orderdash.core.customer.handover import BackToWelcome, may_be_paying
-from orderdash.core.domain.display import amount_text
+from orderdash.core.domain.display import amount_text, duration_text
 from orderdash.core.domain.payment import Phase
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.runtime import startup
@@ -532,10 +532,11 @@ class OrderDashApp(App[None]):
             self.notify("Refreshing\u2026", timeout=1.5, markup=False)
 
     def action_point_of_sale(self) -> None:
-        """The POS screen on the order on screen, and the customer display with it (after the
-        operator's yes if the display holds another order a customer may be paying). With the
-        POS already up (a charge made from it turned it to the new order) the display turns
-        with it if it showed the POS's order (one customer at the counter), else as for `x`."""
+        """The POS screen on the order on screen, and the customer display with it: after the
+        operator's yes when the order is about to expire, and when the display holds another
+        order a customer may be paying. With the POS already up (a charge made from it turned
+        it to the new order) the display turns with it if it showed the POS's order (one
+        customer at the counter), else as for `x`."""
         token = self.state.token
         if self._pos is not None:
             before, self._pos_token = self._pos_token, token
@@ -546,16 +547,51 @@ class OrderDashApp(App[None]):
             else:
                 self._ask_to_replace_display(token, lambda yes: self._show_if(yes, token))
             return
+        if token is None:
+            self._open_point_of_sale()
+            return
 
         def answered(replace: bool) -> None:
-            if replace and token is not None:
+            if replace:
                 self._show_on_display(token)
             self._open_point_of_sale()
 
-        if token is None:
-            self._open_point_of_sale()
-        else:
-            self._ask_to_replace_display(token, answered)
+        self._unless_expiring(
+            token, "Point of sale", lambda: self._ask_to_replace_display(token, answered)
+        )
+
+    def _unless_expiring(self, token: str | None, title: str, then: Callable[[], None]) -> None:
+        """`then`, at once, or after the operator says yes when `token`'s order has less than
+        `pos_expiry_margin` left: a customer who scans in its last seconds pays into an order
+        that closes before the payment arrives."""
+        question = self._expiring_question(token)
+        if question is None:
+            then()
+            return
+        from orderdash.tui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        confirm = ConfirmScreen(f"{title}: the order is about to expire", question)
+        self.push_screen(confirm, callback=answered)
+
+    def _expiring_question(self, token: str | None) -> str | None:
+        """What to ask before an order near its expiry goes before a customer, or None."""
+        entry = self.state.entries.get(token) if token is not None else None
+        payment = entry.payment if entry is not None else None
+        if payment is None or not payment.payable or payment.expiry is None:
+            return None
+        left = payment.expiry.remaining(self._clock())
+        if left is None or left >= self.settings.pos_expiry_margin:
+            return None
+        name = clean(token or "", limit=40)
+        when = "has expired" if left <= 0 else f"expires in {duration_text(left)}"
+        return (
+            f"{name} {when}: a payment sent now may arrive after the order closed. "
+            "Show it to the customer anyway? (If not, `n` makes a new charge.)"
+        )
 
     def _open_point_of_sale(self) -> None:
         if self._pos is not None:
@@ -573,6 +609,7 @@ class OrderDashApp(App[None]):
             standalone=self.pos_only,
         )
         self.push_screen(self._pos, callback=self._pos_closed)
+        self.state.pos_up = True
         self.watcher.point_of_sale(True)
         self._held().customer_screen_up()
         # after the toasts already posted (Textual adds a notification by a message)
@@ -580,13 +617,16 @@ class OrderDashApp(App[None]):
 
     def _pos_closed(self, _: None) -> None:
         self._pos = None
+        self.state.pos_up = False
         self.watcher.point_of_sale(False)
         self._held().customer_screen_down()
 
     # -- the customer display (`orderdash display`, another process, on the local channel) ---
 
     def action_show_on_display(self) -> None:
-        """The order on screen goes on the customer display; the operator stays here."""
+        """The order on screen goes on the customer display; the operator stays here (asked
+        first when the order is about to expire, or the display holds another order a customer
+        may be paying)."""
         token = self.state.token
         if token is None:
             self.notify(
@@ -604,7 +644,9 @@ class OrderDashApp(App[None]):
                 text = f"On the customer display: {clean(token, limit=40)}"
                 self.notify(text, timeout=3, markup=False)
 
-        self._ask_to_replace_display(token, answered)
+        self._unless_expiring(
+            token, "Customer display", lambda: self._ask_to_replace_display(token, answered)
+        )
 
     def _ask_to_replace_display(self, token: str, then: Callable[[bool], None]) -> None:
         """`then(True)` at once when the customer display is free for `token`; while it shows
@@ -639,6 +681,7 @@ class OrderDashApp(App[None]):
         if token != self.state.customer_token:
             self._back_to_welcome.reset()
         self.state.customer_token = token
+        self.watcher.customer_display({token})
         self.watcher.focus(self.state.closely_watched)
         self.publish_display()
 
@@ -654,6 +697,7 @@ class OrderDashApp(App[None]):
         self.state.customer_token = None
         self._back_to_welcome.reset()
         self.publisher.end()
+        self.watcher.customer_display(())
         self.watcher.focus(self.state.closely_watched)
         self._display_changed()
 
@@ -973,6 +1017,7 @@ def make_app(
         poll_interval=settings.poll_interval,
         refresh_interval=settings.refresh_interval,
         concurrency=settings.concurrency,
+        customer_poll_interval=settings.customer_poll_interval,
         **settings.budgets,
     )
     every = [token, *tokens] if token else list(tokens)

@@ -284,6 +284,33 @@ def _checkout_face(
     )
 
 
+def face_at(face: CustomerFace, now: float) -> CustomerFace:
+    """`face` as it must look at wall-clock `now`: once its deadline has passed by this clock,
+    nothing is payable any more whatever the last answer said (the service's "expired" may
+    be a poll away, and a customer scanning now would pay into a closing order), so the code,
+    the address to pay to and the amount due go, and the banner says the order has expired."""
+    if not face.payable or face.deadline is None or now < face.deadline:
+        return face
+    return face.model_copy(
+        update={
+            "phase": "EXPIRED",
+            "payable": False,
+            "checkout": False,
+            "amount_label": "",
+            "coin_amount": "",
+            "fiat_amount": "",
+            "asked": "",
+            "unit": "",
+            "headline_amount": "",
+            "qr_text": "",
+            "qr_modules": (),
+            "qr_caption": "",
+            "qr_note": "",
+            "rate_renews_at": None,
+        }
+    )
+
+
 def wall_time(
     monotonic_at: float | None, clock: Callable[[], float], monotonic: Callable[[], float]
 ) -> float | None:

@@ -29,6 +29,8 @@ MAX_REMAINING_MS = 400 * 86400 * 1000
 AGREEMENT_TOLERANCE_S = 120.0
 #: No order lives longer than this from its creation: a deadline beyond it is not believed.
 PLAUSIBLE_LIFETIME_S = 48 * 3600.0
+#: The countdown stands out in an order's last this many seconds (POS, display, order pane).
+EXPIRING_SOON_S = 120.0
 
 
 UNKNOWN_TEXT = "expiry unknown"

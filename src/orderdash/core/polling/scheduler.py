@@ -10,7 +10,9 @@ Retry-After); this scheduler decides which of the due requests may start now:
 - pacing: background getOrder requests start at least one budget step apart, so a long list is
   swept smoothly instead of in bursts (and the first sweep is staggered);
 - priority as a head start in time, not a strict order, so nothing starves: the orders on screen
-  first (polled every poll interval, rate every refresh interval), then orders with recent
+  first (polled every poll interval, rate every refresh interval; those a customer is looking at,
+  on a point-of-sale screen or the customer display, every customer poll interval, so that a
+  payment shows within seconds), then orders with recent
   activity, then the rest round-robin, closed orders (paid, expired, canceled) rarely;
 - the rate call runs for the orders on a point-of-sale screen and on screen, and once for any
   order right after a new transaction; when the rate budget is short it goes first to the POS
@@ -173,6 +175,8 @@ class Scheduler:
     budget_per_hour: int = 10_000
     rate_budget_per_minute: int = 200
     rate_budget_per_hour: int = 1_000
+    #: getOrder interval of the orders before a customer (None: `poll_interval`).
+    customer_poll_interval: float | None = None
     orders: dict[str, Watched] = field(default_factory=dict, init=False)
     budgets: dict[Kind, Budget] = field(init=False)
     _last_background_start: float = field(default=-1e18, init=False)
@@ -180,9 +184,15 @@ class Scheduler:
     #: One-off rate calls may run: the rate budget has room beyond the orders on screen.
     _rate_once_allowed: bool = field(default=True, init=False)
     _index: _DueIndex = field(default_factory=_DueIndex, init=False)
-    #: The plan of the last full retune: (background, focused, POS rate, screen rate) intervals.
-    _plan: tuple[float, float, float, float] = field(default=(0.0, 0.0, 0.0, 0.0), init=False)
+    #: The plan of the last full retune: (background, focused, POS rate, screen rate, customer)
+    #: intervals.
+    _plan: tuple[float, float, float, float, float] = field(
+        default=(0.0, 0.0, 0.0, 0.0, 0.0), init=False
+    )
     _retuned_at: float = field(default=NEVER, init=False)
+    #: Seconds between background starts that leave the orders on screen their share of each
+    #: minute (0: none on screen, the budget's even pace alone), from the last retune.
+    _background_step: float = field(default=0.0, init=False)
     #: Orders not read successfully yet (their first reads are staggered).
     _unread: int = field(default=0, init=False)
 
@@ -273,17 +283,35 @@ class Scheduler:
 
     @property
     def pacing(self) -> float:
-        """Seconds between background getOrder starts: the order budget's even pace."""
-        return self.budgets[Kind.ORDER].emission_interval
+        """Seconds between background getOrder starts: the order budget's even pace, slower
+        while orders on screen take their share (a customer's, read every second or two,
+        would otherwise wait for the minute's cap)."""
+        return max(self.budgets[Kind.ORDER].emission_interval, self._background_step)
 
-    def _focused_poll_interval(self) -> float:
-        """The poll interval of the orders on screen, stretched when they alone would spend
-        more than the order budget's planned share."""
-        focused = sum(1 for w in self.orders.values() if w.focused)
+    def _focused_poll_intervals(self) -> tuple[float, float]:
+        """The poll intervals of the orders before a customer and of the other orders on
+        screen, stretched when they alone would spend more than the order budget's planned
+        share (the customer's first: a payment must show at once where it is looked at)."""
+        customer = sum(1 for w in self.orders.values() if w.focused and w.pos)
+        screen = sum(1 for w in self.orders.values() if w.focused and not w.pos)
         capacity = self.budgets[Kind.ORDER].per_minute_paced * (1 - HEADROOM)
-        if focused == 0:
-            return self.poll_interval
-        return max(self.poll_interval, WINDOW * focused / capacity)
+        # never slower than the other orders on screen (a poll_interval set under it)
+        wanted = min(self.customer_poll_interval or self.poll_interval, self.poll_interval)
+        customer_interval = max(wanted, WINDOW * customer / capacity) if customer else wanted
+        left = max(capacity - customer * WINDOW / customer_interval, capacity * HEADROOM)
+        screen_interval = self.poll_interval
+        if screen:
+            screen_interval = max(self.poll_interval, WINDOW * screen / left)
+        return customer_interval, screen_interval
+
+    def _focused_cost(self) -> float:
+        """getOrder requests a minute the orders on screen take from the plan."""
+        customer_interval, screen_interval = self._focused_poll_intervals()
+        return sum(
+            WINDOW / (customer_interval if w.pos else screen_interval)
+            for w in self.orders.values()
+            if w.focused
+        )
 
     def _rate_intervals(self) -> tuple[float, float, bool]:
         """(POS orders' rate interval, other focused orders' rate interval, one-off calls
@@ -315,9 +343,8 @@ class Scheduler:
                 recent += 1
             elif watched.closed:
                 closed += 1
-        per_focused = WINDOW / self._focused_poll_interval()
         closed_cost = closed * WINDOW / CLOSED_INTERVAL
-        spare = capacity * (1 - HEADROOM) - per_focused * focused - closed_cost
+        spare = capacity * (1 - HEADROOM) - self._focused_cost() - closed_cost
         spare = max(spare, capacity * HEADROOM)
         shares = len(self.orders) - focused - closed + extra + (RECENT_SPEEDUP - 1) * recent
         return max(self.poll_interval * 3, WINDOW * shares / spare)
@@ -369,11 +396,22 @@ class Scheduler:
     def _retune(self, now: float) -> None:
         """Plan the list's intervals again and give each order those of its priority."""
         pos_rate, screen_rate, self._rate_once_allowed = self._rate_intervals()
+        customer_interval, screen_interval = self._focused_poll_intervals()
+        self._background_step = 0.0
+        if customer_interval < self.poll_interval and any(
+            w.pos and w.focused for w in self.orders.values()
+        ):
+            # a customer's order read every second or two must never wait for the minute's
+            # cap or the hour's pace: the background takes what the orders on screen leave
+            capacity = self.budgets[Kind.ORDER].per_minute_paced
+            spare = capacity * (1 - HEADROOM) - self._focused_cost()
+            self._background_step = WINDOW / max(spare, capacity * HEADROOM)
         self._plan = (
             self.background_interval(now=now),
-            self._focused_poll_interval(),
+            screen_interval,
             pos_rate,
             screen_rate,
+            customer_interval,
         )
         self._retuned_at = now
         for watched in self.orders.values():
@@ -381,12 +419,12 @@ class Scheduler:
 
     def _tune(self, watched: Watched, now: float) -> None:
         """Give one order the intervals of its priority, from the last plan."""
-        background, focused_interval, pos_rate, screen_rate = self._plan
+        background, focused_interval, pos_rate, screen_rate, customer_interval = self._plan
         order_track = watched.policy.tracks[Kind.ORDER]
         rates_track = watched.policy.tracks[Kind.RATES]
         priority = watched.priority(now)
         if priority is Priority.FOCUSED:
-            interval = focused_interval
+            interval = customer_interval if watched.pos else focused_interval
         elif priority is Priority.RECENT:
             interval = max(self.poll_interval * 2, background / RECENT_SPEEDUP)
         elif priority is Priority.CLOSED:

@@ -181,6 +181,7 @@ class OrderWatcher:
         concurrency: int = 6,
         monotonic: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
+        customer_poll_interval: float | None = None,
     ) -> None:
         self._client = client
         self._events = events
@@ -196,6 +197,7 @@ class OrderWatcher:
             rate_budget_per_hour=rate_budget_per_hour,
             concurrency=concurrency,
             rng=rng or random.Random(),
+            customer_poll_interval=customer_poll_interval,
         )
         # log-ins and their retries are private requests too: the rate budget counts them
         client.on_extra_private_request = self._extra_private_request
@@ -204,6 +206,8 @@ class OrderWatcher:
         self._wake = asyncio.Event()
         self._focused: set[str] = set()
         self._point_of_sale = False
+        #: The orders on the customer display (`orderdash display`), POS screen or not.
+        self._customer: set[str] = set()
         #: getOrder requests sent before their order joined the schedule (`prefetch`).
         self._early: dict[str, asyncio.Future[Fetched]] = {}
         #: Only prefetched reads are sent until `release` (`hold`).
@@ -250,11 +254,17 @@ class OrderWatcher:
 
     def focus(self, tokens: Iterable[str]) -> None:
         """The orders on screen; while a point-of-sale screen is up they are on it too (their
-        rate comes first in the rate budget)."""
+        rate comes first in the rate budget, they are read at the customer's pace), like the
+        order on the customer display."""
         self._focused = set(tokens)
-        pos = self._focused if self._point_of_sale else set()
+        pos = (self._focused if self._point_of_sale else set()) | self._customer
         self.scheduler.focus(self._focused, self._monotonic(), pos=pos)
         self._wake.set()
+
+    def customer_display(self, tokens: Iterable[str]) -> None:
+        """The orders the customer display shows now (none: it is idle)."""
+        self._customer = set(tokens)
+        self.focus(self._focused)
 
     def point_of_sale(self, up: bool) -> None:
         """The customer display opened (`up`) or closed over the orders on screen."""

@@ -82,6 +82,9 @@ class Settings(BaseModel):
     refresh_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between getOrder polls, which is how new transactions are seen.
     poll_interval: float = Field(10.0, gt=0, le=86400)
+    #: Seconds between getOrder polls of an order a customer is looking at (the point-of-sale
+    #: screen, the customer display): a payment shows within about this long.
+    customer_poll_interval: float = Field(1.5, gt=0, le=86400)
     connect_timeout: float = Field(5.0, gt=0, le=600)
     read_timeout: float = Field(10.0, gt=0, le=600)
     #: Overall deadline of one request, connect to last byte.
@@ -99,6 +102,8 @@ class Settings(BaseModel):
     qr_uppercase: bool = True
     #: Which amount the point-of-sale screen shows large: the coin amount or the fiat amount.
     pos_primary: Literal["coin", "fiat"] = "coin"
+    #: Seconds: `p` or `x` on an order with less time than this left asks first.
+    pos_expiry_margin: float = Field(120.0, ge=0, le=86400)
     #: The customer's language on the point-of-sale screen and the customer display: one of
     #: the shipped catalogues (en, de, fr, es, it, pt, nl, ja), or auto (follows LANG).
     language: str = "en"
@@ -115,6 +120,9 @@ class Settings(BaseModel):
     #: `display --web`: the key every request must carry (`?key=`), so that a kiosk's address
     #: survives a restart; without it a new random key is made at each start.
     display_web_key: SecretStr | None = None
+    #: Tills (dashboards) sending getOrder from the same public IP: each takes this share of
+    #: `budget_per_minute` and `budget_per_hour`, which the service counts per IP.
+    tills_per_ip: int = Field(1, ge=1, le=100)
     #: getOrder requests per minute for all watched orders together (the service allows 200).
     budget_per_minute: int = Field(200, ge=1, le=10000)
     #: getOrder requests per hour (the service allows 10,000 per IP), paced evenly.
@@ -215,10 +223,11 @@ class Settings(BaseModel):
 
     @property
     def budgets(self) -> dict[str, int]:
-        """The four request budgets, as the watcher takes them."""
+        """The four request budgets, as the watcher takes them: this till's share of the
+        getOrder budgets (`tills_per_ip`)."""
         return {
-            "budget_per_minute": self.budget_per_minute,
-            "budget_per_hour": self.budget_per_hour,
+            "budget_per_minute": max(1, self.budget_per_minute // self.tills_per_ip),
+            "budget_per_hour": max(1, self.budget_per_hour // self.tills_per_ip),
             "rate_budget_per_minute": self.rate_budget_per_minute,
             "rate_budget_per_hour": self.rate_budget_per_hour,
         }
@@ -336,17 +345,18 @@ def load_settings(
         prefix = f"invalid setting {where}: " if where else "invalid settings: "
         raise ConfigError(prefix + message) from None
     wanted = 60 / settings.poll_interval
-    if wanted > settings.budget_per_minute:
+    share = settings.budgets  # this till's share (`tills_per_ip`)
+    if wanted > share["budget_per_minute"]:
         # the scheduler keeps the budget: the order on screen is read less often than asked
         warnings.append(
             f"poll_interval {settings.poll_interval:g} s asks for {wanted:,.0f} requests a "
-            f"minute, over budget_per_minute {settings.budget_per_minute}: polling will pause "
+            f"minute, over budget_per_minute {share['budget_per_minute']}: polling will pause "
             "whenever the budget is spent"
         )
-    elif wanted * 60 > settings.budget_per_hour:
+    elif wanted * 60 > share["budget_per_hour"]:
         warnings.append(
             f"poll_interval {settings.poll_interval:g} s asks for {wanted * 60:,.0f} requests an "
-            f"hour, over budget_per_hour {settings.budget_per_hour}: the order on screen will be "
+            f"hour, over budget_per_hour {share['budget_per_hour']}: the order on screen will be "
             "read less often, evenly over the hour"
         )
     return settings, warnings

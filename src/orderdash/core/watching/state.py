@@ -150,6 +150,8 @@ class DashboardState:
         #: The order on the customer display (`orderdash display`), if any: it need not be
         #: the one on screen.
         self.customer_token: str | None = None
+        #: A point-of-sale screen shows the order on screen.
+        self.pos_up = False
         #: Watched but not in the saved list yet: a token is kept only after its first good
         #: answer, so a mistyped one is not saved and polled for ever.
         self.unsaved: set[str] = set()
@@ -173,6 +175,9 @@ class DashboardState:
         #: Orders whose reads fail: since when (monotonic), and whether the last said 404. Kept
         #: for a token no longer watched too: a POS may still show it (its words stay true).
         self._failing: dict[str, tuple[float, bool]] = {}
+        #: Per order, when (monotonic) its last good answer came: a customer's screen withdraws
+        #: the QR a rate period after it, however long the failed reads took to say so.
+        self._last_good: dict[str, float] = {}
         self.rate_period = RATE_PERIOD
 
     @property
@@ -306,7 +311,7 @@ class DashboardState:
         yet (no answer and no failure)."""
         if token is None:
             return None
-        from orderdash.core.customer.face import customer_face, trouble_face, wall_time
+        from orderdash.core.customer.face import customer_face, face_at, trouble_face, wall_time
 
         if token == self.token and self.shown is not None:
             shown, fresh = self.shown, self.freshness
@@ -322,7 +327,7 @@ class DashboardState:
             payment = entry.payment or payment_state(order, entry.fetched.received_at)
             payload = qr_payload(order, payment, self.qr_content, None, uppercase=self.qr_uppercase)
             renews, problem = None, entry.failing
-        return customer_face(
+        face = customer_face(
             order,
             payment,
             payload,
@@ -331,13 +336,26 @@ class DashboardState:
             trouble=self.trouble(token, has_order=True),
             payment_url=self.payment_urls.get(token, ""),
         )
+        # past its deadline by this machine's clock, whatever the last answer said
+        return face_at(face, self.clock())
 
     def trouble(self, token: str | None, *, has_order: bool) -> Trouble:
         """Why a customer cannot be shown `token`'s QR: the service says the order does not
-        exist, or it has not answered for a rate period (at once when there is no order yet
-        to show); "" when it can."""
-        failing = self._failing.get(token) if token is not None else None
+        exist, or no good answer came for a rate period (at once when there is no order yet
+        to show); "" when it can. The rate period counts from the last good answer, not from
+        the first failure: a hung read or a poll interval must not add to it."""
+        if token is None:
+            return ""
+        failing = self._failing.get(token)
+        last_good = self._last_good.get(token)
         if failing is None:
+            # no failure yet, but no answer either (a read hanging until its timeout): known
+            # for the orders before a customer, read every second or two (another order may
+            # be read less often than a rate period)
+            facing = token == self.customer_token or (self.pos_up and token == self.token)
+            if facing and has_order and last_good is not None:
+                if self.monotonic() - last_good >= self.rate_period:
+                    return "unreachable"
             return ""
         since, not_found = failing
         if not_found:
@@ -378,6 +396,7 @@ class DashboardState:
         """A good answer for a watched order; None if it is no longer watched. `looking`: the
         operator has this order in front of them (no unseen mark then)."""
         self._failing.pop(token, None)
+        self._last_good[token] = self.monotonic()
         entry = self.entries.get(token)
         if entry is None:
             return None
@@ -449,7 +468,9 @@ class DashboardState:
                 failure.kind, failure.error.message, self.monotonic() + failure.retry_in
             )
         if failure.kind is Kind.ORDER:
-            since = self._failing.get(token, (self.monotonic(), False))[0]
+            # the rate period runs from the last good answer (now, if there never was one)
+            started = self._last_good.get(token, self.monotonic())
+            since = self._failing.get(token, (started, False))[0]
             self._failing[token] = (since, isinstance(failure.error, NotFound))
         entry = self.entries.get(token)
         if entry is None or failure.kind is not Kind.ORDER:

@@ -62,6 +62,8 @@ class DashboardScreen(HeldRenderScreen):
         super().__init__()
         self.state, self.watcher = state, watcher
         self._mismatch_shown = False
+        #: Why the QR pane has no code though the order is payable ("" : it has its code).
+        self._qr_withdrawn = ""
         #: The app holds painting until the first order is on this screen (`end_of_hold`).
         self._first_paint_held = first_paint_held
         #: Set once its widgets are mounted (it is the app's first screen: nothing awaits
@@ -123,6 +125,21 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(StatusLine).tick()
         self.query_one(OrderDetail).tick(self.state.clock())
         self.query_one(WatchListPane).tick()
+        if self._withdrawn_now() != self._qr_withdrawn:
+            self._show_qr()  # the order's time is up, or a rate period passed without answer
+
+    def _withdrawn_now(self) -> str:
+        """Why the payable order on screen must show no code now, or ""."""
+        shown = self.state.shown
+        if shown is None or not shown.payment.payable:
+            return ""
+        expiry = shown.payment.expiry
+        deadline = expiry.deadline if expiry is not None else None
+        if deadline is not None and self.state.clock() >= deadline:
+            return "No QR: the order's time is up by this machine's clock, nothing is to be paid"
+        if self.state.trouble(self.state.token, has_order=True) == "unreachable":
+            return "No QR: no answer from the service for a minute, the amount cannot be checked"
+        return ""
 
     def account_problem(self, text: str | None) -> None:
         """A one-line banner for a problem with the merchant's account (None: none), over the
@@ -219,8 +236,9 @@ class DashboardScreen(HeldRenderScreen):
     def _show_qr(self) -> None:
         """The QR pane, and the detail that says what the code is (again once the server's
         image is decoded, in a worker)."""
+        self._qr_withdrawn = withdrawn = self._withdrawn_now()
         if (shown := self.state.shown) is not None:
-            note = show_payload(self.query_one(QRView), shown.payload, shown.payment)
+            note = show_payload(self.query_one(QRView), shown.payload, shown.payment, withdrawn)
             what = qr_what(shown.payload, note)
             detail = self.query_one(OrderDetail)
             entry = self.state.entries.get(self.state.token or "")

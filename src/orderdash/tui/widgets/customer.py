@@ -22,8 +22,9 @@ from textual.message import Message
 from textual.widgets import Static
 
 from orderdash.core.customer.catalogue import Catalogue, catalogue
-from orderdash.core.customer.face import CustomerFace
+from orderdash.core.customer.face import CustomerFace, face_at
 from orderdash.core.domain.display import duration_text
+from orderdash.core.domain.expiry import EXPIRING_SOON_S
 from orderdash.core.domain.payment import Phase
 from orderdash.core.qr.matrix import QRMatrix
 from orderdash.tui.text import joined, literal
@@ -174,6 +175,7 @@ class CustomerPanel(Vertical):
     CustomerPanel #pos-address, CustomerPanel #pos-times, CustomerPanel #pos-merchant {
         margin-bottom: 1;
     }
+    CustomerPanel #pos-times.-soon { background: #de935f; color: black; text-style: bold; }
     """
 
     def __init__(
@@ -182,7 +184,9 @@ class CustomerPanel(Vertical):
         super().__init__(id=id)
         self.primary = primary
         self.words = catalogue(language)
+        #: The face as shown (`face_at` the last tick) and as handed to `show`.
         self.face: CustomerFace | None = None
+        self._given: CustomerFace | None = None
         self._big_text = ""
         self._amount_width = 0
         self._now = 0.0
@@ -238,10 +242,17 @@ class CustomerPanel(Vertical):
         if language != self.words.language:
             self.words = catalogue(language)
             self.query_one("#pos-qr", QRView).no_room = self.words.text("qr_no_room")
-            if self.face is not None:
-                self.show(self.face, force=True)
+            if self._given is not None:
+                self.show(self._given, force=True)
 
     def show(self, face: CustomerFace, *, force: bool = False) -> None:
+        """Show `face` as it stands at the last tick's time (past its deadline: expired)."""
+        if face == self._given and not force:
+            return
+        self._given = face
+        self._show_face(face_at(face, self._now), force=force)
+
+    def _show_face(self, face: CustomerFace, *, force: bool = False) -> None:
         if face == self.face and not force:
             return
         had_matrix = self.face is not None and bool(self.face.qr_modules)
@@ -284,7 +295,7 @@ class CustomerPanel(Vertical):
                 "  \u00b7  " + words.text("order_line", id=face.order_id),
             )
         self.query_one("#pos-merchant", Static).update(merchant)
-        self.tick(self._now)
+        self._tick_times()
 
     def _show_amounts(self, face: CustomerFace) -> None:
         words = self.words
@@ -354,11 +365,25 @@ class CustomerPanel(Vertical):
         decode_server_image(self.query_one("#pos-qr", QRView), uri)
 
     def tick(self, now: float) -> None:
-        """The countdowns at wall-clock `now`."""
+        """The countdowns at wall-clock `now`; the code goes the second the order's time is
+        up by this clock (the customer display may not hear from the dashboard before)."""
         self._now = now
-        if self.face is None or not self.is_mounted:
+        if self._given is None or not self.is_mounted:
             return
-        self.query_one("#pos-times", Static).update(Text(times_text(self.face, self.words, now)))
+        current = face_at(self._given, now)
+        if current != self.face:
+            self._show_face(current)  # counts down as well
+            return
+        self._tick_times()
+
+    def _tick_times(self) -> None:
+        face, now = self.face, self._now
+        if face is None or not self.is_mounted:
+            return
+        times = self.query_one("#pos-times", Static)
+        times.update(Text(times_text(face, self.words, now)))
+        left = face.deadline - now if face.payable and face.deadline is not None else None
+        times.set_class(left is not None and 0 < left <= EXPIRING_SOON_S, "-soon")
 
     def flash(self) -> None:
         """Flash the banner: the customer and the cashier both look up."""

@@ -29,7 +29,7 @@ from orderdash.core.domain.display import (
     rate_text,
     server_time_text,
 )
-from orderdash.core.domain.expiry import UNKNOWN_TEXT, Expiry, expiry_for
+from orderdash.core.domain.expiry import EXPIRING_SOON_S, UNKNOWN_TEXT, Expiry, expiry_for
 from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.domain.status import tone_of
 from orderdash.core.service.models import Order
@@ -394,6 +394,9 @@ class OrderDetail(ScrollView, can_focus=False):
     def _times_rows(order: Order, expiry: Expiry, now: float, *, raw: bool = False) -> Rows:
         countdown = expiry.countdown(now)
         expires = Text(countdown or UNKNOWN_TEXT, "bold" if countdown else "italic")
+        left = expiry.remaining(now)
+        if left is not None and 0 < left <= EXPIRING_SOON_S:
+            expires.stylize("bold black on #de935f")  # the last minutes stand out
         due = Text(json_value_text(order.due_date, limit=80))
         if raw:
             return [

@@ -36,13 +36,17 @@ def withdrawn_note(payment: PaymentState) -> str:
     return f"No QR: the order is {payment.phase.value}, nothing more is to be paid"
 
 
-def show_payload(view: QRView, payload: QRPayload, payment: PaymentState | None = None) -> str:
+def show_payload(
+    view: QRView, payload: QRPayload, payment: PaymentState | None = None, withdrawn: str = ""
+) -> str:
     """Show `payload` in `view`; returns a note for the user when it is not what was asked.
 
     A settled order (paid, confirmed, overpaid, expired, canceled: `payment.settled`) gets no
-    code at all: staff who turn the screen must not invite a second payment."""
-    if payment is not None and payment.settled:
-        view.placeholder = withdrawn_note(payment)
+    code at all: staff who turn the screen must not invite a second payment. Nor does one
+    that must not be paid now for another reason, `withdrawn` (its time is up by this
+    machine's clock, or the service has not answered for a rate period): it says why."""
+    if (payment is not None and payment.settled) or withdrawn:
+        view.placeholder = withdrawn or withdrawn_note(payment)  # type: ignore[arg-type]
         view.show_matrix(None, "")
         view.text = ""
         view.caption_text = ""
