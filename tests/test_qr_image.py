@@ -258,6 +258,9 @@ HAND_FORMATS: dict[str, tuple[int, int, list[tuple[int, ...]], list[tuple[int, .
     "gray1": (0, 1, [(0,)], [(1,)], {}),
     "gray2": (0, 2, [(0,), (1,)], [(2,), (3,)], {}),  # 1 -> 85 dark, 2 -> 170 light
     "gray4": (0, 4, [(7,)], [(8,)], {}),  # 119 dark, 136 light
+    "gray1-trns": (0, 1, [(0,)], [(1,)], {"transparency": struct.pack(">H", 1)}),
+    "gray2-trns": (0, 2, [(0,)], [(1,), (3,)], {"transparency": struct.pack(">H", 1)}),
+    "gray4-trns": (0, 4, [(7,)], [(3,)], {"transparency": struct.pack(">H", 3)}),  # 51 unless keyed
     "gray8": (0, 8, [(127,)], [(128,)], {}),
     "gray8-trns": (0, 8, [(60,)], [(0,)], {"transparency": struct.pack(">H", 0)}),
     "gray16": (0, 16, [(0x7FFF,)], [(0x8000,)], {}),

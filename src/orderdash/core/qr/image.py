@@ -128,18 +128,19 @@ def _guarded(function: Callable[..., _T], *args: object) -> _T:
         raise QRImageError(f"unreadable PNG image ({type(error).__name__})") from None
 
 
-def _check_png(data: bytes) -> tuple[tuple[int, int, int, int, int], bytes]:
+def _check_png(data: bytes) -> tuple[tuple[int, int, int, int, int], bytes, bytes | None]:
     """(width, height, bit depth, colour type, interlace) of a PNG whose structure holds (the
     signature, a header within the bounds first, every chunk whole up to IEND with the
     checksums of those that decide the pixels, no critical chunk unknown to PNG, image data),
-    and the PNG of only the chunks that decide the pixels. The image data is inflated once,
-    a step at a time into nothing, to see it holds exactly what the header says: Pillow
-    would stop reading a zip bomb at the image's end, but take data that ends early for an
-    image with black rows."""
+    the PNG of only the chunks that decide the pixels, and its tRNS chunk. The image data is
+    inflated once, a step at a time into nothing, to see it holds exactly what the header says:
+    Pillow would stop reading a zip bomb at the image's end, but take data that ends early for
+    an image with black rows."""
     if not data.startswith(PNG_SIGNATURE):
         raise QRImageError("not a PNG image")
     header: tuple[int, int, int, int, int] | None = None
     has_palette = False
+    transparency: bytes | None = None
     kept = [PNG_SIGNATURE]
     compressed: list[memoryview] = []
     position = len(PNG_SIGNATURE)
@@ -166,6 +167,8 @@ def _check_png(data: bytes) -> tuple[tuple[int, int, int, int, int], bytes]:
             if length % 3 or not 3 <= length <= 768:
                 raise QRImageError("corrupt PNG palette")
             has_palette = True
+        elif kind == b"tRNS":
+            transparency = data[position + 8 : end - 4]
         elif kind == b"IDAT":
             compressed.append(memoryview(data)[position + 8 : end - 4])
         elif kind == b"IEND":
@@ -178,7 +181,7 @@ def _check_png(data: bytes) -> tuple[tuple[int, int, int, int, int], bytes]:
     if header[3] == 3 and not has_palette:
         raise QRImageError("corrupt PNG (palette missing)")
     _check_inflated_size(compressed, _data_size(*header))
-    return header, b"".join(kept)
+    return header, b"".join(kept), transparency
 
 
 # Adam7's passes: (first column, first row, column step, row step).
@@ -295,8 +298,16 @@ def _decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
     """Like decode_png, with rows as bytes (internal, faster to threshold and compare)."""
     if not isinstance(data, bytes | bytearray | memoryview):
         raise QRImageError("not a PNG image")
-    (width, height, _, _, _), pixel_chunks = _check_png(bytes(data))
-    luminance = _luminance(_open_png(pixel_chunks, width, height))
+    (width, height, depth, colour, _), pixel_chunks, transparency = _check_png(bytes(data))
+    image = _open_png(pixel_chunks, width, height)
+    if colour == 0 and depth < 8 and transparency is not None and len(transparency) >= 2:
+        # Pillow scales grey samples of 1, 2 and 4 bits to 0..255 but keeps the colour key as
+        # written (a 1-bit one excepted): scale it alike. A key no sample can have is none.
+        key, top = int.from_bytes(transparency[:2], "big"), (1 << depth) - 1
+        image.info.pop("transparency", None)
+        if key <= top:
+            image.info["transparency"] = key * 255 // top
+    luminance = _luminance(image)
     # a row at a time: no second copy of the whole image
     rows = [luminance.crop((0, y, width, y + 1)).tobytes() for y in range(height)]
     return width, height, rows
