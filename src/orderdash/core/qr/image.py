@@ -8,8 +8,11 @@ with QRImageUnavailable, whose message says what to install, and the address is 
 Every input is untrusted. Before Pillow sees a byte, the URI's length is bounded, and the PNG's
 signature, chunk structure, checksums and header are checked here on the raw bytes: the
 header's size and pixels times bits per pixel (MAX_IMAGE_BITS) bound what decoding may cost, so
-a decompression bomb or a huge image is refused unread. Pillow then reads only a PNG (no other
-format's plugin), of exactly that header, and stops inflating when the image is full.
+a huge image is refused unread, and image data that inflates to more or less than the header
+says (a zip bomb, a cut stream) is refused one step past the image's size, its output never
+kept. Pillow then reads only a PNG (no other format's plugin) made of the chunks that decide
+the pixels, of exactly that header: its own limits (Image.MAX_IMAGE_PIXELS, the text chunks')
+are shared settings left as they are, and never reached.
 `cached_matrix_from_data_uri` keeps results by content hash, failures included, so a bad image
 costs once; the UI calls it from a worker thread and asks `cached_matrix_from_data_uri.peek`
 (no work) on the event loop.
