@@ -1,8 +1,10 @@
 """The service's QR image (a PNG data URI) read back module-exact, and shown by QRView.
 
 PNGs come from qrcode + pillow (what a server would produce) and from a small writer here
-that covers every colour type, bit depth and filter type; the recovered modules must equal
-what orderdash.core.qr.matrix builds for the same text and settings, bit for bit.
+that covers every colour type, bit depth, filter type and Adam7 interlacing; the recovered
+modules must equal what orderdash.core.qr.matrix builds for the same text and settings, bit for
+bit. Pillow reads the pixels (`orderdash[server-qr]`); without it the address is shown with a
+note saying what to install.
 """
 
 from __future__ import annotations
@@ -27,15 +29,19 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.geometry import Region, Size
 
+import orderdash.core.qr.grid as qr_grid_module
 import orderdash.core.qr.image as qr_image_module
+from conftest import make_settings, screen_text, wait_until
 from orderdash.core.qr.image import (
     QRImageError,
+    QRImageUnavailable,
     cached_matrix_from_data_uri,
     decode_png,
     matrix_from_data_uri,
 )
 from orderdash.core.qr.matrix import QRMatrix, build_matrix
-from orderdash.simulator import DEMO_TOKENS, Simulator
+from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
+from orderdash.tui.app import make_app
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import (
     Painted,
@@ -173,17 +179,42 @@ def write_png(
     interlace: int = 0,
     idat_parts: int = 1,
 ) -> bytes:
-    """A PNG from unfiltered scanlines; row y uses filters[y % len(filters)]."""
+    """A PNG from unfiltered scanlines; row y uses filters[y % len(filters)]. (`interlace`
+    only sets the header's flag: `adam7_png` writes real interlaced data.)"""
+    raw = filtered(lines, colour, depth, filters)
+    return assemble_png(
+        width, height, colour, depth, raw, palette, transparency, interlace, idat_parts
+    )
+
+
+def filtered(
+    lines: Sequence[bytes], colour: int, depth: int, filters: Sequence[int], first: int = 0
+) -> bytes:
+    """Scanlines each with its filter byte and filtered; line y uses filters[(first + y) % n]."""
     channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[colour]
     step = max(1, depth * channels // 8)
     raw = bytearray()
     previous = bytes(len(lines[0]))
     for y, line in enumerate(lines):
-        kind = filters[y % len(filters)]
+        kind = filters[(first + y) % len(filters)]
         raw.append(kind)
         raw += filter_line(kind, line, previous, step)
         previous = line
-    data = zlib.compress(bytes(raw), 9)
+    return bytes(raw)
+
+
+def assemble_png(
+    width: int,
+    height: int,
+    colour: int,
+    depth: int,
+    raw: bytes,
+    palette: bytes | None = None,
+    transparency: bytes | None = None,
+    interlace: int = 0,
+    idat_parts: int = 1,
+) -> bytes:
+    data = zlib.compress(raw, 9)
     size = -(-len(data) // idat_parts)
     body = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, interlace))
     if palette is not None:
@@ -227,6 +258,9 @@ HAND_FORMATS: dict[str, tuple[int, int, list[tuple[int, ...]], list[tuple[int, .
     "gray1": (0, 1, [(0,)], [(1,)], {}),
     "gray2": (0, 2, [(0,), (1,)], [(2,), (3,)], {}),  # 1 -> 85 dark, 2 -> 170 light
     "gray4": (0, 4, [(7,)], [(8,)], {}),  # 119 dark, 136 light
+    "gray1-trns": (0, 1, [(0,)], [(1,)], {"transparency": struct.pack(">H", 1)}),
+    "gray2-trns": (0, 2, [(0,)], [(1,), (3,)], {"transparency": struct.pack(">H", 1)}),
+    "gray4-trns": (0, 4, [(7,)], [(3,)], {"transparency": struct.pack(">H", 3)}),  # 51 unless keyed
     "gray8": (0, 8, [(127,)], [(128,)], {}),
     "gray8-trns": (0, 8, [(60,)], [(0,)], {"transparency": struct.pack(">H", 0)}),
     "gray16": (0, 16, [(0x7FFF,)], [(0x8000,)], {}),
@@ -234,12 +268,13 @@ HAND_FORMATS: dict[str, tuple[int, int, list[tuple[int, ...]], list[tuple[int, .
     "rgb8": (2, 8, [(0, 0, 128), (120, 120, 120)], [(255, 255, 0), (140, 130, 120)], {}),
     "rgb8-trns": (2, 8, [(0, 0, 0)], [(1, 2, 3)], {"transparency": struct.pack(">HHH", 1, 2, 3)}),
     "rgb16": (2, 16, [(0x1000, 0x2000, 0x3000)], [(0xFFFF, 0xEEEE, 0xDDDD)], {}),
+    # Pillow keeps the high byte of 16-bit colour samples, so a colour key is matched on those
     "rgb16-trns": (
         2,
         16,
         [(0x0102, 0x0304, 0x0506)],
-        [(0x0102, 0x0304, 0x0507)],
-        {"transparency": struct.pack(">HHH", 0x0102, 0x0304, 0x0507)},
+        [(0x0102, 0x0304, 0x0707)],
+        {"transparency": struct.pack(">HHH", 0x0102, 0x0304, 0x0707)},
     ),
     "palette1": (3, 1, [(1,)], [(0,)], {"palette": bytes([255, 255, 255, 0, 0, 0])}),
     "palette2": (
@@ -270,17 +305,54 @@ HAND_FORMATS: dict[str, tuple[int, int, list[tuple[int, ...]], list[tuple[int, .
 }
 
 
+def hand_pixels(kind: str, text: str, box: int, border: int) -> list[list[tuple[int, ...]]]:
+    """The samples of each pixel of the code in one of HAND_FORMATS."""
+    _, _, darks, lights, _ = HAND_FORMATS[kind]
+    return [
+        [
+            (darks if dark else lights)[(x + y) % len(darks if dark else lights)]
+            for x, dark in enumerate(row)
+        ]
+        for y, row in enumerate(pixels_of(text, box, border))
+    ]
+
+
 def hand_png(kind: str, text: str, box: int = 2, border: int = 3, **options: object) -> bytes:
-    colour, depth, darks, lights, extra = HAND_FORMATS[kind]
-    pixels = pixels_of(text, box, border)
-    lines = []
-    for y, row in enumerate(pixels):
-        samples: list[int] = []
-        for x, dark in enumerate(row):
-            choices = darks if dark else lights
-            samples.extend(choices[(x + y) % len(choices)])
-        lines.append(pack(samples, depth))
+    colour, depth, _, _, extra = HAND_FORMATS[kind]
+    pixels = hand_pixels(kind, text, box, border)
+    lines = [pack([sample for pixel in row for sample in pixel], depth) for row in pixels]
     return write_png(len(pixels), len(pixels), colour, depth, lines, **extra, **options)
+
+
+# Adam7's passes: (first column, first row, column step, row step).
+ADAM7 = [
+    (0, 0, 8, 8),
+    (4, 0, 8, 8),
+    (0, 4, 4, 8),
+    (2, 0, 4, 4),
+    (0, 2, 2, 4),
+    (1, 0, 2, 2),
+    (0, 1, 1, 2),
+]
+
+
+def adam7_png(
+    kind: str, text: str, box: int = 2, border: int = 3, filters: Sequence[int] = (0,)
+) -> bytes:
+    """The code in one of HAND_FORMATS, Adam7-interlaced: seven passes over a subset of the
+    pixels each, each pass filtered on its own (its first line against zeros), empty passes
+    left out, as the PNG specification has it."""
+    colour, depth, _, _, extra = HAND_FORMATS[kind]
+    pixels = hand_pixels(kind, text, box, border)
+    raw = b""
+    for left, top, across, down in ADAM7:
+        rows = [row[left::across] for row in pixels[top::down]]
+        if not rows or not rows[0]:
+            continue
+        lines = [pack([sample for pixel in row for sample in pixel], depth) for row in rows]
+        raw += filtered(lines, colour, depth, filters, first=len(raw))
+    side = len(pixels)
+    return assemble_png(side, side, colour, depth, raw, interlace=1, **extra)
 
 
 # -- round trips ---------------------------------------------------------------------------
@@ -492,9 +564,30 @@ def test_checksum_mismatch_is_rejected() -> None:
     assert "checksum" in _rejected(uri_of(bytes(png)))
 
 
-def test_interlaced_is_rejected() -> None:
-    png = hand_png("gray8", PAYLOADS["short"], interlace=1)
-    assert _rejected(uri_of(png)) == "interlaced PNG not supported"
+@pytest.mark.parametrize(
+    ("kind", "box", "border"),
+    [("gray8", 2, 3), ("gray1", 3, 1), ("rgba8", 1, 0), ("palette2", 5, 2), ("rgb16-trns", 2, 2)],
+    ids=str,
+)
+def test_interlaced_images_give_back_the_exact_modules(kind: str, box: int, border: int) -> None:
+    """Adam7 images, at sizes that leave passes short or empty (1 px a module, no border), with
+    every filter type across the passes."""
+    text = PAYLOADS["uri"]
+    png = adam7_png(kind, text, box, border, filters=(0, 1, 2, 3, 4))
+    assert png[28] == 1  # the header's interlace method: Adam7
+    assert matrix_from_data_uri(uri_of(png)).modules == expected_modules(text)
+    # the same image without interlacing reads the same, pixel for pixel
+    assert decode_png(png) == decode_png(hand_png(kind, text, box, border))
+
+
+def test_interlaced_data_of_the_wrong_size_is_refused() -> None:
+    png = hand_png("gray8", PAYLOADS["short"], interlace=1)  # rows laid out as if not interlaced
+    assert _rejected(uri_of(png)) == "truncated PNG image data"  # Adam7 has more filter bytes
+
+
+def test_unknown_interlace_method_is_refused() -> None:
+    png = hand_png("gray8", PAYLOADS["short"], interlace=2)
+    assert _rejected(uri_of(png)) == "corrupt PNG (unknown interlace method)"
 
 
 @pytest.mark.parametrize("size", [(10_000, 10_000), (4097, 21), (21, 4097), (2**31 - 1, 1)])
@@ -621,20 +714,40 @@ def test_not_a_qr_code_is_refused() -> None:
     assert "no QR code grid found" in _rejected(uri_of(pillow_png(broken)))
 
 
-def test_core_module_is_plain_python() -> None:
-    source = Path(qr_image_module.__file__).read_text()
-    imported = set()
-    for node in ast.walk(ast.parse(source)):
+def _imports(module: object) -> tuple[set[str], set[str]]:
+    """(modules imported at the top level, modules imported inside functions) of a module."""
+    tree = ast.parse(Path(module.__file__).read_text())  # type: ignore[attr-defined]
+    nested = {
+        node
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef)
+        for node in ast.walk(function)
+    }
+    top, inside = set(), set()
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            imported |= {alias.name for alias in node.names}
+            names = {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
-            imported.add(node.module)
-    allowed = {"__future__", "array", "base64", "binascii", "functools", "struct", "sys", "zlib"}
-    allowed |= {"collections", "collections.abc", "hashlib", "threading", "time", "types", "typing"}
-    assert imported <= allowed | {"orderdash.core.qr.matrix"}, imported
+            names = {node.module or ""}
+        else:
+            continue
+        (inside if node in nested else top).update(names)
+    return top, inside
+
+
+def test_core_modules_are_plain_python_and_pillow_loads_only_to_decode() -> None:
+    stdlib = {"__future__", "base64", "binascii", "io", "struct", "zlib", "hashlib", "threading"}
+    stdlib |= {"collections", "collections.abc", "types", "typing"}
+    top, inside = _imports(qr_image_module)
+    # PIL only under TYPE_CHECKING at the top (never run), and inside the function that decodes
+    assert top <= stdlib | {"orderdash.core.qr.grid", "orderdash.core.qr.matrix", "PIL.Image"}, top
+    assert inside == {"PIL"}, inside
+    top, inside = _imports(qr_grid_module)
+    assert top <= stdlib | {"orderdash.core.qr.matrix"} and not inside, (top, inside)
     code = (
         "import sys, orderdash.core.qr.image\n"
-        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))))"
+        "print(','.join(sorted(m for m in sys.modules\n"
+        "    if m.split('.')[0] in ('textual', 'rich', 'PIL'))))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
@@ -776,8 +889,8 @@ def test_the_cost_limit_is_checked_on_the_header_before_any_work(
     def no_work(*args: object) -> None:
         raise AssertionError("inflated or unfiltered before the cost was checked")
 
-    monkeypatch.setattr(qr_image_module, "_inflate", no_work)
-    monkeypatch.setattr(qr_image_module, "_unfilter", no_work)
+    monkeypatch.setattr(qr_image_module, "_check_inflated_size", no_work)
+    monkeypatch.setattr(qr_image_module, "_open_png", no_work)
     message = _rejected(paeth_bomb())
     assert message.startswith("image too large to decode (4096x4096, 64 bits a pixel")
 
@@ -799,7 +912,72 @@ def test_a_failure_is_cached_by_content_and_never_decoded_twice(
     cached_matrix_from_data_uri.cache_clear()
     assert cached_matrix_from_data_uri.peek(uri) is None
     for _ in range(3):
-        with pytest.raises(QRImageError, match="filter type 5"):
+        with pytest.raises(QRImageError, match="corrupt PNG image data"):  # filter type 5
             cached_matrix_from_data_uri("".join(uri))  # an equal string, not the same object
     assert len(calls) == 1
     assert isinstance(cached_matrix_from_data_uri.peek(uri), QRImageError)
+
+
+# -- without Pillow ------------------------------------------------------------------------
+
+
+def _pillow_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pillow as if not installed: `import PIL` (and so every `from PIL import ...`) fails, the
+    modules already loaded included. Results cached with Pillow are forgotten."""
+    monkeypatch.setitem(sys.modules, "PIL", None)  # type: ignore[arg-type]
+    with pytest.raises(ImportError):
+        from PIL import Image  # noqa: F401
+    cached_matrix_from_data_uri.cache_clear()
+
+
+def test_without_pillow_every_image_is_refused_with_the_install_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hostile_png import paeth_bomb
+
+    good = Simulator(seed=7).order_wire(DEMO_TOKENS[0], with_qr=True)["qrCode"]
+    with monkeypatch.context() as patch:
+        _pillow_missing(patch)
+        for uri in (good, paeth_bomb(), uri_of(GOOD_PNG[:100])):
+            with pytest.raises(QRImageUnavailable) as caught:
+                matrix_from_data_uri(uri)
+            assert str(caught.value) == (
+                "install orderdash[server-qr] to check the service's QR image"
+            )
+            with pytest.raises(QRImageUnavailable):
+                cached_matrix_from_data_uri(uri)
+            assert isinstance(cached_matrix_from_data_uri.peek(uri), QRImageUnavailable)
+        # what is not a PNG data URI at all is still said to be so
+        assert isinstance(cached_matrix_from_data_uri.peek(None), QRImageError)  # type: ignore[arg-type]
+        assert _rejected("https://example.com/qr.png") == "not a PNG data URI"
+    cached_matrix_from_data_uri.cache_clear()
+    assert cached_matrix_from_data_uri(good).modules  # Pillow back: the image is read again
+
+
+@pytest.mark.parametrize("open_pos", [False, True], ids=["dashboard", "point-of-sale"])
+async def test_without_pillow_the_address_is_shown_with_a_note(
+    sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch, open_pos: bool
+) -> None:
+    """The dashboard says what to install; the point of sale's customer side says only that
+    the server's image is not used here. Either way the address's own code is shown."""
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="5.00")
+    address = sim_server.sim.order_wire(token, with_qr=True)["address"]
+    settings = make_settings(
+        sim_server.base_url, poll_interval=0.2, refresh_interval=60.0, qr_content="server"
+    )
+    app = make_app(settings, token=token, open_pos=open_pos)
+    note = "QR image is not used here" if open_pos else "orderdash[server-qr] to check"
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            with monkeypatch.context() as patch:
+                _pillow_missing(patch)
+                await wait_until(pilot, lambda: note in screen_text(app), timeout=20)
+                app.watcher.refresh_now(token)  # shown again: from the cache, still the note
+                await pilot.pause(0.5)
+                assert note in screen_text(app)
+                assert "unusable" not in screen_text(app)
+                assert app.is_running
+            # (the screen is read with Pillow, so once it is back)
+            assert [text.lower() for text in decode_qr_on_screen(app)] == [address.lower()]
+    finally:
+        cached_matrix_from_data_uri.cache_clear()

@@ -188,6 +188,8 @@ LOADED_LATER = (
     "orderdash.tui.widgets.account_banner",  # (with the account's first problem)
     "orderdash.core.customer.reading",  # (the display's end of the channel)
     "orderdash.core.qr.image",  # (the server's QR image: only with qr_content = "server")
+    "orderdash.core.qr.grid",
+    "PIL",  # (and Pillow, which reads it, with the first image decoded)
     "orderdash.core.watching.alert",  # (with the first alert)
     "orderdash.core.polling.budget_use",  # (the budget view, `b`)
 )

@@ -19,7 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from orderdash.core.domain.display import amount_text
 from orderdash.core.domain.expiry import Confidence
 from orderdash.core.domain.payment import PaymentState, Phase
-from orderdash.core.qr.image import QRImageError, cached_matrix_from_data_uri
+from orderdash.core.qr.image import (
+    QRImageError,
+    QRImageUnavailable,
+    cached_matrix_from_data_uri,
+)
 from orderdash.core.qr.payload import QRPayload
 from orderdash.core.safetext import clean
 from orderdash.core.service.models import Order
@@ -43,6 +47,7 @@ AmountLabel = Literal[
 NoteKey = Literal[
     "", "note_no_address", "note_no_server_image", "note_no_uri_standard",
     "note_server_image_unusable", "note_decoding_server_image", "note_type_amount",
+    "note_server_image_unchecked",
 ]  # fmt: skip
 #: Why the customer is shown words instead of a QR: the service has not answered for a rate
 #: period ("unreachable", or at once when nothing was ever read), or says the order does not
@@ -223,8 +228,12 @@ def customer_face(
             matrix = cached_matrix_from_data_uri.peek(payload.server_image)
             if matrix is None or isinstance(matrix, QRImageError):
                 qr_text = caption = clean(order.address or "")
-                unusable = isinstance(matrix, QRImageError)
-                note = "note_server_image_unusable" if unusable else "note_decoding_server_image"
+                if isinstance(matrix, QRImageUnavailable):  # Pillow is not installed
+                    note = "note_server_image_unchecked"
+                elif isinstance(matrix, QRImageError):
+                    note = "note_server_image_unusable"
+                else:
+                    note = "note_decoding_server_image"
             else:
                 modules = tuple("".join("1" if m else "0" for m in row) for row in matrix.modules)
         else:

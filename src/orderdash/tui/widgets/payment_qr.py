@@ -63,6 +63,8 @@ def show_payload(
         if isinstance(result, image.QRImageError):
             view.text = payload.caption.rsplit(" \u00b7 ", 1)[-1]
             view.caption_text = ""
+            if isinstance(result, image.QRImageUnavailable):  # Pillow is not installed
+                return f"address shown: {result}"
             return f"server QR image unusable ({result}): address shown"
         view.show_matrix(result, payload.caption)
         return payload.note
@@ -76,8 +78,8 @@ def qr_what(payload: QRPayload, note: str) -> str:
     """What the QR code on screen says, in a few words."""
     if note == "withdrawn":
         return "none: nothing more is to be paid (so nobody pays twice)"
-    if payload.kind == "server" and not note:
-        what = "the server's QR image"
+    if payload.kind == "server":
+        what = "the address" if note else "the server's QR image"  # the note says why
     elif payload.kind == "uri":
         what = (
             "payment URI with the amount due"
