@@ -214,16 +214,20 @@ def test_demo_orders_are_listed_by_the_simulator() -> None:
     assert Simulator(seed=7).tokens()[: len(DEMO_TOKENS)] == list(DEMO_TOKENS)
 
 
-@pytest.mark.parametrize("where", ["build_parser", "_run_one_shot"])
+@pytest.mark.parametrize(
+    ("module", "where"), [("options", "build_parser"), ("order", "_run_one_shot")]
+)
 def test_ctrl_c_at_any_point_is_exit_130_without_a_traceback(
-    where: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    module: str, where: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import importlib
+
     from orderdash import cli
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, where, interrupted)
+    monkeypatch.setattr(importlib.import_module(f"orderdash.cli.{module}"), where, interrupted)
     assert cli.main(["get", TOKEN]) == cli.EXIT_INTERRUPTED
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err + captured.out

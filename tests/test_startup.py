@@ -28,14 +28,16 @@ def collector_restored() -> Iterator[None]:
 def test_main_pauses_the_collector_and_turns_it_back_on(
     sim_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    seen: list[bool] = []
-    one_shot = cli._run_one_shot
+    from orderdash.cli import order
 
-    def recording(*args: object, **kwargs: object) -> int:
+    seen: list[bool] = []
+    one_shot = order._run_one_shot
+
+    def recording(*args: object, **kwargs: object) -> object:
         seen.append(gc.isenabled())
         return one_shot(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli, "_run_one_shot", recording)
+    monkeypatch.setattr(order, "_run_one_shot", recording)
     monkeypatch.setenv("ORDERDASH_CONFIG", "/dev/null")
     assert cli.main(["get", TOKEN, "--json", "--base-url", sim_server.base_url]) == 0
     assert seen == [False], "paused while it ran"

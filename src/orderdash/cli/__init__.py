@@ -1,0 +1,115 @@
+"""Command line: the dashboard, the demo, the simulator and one-shot reads for scripts.
+
+`options` holds the parsers and the settings they give; each command family has its module
+(`order`: get, rates; `account`: orders, charge; `screens`: tui, watch, pos, demo, display;
+`simulate`), and `render` prints what the one-shot commands return. Only the command that
+runs is imported: `orderdash get` must stay fast and never load textual, the simulator or
+qrcode, and `--help` loads neither httpx nor pydantic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from orderdash.cli.options import (
+    COMMANDS,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    SETTING_OPTIONS,
+    _load_settings,
+    _settings_overrides,
+    build_parser,
+    parse_command_line,
+)
+
+__all__ = [
+    "COMMANDS",
+    "EXIT_INTERRUPTED",
+    "EXIT_USAGE",
+    "SETTING_OPTIONS",
+    "_load_settings",
+    "_settings_overrides",
+    "build_parser",
+    "main",
+    "parse_command_line",
+]
+
+#: Names of the command modules, re-exported here on first use (importing them is deferred).
+_LAZY = {
+    "_run_one_shot": "order",
+    "_run_orders": "account",
+    "_run_charge": "account",
+    "_run_dashboard": "screens",
+    "_run_watch": "screens",
+    "_run_demo": "screens",
+    "_run_display": "screens",
+    "DEMO_CUSTOMER_ID": "screens",
+    "_run_simulate": "simulate",
+    "_simulator_run": "simulate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from orderdash.core.runtime import startup
+
+    startup.no_pydantic_plugins()
+    paused = startup.pause()  # see core/runtime/startup.py: ~70 ms of the dashboard's start
+    startup.freeze_at_exit()  # the same file: ~30 ms of every command's exit
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C at any point, parsing the arguments included
+        return EXIT_INTERRUPTED
+    finally:
+        startup.end(paused)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = parse_command_line(list(argv if argv is not None else sys.argv[1:]))
+    command = args.command
+    from orderdash.core.service.errors import OrderdashError
+
+    try:
+        return _run(command, args)
+    except OrderdashError as exc:
+        print(f"orderdash: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+
+
+def _run(command: str, args: argparse.Namespace) -> int:
+    """Run `command` from its own module; what a one-shot command returns is rendered."""
+    if command in ("get", "rates"):
+        from orderdash.cli import order, render
+
+        return render.render(order._run_one_shot(args, rates=command == "rates"), as_json=args.json)
+    if command == "orders":
+        from orderdash.cli import account, render
+
+        return render.render(account._run_orders(args), as_json=args.json)
+    if command == "charge":
+        from orderdash.cli import account, render
+
+        return render.render(account._run_charge(args), as_json=args.json)
+    if command == "simulate":
+        from orderdash.cli import simulate
+
+        return simulate._run_simulate(args)
+    from orderdash.cli import screens
+
+    if command == "watch":
+        return screens._run_watch(args)
+    if command == "demo":
+        return screens._run_demo(args)
+    if command == "display":
+        return screens._run_display(args)
+    return screens._run_dashboard(args)  # tui, pos

@@ -1,0 +1,83 @@
+"""The account's commands (they need the access token): `orderdash orders`, the order history,
+and `orderdash charge`, a new order for an amount."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from orderdash.cli.options import _load_settings
+from orderdash.cli.render import Charged, ChargeStoppedResult, ChargeUnknownResult, OrderList
+
+
+def _run_orders(args: argparse.Namespace) -> OrderList:
+    import asyncio
+
+    from orderdash.core.domain.history import is_open_item
+    from orderdash.core.polling.account import CommandBudget
+    from orderdash.core.service.client import OrderClient
+
+    settings, _ = _load_settings(args)
+
+    async def fetch() -> Any:
+        # the private budget, as the dashboard's history reads: a history that never ends
+        # costs at most history_max_pages requests, paced within the service's limits
+        budget = CommandBudget(settings.rate_budget_per_minute, settings.rate_budget_per_hour)
+        async with OrderClient.from_settings(settings) as client:
+            client.on_extra_private_request = budget.spent  # the log-in
+            return await client.account_orders(
+                max_pages=settings.history_max_pages, before_page=budget.private_request
+            )
+
+    orders = asyncio.run(fetch())
+    chosen = [
+        (item, raw)
+        for item, raw in zip(orders.items, orders.raw, strict=True)
+        if not args.open or is_open_item(item)
+    ]
+    return OrderList(chosen, warnings=list(orders.warnings()), open_only=args.open)
+
+
+def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | ChargeStoppedResult:
+    import asyncio
+
+    from orderdash.core.service.charge import charge, check_coin_text, parse_amount
+    from orderdash.core.service.client import OrderClient
+    from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
+
+    settings, _ = _load_settings(args)
+    # the amount in the till's currency (its decimals), and the coin's form, before any order
+    amount = parse_amount(args.amount, settings.currency)
+    coin = check_coin_text(args.coin) if args.coin is not None else None
+    if settings.access_token is None or settings.customer_id is None:
+        raise UsageError(
+            "charge needs the access token (access_token_file) and customer_id "
+            "(ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
+        )
+    customer_id = settings.customer_id
+
+    async def make() -> Any:
+        async with OrderClient.from_settings(settings) as client:
+            return await charge(
+                client,
+                amount,
+                customer_id=customer_id,
+                order_id=args.order_id,
+                coin=coin,
+                currency=settings.currency,
+            )
+
+    try:
+        return Charged(asyncio.run(make()))
+    except ChargeOutcomeUnknown as unknown:
+        return ChargeUnknownResult(unknown, check=_check_command(args, unknown.token))
+    except ChargeStopped as stopped:
+        return ChargeStoppedResult(stopped)
+
+
+def _check_command(args: argparse.Namespace, token: str) -> str:
+    """The one command that reads the order `token` (with the service named as it was here)."""
+    import shlex
+
+    where = f" --base-url {shlex.quote(args.base_url)}" if args.base_url else ""
+    return f"orderdash get{where} -- {shlex.quote(token)}"

@@ -1,0 +1,33 @@
+"""`orderdash get` and `orderdash rates`: one order, read once, for a script or a person.
+
+Loads no textual, qrcode nor simulator; `get` asks without an event loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from orderdash.cli.options import _load_settings
+from orderdash.cli.render import OrderRead
+
+
+def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> OrderRead:
+    from orderdash.core.service.client import OrderClient
+    from orderdash.core.service.tokens import normalize_token
+
+    settings, _ = _load_settings(args)
+    token = normalize_token(args.token)
+    client = OrderClient.from_settings(settings)
+    if rates:
+        import asyncio
+
+        async def fetch() -> Any:
+            async with client:
+                return await client.refresh_rate(token)
+
+        fetched = asyncio.run(fetch())
+    else:
+        # one request and out: no event loop (see OrderClient.get_order_now)
+        fetched = client.get_order_now(token)
+    return OrderRead(fetched, asked=token)

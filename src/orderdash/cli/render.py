@@ -1,0 +1,230 @@
+"""What the one-shot commands print, in one place: each command's body returns a result (the
+data it read or made), and `render` prints it as text for a person or, with `--json`, as JSON
+for a script (the service's digits exact).
+
+The order is always the same: diagnostics on stderr first, then the answer on stdout. Text
+from the service is cleaned (`safetext.clean`) before it reaches the terminal. The modules
+that format are imported by the format that needs them: `get --json` loads no summary code.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Result(Protocol):
+    """A command's answer: what it says on stderr, its JSON and text forms, its exit code."""
+
+    @property
+    def exit_code(self) -> int: ...
+
+    def notes(self) -> list[str]: ...
+
+    def json(self) -> Any: ...
+
+    def text(self) -> list[str]: ...
+
+    def empty(self) -> str | None: ...
+
+
+def render(result: Result, *, as_json: bool) -> int:
+    """Print `result` (as JSON or as text) and give the command's exit code."""
+    for note in result.notes():
+        print(note, file=sys.stderr)
+    if as_json:
+        from orderdash.core.service import jsontext
+
+        print(jsontext.dumps(result.json(), indent=2))
+        return result.exit_code
+    lines = result.text()
+    if lines:
+        print("\n".join(lines))
+    elif (nothing := result.empty()) is not None:
+        print(nothing, file=sys.stderr)
+    return result.exit_code
+
+
+def _warnings(warnings: Sequence[str]) -> list[str]:
+    return [f"orderdash: warning: {warning}" for warning in warnings]
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRead:
+    """One order as read (`get`, `rates`), and the token the command line asked for."""
+
+    fetched: Any
+    asked: str
+    exit_code: int = 0
+
+    def notes(self) -> list[str]:
+        answered = self.fetched.order.token
+        if answered == self.asked:
+            return []
+        # the service may normalise tokens, so this is not refused; but it must not pass unseen
+        from orderdash.core.safetext import clean
+
+        return _warnings(
+            [
+                f"the service answered for order token {clean(answered, limit=80)!r}, "
+                f"not {clean(self.asked, limit=80)!r} as asked"
+            ]
+        )
+
+    def json(self) -> Any:
+        return self.fetched.raw
+
+    def text(self) -> list[str]:
+        from orderdash.core.domain.summary import order_summary
+
+        return order_summary(self.fetched.order, self.fetched.received_at)
+
+    def empty(self) -> str | None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class OrderList:
+    """The account's orders (`orders`): the chosen history items with their raw objects, and
+    what the history's reading warned of."""
+
+    chosen: list[tuple[Any, Any]]
+    warnings: list[str]
+    open_only: bool
+    exit_code: int = 0
+
+    def notes(self) -> list[str]:
+        return _warnings(self.warnings)
+
+    def json(self) -> Any:
+        return [raw for _, raw in self.chosen]
+
+    def text(self) -> list[str]:
+        if not self.chosen:
+            return []
+        from orderdash.core.domain.history import history_rows
+
+        return history_rows([item for item, _ in self.chosen])
+
+    def empty(self) -> str | None:
+        return "no open orders" if self.open_only else "no orders"
+
+
+def charge_fields(made: Any) -> dict[str, Any]:
+    """A made charge's JSON object: token, payment_url, and with a coin address, amount, uri."""
+    from orderdash.core.domain.display import amount_text
+    from orderdash.core.qr.payload import payment_uri
+
+    fields: dict[str, Any] = {"token": made.token, "payment_url": made.payment_url}
+    if made.currency is not None:
+        fields["currency"] = made.currency
+    if made.order is not None:
+        order = made.order.order
+        fields["address"] = order.address
+        fields["amount"] = amount_text(order.amount) if order.amount is not None else None
+        fields["uri"] = payment_uri(order.coin_base_name, order.address, order.amount)
+    return fields
+
+
+@dataclass(frozen=True, slots=True)
+class Charged:
+    """An order made by `charge` (and its coin, when one was chosen)."""
+
+    made: Any
+    exit_code: int = 0
+
+    def notes(self) -> list[str]:
+        return _warnings([self.made.link_refused] if self.made.link_refused else [])
+
+    def json(self) -> Any:
+        return charge_fields(self.made)
+
+    def text(self) -> list[str]:
+        from orderdash.core.safetext import clean
+
+        made = self.made
+        fields = charge_fields(made)
+        lines = [f"order {clean(made.token, limit=80)}"]
+        if made.payment_url:
+            lines.append(f"checkout: {clean(made.payment_url, limit=200)}")
+        if made.order is not None:
+            from orderdash.core.domain.units import sendable
+
+            order = made.order.order
+            coin = clean(order.coin_base_name or "", limit=12).upper()
+            # what a wallet can send: the exact figure rounded up, never down (an underpayment)
+            due = sendable(order.coin_base_name, order.amount)
+            to_send = due.text if due is not None else fields["amount"]
+            lines.append(f"send {to_send} {coin} to {clean(fields['address'], limit=120)}")
+            if due is not None and due.rounded:
+                lines.append(f"  ({due.note})")
+            if fields["uri"]:
+                lines.append(f"wallet request: {clean(fields['uri'], limit=300)}")
+        return lines
+
+    def empty(self) -> str | None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeUnknownResult:
+    """Nobody can say whether the order was made: its token, and the command that looks it
+    up (`check`)."""
+
+    unknown: Any
+    check: str
+
+    @property
+    def exit_code(self) -> int:
+        return self.unknown.exit_code
+
+    def notes(self) -> list[str]:
+        from orderdash.core.safetext import clean
+
+        return [
+            f"orderdash: {self.unknown.message}",
+            f"orderdash: check it before charging again: {clean(self.check, limit=300)}",
+        ]
+
+    def json(self) -> Any:
+        unknown = self.unknown
+        answer = {"token": unknown.token, "outcome": "unknown", "reason": unknown.reason}
+        return {**answer, "check": self.check}
+
+    def text(self) -> list[str]:
+        return []  # said on stderr: nothing a script could take for a made order
+
+    def empty(self) -> str | None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeStoppedResult:
+    """The order was made, then the charge stopped: the order is named, never orphaned."""
+
+    stopped: Any
+
+    @property
+    def exit_code(self) -> int:
+        return self.stopped.exit_code
+
+    def notes(self) -> list[str]:
+        return [f"orderdash: {self.stopped.message}"]
+
+    def json(self) -> Any:
+        stopped = self.stopped
+        answer = {"token": stopped.token, "payment_url": stopped.payment_url}
+        return {**answer, "stopped": stopped.message}
+
+    def text(self) -> list[str]:
+        from orderdash.core.safetext import clean
+
+        lines = [f"order {clean(self.stopped.token, limit=80)}"]
+        if self.stopped.payment_url:
+            lines.append(f"checkout: {clean(self.stopped.payment_url, limit=200)}")
+        return lines
+
+    def empty(self) -> str | None:
+        return None

@@ -1,0 +1,62 @@
+"""`orderdash simulate`: the simulated order service over HTTP (and the seed and run suffix
+it shares with the demo)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def _run_simulate(args: argparse.Namespace) -> int:
+    from orderdash.simulator import run_simulator
+    from orderdash.simulator.token_file import simulator_token
+
+    token, path = simulator_token(args.bearer_token_file)
+    account: dict[str, Any] = {
+        "bearer_lifetime": args.bearer_lifetime,
+        "history_page_cap": args.history_page_cap,
+    }
+    if args.access_token_file:
+        from orderdash.core.runtime.config import read_token_file
+
+        warnings: list[str] = []
+        account["access_token"] = read_token_file(
+            args.access_token_file, warnings, what="access token"
+        ).get_secret_value()
+        for warning in warnings:
+            print(f"orderdash: warning: {warning}", file=sys.stderr)
+    if args.bearer_lifetime <= 0 or args.history_page_cap < 1:
+        from orderdash.core.service.errors import UsageError
+
+        raise UsageError("--bearer-lifetime must be positive and --history-page-cap at least 1")
+    prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
+    print(f"rate endpoint token: in {path} (pass --bearer-token-file {path})", file=sys.stderr)
+    interval = args.customer_interval if args.customer_interval > 0 else None
+    from orderdash.core.runtime import startup
+
+    startup.resume()  # a server for hours: the collector back on
+    seed, run = _simulator_run(args.seed)
+    run_simulator(
+        args.host,
+        args.port,
+        token,
+        seed=seed,
+        prefix=prefix,
+        customer_interval=interval,
+        run=run,
+        live=interval is not None,
+        **account,
+    )
+    return 0
+
+
+def _simulator_run(seed: int | None) -> tuple[int, str]:
+    """The simulator's seed and run suffix: a given seed gives the same orders and tokens every
+    time (screenshots, tests); none gives new tokens each start, so that no token saved by a
+    dashboard names another order after a restart."""
+    if seed is not None:
+        return seed, ""
+    import secrets
+
+    return secrets.randbelow(2**31), secrets.token_hex(3)
