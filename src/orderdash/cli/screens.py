@@ -97,6 +97,9 @@ def _run_demo(args: argparse.Namespace) -> int:
                 "base_url": server.base_url,
                 "access_token": access_token,
                 "customer_id": DEMO_CUSTOMER_ID,
+                # the simulated account's fiat (its Generate Order makes orders in euros): the
+                # till says so, and checks every charge against it, as a configured till does
+                "currency": "EUR",
                 "persist_watchlist": False,
             },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
