@@ -31,9 +31,17 @@ async def render(chosen: Scene) -> Path:
             return path
 
 
-def render_browser() -> Path | None:
-    """The web customer display in Chromium, on an order of the seeded simulator, in German:
-    `orderdash display --web` fed by the dashboard's publishing code."""
+#: The browser's viewports: a tablet on its side, and a phone upright.
+VIEWPORTS = {
+    "customer-display-browser.png": (1100, 640),
+    "customer-display-phone.png": (390, 844),
+}
+
+
+def render_browser() -> list[Path]:
+    """The web customer display in Chromium, on an ETH order of the seeded simulator, in
+    German, at a tablet's and a phone's size: `orderdash display --web` fed by the dashboard's
+    publishing code."""
     import tempfile
 
     from playwright.sync_api import sync_playwright
@@ -43,14 +51,14 @@ def render_browser() -> Path | None:
 
     path = chromium_path()
     if path is None:
-        print("customer-display-browser.png skipped: no Chromium (apt-get install chromium)")
-        return None
-    out = OUT / "customer-display-browser.png"
+        print("customer-display-*.png skipped: no Chromium (apt-get install chromium)")
+        return []
+    shots = []
     with (
         tempfile.TemporaryDirectory() as runtime,
         SimulatorServer(Simulator(seed=7), bearer_token="screenshots", port=0) as server,
     ):
-        token = server.sim.create_order(coin="btc", currency="EUR", amount_fiat="24.50")
+        token = server.sim.create_order(coin="eth", currency="EUR", amount_fiat="24.50")
         publisher = OrderPublisher(server, token, Path(runtime), language="de")
         display = Display("127.0.0.1", free_port(), Path(runtime), extra=("--language", "de"))
         try:
@@ -58,15 +66,18 @@ def render_browser() -> Path | None:
                 browser = playwright.chromium.launch(
                     executable_path=path, args=["--no-sandbox", "--disable-gpu"]
                 )
-                page = browser.new_page(viewport={"width": 1100, "height": 640})
-                page.goto(display.url)
-                wait_for(lambda: decoded(_shot(page)))
-                page.screenshot(path=str(out))
+                for name, (width, height) in VIEWPORTS.items():
+                    page = browser.new_page(viewport={"width": width, "height": height})
+                    page.goto(display.url)
+                    wait_for(lambda page=page: decoded(_shot(page)))
+                    page.screenshot(path=str(OUT / name))
+                    page.close()
+                    shots.append(OUT / name)
                 browser.close()
         finally:
             display.stop()
             publisher.stop()
-    return out
+    return shots
 
 
 def _shot(page: object) -> object:
@@ -82,8 +93,7 @@ def main(names: list[str]) -> int:
         path = asyncio.run(render(item))
         print(f"{path.relative_to(OUT.parent)}  {item.size[0]}x{item.size[1]}  {item.caption}")
     if not names or "browser" in names:
-        shot = render_browser()
-        if shot is not None:
+        for shot in render_browser():
             print(f"{shot.relative_to(OUT.parent)}  Chromium  the customer display in a browser")
     return 0
 
