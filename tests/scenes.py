@@ -308,7 +308,8 @@ def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
         SimulatorServer(simulator, bearer_token=SCENE_BEARER, port=0, **account) as server,
     ):
         credentials = (
-            {"access_token": SecretStr(SCENE_ACCESS), "customer_id": "4711"}
+            # the simulated account's fiat is the euro: a till set up as the README says
+            {"access_token": SecretStr(SCENE_ACCESS), "customer_id": "4711", "currency": "EUR"}
             if chosen.account
             else {"bearer_token": SecretStr(SCENE_BEARER) if chosen.bearer else None}
         )
