@@ -88,7 +88,7 @@ async def test_rate_call_without_a_token_is_not_attempted() -> None:
 def test_client_repr_hides_the_token() -> None:
     client = client_for(answer())
     assert SECRET not in repr(client)
-    assert SECRET not in repr(client._bearer_token)
+    assert SECRET not in repr(client._auth.bearer_token)
     assert "bearer_token=set" in repr(client)
 
 

@@ -14,6 +14,7 @@ from pydantic import SecretStr
 
 from conftest import BEARER, make_client, make_settings, run_python
 from orderdash.core.service import errors
+from orderdash.core.service.answers import Answers
 from orderdash.core.service.client import OrderClient, Timeouts
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 
@@ -222,13 +223,13 @@ async def test_a_big_order_is_parsed_off_the_event_loop_and_keeps_its_transactio
     import threading
 
     parsed_on: list[str] = []
-    interpret = OrderClient._interpret
+    interpret = Answers.interpret
 
-    def recording(self: OrderClient, *args: object, **kwargs: object) -> object:
+    def recording(self: Answers, *args: object, **kwargs: object) -> object:
         parsed_on.append(threading.current_thread().name)
         return interpret(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(OrderClient, "_interpret", recording)
+    monkeypatch.setattr(Answers, "interpret", recording)
     await client.get_order(TOKEN)
     assert parsed_on == [threading.main_thread().name], "a small answer: parsed in place"
 
@@ -454,14 +455,14 @@ def test_a_plain_http_client_makes_no_tls_context(
     asyncio.run(asynchronous())
     assert made == []
     secure = OrderClient("https://pay.example", create_url=None)
-    secure._http  # noqa: B018 - made, not used: no request leaves
+    secure._wire.http  # noqa: B018 - made, not used: no request leaves
     assert len(made) == 1
     mixed = OrderClient(sim_server.base_url, create_url="https://pay.example")
-    mixed._http  # noqa: B018 - Generate Order is sent over TLS: the context is made
+    mixed._wire.http  # noqa: B018 - Generate Order is sent over TLS: the context is made
     assert len(made) == 2
     # and verified, though getOrder's own address is plain http on this machine
     for asynchronous in (False, True):
-        verify = mixed._http_options(asynchronous=asynchronous)["verify"]
+        verify = mixed._wire.options(asynchronous=asynchronous)["verify"]
         assert isinstance(verify, ssl.SSLContext) and verify.verify_mode == ssl.CERT_REQUIRED
         assert verify.check_hostname
     # the transports' pool is httpx's own default one, less the TLS context
@@ -525,11 +526,11 @@ def test_the_blocking_and_the_async_client_share_one_tls_setup() -> None:
     import httpx
 
     remote = OrderClient("https://pay.example.com/api")
-    blocking = remote._http_options(asynchronous=False)
-    asynchronous = remote._http_options(asynchronous=True)
+    blocking = remote._wire.options(asynchronous=False)
+    asynchronous = remote._wire.options(asynchronous=True)
     assert isinstance(blocking["verify"], ssl.SSLContext)
     assert blocking["verify"] is asynchronous["verify"]
     assert blocking["verify"].verify_mode == ssl.CERT_REQUIRED
     assert blocking["verify"].check_hostname
-    assert isinstance(remote._http, httpx.AsyncClient)
-    assert OrderClient("http://127.0.0.1:8765")._http_options(asynchronous=False)["verify"] is False
+    assert isinstance(remote._wire.http, httpx.AsyncClient)
+    assert OrderClient("http://127.0.0.1:8765")._wire.options(asynchronous=False)["verify"] is False

@@ -166,7 +166,7 @@ def counts(sim: Simulator, start: float, end: float) -> dict[str, int]:
 
 
 class ClientLog(logging.Handler):
-    """The client's one record per request (core/service/client.py), when no server sees them."""
+    """The client's one record per request (core/service/calls.py), when no server sees them."""
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)

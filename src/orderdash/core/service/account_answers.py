@@ -1,0 +1,130 @@
+"""What the answers of the account's endpoints mean: Generate Order's and a history page's
+(the log-in's is read by auth.py). Read only on the account's paths: their models load here."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from orderdash.core.service import jsontext
+from orderdash.core.service.answers import (
+    LARGE_BODY_BYTES,
+    Answers,
+    envelope_status_code,
+    first_error,
+    is_error_envelope,
+)
+from orderdash.core.service.errors import (
+    AuthRefused,
+    FailureReported,
+    InvalidResponse,
+    OrderTokenTaken,
+)
+from orderdash.core.service.results import HistoryRead
+
+if TYPE_CHECKING:
+    import httpx
+
+    from orderdash.core.service.account_models import CreatedOrder, HistoryItem
+
+
+def created_order(
+    answers: Answers, status: int, headers: httpx.Headers, body: bytes
+) -> CreatedOrder:
+    """Generate Order's answer: the order made, or why not (OrderTokenTaken: the token is)."""
+    document: Any = None
+    if body.strip():
+        try:
+            document = jsontext.loads(body)
+        except jsontext.JsonTextError:
+            document = None
+    message = document.get("message") if isinstance(document, dict) else None
+    if isinstance(message, dict) and any(
+        "order_token" in str(key) and "taken" in str(value).lower()
+        for key, value in message.items()
+    ):
+        raise OrderTokenTaken("an order with this token exists")
+    if status in (401, 403):
+        detail = answers.error_detail(body)
+        said = f": {detail}" if detail else ""
+        raise AuthRefused(f"the service refused the access token (HTTP {status}{said})")
+    if not 200 <= status < 300:
+        answers.refuse_account(status, headers, body, "charge")
+    document = answers.parse_json(body, headers)
+    code = envelope_status_code(document)
+    if is_error_envelope(document, rates=False) or (code is not None and code >= 300):
+        detail = answers.error_detail(body, document)
+        if code is not None and code >= 300:
+            answers.refuse(code, headers, detail, "", "charge", rates=True)
+        raise FailureReported(
+            f"the service reported a failure: {detail or 'no message given'}", detail
+        )
+    # two published forms: {"success": true, "data": {...}} and {"status": 1, "message": {...}}
+    created = document.get("data")
+    if not isinstance(created, dict):
+        created = document.get("message")
+    from orderdash.core.service.account_models import CreatedOrder  # account paths only
+
+    try:
+        return CreatedOrder.model_validate(created)
+    except ValidationError as exc:
+        raise InvalidResponse(
+            f"the charge answer does not match the API: {first_error(exc)}"
+        ) from None
+
+
+def history_page(answers: Answers, status: int, headers: httpx.Headers, body: bytes) -> HistoryRead:
+    """A page of Get Order History: its items that match the API, and what was left out."""
+    if not 200 <= status < 300:
+        answers.refuse_account(status, headers, body, "order history")
+    if len(body) < LARGE_BODY_BYTES:
+        return _history_read(answers, headers, body)
+    from orderdash.core.runtime.bulk import bulk_objects
+
+    # in a worker thread (the client's `_call_json`): see bulk.py for why the collector pauses
+    with bulk_objects():
+        return _history_read(answers, headers, body)
+
+
+def _history_read(answers: Answers, headers: httpx.Headers, body: bytes) -> HistoryRead:
+    document = answers.parse_json(body, headers)
+    if is_error_envelope(document, rates=False):
+        code = envelope_status_code(document)
+        detail = answers.error_detail(body, document)
+        if code is not None and not 200 <= code < 300:
+            answers.refuse(code, headers, detail, "", "order history", rates=True)
+        raise FailureReported(
+            f"the service reported a failure: {detail or 'no message given'}", detail
+        )
+    from orderdash.core.service.account_models import HistoryEnvelope, HistoryItem
+
+    data = document.get("data")
+    wire = data.get("items") if isinstance(data, dict) else None
+    try:
+        if isinstance(wire, list):
+            # the page without its items: their checks follow one by one
+            envelope = HistoryEnvelope.model_validate({**document, "data": {**data, "items": []}})
+        else:  # no list of items: the page's check says what is wrong
+            envelope = HistoryEnvelope.model_validate(document)
+            wire = []
+    except ValidationError as exc:
+        raise InvalidResponse(
+            f"the order history answer does not match the API: {first_error(exc)}"
+        ) from None
+    # One model call an item, not one for the page: a large page is checked in a worker
+    # thread, and each call holds the GIL; 50,000 items in one call froze the screen 0.2 s.
+    items: list[HistoryItem] = []
+    kept: list[dict[str, Any]] = []
+    skipped = 0
+    reason: str | None = None
+    for index, item in enumerate(wire):
+        try:
+            items.append(HistoryItem.model_validate(item))
+        except ValidationError as exc:
+            skipped += 1
+            reason = reason or f"item {index} of a page: {first_error(exc)}"
+            continue
+        kept.append(item)
+    page = envelope.data.model_copy(update={"items": tuple(items)})
+    return HistoryRead(page, kept, skipped, reason)
