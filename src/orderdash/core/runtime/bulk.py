@@ -6,12 +6,16 @@ collector) set off full collections as they pile up, each a walk over all of the
 call that holds the GIL. Measured on the parse alone: 3.2 s with gaps of the event loop up to
 0.4 s with the collector on, 0.8 s and gaps under 25 ms with it paused.
 
-`bulk_objects` pauses the collector while the block runs and, when the collector was on,
-freezes what is alive as it ends (`gc.freeze`, as the start-up does): turned back on, the
-collector would otherwise walk all of them at its next collection, from whichever thread
-allocates next. Frozen objects are still freed by their reference counts (a history page's
-items are plain data, dropped once read); only cyclic garbage alive at that moment is never
-collected, which is why this is kept to answers too large for the event loop.
+`bulk_objects` pauses the collector while the block runs and, when the collector was on, moves
+what is alive into the oldest generation as it ends (`gc.freeze` then `gc.unfreeze`: two list
+splices, no walk): turned back on, the collector would otherwise walk all of them at its next
+young collection, from whichever thread allocates next. Nothing stays frozen, so cyclic garbage
+alive at that moment is collected at the next full collection like any other (a freeze that
+stayed would keep it for good, once per huge page: a till left running against a service that
+sends them would grow). The next full collection comes at its usual pace (what the splice adds
+is not counted towards it) and by then a history page's items, plain data dropped once read,
+are gone by their reference counts. The price: what the start-up froze (`startup.resume`)
+joins the oldest generation too, and full collections walk it again from then on.
 
 Letting go of them has the same trap: the last reference to a list of 50,000 orders frees all
 of them in one C call (0.15-0.3 s with the GIL held, measured in the dashboard). `let_go`
@@ -40,7 +44,8 @@ _was_enabled = False
 @contextlib.contextmanager
 def bulk_objects() -> Iterator[None]:
     """Pause the cyclic collector for the block (blocks may overlap: the last one out puts it
-    back); freeze what is alive at the end when the collector was on before."""
+    back); at the end, when the collector was on before, move what is alive into the oldest
+    generation without a walk."""
     global _running, _was_enabled
     with _lock:
         if _running == 0:
@@ -53,7 +58,8 @@ def bulk_objects() -> Iterator[None]:
         with _lock:
             _running -= 1
             if _running == 0 and _was_enabled:
-                gc.freeze()
+                gc.freeze()  # every generation spliced into the permanent one, counts reset
+                gc.unfreeze()  # ... and spliced back into the oldest: nothing stays frozen
                 gc.enable()
 
 
