@@ -158,10 +158,10 @@ class ServiceTransport:
         transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None = (
             self.transport if asynchronous else None
         )
+        from orderdash.core.service import plain_http  # (its limits: every client's)
+
         if transport is None and self._plain_http:
             # no TLS context (~1.1 MiB) for a client that never opens TLS (see plain_http)
-            from orderdash.core.service import plain_http
-
             transport = (
                 plain_http.PlainAsyncHTTPTransport()
                 if asynchronous
@@ -169,6 +169,7 @@ class ServiceTransport:
             )
         return dict(
             transport=transport,
+            limits=plain_http.LIMITS,
             follow_redirects=False,
             # Loading the CA bundle costs ~30 ms of every start. A client whose every URL is
             # plain http on a loopback host (the simulator, the demo) never opens TLS: it
