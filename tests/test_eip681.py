@@ -122,7 +122,7 @@ amounts = st.decimals(
 
 @given(amount=st.one_of(amounts, st.integers(1, 10**30).map(lambda n: Decimal(n).scaleb(-24))))
 def test_an_eth_request_carries_the_amount_rounded_up_to_the_wei(amount: Decimal) -> None:
-    uri = payment_uri("eth", ADDRESS, amount)
+    uri = payment_uri("eth", ADDRESS, amount, coin_name="Ethereum")
     assert uri is not None
     request = parse(uri)
     assert request.target == ADDRESS  # the checksum case kept
@@ -146,9 +146,32 @@ def test_an_eth_order_shows_and_encodes_the_same_figure() -> None:
 
 
 def test_no_amount_without_an_address_or_for_nothing_due() -> None:
-    assert payment_uri("eth", "0x1234", Decimal(1)) is None
-    assert payment_uri("eth", ADDRESS, None) == f"ethereum:{ADDRESS}"
-    assert payment_uri("eth", ADDRESS, Decimal(0)) == f"ethereum:{ADDRESS}"
+    assert payment_uri("eth", "0x1234", Decimal(1), coin_name="Ethereum") is None
+    assert payment_uri("eth", ADDRESS, None, coin_name="Ether") == f"ethereum:{ADDRESS}"
+    assert payment_uri("eth", ADDRESS, Decimal(0), coin_name="ethereum") == f"ethereum:{ADDRESS}"
+
+
+@pytest.mark.parametrize("name", [None, "", "Tether USD", "USD Coin", "Ethereum Classic"])
+def test_an_ether_request_only_for_ether_itself(name: str | None) -> None:
+    """A coin whose base the service labels "eth" but whose name is not ether (a token): a
+    `value=` request would ask for ether in the token's figure, so none is built."""
+    assert payment_uri("eth", ADDRESS, Decimal(1), coin_name=name) is None
+    assert payment_uri("eth", ADDRESS, Decimal(1), coin_name="Ethereum") is not None
+
+
+def test_a_token_labelled_eth_gets_the_address_and_the_amount_to_type() -> None:
+    order = order_with(coinBaseName="eth", coin="Tether USD", address=ADDRESS, amount="12.5")
+    state = payment_state(order, ARRIVED)
+    payload = qr_payload(order, state, QRContent.AUTO)
+    assert payload.kind == "address" and payload.text == ADDRESS
+    assert "ethereum:" not in (payload.caption or "").lower()
+    face = customer_face(order, state, payload)
+    assert face.qr_text == ADDRESS and face.coin_amount and face.qr_note == "note_type_amount"
+    # the same order named as ether: the request carries the amount
+    ether = order_with(coinBaseName="eth", coin="Ethereum", address=ADDRESS, amount="12.5")
+    ether_payload = qr_payload(ether, payment_state(ether, ARRIVED), QRContent.AUTO)
+    assert ether_payload.kind == "uri"
+    assert parse(ether_payload.text or "").value_wei == Decimal("12.5") * 10**18
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -340,3 +340,114 @@ def test_the_order_panes_countdown_stands_out_in_the_last_minutes() -> None:
     assert "on #de935f" not in expires(NOW)
     assert "on #de935f" in expires(NOW + 600 - 100)
     assert "on #de935f" not in expires(NOW + 600)  # expired: no countdown to watch
+
+
+# -- an order whose coin is not chosen yet: the code is the checkout page ----------------------
+
+CHECKOUT = "https://pay.example/checkout/"
+
+
+def test_a_checkout_face_goes_at_the_orders_deadline() -> None:
+    """The checkout page takes a payment as much as an address does: at the order's deadline
+    by the local clock it goes, and the customer reads that the order has expired."""
+    from orderdash.core.customer.face import customer_face, face_at
+    from orderdash.core.domain.payment import payment_state
+    from orderdash.core.qr.payload import QRContent, qr_payload
+    from orderdash.tui.widgets.customer import headline
+
+    fetched = _open_order("tok")
+    order = fetched.order.model_copy(
+        update={"coin": None, "coin_base_name": None, "exchange_rate": None, "amount": None}
+    )
+    state = payment_state(order, NOW)
+    assert not state.payable  # no coin: the code is the checkout page
+    payload = qr_payload(order, state, QRContent.AUTO)
+    face = customer_face(order, state, payload, payment_url=f"{CHECKOUT}tok")
+    assert face.checkout and face.payable and face.deadline == NOW + 600
+    assert face_at(face, NOW + 599.9) is face
+    expired = face_at(face, NOW + 600)
+    assert expired.phase == "EXPIRED" and not expired.payable and not expired.checkout
+    assert expired.qr_text == "" and expired.fiat_amount == ""
+    for words in (WORDS, JA):
+        assert headline(expired, words) == words.text("headline_expired")
+    assert CustomerFace.model_validate_json(expired.model_dump_json()) == expired
+    assert state.takes_payment  # the one test of the POS, the dashboard and `p`
+
+    # what the dashboard publishes for the customer display, by its own clock
+    clock, monotonic = Offset(NOW), Offset(0.0)
+    dashboard = _state(clock, monotonic)
+    dashboard.add(["tok"])
+    dashboard.fetched("tok", Fetched(order, {}, NOW, 0.01), Change(), looking=False)
+    assert dashboard.set_payment_url("tok", f"{CHECKOUT}tok")
+    dashboard.customer_token = "tok"
+    assert dashboard.customer_face().checkout  # type: ignore[union-attr]
+    clock.offset, monotonic.offset = 600, 30
+    published = dashboard.customer_face()
+    assert published is not None and published.phase == "EXPIRED" and not published.qr_text
+
+
+def lagging_checkout(server: SimulatorServer, **terms: object) -> str:
+    """An order with no coin chosen whose service says IN_PROGRESS even past its deadline."""
+    token = server.sim.create_order(coin=None, currency="EUR", amount_fiat="42.50", **terms)  # type: ignore[arg-type]
+    server.sim.set_fields(token, {"status": {"code": "IN_PROGRESS", "label": "IN_PROGRESS"}})
+    return token
+
+
+async def test_the_pos_withdraws_the_checkout_page_the_second_the_order_expires(
+    sim_server: SimulatorServer,
+) -> None:
+    token = lagging_checkout(sim_server)
+    url = f"{CHECKOUT}{token}"
+    clock = Offset()
+    app = app_for(sim_server, token, clock=clock, open_pos=True)
+    assert app.state.set_payment_url(token, url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: WORDS.text("headline_choose_coin_scan") in pos_banner(app))
+        await wait_until(pilot, lambda: decode_qr_on_screen(app) == [url])
+        sim_server.sim.advance_clock(3601)
+        clock.offset = 3601
+        await wait_until(pilot, lambda: WORDS.text("headline_expired") in pos_banner(app))
+        await pilot.pause(0.3)
+        shown = app.state.shown
+        assert shown is not None and shown.payment.takes_payment  # the service's last word
+        assert decode_qr_on_screen(app) == []
+        assert WORDS.text("headline_choose_coin_scan") not in screen_text(app)
+
+
+async def test_the_dashboard_withdraws_a_coinless_orders_code_at_its_expiry(
+    sim_server: SimulatorServer,
+) -> None:
+    token = lagging_checkout(sim_server)
+    clock = Offset()
+    app = app_for(sim_server, token, clock=clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        qr = app.dashboard.query_one("#qr", QRView)
+        await wait_until(pilot, lambda: app.state.shown is not None)
+        await pilot.pause(0.3)
+        assert "time is up" not in qr.placeholder
+        sim_server.sim.advance_clock(3601)
+        clock.offset = 3601
+        await wait_until(pilot, lambda: "time is up" in qr.placeholder)
+        assert qr.encoded_text == "" and decode_qr_on_screen(app) == []
+
+
+async def test_p_on_a_coinless_order_about_to_expire_asks_first(
+    sim_server: SimulatorServer,
+) -> None:
+    token = lagging_checkout(sim_server, lifetime_s=90)
+    app = app_for(sim_server, token, settings={"display_channel": "expiry-coinless"})
+    assert app.state.set_payment_url(token, f"{CHECKOUT}{token}")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state.entries[token].payment is not None)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "expires in" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, PosScreen)
+
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        assert app.state.customer_token is None

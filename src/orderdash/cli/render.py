@@ -124,7 +124,9 @@ def charge_fields(made: Any) -> dict[str, Any]:
         order = made.order.order
         fields["address"] = order.address
         fields["amount"] = amount_text(order.amount) if order.amount is not None else None
-        fields["uri"] = payment_uri(order.coin_base_name, order.address, order.amount)
+        fields["uri"] = payment_uri(
+            order.coin_base_name, order.address, order.amount, coin_name=order.coin
+        )
     return fields
 
 

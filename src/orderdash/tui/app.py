@@ -581,7 +581,7 @@ class OrderDashApp(App[None]):
         """What to ask before an order near its expiry goes before a customer, or None."""
         entry = self.state.entries.get(token) if token is not None else None
         payment = entry.payment if entry is not None else None
-        if payment is None or not payment.payable or payment.expiry is None:
+        if payment is None or not payment.takes_payment or payment.expiry is None:
             return None
         left = payment.expiry.remaining(self._clock())
         if left is None or left >= self.settings.pos_expiry_margin:
@@ -682,6 +682,8 @@ class OrderDashApp(App[None]):
             self._back_to_welcome.reset()
         self.state.customer_token = token
         self.watcher.customer_display({token})
+        # not a repeat: `customer_display` keeps the focused set as it was, which may still
+        # hold the order the display showed before (the dashboard focuses `closely_watched`)
         self.watcher.focus(self.state.closely_watched)
         self.publish_display()
 

@@ -189,9 +189,7 @@ def customer_face(
     the state; unreachable, only an order still to be paid loses its QR (a paid order stays
     paid). `payment_url`: the service's checkout page, the QR while no coin is chosen.
     """
-    if trouble == "not_found" or (
-        trouble == "unreachable" and (state.payable or state.phase is Phase.COIN_NOT_CHOSEN)
-    ):
+    if trouble == "not_found" or (trouble == "unreachable" and state.takes_payment):
         return trouble_face(trouble, order)
     if state.phase is Phase.COIN_NOT_CHOSEN:
         return _checkout_face(order, state, checkout_url(payment_url), connection_problem)
@@ -243,8 +241,7 @@ def customer_face(
                 note = "note_type_amount"
         if qr_text and caption == qr_text:
             caption = ""
-    expiry = state.expiry
-    deadline = expiry.deadline if expiry is not None else None
+    deadline, deadline_about = _deadline(state)
     return CustomerFace(
         phase=state.phase.name,
         label=state.label,
@@ -264,8 +261,8 @@ def customer_face(
         address=clean(order.address or "", limit=200),
         company=clean(order.company_name, limit=60),
         order_id=clean(order.id, limit=40),
-        deadline=deadline if deadline is not None and 0 <= deadline <= 10**11 else None,
-        deadline_about=expiry is not None and expiry.confidence is Confidence.ASSUMED,
+        deadline=deadline,
+        deadline_about=deadline_about,
         rate_renews_at=rate_renews_at,
         connection_problem=connection_problem,
         payments=len(order.transactions),
@@ -275,8 +272,10 @@ def customer_face(
 def _checkout_face(
     order: Order, state: PaymentState, url: str, connection_problem: bool
 ) -> CustomerFace:
-    """No coin yet: the fiat amount, and the checkout page as the code when it is known."""
+    """No coin yet: the fiat amount, and the checkout page as the code when it is known (with
+    the order's deadline: a page that takes a payment goes at the order's expiry too)."""
     fiat = order.amount_fiat
+    deadline, deadline_about = _deadline(state)
     return CustomerFace(
         phase=state.phase.name,
         label=state.label,
@@ -288,9 +287,21 @@ def _checkout_face(
         qr_text=url,
         company=clean(order.company_name, limit=60),
         order_id=clean(order.id, limit=40),
+        deadline=deadline,
+        deadline_about=deadline_about,
         connection_problem=connection_problem,
         payments=len(order.transactions),
     )
+
+
+def _deadline(state: PaymentState) -> tuple[float | None, bool]:
+    """The order's deadline as epoch seconds (None: not known or out of bounds), and whether
+    the unit of the server's figure was assumed."""
+    expiry = state.expiry
+    deadline = expiry.deadline if expiry is not None else None
+    if deadline is None or not 0 <= deadline <= 10**11:
+        return None, False
+    return deadline, expiry is not None and expiry.confidence is Confidence.ASSUMED
 
 
 def face_at(face: CustomerFace, now: float) -> CustomerFace:

@@ -85,6 +85,13 @@ class PaymentState:
         return self.phase in PAYABLE
 
     @property
+    def takes_payment(self) -> bool:
+        """A code shown for this order invites a payment: the amount is due, or no coin is
+        chosen yet (the code is the checkout page). Its expiry withdraws it and `p` asks near
+        it, whatever the service's last answer said."""
+        return self.payable or self.phase is Phase.COIN_NOT_CHOSEN
+
+    @property
     def settled(self) -> bool:
         return self.phase in SETTLED
 

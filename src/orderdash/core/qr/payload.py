@@ -43,8 +43,11 @@ _ADDRESS = re.compile(r"[A-Za-z0-9]{20,100}")
 #: Human-readable parts of the bech32 addresses each scheme takes (main, test and regtest).
 BECH32_HRPS = {"bitcoin": ("bc", "tb", "bcrt"), "litecoin": ("ltc", "tltc", "rltc")}
 _BECH32_DATA = re.compile(r"[02-9ac-hj-np-z]{6,}")
-#: EIP-681's scheme, for the coin whose coinBaseName is "eth" (native ether only).
+#: EIP-681's scheme, for native ether only: the coin whose coinBaseName is "eth" and whose
+#: name (`coin`) says ether. A token the service labelled "eth" gets no amount in its code:
+#: `value=` asks for ether, and would ask for it in the token's figure.
 ETHEREUM_SCHEME = "ethereum"
+ETHER_NAMES = frozenset({"ethereum", "ether"})
 #: An ether address: 0x and 40 hex digits, in the case it came in (EIP-55 checksums live in it).
 _ETHER_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 WEI_DECIMALS = 18
@@ -79,20 +82,29 @@ def is_bech32(scheme: str, address: str) -> bool:
     return bool(one) and hrp in BECH32_HRPS.get(scheme, ()) and bool(_BECH32_DATA.fullmatch(data))
 
 
+def is_ether(coin_base_name: str | None, coin_name: str | None) -> bool:
+    """The coin is native ether: its code is "eth" and its name Ethereum or Ether."""
+    base = (coin_base_name or "").strip().lower()
+    return base == "eth" and (coin_name or "").strip().lower() in ETHER_NAMES
+
+
 def payment_uri(
     coin_base_name: str | None,
     address: str | None,
     amount: Decimal | None,
     *,
+    coin_name: str | None = None,
     uppercase: bool = False,
 ) -> str | None:
     """`bitcoin:ADDRESS?amount=X` and its equivalents, or None where no standard exists.
 
-    The amount is rounded up to the coin's smallest unit. `uppercase` writes the scheme and a
-    bech32 address in upper case (for a QR code; other addresses are case-sensitive).
+    The amount is rounded up to the coin's smallest unit. `coin_name` is the order's `coin`
+    (its display name): an ether request is built only when it names ether (`is_ether`).
+    `uppercase` writes the scheme and a bech32 address in upper case (for a QR code; other
+    addresses are case-sensitive).
     """
     if (coin_base_name or "").strip().lower() == "eth":
-        return ethereum_uri(address, amount)
+        return ethereum_uri(address, amount) if is_ether(coin_base_name, coin_name) else None
     scheme = URI_SCHEMES.get((coin_base_name or "").strip().lower())
     if scheme is None or not address:
         return None
@@ -152,9 +164,11 @@ def qr_payload(
     if mode is QRContent.ADDRESS:
         return QRPayload("address", address, caption=address)
     amount = state.due_coin if state.payable else None
-    uri = payment_uri(order.coin_base_name, order.address, amount)
+    uri = payment_uri(order.coin_base_name, order.address, amount, coin_name=order.coin)
     if uri is not None:
-        encoded = payment_uri(order.coin_base_name, order.address, amount, uppercase=uppercase)
+        encoded = payment_uri(
+            order.coin_base_name, order.address, amount, coin_name=order.coin, uppercase=uppercase
+        )
         return QRPayload("uri", encoded, caption=uri)
     if mode is QRContent.URI:
         note = f"no payment URI standard for {state.coin or 'this coin'}: address only"

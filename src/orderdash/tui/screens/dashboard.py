@@ -129,9 +129,9 @@ class DashboardScreen(HeldRenderScreen):
             self._show_qr()  # the order's time is up, or a rate period passed without answer
 
     def _withdrawn_now(self) -> str:
-        """Why the payable order on screen must show no code now, or ""."""
+        """Why the order on screen, which takes a payment, must show no code now, or ""."""
         shown = self.state.shown
-        if shown is None or not shown.payment.payable:
+        if shown is None or not shown.payment.takes_payment:
             return ""
         expiry = shown.payment.expiry
         deadline = expiry.deadline if expiry is not None else None
