@@ -41,7 +41,14 @@ def _run_orders(args: argparse.Namespace) -> OrderList:
 def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | ChargeStoppedResult:
     import asyncio
 
-    from orderdash.core.service.charge import charge, check_coin_text, parse_amount
+    from orderdash.cli.options import EXIT_INTERRUPTED
+    from orderdash.core.service.charge import (
+        charge,
+        check_coin_text,
+        interrupted,
+        new_order_token,
+        parse_amount,
+    )
     from orderdash.core.service.client import OrderClient
     from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
 
@@ -55,6 +62,9 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
             "(ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
         )
     customer_id = settings.customer_id
+    # the order's token, made here so that a Ctrl-C can still name the order it may have made
+    token = new_order_token()
+    sent: list[int] = []
 
     async def make() -> Any:
         async with OrderClient.from_settings(settings) as client:
@@ -65,19 +75,32 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
                 order_id=args.order_id,
                 coin=coin,
                 currency=settings.currency,
+                new_token=lambda: token,
+                on_attempt=lambda attempt, _attempts: sent.append(attempt),
             )
 
     try:
         return Charged(asyncio.run(make()))
     except ChargeOutcomeUnknown as unknown:
-        return ChargeUnknownResult(unknown, check=_check_command(args, unknown.token))
+        return ChargeUnknownResult(unknown, check=_check_command(args, settings, unknown.token))
     except ChargeStopped as stopped:
         return ChargeStoppedResult(stopped)
+    except KeyboardInterrupt:
+        if not sent:
+            raise  # no create was sent: nothing to name
+        check = _check_command(args, settings, token)
+        return ChargeUnknownResult(
+            interrupted(token), check=check, exit_code_given=EXIT_INTERRUPTED
+        )
 
 
-def _check_command(args: argparse.Namespace, token: str) -> str:
-    """The one command that reads the order `token` (with the service named as it was here)."""
+def _check_command(args: argparse.Namespace, settings: Any, token: str) -> str:
+    """The one command that reads the order `token` from the same service: the settings'
+    `base_url` always (not a secret; it may have come from a config file or the environment),
+    and the `--config` given here, if any, for the rest of the settings."""
     import shlex
 
-    where = f" --base-url {shlex.quote(args.base_url)}" if args.base_url else ""
+    where = f" --base-url {shlex.quote(str(settings.base_url))}"
+    if getattr(args, "config", None):
+        where += f" --config {shlex.quote(args.config)}"
     return f"orderdash get{where} -- {shlex.quote(token)}"

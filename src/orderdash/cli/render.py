@@ -177,9 +177,13 @@ class ChargeUnknownResult:
 
     unknown: Any
     check: str
+    #: The command's exit code when not the error's own (130: interrupted by Ctrl-C).
+    exit_code_given: int | None = None
 
     @property
     def exit_code(self) -> int:
+        if self.exit_code_given is not None:
+            return self.exit_code_given
         return self.unknown.exit_code
 
     def notes(self) -> list[str]:

@@ -306,6 +306,16 @@ class OrderDashApp(App[None]):
             markup=notice.markup,
         )
 
+    async def action_quit(self) -> None:
+        """q, Ctrl+Q: quit, except while a charge's order is being made (the charge dialog's
+        `quit_held` says why, in one line): its outcome is shown first, naming the order."""
+        held = getattr(self.screen, "quit_held", None)
+        reason = held() if callable(held) else ""
+        if reason:
+            self.notify(reason, title="Quit", severity="warning", markup=False)
+            return
+        await super().action_quit()
+
     def action_help(self) -> None:
         from orderdash.tui.screens.help import HelpScreen  # when first asked for
 

@@ -127,6 +127,11 @@ def _unknown(token: str, why: str) -> ChargeOutcomeUnknown:
     )
 
 
+def interrupted(token: str) -> ChargeOutcomeUnknown:
+    """The outcome of a charge stopped (Ctrl-C) once its create may have been sent."""
+    return _unknown(token, "interrupted before the service's answer was read")
+
+
 def check_currency(charge: Charge, reported: str, expected: str | None) -> Charge:
     """The charge with its order's currency as the service reports it (`reported`);
     ChargeStopped when that is not `expected` (the till's currency), before the customer is
@@ -276,11 +281,19 @@ async def charge(
     currency: str | None = None,
     new_token: Callable[[], str] = new_order_token,
     pause: float = RETRY_PAUSE,
+    on_attempt: Callable[[int, int], None] | None = None,
 ) -> Charge:
     """One charge: the order made, its currency checked against `currency` (the till's, when
-    set), then `coin` chosen (when given)."""
+    set), then `coin` chosen (when given). `on_attempt`: as in `create` (from the first
+    try on, the order may exist)."""
     made = await create(
-        client, amount, customer_id=customer_id, token=new_token(), order_id=order_id, pause=pause
+        client,
+        amount,
+        customer_id=customer_id,
+        token=new_token(),
+        order_id=order_id,
+        pause=pause,
+        on_attempt=on_attempt,
     )
     if coin is not None:
         return await choose(client, made, coin, currency)

@@ -219,10 +219,21 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
             return
         attempt, attempts = self._attempt
         seconds = max(0, int(self._clock() - self._since))
+        # the token from the first second: whatever happens next, the clerk can name the order
         self._say(
-            f"Making the order for {self._money(self.amount)}\u2026 "
+            f"Making order {clean(self._token or '', limit=40)}\u2026 "
             f"attempt {attempt} of {attempts} \u00b7 {seconds} s",
-            hint="the order's token is kept: it is made once",
+            hint=f"{self._money(self.amount)} \u00b7 the order's token is kept: it is made once",
+        )
+
+    def quit_held(self) -> str:
+        """Why the app must not quit now (one line), or "": while the order is being made,
+        quitting would leave an order that may exist and that nobody saw named."""
+        if self.step is not Step.CREATING:
+            return ""
+        return (
+            f"Not quitting: order {clean(self._token or '', limit=40)} is being made; "
+            "quit once the dialog says how it went"
         )
 
     def _stop_progress(self) -> None:
