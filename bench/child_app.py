@@ -3,7 +3,12 @@
     python bench/child_app.py SPEC_JSON OUT_JSON
 
 SPEC_JSON: {"mode": "orderdash" | "display" | "bare" | "floor" | "used" | "idle", "base_url": ...,
-"token": ..., "token_file": ..., "width": ..., "height": ..., "idle_seconds": ..., "settle": ...}
+"token": ..., "token_file": ..., "width": ..., "height": ..., "idle_seconds": ..., "settle": ...,
+"patches": [NAME, ...], "without": [NAME, ...]}
+
+"patches" (bench/ab_compat.py) names modules of `orderdash.tui.compat` imported before the app
+is built; those also in "without" are left out (their `install` a no-op; `held_render`'s screen
+runs Textual's own methods), to measure what each buys.
 
 "orderdash" builds the dashboard the way `orderdash tui TOKEN --bearer-token-file F` does (the
 CLI's own functions: its parser, its settings and logging set-up, `tui.run.build_dashboard`)
@@ -219,6 +224,22 @@ def main() -> None:
 
         startup.no_pydantic_plugins()
         startup.pause()
+    for name in spec.get("patches", ()):
+        # bench/ab_compat.py: both arms import the patch's module here; the "without" arm
+        # makes its `install` a no-op (held_render: its screen's overrides Textual's own)
+        import importlib
+
+        module = importlib.import_module(f"orderdash.tui.compat.{name}")
+        if name not in spec.get("without", ()):
+            continue
+        if name == "held_render":
+            from textual.screen import Screen
+
+            held = module.HeldRenderScreen
+            held._compositor_refresh = Screen._compositor_refresh  # type: ignore[method-assign]
+            held._on_screen_resume = Screen._on_screen_resume  # type: ignore[method-assign]
+        else:
+            module.install = lambda: None  # type: ignore[attr-defined]
     from appkit import PaintLog, run_app, screen_text
 
     if mode in ("bare", "floor"):
@@ -250,7 +271,9 @@ def main() -> None:
                 raise TimeoutError("no paint showed the data within 30 s") from None
         result["paint_at"] = paint.wall
         result["paints_before"] = len(paints.paints)
-        result["max_rss_kib_at_paint"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        result["max_rss_kib_at_paint"] = usage.ru_maxrss
+        result["cpu_at_paint"] = usage.ru_utime + usage.ru_stime  # less bent by a busy machine
         if mode == "idle":
             await measure_idle(app, paints, spec, result)
 

@@ -34,15 +34,6 @@ def runtime_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     return directory
 
 
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
-    """Each test its own user cache directory: an app keeps its parsed CSS there
-    (tui/compat/css_cache.py), never in the developer's."""
-    directory = tmp_path_factory.mktemp("cache")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(directory))
-    return directory
-
-
 #: The simulator's credential in tests; every test that captures output greps for it.
 BEARER = "test-bearer-Xy7-never-shown"
 

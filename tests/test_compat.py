@@ -10,10 +10,8 @@ leaks are checked on the real app, the newest-first table against DataTable's ow
 from __future__ import annotations
 
 import gc
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +24,7 @@ from textual.widgets import DataTable
 from textual.widgets._toast import Toast, ToastHolder
 from textual.widgets.data_table import RowKey
 
-from conftest import BEARER, make_settings, run_python, wait_until
+from conftest import BEARER, make_settings, wait_until
 from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
 from orderdash.tui import compat
 from orderdash.tui.app import make_app
@@ -245,66 +243,6 @@ async def test_newest_first_cells_draw_as_datatable_draws_them() -> None:
         await pilot.pause()
         assert "a much longer shop name  " in "".join(s.text for s in drawn(table)[1])
         assert_drawn_as_stock(table)
-
-
-#: A dashboard on no order in a fresh interpreter (its CSS parsed as at any start): prints
-#: the sources it parsed, its rules and its screen as JSON, and waits for the cache written.
-CSS_RUN = """
-import asyncio, json, threading
-from textual.css import stylesheet
-parsed = []
-parse = stylesheet.parse
-def counting(scope, css, read_from, *args, **kwargs):
-    parsed.append(read_from[1] or read_from[0])
-    return parse(scope, css, read_from, *args, **kwargs)
-stylesheet.parse = counting
-from orderdash.core.runtime.config import Settings
-from orderdash.tui.app import make_app
-app = make_app(Settings(base_url="http://127.0.0.1:9", persist_watchlist=False, bell=False))
-async def main():
-    async with app.run_test(size=(100, 30)) as pilot:
-        while not app._painted:
-            await pilot.pause(0.02)
-        await pilot.pause(0.1)
-        rules = [
-            [repr(rule.selector_set), sorted(map(repr, rule.styles.get_rules().items())),
-             rule.is_default_rules, rule.tie_breaker, sorted(rule.selector_names)]
-            for rule in app.stylesheet.rules
-        ]
-        return rules, app.export_screenshot()
-rules, screen = asyncio.run(main())
-for thread in threading.enumerate():
-    if thread.name == "orderdash-css-cache":
-        thread.join()
-print(json.dumps({"parsed": parsed, "rules": rules, "screen": screen}))
-"""
-
-
-def test_the_parsed_css_is_read_back_the_same_at_the_next_start(cache_dir: Path) -> None:
-    def start() -> dict[str, Any]:
-        result = run_python(CSS_RUN)
-        assert result.returncode == 0, result.stderr
-        return json.loads(result.stdout)
-
-    first = start()
-    assert "App.DEFAULT_CSS" in first["parsed"] and len(first["parsed"]) > 10
-    [kept] = (cache_dir / "orderdash").glob("css-*.pickle")
-    assert kept.stat().st_mode & 0o777 == 0o600
-    assert (cache_dir / "orderdash").stat().st_mode & 0o777 == 0o700
-
-    second = start()
-    assert second["parsed"] == []  # all read back
-    assert second["rules"] == first["rules"]
-    assert second["screen"] == first["screen"]
-
-    # a file others may write to is not read: parsed again, the same
-    kept.chmod(0o666)
-    assert start()["parsed"] == first["parsed"]
-    # nor one that is not a cache: parsed again, no error; the next start reads back again
-    kept.write_bytes(b"not a pickle")
-    third = start()
-    assert third["parsed"] == first["parsed"] and third["rules"] == first["rules"]
-    assert start()["parsed"] == []
 
 
 # -- key names (key_names): Textual's answers without the Unicode name database ---------------

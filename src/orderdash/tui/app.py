@@ -229,7 +229,6 @@ class OrderDashApp(App[None]):
         """Up: the requests held back go, a log-in may go now, and the account's history is
         read (in a worker)."""
         self.watcher.release()
-        compat.css_cache.save_in_background()  # parsed at this start: read back at the next
         if self.client.login_after is not None:
             self.client.login_after.set()
         if self._account is not None:
@@ -243,7 +242,6 @@ class OrderDashApp(App[None]):
 
     async def on_unmount(self) -> None:
         self._first_paint.close()  # quit before the first read came: no hold left behind
-        compat.css_cache.save_in_background()  # quit before `_after_first_paint` ran
         self._file.flush_at_exit()
         if self.publisher is not None:
             self.publisher.end()

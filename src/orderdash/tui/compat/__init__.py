@@ -12,7 +12,6 @@ one of these code paths shows there. Nothing outside this folder imports `textua
   their rendered text while they show the same (performance);
 - `held_render`: a screen not rendered while painting is held, nor restyled whole at its
   first resume (performance);
-- `css_cache`: the parsed TCSS kept from one start to the next (performance);
 - `key_names`: the bound keys shown without paging in the Unicode name database (memory);
 - `strip_caches`: a rendered line's caches made when first used (memory).
 
@@ -22,7 +21,6 @@ one of these code paths shows there. Nothing outside this folder imports `textua
 from __future__ import annotations
 
 from orderdash.tui.compat import (
-    css_cache,
     datatable_widths,
     key_names,
     strip_caches,
@@ -42,6 +40,5 @@ def install() -> None:
     styles_cache.install()
     toast.install()
     datatable_widths.install()
-    css_cache.install()
     key_names.install()
     strip_caches.install()

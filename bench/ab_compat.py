@@ -1,0 +1,92 @@
+"""What one speed patch of `orderdash.tui.compat` buys at start-up: an interleaved A/B of the
+start-up case's dashboard child with the patch installed and without it (its `install` made a
+no-op in the child, or for `held_render` Textual's own screen methods; both arms import its
+module at the same point), beside the floor with one use (the child's `used` mode).
+
+    python bench/ab_compat.py strip_caches --rounds 12     # from the repository root
+
+Each round runs the three children in turn, the order reversed every other round; one warm-up
+of each first (byte-code caches, and the parsed-CSS cache for the "with" arm). It prints, per
+kind, the median and the range of the first paint (spawn to the paint showing the order) and of
+the peak RSS (wait4), and what the patch buys: the difference of the medians, as a share of the
+first paint with the patch, and in MiB of peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from case_startup import run_app_child
+from common import median, simulator, token_file
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("patch", nargs="+", help="module names under orderdash.tui.compat")
+    parser.add_argument("--rounds", type=int, default=10)
+    options = parser.parse_args()
+    from orderdash.simulator import DEMO_TOKENS
+
+    kinds = {
+        "with": {"mode": "orderdash", "patches": options.patch},
+        "without": {"mode": "orderdash", "patches": options.patch, "without": options.patch},
+        "used": {"mode": "used"},
+    }
+    samples: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in kinds}
+    with simulator() as server, token_file() as path:
+        spec = {"base_url": server.base_url, "token": DEMO_TOKENS[0], "token_file": str(path)}
+
+        def once(kind: str) -> tuple[float, float, float]:
+            data, child = run_app_child({**spec, **kinds[kind]})
+            return data["paint_at"] - child.started, child.max_rss_kib / 1024, data["cpu_at_paint"]
+
+        for kind in kinds:
+            once(kind)
+        order = list(kinds)
+        for round_ in range(options.rounds):
+            for kind in order if round_ % 2 == 0 else order[::-1]:
+                samples[kind].append(once(kind))
+            print(
+                f"round {round_ + 1}: "
+                + ", ".join(
+                    f"{k} {samples[k][-1][0] * 1000:.0f} ms {samples[k][-1][1]:.2f} MiB"
+                    for k in kinds
+                ),
+                file=sys.stderr,
+            )
+
+    def stats(kind: str, index: int) -> tuple[float, float, float]:
+        values = [sample[index] for sample in samples[kind]]
+        return median(values), min(values), max(values)
+
+    print(f"without {', '.join(options.patch)}; {options.rounds} interleaved rounds")
+    for kind in kinds:
+        t, t0, t1 = stats(kind, 0)
+        r, r0, r1 = stats(kind, 1)
+        c, c0, c1 = stats(kind, 2)
+        print(
+            f"{kind:8} first paint {t * 1000:6.1f} ms ({t0 * 1000:.0f}-{t1 * 1000:.0f})  "
+            f"CPU to it {c * 1000:6.1f} ms ({c0 * 1000:.0f}-{c1 * 1000:.0f})  "
+            f"peak RSS {r:6.2f} MiB ({r0:.2f}-{r1:.2f})"
+        )
+    for index, name in ((0, "first paint"), (2, "CPU to the first paint")):
+        with_, without, used = (stats(kind, index)[0] for kind in kinds)
+        paired = sorted(
+            b[index] - a[index] for a, b in zip(samples["with"], samples["without"], strict=True)
+        )
+        print(
+            f"buys {(without - with_) * 1000:.1f} ms = {(without - with_) / with_:.1%} of {name} "
+            f"(paired per round: median {median(paired) * 1000:.1f} ms, "
+            f"{paired[0] * 1000:.0f} to {paired[-1] * 1000:.0f}); over floor + one use: "
+            f"with {with_ / used:.3f}x, without {without / used:.3f}x"
+        )
+    with_r, without_r, used_r = (stats(kind, 1)[0] for kind in kinds)
+    print(
+        f"buys {without_r - with_r:.2f} MiB of peak RSS; over floor + one use: "
+        f"with {with_r / used_r:.3f}x, without {without_r / used_r:.3f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()
