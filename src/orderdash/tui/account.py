@@ -11,20 +11,21 @@ define them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from orderdash.core.domain.display import fiat_text
+from orderdash.core.domain.text import fiat_text
 from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.watcher import Change
 from orderdash.core.runtime.bulk import let_go
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import AuthError, OrderdashError
-from orderdash.core.watching.store import MAX_TOKENS
+from orderdash.core.watching.watchlist_file import MAX_TOKENS
 
 if TYPE_CHECKING:
+    from orderdash.tui.host import DashboardHost
     from orderdash.tui.screens.charge import ChargeMade
 
 #: How long a notice that the list is incomplete stays up.
@@ -96,7 +97,7 @@ class AccountReporter:
 
 
 class AccountMode:
-    def __init__(self, app: Any, *, enabled: bool) -> None:
+    def __init__(self, app: DashboardHost, *, enabled: bool) -> None:
         """`app`: the OrderDashApp (its state, watcher, client, dashboard and notices);
         `enabled`: read the account's history (account mode)."""
         self._app = app
@@ -141,7 +142,7 @@ class AccountMode:
                 timeout=NOTICE_SECONDS,
                 markup=False,
             )
-        state.from_account.update(app.watch_tokens(new[:room], save=False))
+        state.from_account.update(app.session.watch(new[:room], save=False))
         let_go(message.orders)  # tens of thousands, freed at once, would freeze the screen
         try:
             app.dashboard.orders_arrived()
@@ -153,7 +154,7 @@ class AccountMode:
         item = message.order.item
         if item.token in state.entries:
             return  # made here (a charge) or added by hand: nothing new to tell
-        state.from_account.update(app.watch_tokens([item.token], save=False))
+        state.from_account.update(app.session.watch([item.token], save=False))
         alert = state.new_order(item.token, fiat_text(item.amount, item.currency.abbreviation))
         try:
             app.dashboard.entry_changed(item.token)
@@ -240,7 +241,7 @@ class AccountMode:
         app, state = self._app, self._app.state
         if made.payment_url:
             state.set_payment_url(made.token, made.payment_url)
-        app.watch_tokens([made.token], save=True)
+        app.session.watch([made.token], save=True)
         if made.fetched is not None and made.token in state.entries:
             # the order as the charge last read it: on screen at once, not at the next poll
             state.fetched(made.token, made.fetched, Change(), looking=True)

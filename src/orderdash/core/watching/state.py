@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from orderdash.core.domain.display import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.domain.payment import PaymentState, Phase, payment_state
+from orderdash.core.domain.text import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, is_outage
 from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload
@@ -22,7 +22,7 @@ from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Order
 from orderdash.core.watching.entry import Entry
-from orderdash.core.watching.store import WatchListFile
+from orderdash.core.watching.watchlist_file import WatchListFile
 
 if TYPE_CHECKING:
     # the customer's face is built only once a customer display or point of sale shows one

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on
@@ -17,14 +17,14 @@ from textual.containers import Vertical
 from textual.events import Resize
 from textual.reactive import var
 
-from orderdash.core.domain.display import coin_code
+from orderdash.core.domain.text import coin_code
 from orderdash.core.polling.refresh import Kind
-from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Transaction
-from orderdash.core.watching.state import DashboardState, Freshness, order_figures
+from orderdash.core.watching.session import WatchSession
+from orderdash.core.watching.state import Freshness, order_figures
 from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
 from orderdash.tui.compat.held_render import HeldRenderScreen
@@ -38,6 +38,9 @@ from orderdash.tui.widgets.title_header import TitleHeader
 from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane
 from orderdash.tui.widgets.watch_list import WatchListPane
+
+if TYPE_CHECKING:
+    from orderdash.tui.host import DashboardHost
 
 #: Below this width the QR would squeeze the order and its payments: it is hidden, with a note.
 QR_MIN_SCREEN_WIDTH = 100
@@ -56,11 +59,11 @@ class DashboardScreen(HeldRenderScreen):
     #: What the customer display shows, in a few words ("" when nothing is published).
     customer_display: var[str] = var("", init=False)
 
-    def __init__(
-        self, state: DashboardState, watcher: OrderWatcher, *, first_paint_held: bool = False
-    ) -> None:
+    def __init__(self, session: WatchSession, *, first_paint_held: bool = False) -> None:
         super().__init__()
-        self.state, self.watcher = state, watcher
+        #: Every change to what is watched goes through the session (it owns state and watcher).
+        self.session = session
+        self.state, self.watcher = session.state, session.watcher
         self._mismatch_shown = False
         #: Why the QR pane has no code though the order is payable ("" : it has its code).
         self._qr_withdrawn = ""
@@ -117,9 +120,9 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(OrderDetail).border_subtitle = note
 
     @property
-    def _app(self) -> Any:
-        """The app (OrderDashApp, which imports this module: not named here)."""
-        return self.app
+    def _app(self) -> DashboardHost:
+        """The app (OrderDashApp, which imports this module: seen through its Protocol)."""
+        return cast("DashboardHost", self.app)
 
     def _tick(self) -> None:
         self.query_one(StatusLine).tick()
@@ -161,7 +164,7 @@ class DashboardScreen(HeldRenderScreen):
     def _order_asked(self, message: messages.TokenSubmitted | messages.OrderChosen) -> None:
         if message.token == self.state.token and message.token in self.state.not_found:
             # Enter again on a token the service does not know: the operator insists
-            self._app.insist(message.token)
+            self.session.insist(message.token)
             self.query_one(TokenBar).show_error(None)
             return
         self.load(message.token)
@@ -172,13 +175,9 @@ class DashboardScreen(HeldRenderScreen):
 
     def load(self, token: str) -> None:
         """Show `token`'s order in the detail panes (adding it to the watch list if new)."""
-        self._app.watch_tokens([token], save=True)
-        if token not in self.state.entries:  # the list is full (the user was told)
-            return
         previous = self.state.token
-        self.state.focus(token)
-        self._app.drop_unknown(previous)
-        self.watcher.focus(self.state.closely_watched)
+        if not self.session.open(token):  # the list is full (the user was told)
+            return
         self.query_one(TokenBar).input.value = token
         self.query_one(OrderDetail).show_loading(token)
         self.query_one(TransactionsPane).reset()
@@ -261,7 +260,7 @@ class DashboardScreen(HeldRenderScreen):
         if result is None:  # removed meanwhile
             return
         entry, alert = result
-        self._app.confirm_token(entry.token)
+        self.session.confirm(entry.token)
         for news in (self.state.reachable(), alert):
             if news is not None:
                 self._app.announce(news)
@@ -269,7 +268,7 @@ class DashboardScreen(HeldRenderScreen):
         if message.token == self.state.token:
             self._show_order(message.fetched, message.kind, message.change.new_transaction_ids)
         if message.token == self.state.customer_token:
-            self._app.publish_display()
+            self.session.publish_display()
 
     @on(messages.FetchFailed)
     def _fetch_failed(self, message: messages.FetchFailed) -> None:
@@ -277,11 +276,11 @@ class DashboardScreen(HeldRenderScreen):
         for alarm in self.state.failure_alarms(message.token, failure):
             self._app.announce(alarm)
         if isinstance(failure.error, NotFound) and failure.kind is Kind.ORDER:
-            self._app.token_not_found(message.token)
+            self.session.not_found(message.token)
         if self.state.failed(message.token, failure) is not None:
             self.query_one(WatchListPane).update_entry(message.token)
         if message.token == self.state.customer_token:
-            self._app.publish_display()
+            self.session.publish_display()
         if message.token != self.state.token:
             return
         if self.state.order is None and failure.kind is Kind.ORDER:
@@ -320,13 +319,13 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(WatchListPane).update_entry(token)
 
     def action_remove_order(self) -> None:
-        self._app.unwatch(self.target_token())
+        self.session.unwatch(self.target_token())
 
     def action_copy_address(self) -> None:
-        self._app.copy_address(self.target_token())
+        self._app.desk.copy_address(self.target_token())
 
     def action_copy_amount(self) -> None:
-        self._app.copy_amount(self.target_token())
+        self._app.desk.copy_amount(self.target_token())
 
     def action_focus_list(self) -> None:
         if not self.query_one(WatchListPane).focus_rows():
@@ -364,7 +363,7 @@ class DashboardScreen(HeldRenderScreen):
     def action_open_transaction(self) -> None:
         token = self.query_one(WatchListPane).highlighted_token()
         if token is None:
-            self._app.open_transaction(self.selected_transaction())
+            self._app.desk.open_transaction(self.selected_transaction())
             return
         # the list's row: its newest payment
         entry = self.state.entries.get(token)
@@ -374,7 +373,7 @@ class DashboardScreen(HeldRenderScreen):
             if order is not None and order.transactions
             else None
         )
-        self._app.open_transaction(newest)
+        self._app.desk.open_transaction(newest)
 
     def action_focus_token(self) -> None:
         self.query_one(TokenBar).input.focus()

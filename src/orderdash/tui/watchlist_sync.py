@@ -13,16 +13,18 @@ import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from textual.app import App
+
 from orderdash.core.watching.pending import PendingChanges
 from orderdash.core.watching.state import DashboardState
-from orderdash.core.watching.store import MAX_TOKENS
+from orderdash.core.watching.watchlist_file import MAX_TOKENS
 from orderdash.tui.messages import WatchListRead, WatchListSaved
 
 
 class WatchListSync:
     def __init__(
         self,
-        app: Any,
+        app: App[None],
         state: DashboardState,
         *,
         started: Callable[[list[str]], None],
