@@ -4,17 +4,17 @@ charge at the counter.
 The account's history is read in a worker after the first paint (`AccountFeed`, every
 `account_interval`, through the private budget); its open orders join the watch list, not the
 watch list file. A later order joins with an alert. A refused log-in is one banner line (the
-client sends no log-in again). The feed posts its reports to the app, which hands them here.
+client sends no log-in again). The feed's reports reach this module through the app's message queue.
 Those messages are this module's, not `messages.py`'s: a start without account mode does not
 define them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.message import Message
-from textual.message_pump import MessagePump
 
 from orderdash.core.domain.text import fiat_text
 from orderdash.core.polling.account import AccountFeed, AccountOrder
@@ -74,26 +74,36 @@ class AccountWarning(Message):
 
 
 class AccountReporter:
-    """Turns the account feed's callbacks into messages to `target` (the app)."""
+    """Turns the account feed's callbacks into reports to account mode, through the app's
+    message queue (in order with its other messages)."""
 
-    def __init__(self, target: MessagePump) -> None:
-        self.target = target
+    def __init__(self, app: DashboardHost, mode: AccountMode) -> None:
+        self._app, self._mode = app, mode
+
+    def _report(self, handle: Callable[..., None], *args: object) -> None:
+        self._app.call_later(self._deliver, handle, *args)
+
+    def _deliver(self, handle: Callable[..., None], *args: object) -> None:
+        # A history read that ends while the app shuts down reports to screens already taken
+        # apart (their widgets gone): not running, the report is dropped.
+        if self._app.is_running:
+            handle(*args)
 
     def on_baseline(self, orders: list[AccountOrder]) -> None:
         # a copy: the feed empties its list once this returns
-        self.target.post_message(AccountBaseline(list(orders)))
+        self._report(self._mode.baseline, AccountBaseline(list(orders)))
 
     def on_new_order(self, order: AccountOrder) -> None:
-        self.target.post_message(AccountNewOrder(order))
+        self._report(self._mode.new_order, AccountNewOrder(order))
 
     def on_account_failure(self, error: OrderdashError) -> None:
-        self.target.post_message(AccountFailed(error))
+        self._report(self._mode.failed, AccountFailed(error))
 
     def on_account_recovered(self) -> None:
-        self.target.post_message(AccountRecovered())
+        self._report(self._mode.recovered)
 
     def on_account_warning(self, text: str) -> None:
-        self.target.post_message(AccountWarning(text))
+        self._report(self._mode.warned, AccountWarning(text))
 
 
 class AccountMode:
@@ -104,7 +114,7 @@ class AccountMode:
         self._feed = (
             AccountFeed(
                 app.client,
-                AccountReporter(app),
+                AccountReporter(app, self),
                 interval=app.settings.account_interval,
                 budget=app.watcher,
                 max_pages=app.settings.history_max_pages,

@@ -1,9 +1,10 @@
 """The Textual application and the one factory that builds it (CLI, tests, screenshots).
 
-The app owns the state (`DashboardState`, plain Python), the watcher and the client, all built
-by `make_app`. Screens hold references to them. What the user does to the state (the bell,
-the watch list, copying, the point-of-sale screen) is an app action here, which the keys and
-the command palette both call; the clock tick and the order on screen go down as reactives.
+`make_app` builds the parts (`tui/factory.py`): the client, the state, the watcher and the
+session that owns every change to what is watched (`core/watching/session.py`). The App runs
+the start-up (the first paint), the clock tick and the notices, and hands each action to its
+owner: the session, the counter (point of sale, customer display), the desk (clipboard,
+browser), the alarms; the clock tick and the order on screen go down as reactives.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from textual.screen import Screen
 
 from orderdash.core.runtime import startup
 from orderdash.core.runtime.config import Settings
-from orderdash.core.safetext import clean
 from orderdash.core.service.client import OrderClient
 from orderdash.core.watching.state import Shown
 from orderdash.core.watching.watchlist_file import (
@@ -30,44 +30,23 @@ from orderdash.core.watching.watchlist_file import (
     parse_tokens,
 )
 from orderdash.tui import compat
+from orderdash.tui.alarms import Alarms
+from orderdash.tui.bindings import OPERATOR_ACTIONS, POS_ONLY_OFF
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
 from orderdash.tui.factory import Parts, build_parts
 from orderdash.tui.messages import (
-    WatchListRead,
-    WatchListSaved,
     WatchStatusChanged,
 )
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.watchlist_sync import WatchListSync
 
 if TYPE_CHECKING:
-    from orderdash.core.watching.alert import Alert
-    from orderdash.tui.account import (
-        AccountBaseline,
-        AccountFailed,
-        AccountMode,
-        AccountNewOrder,
-        AccountRecovered,
-        AccountWarning,
-    )
+    from orderdash.tui.account import AccountMode
     from orderdash.tui.notices import HeldNotices, Notice
 
 
-NO_BEARER = (
-    "Rate refresh is off: it needs a bearer token (--bearer-token-file) or the access token "
-    "to log in with (access_token_file). The order is still polled."
-)
-#: App actions that are the operator's alone: off while a customer-facing screen is up.
-OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
-#: Off for good in a standalone point of sale (`orderdash pos`): the other orders, charges,
-#: copies and the customer display are the operator's, and no operator is at that screen.
-POS_ONLY_OFF = OPERATOR_ACTIONS | {
-    "new_charge", "budgets", "alerts", "undo_remove", "add_tokens", "point_of_sale",
-    "show_on_display", "clear_display", "copy_address", "copy_amount", "copy_token",
-    "copy_hash", "toggle_bell",
-}  # fmt: skip
 #: At start-up the screen paints nothing until the order it opens is on it, or for this long.
 FIRST_PAINT_WAIT = 0.5
 
@@ -110,6 +89,8 @@ class OrderDashApp(App[None]):
         self.state = state = parts.state
         self.watcher = parts.watcher
         self.desk = Desk(self, state)
+        #: The bell and the alerts' toasts (tui/alarms.py).
+        self.alarms = Alarms(self, state)
         self._reporter = parts.reporter
         self._tokens = list(tokens)
         self._open_pos = open_pos or pos_only
@@ -127,7 +108,6 @@ class OrderDashApp(App[None]):
             monotonic=parts.monotonic,
             standalone=pos_only,
         )
-        self._told_no_bearer = False
         #: Made with the first notice (`_held`): a start that tells nothing does without it.
         self._notices_held: HeldNotices | None = None
         self._file = WatchListSync(self, state, started=self._start, adopt=session.adopt)
@@ -312,60 +292,17 @@ class OrderDashApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
-    # -- the bell: one switch, the state's -------------------------------------------------------
+    # -- the bell: one switch, the state's (its alerts: tui/alarms.py) --------------------------
 
     def bell(self) -> None:
         if self.state.bell:
             super().bell()
 
-    def announce(self, alert: Alert) -> None:
-        """A payment or a status change: the bell and a toast (the log line is the state's).
-        With the customer's screen up, only its own order rings (the toast is held). An alarm
-        (outage, recovery, not found, a payment taken back) is an error toast that stays."""
-        if not self.state.pos_up or alert.token == self.state.token:
-            self.bell()
-        where = [part for part in (alert.company, clean(alert.token, limit=30)) if part]
-        title = " \u00b7 ".join(where)
-        if alert.alarm:
-            title = f"\u26a0 {title}" if title else "\u26a0 Alarm"
-            self.notify(alert.text, title=title, severity="error", markup=False, timeout=20)
-            return
-        self.notify(alert.text, title=title, markup=False, timeout=8)
-
     def action_toggle_bell(self) -> None:
         self.state.bell = not self.state.bell
         self.notify(f"Bell {'on' if self.state.bell else 'off'}.", timeout=2, markup=False)
 
-    def tell_no_bearer(self) -> None:
-        """Once: the order is polled, but its rate is not refreshed without the token."""
-        if not self._told_no_bearer:
-            self._told_no_bearer = True
-            self.notify(NO_BEARER, title="No bearer token", severity="warning", markup=False)
-
     # -- the merchant's account (tui/account.py) --------------------------------------------------
-
-    # A history read that ends while the app shuts down reports to screens already taken
-    # apart (their widgets gone): not running, the report is dropped.
-
-    def on_account_baseline(self, message: AccountBaseline) -> None:
-        if self.is_running:
-            self._account_mode().baseline(message)
-
-    def on_account_new_order(self, message: AccountNewOrder) -> None:
-        if self.is_running:
-            self._account_mode().new_order(message)
-
-    def on_account_failed(self, message: AccountFailed) -> None:
-        if self.is_running:
-            self._account_mode().failed(message)
-
-    def on_account_recovered(self, _: AccountRecovered) -> None:
-        if self.is_running:
-            self._account_mode().recovered()
-
-    def on_account_warning(self, message: AccountWarning) -> None:
-        if self.is_running:
-            self._account_mode().warned(message)
 
     def action_new_charge(self) -> None:
         self._account_mode().new_charge()
@@ -396,12 +333,6 @@ class OrderDashApp(App[None]):
     def _alert_chosen(self, token: str | None) -> None:
         if token is not None and token in self.state.entries:
             self.dashboard.load(token)
-
-    def on_watch_list_read(self, message: WatchListRead) -> None:
-        self._file.read_done(message)
-
-    def on_watch_list_saved(self, message: WatchListSaved) -> None:
-        self._file.save_done(message)
 
     def action_undo_remove(self) -> None:
         self.session.undo()

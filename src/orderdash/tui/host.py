@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from orderdash.core.polling.watcher import OrderWatcher
     from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.watching.alert import Alert
     from orderdash.core.watching.session import WatchSession
     from orderdash.core.watching.state import DashboardState, Shown
+    from orderdash.tui.alarms import Alarms
     from orderdash.tui.desk import Desk
 
 T = TypeVar("T")
@@ -47,6 +47,8 @@ class DashboardHost(Protocol):
     session: WatchSession
     #: The clipboard and the browser (`tui/desk.py`).
     desk: Desk
+    #: The bell and the alerts' toasts (`tui/alarms.py`).
+    alarms: Alarms
     #: The order on screen as last answered (the point-of-sale screen watches it).
     shown: Shown | None
 
@@ -60,10 +62,6 @@ class DashboardHost(Protocol):
     def screen(self) -> Screen[object]: ...
 
     def bell(self) -> None: ...
-
-    def announce(self, alert: Alert) -> None: ...
-
-    def tell_no_bearer(self) -> None: ...
 
     def action_point_of_sale(self) -> None: ...
 
@@ -80,3 +78,8 @@ class DashboardHost(Protocol):
     def run_worker(self, work: Coroutine[object, object, object], **options: object) -> object: ...
 
     def push_screen(self, screen: Screen[T], callback: Callable[[T], None]) -> object: ...
+
+    def call_later(self, callback: Callable[..., object], *args: object) -> bool: ...
+
+    @property
+    def is_running(self) -> bool: ...

@@ -1,8 +1,9 @@
 """The dashboard: token input, watch list, detail, QR, transactions, status line.
 
-The app owns the state (`DashboardState`) and the watcher; this screen composes the panes,
-binds the keys and routes the watcher's reports: the state says what changed, the screen hands
-each widget what it shows."""
+The session (`core/watching/session.py`, built by `make_app`) owns the state and the watcher
+and makes every change to what is watched; this screen composes the panes, binds the keys and
+routes the watcher's reports: the state says what changed, the screen hands each widget what it
+shows."""
 
 from __future__ import annotations
 
@@ -128,21 +129,8 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(StatusLine).tick()
         self.query_one(OrderDetail).tick(self.state.clock())
         self.query_one(WatchListPane).tick()
-        if self._withdrawn_now() != self._qr_withdrawn:
+        if self.state.qr_withdrawn() != self._qr_withdrawn:
             self._show_qr()  # the order's time is up, or a rate period passed without answer
-
-    def _withdrawn_now(self) -> str:
-        """Why the order on screen, which takes a payment, must show no code now, or ""."""
-        shown = self.state.shown
-        if shown is None or not shown.payment.takes_payment:
-            return ""
-        expiry = shown.payment.expiry
-        deadline = expiry.deadline if expiry is not None else None
-        if deadline is not None and self.state.clock() >= deadline:
-            return "No QR: the order's time is up by this machine's clock, nothing is to be paid"
-        if self.state.trouble(self.state.token, has_order=True) == "unreachable":
-            return "No QR: no answer from the service for a minute, the amount cannot be checked"
-        return ""
 
     def account_problem(self, text: str | None) -> None:
         """A one-line banner for a problem with the merchant's account (None: none), over the
@@ -187,7 +175,7 @@ class DashboardScreen(HeldRenderScreen):
         self.sub_title = clean(token, limit=60)
         self.freshness = self.state.freshness
         if not self.state.rates_enabled:
-            self._app.tell_no_bearer()
+            self._app.alarms.tell_no_bearer()
         pane = self.query_one(WatchListPane)
         if previous in self.state.entries and previous != token:
             pane.update_entry(previous)  # no longer marked open
@@ -235,7 +223,7 @@ class DashboardScreen(HeldRenderScreen):
     def _show_qr(self) -> None:
         """The QR pane, and the detail that says what the code is (again once the server's
         image is decoded, in a worker)."""
-        self._qr_withdrawn = withdrawn = self._withdrawn_now()
+        self._qr_withdrawn = withdrawn = self.state.qr_withdrawn()
         if (shown := self.state.shown) is not None:
             note = show_payload(self.query_one(QRView), shown.payload, shown.payment, withdrawn)
             what = qr_what(shown.payload, note)
@@ -263,7 +251,7 @@ class DashboardScreen(HeldRenderScreen):
         self.session.confirm(entry.token)
         for news in (self.state.reachable(), alert):
             if news is not None:
-                self._app.announce(news)
+                self._app.alarms.announce(news)
         self.query_one(WatchListPane).update_entry(entry.token)
         if message.token == self.state.token:
             self._show_order(message.fetched, message.kind, message.change.new_transaction_ids)
@@ -274,7 +262,7 @@ class DashboardScreen(HeldRenderScreen):
     def _fetch_failed(self, message: messages.FetchFailed) -> None:
         failure = message.failure
         for alarm in self.state.failure_alarms(message.token, failure):
-            self._app.announce(alarm)
+            self._app.alarms.announce(alarm)
         if isinstance(failure.error, NotFound) and failure.kind is Kind.ORDER:
             self.session.not_found(message.token)
         if self.state.failed(message.token, failure) is not None:
@@ -364,16 +352,8 @@ class DashboardScreen(HeldRenderScreen):
         token = self.query_one(WatchListPane).highlighted_token()
         if token is None:
             self._app.desk.open_transaction(self.selected_transaction())
-            return
-        # the list's row: its newest payment
-        entry = self.state.entries.get(token)
-        order = entry.order if entry is not None else None
-        newest = (
-            max(order.transactions, key=lambda tx: (tx.created_at_ms, tx.id))
-            if order is not None and order.transactions
-            else None
-        )
-        self._app.desk.open_transaction(newest)
+        else:  # the list's row: its newest payment
+            self._app.desk.open_transaction(self.state.newest_transaction(token))
 
     def action_focus_token(self) -> None:
         self.query_one(TokenBar).input.focus()
