@@ -50,6 +50,9 @@ class Events:
     def notify(self, message: str, *, severity: str = "information", **_: object) -> None:
         self.notices.append((severity, message))
 
+    def announce(self, alert: object) -> None:
+        self.notices.append(("alert", str(alert)))
+
     def roster_changed(self) -> None:
         self.rosters += 1
 

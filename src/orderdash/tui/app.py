@@ -43,6 +43,7 @@ from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.watchlist_sync import WatchListSync
 
 if TYPE_CHECKING:
+    from orderdash.core.watching.alert import Alert
     from orderdash.tui.account import AccountMode
     from orderdash.tui.notices import HeldNotices, Notice
 
@@ -220,6 +221,9 @@ class OrderDashApp(App[None]):
         self.session.publish_display()
 
     # -- what the session tells (core/watching/session.py: SessionEvents) ----------------------
+
+    def announce(self, alert: Alert) -> None:
+        self.alarms.announce(alert)
 
     def roster_changed(self) -> None:
         self.roster += 1

@@ -15,12 +15,17 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from orderdash.core.customer.handover import BackToWelcome
+from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean, shorten_middle
+from orderdash.core.service.errors import NotFound
 from orderdash.core.watching.watchlist_file import MAX_TOKENS, parse_tokens
 
 if TYPE_CHECKING:
     from orderdash.core.customer.channel import Publisher
-    from orderdash.core.polling.watcher import OrderWatcher
+    from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
+    from orderdash.core.service.client import Fetched
+    from orderdash.core.watching.alert import Alert
+    from orderdash.core.watching.entry import Entry
     from orderdash.core.watching.state import DashboardState
 
 Severity = Literal["information", "warning", "error"]
@@ -38,6 +43,9 @@ class SessionEvents(Protocol):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None: ...
+
+    def announce(self, alert: Alert) -> None:
+        """A payment, a status change or an alarm: the bell and a toast."""
 
     def roster_changed(self) -> None:
         """Orders joined or left the watch list."""
@@ -61,6 +69,9 @@ class _Quiet:
     """Events nobody hears (a session before its screen is attached, or without one)."""
 
     def notify(self, message: str, **options: object) -> None:
+        pass
+
+    def announce(self, alert: Alert) -> None:
         pass
 
     def roster_changed(self) -> None:
@@ -227,6 +238,32 @@ class WatchSession:
             more = f" (and {len(parsed.invalid) - 1} more)" if len(parsed.invalid) > 1 else ""
             parts.append(f"{len(parsed.invalid)} refused: {clean(raw, limit=30)}: {reason}{more}")
         self._tell("; ".join(parts), severity="warning" if parsed.invalid else "information")
+
+    # -- the watcher's reports -------------------------------------------------------------------
+
+    def fetched(
+        self, token: str, fetched: Fetched, change: Change, *, looking: bool
+    ) -> Entry | None:
+        """A good answer for `token` (None: removed meanwhile): kept in the saved list, and its
+        news (the service reachable again, a payment, a status) announced."""
+        result = self.state.fetched(token, fetched, change, looking=looking)
+        if result is None:
+            return None
+        entry, alert = result
+        self.confirm(entry.token)
+        for news in (self.state.reachable(), alert):
+            if news is not None:
+                self.events.announce(news)
+        return entry
+
+    def failed(self, token: str, failure: Failure) -> bool:
+        """A failed read for `token`: its alarms announced, an unknown order let go (unless on
+        screen); True when its entry changed."""
+        for alarm in self.state.failure_alarms(token, failure):
+            self.events.announce(alarm)
+        if isinstance(failure.error, NotFound) and failure.kind is Kind.ORDER:
+            self.not_found(token)
+        return self.state.failed(token, failure) is not None
 
     # -- the order on screen ---------------------------------------------------------------------
 

@@ -11,29 +11,25 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.events import Resize
 from textual.reactive import var
 
-from orderdash.core.domain.text import coin_code
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.session import WatchSession
-from orderdash.core.watching.state import Freshness, order_figures
+from orderdash.core.watching.state import Freshness
 from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
-from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
-from orderdash.tui.widgets.qr import QRView
+from orderdash.tui.widgets.order_view import OrderView
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.title_header import TitleHeader
 from orderdash.tui.widgets.token_bar import TokenBar
@@ -66,8 +62,6 @@ class DashboardScreen(HeldRenderScreen):
         self.session = session
         self.state, self.watcher = session.state, session.watcher
         self._mismatch_shown = False
-        #: Why the QR pane has no code though the order is payable ("" : it has its code).
-        self._qr_withdrawn = ""
         #: The app holds painting until the first order is on this screen (`end_of_hold`).
         self._first_paint_held = first_paint_held
         #: Set once its widgets are mounted (it is the app's first screen: nothing awaits
@@ -80,13 +74,7 @@ class DashboardScreen(HeldRenderScreen):
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")
         # the order over its transactions, the QR docked beside both (app.tcss)
-        with Vertical(id="main"):
-            yield OrderDetail(id="detail")
-            yield TransactionsPane(id="transactions-pane")
-            qr = QRView(id="qr")
-            if self._first_paint_held:
-                qr.draw_later()  # the order first, the code one frame after
-            yield qr
+        yield OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
         yield StatusLine(monotonic=self.state.monotonic, id="status").data_bind(
             DashboardScreen.freshness, DashboardScreen.customer_display
         )
@@ -94,7 +82,7 @@ class DashboardScreen(HeldRenderScreen):
 
     def end_of_hold(self) -> None:
         super().end_of_hold()
-        self.call_after_refresh(self.query_one(QRView).draw_now)
+        self.query_one(OrderView).draw_qr()
 
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
@@ -127,10 +115,9 @@ class DashboardScreen(HeldRenderScreen):
 
     def _tick(self) -> None:
         self.query_one(StatusLine).tick()
-        self.query_one(OrderDetail).tick(self.state.clock())
+        self.query_one(OrderView).tick(self.state.clock())
         self.query_one(WatchListPane).tick()
-        if self.state.qr_withdrawn() != self._qr_withdrawn:
-            self._show_qr()  # the order's time is up, or a rate period passed without answer
+        self.query_one(OrderView).check_qr()
 
     def account_problem(self, text: str | None) -> None:
         """A one-line banner for a problem with the merchant's account (None: none), over the
@@ -167,11 +154,7 @@ class DashboardScreen(HeldRenderScreen):
         if not self.session.open(token):  # the list is full (the user was told)
             return
         self.query_one(TokenBar).input.value = token
-        self.query_one(OrderDetail).show_loading(token)
-        self.query_one(TransactionsPane).reset()
-        qr = self.query_one(QRView)
-        qr.text = ""
-        qr.placeholder = ""  # the order pane says it is loading
+        self.query_one(OrderView).loading(token)
         self.sub_title = clean(token, limit=60)
         self.freshness = self.state.freshness
         if not self.state.rates_enabled:
@@ -190,9 +173,7 @@ class DashboardScreen(HeldRenderScreen):
         """The open order left the watch list: the panes go back to empty, and no countdown
         for an order nobody watches stays on screen (it once froze at "retrying in 0:00")."""
         self.state.unfocus()
-        self.query_one(OrderDetail).show_message(Text("Enter an order token above.", "dim"))
-        self.query_one(TransactionsPane).reset()
-        self.query_one(QRView).text = ""
+        self.query_one(OrderView).closed()
         self.query_one(TokenBar).input.value = ""
         self.query_one(TokenBar).show_error(None)
         self.sub_title = ""
@@ -202,11 +183,7 @@ class DashboardScreen(HeldRenderScreen):
     def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
         """The focused order into the detail, transactions, QR and status panes."""
         order = self.state.show(fetched, kind, new_ids).order
-        self._show_qr()
-        currency = clean(order.currency.abbreviation, limit=12)
-        self.query_one(TransactionsPane).show(
-            order.transactions, new_ids, coin_code(order), currency
-        )
+        self.query_one(OrderView).show(order, new_ids)
         company, token = clean(order.company_name, limit=40), clean(order.token, limit=40)
         self.sub_title = f"{company} \u00b7 {token}"
         self._update_freshness()
@@ -219,39 +196,20 @@ class DashboardScreen(HeldRenderScreen):
             self._mismatch_shown = warning is not None
         self._app.shown = self.state.shown
 
-    @on(ServerImageDecoded)
-    def _show_qr(self) -> None:
-        """The QR pane, and the detail that says what the code is (again once the server's
-        image is decoded, in a worker)."""
-        self._qr_withdrawn = withdrawn = self.state.qr_withdrawn()
-        if (shown := self.state.shown) is not None:
-            note = show_payload(self.query_one(QRView), shown.payload, shown.payment, withdrawn)
-            what = qr_what(shown.payload, note)
-            detail = self.query_one(OrderDetail)
-            entry = self.state.entries.get(self.state.token or "")
-            was = order_figures(entry.was) if entry is not None and entry.was else None
-            detail.show(
-                shown.order, shown.received_at, self.state.direction, shown.payment, what, was
-            )
-
     def _update_freshness(self) -> None:
-        self.freshness = freshness = self.state.freshness
-        stale = freshness.stale and self.state.order is not None
-        self.query_one(OrderDetail).stale_since = freshness.last_update if stale else None
+        self.freshness = self.state.freshness
+        self.query_one(OrderView).stale(self.freshness)
 
     # -- reports from the watcher --------------------------------------------------------------
 
     @on(messages.OrderFetched)
     def _order_fetched(self, message: messages.OrderFetched) -> None:
         looking = message.token == self.state.token and self.app.screen is self
-        result = self.state.fetched(message.token, message.fetched, message.change, looking=looking)
-        if result is None:  # removed meanwhile
+        entry = self.session.fetched(
+            message.token, message.fetched, message.change, looking=looking
+        )
+        if entry is None:  # removed meanwhile
             return
-        entry, alert = result
-        self.session.confirm(entry.token)
-        for news in (self.state.reachable(), alert):
-            if news is not None:
-                self._app.alarms.announce(news)
         self.query_one(WatchListPane).update_entry(entry.token)
         if message.token == self.state.token:
             self._show_order(message.fetched, message.kind, message.change.new_transaction_ids)
@@ -261,18 +219,14 @@ class DashboardScreen(HeldRenderScreen):
     @on(messages.FetchFailed)
     def _fetch_failed(self, message: messages.FetchFailed) -> None:
         failure = message.failure
-        for alarm in self.state.failure_alarms(message.token, failure):
-            self._app.alarms.announce(alarm)
-        if isinstance(failure.error, NotFound) and failure.kind is Kind.ORDER:
-            self.session.not_found(message.token)
-        if self.state.failed(message.token, failure) is not None:
+        if self.session.failed(message.token, failure):
             self.query_one(WatchListPane).update_entry(message.token)
         if message.token == self.state.customer_token:
             self.session.publish_display()
         if message.token != self.state.token:
             return
         if self.state.order is None and failure.kind is Kind.ORDER:
-            self.query_one(OrderDetail).show_message(literal(failure.error.message, "bold"))
+            self.query_one(OrderView).show_message(literal(failure.error.message, "bold"))
             if isinstance(failure.error, NotFound):
                 note = (
                     " \u00b7 not saved: Enter again to keep it"
@@ -346,7 +300,7 @@ class DashboardScreen(HeldRenderScreen):
     # -- the selected transaction, the focus -----------------------------------------------------
 
     def selected_transaction(self) -> Transaction | None:
-        return self.query_one(TransactionsPane).table.selected()
+        return self.query_one(OrderView).selected_transaction()
 
     def action_open_transaction(self) -> None:
         token = self.query_one(WatchListPane).highlighted_token()
