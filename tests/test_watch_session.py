@@ -10,7 +10,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from orderdash.core.customer.channel import Publisher
-from orderdash.core.polling.watcher import Change
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.polling.watcher import Change, Failure
+from orderdash.core.service.errors import NotFound
 from orderdash.core.watching.session import WatchSession
 from test_dashboard_state import example, fetched, new_state
 
@@ -168,3 +170,29 @@ def test_the_customer_display_follows_the_session(tmp_path: Path) -> None:
     session.clear_display()
     assert session.state.customer_token is None and events.display[-1] == ""
     assert watcher.calls[-2:] == [("customer_display", []), ("focus", ["tok-1"])]
+
+
+def test_a_good_answer_is_saved_and_its_news_announced() -> None:
+    session, _, events, file = new_session()
+    session.open("tok-1")
+    entry = session.fetched("tok-1", fetched(example("tok-1")), Change(), looking=True)
+    assert entry is not None and entry.token == "tok-1"
+    assert file.saves == [(["tok-1"], [])]  # known to the service: kept in the saved list
+    assert session.fetched("gone", fetched(example("gone")), Change(), looking=False) is None
+
+
+def test_a_not_found_off_screen_is_let_go_and_its_alarm_announced() -> None:
+    session, watcher, events, file = new_session()
+    session.open("tok-1")
+    session.add_from_text("typo")
+    events.notices.clear()
+    gone = Failure(Kind.ORDER, NotFound("no order with token 'typo' (HTTP 404)"), retry_in=60.0)
+    session.failed("typo", gone)
+    assert "typo" not in session.state.entries
+    assert ("remove", "typo") in watcher.calls
+    kinds = [severity for severity, _ in events.notices]
+    assert "warning" in kinds  # "Not found, not kept on the watch list"
+    assert file.saves == []
+    # the order on screen stays, marked not found (Enter again keeps it)
+    session.failed("tok-1", gone)
+    assert "tok-1" in session.state.entries and "tok-1" in session.state.not_found

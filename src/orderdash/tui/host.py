@@ -38,7 +38,7 @@ class Dashboard(Protocol):
 
 
 class DashboardHost(Protocol):
-    """The OrderDashApp as the dashboard, account mode and the desk see it."""
+    """The OrderDashApp as the dashboard screen and account mode see it."""
 
     settings: Settings
     client: OrderClient
