@@ -202,7 +202,7 @@ def build_display(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
     settings, _ = load_settings(
         {k: v for k, v in overrides.items() if v is not None}, dict(os.environ), with_token=False
     )
-    from orderdash.tui.display import DisplayApp
+    from orderdash.tui.customer_display import DisplayApp
 
     app = DisplayApp(
         channel_path(settings.display_channel),

@@ -22,7 +22,7 @@ from textual.widgets import DataTable
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.domain.columns import KEEP, ColumnSpec, fit_columns
-from orderdash.core.domain.display import CUT, ROUNDED, amount_text, fit_amount, fit_money
+from orderdash.core.domain.text import CUT, ROUNDED, amount_text, fit_amount, fit_money
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.simulator.state import Fault
 from orderdash.tui.app import OrderDashApp, make_app
@@ -329,7 +329,7 @@ async def test_an_outage_counts_stale_and_failing_orders_in_the_title(
         pane = app.dashboard.query_one(WatchListPane)
         assert "stale" not in str(pane.border_title)
         sim.add_fault(Fault(status=503))
-        app.watch_tokens(["no-such-order"], save=False)  # never answered: failing
+        app.session.watch(["no-such-order"], save=False)  # never answered: failing
         for token in DEMO_TOKENS[:4]:
             app.watcher.refresh_now(token)
         await wait_until(
@@ -389,7 +389,7 @@ async def test_an_error_text_never_widens_a_column(
         table = app.dashboard.query_one(WatchTable)
         before = header_line(table)
         mistyped = "demo-eth-uds"  # as long as the others: its 404 text is what is long
-        app.watch_tokens([mistyped], save=False)
+        app.session.watch([mistyped], save=False)
         await wait_until(pilot, lambda: app.state.entries[mistyped].health == "error")
         await pilot.pause()
         assert header_line(table) == before, "the columns stay as they were"
@@ -400,7 +400,7 @@ async def test_an_error_text_never_widens_a_column(
             if key == mistyped and column == "payment"
         )
         assert error.startswith("no order with token") and error.endswith(CUT)
-        app.unwatch(mistyped)
+        app.session.unwatch(mistyped)
         await pilot.pause()
         assert header_line(table) == before
 

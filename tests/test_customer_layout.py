@@ -17,7 +17,7 @@ from conftest import screen_text, wait_until
 from orderdash.core.customer.catalogue import LANGUAGES, catalogue
 from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.customer.face import CustomerFace
-from orderdash.tui.display import DisplayApp
+from orderdash.tui.customer_display import DisplayApp
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import decode_qr_in_region
 

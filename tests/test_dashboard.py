@@ -6,7 +6,7 @@ import pytest
 from textual.widgets import Input
 
 from conftest import BEARER, make_settings, screen_text, wait_until
-from orderdash.core.domain.display import amount_text
+from orderdash.core.domain.text import amount_text
 from orderdash.core.polling.refresh import Kind
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
 from orderdash.tui import desktop

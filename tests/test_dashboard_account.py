@@ -202,7 +202,7 @@ def creates(server: SimulatorServer) -> list[dict]:
 async def test_n_an_amount_confirmed_and_a_coin_show_the_orders_qr_on_the_pos(server) -> None:
     from textual.widgets import OptionList
 
-    from orderdash.core.domain.display import amount_text
+    from orderdash.core.domain.text import amount_text
     from orderdash.tui.screens.charge import ChargeScreen
     from orderdash.tui.screens.pos import PosScreen
     from orderdash.tui.widgets.qr import QRView
@@ -270,7 +270,7 @@ async def test_n_without_a_coin_shows_the_checkout_page_then_the_address(server)
     (Generate Order's payment_url), and the address once the order gets a coin."""
     from textual.widgets import OptionList
 
-    from orderdash.core.domain.display import amount_text
+    from orderdash.core.domain.text import amount_text
     from orderdash.simulator.app import CHECKOUT_URL
     from orderdash.tui.screens.pos import PosScreen
     from qr_screen import decode_qr_on_screen

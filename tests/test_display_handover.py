@@ -20,7 +20,7 @@ from orderdash.core.customer.handover import BackToWelcome, finished, may_be_pay
 from orderdash.core.customer.reading import Reader
 from orderdash.simulator import Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
-from orderdash.tui.display import DisplayApp
+from orderdash.tui.customer_display import DisplayApp
 from orderdash.tui.screens.charge import ChargeScreen
 from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.screens.pos import PosScreen
@@ -327,12 +327,12 @@ async def test_a_paid_order_returns_the_display_to_welcome_after_the_hold(
         # the thank-you stays up for the hold (the clock is moved on, not waited for; the real
         # clock under it runs on too, so the check leaves a busy machine ten seconds of slack)
         monotonic.ahead += 20.0
-        app.publish_display()
+        app.session.publish_display()
         await pilot.pause(0.2)
         assert (published(app) or face()).phase == "CONFIRMING"
         # then the welcome screen, with nobody clearing it
         monotonic.ahead += 11.0
-        app.publish_display()
+        app.session.publish_display()
         await wait_until(pilot, lambda: not path.exists())
         await on_display(path, "Welcome")
         assert app.state.customer_token is None
@@ -383,10 +383,10 @@ def test_display_language_from_the_environment(
 ) -> None:
     """`ORDERDASH_LANGUAGE=de orderdash display`: the display app is made in German."""
     from orderdash import cli
-    from orderdash.tui import display
+    from orderdash.tui import customer_display
 
     made: list[str] = []
-    monkeypatch.setattr(display.DisplayApp, "run", lambda self: made.append(self.language))
+    monkeypatch.setattr(customer_display.DisplayApp, "run", lambda self: made.append(self.language))
     config = tmp_path / "config.toml"
     config.write_text("")
     monkeypatch.setenv("ORDERDASH_LANGUAGE", "de")

@@ -34,16 +34,16 @@ from hypothesis import strategies as st
 from pydantic import SecretStr, ValidationError
 
 from conftest import make_settings, screen_text
-from orderdash.core.domain.display import (
+from orderdash.core.domain.expiry import expiry_for
+from orderdash.core.domain.payment import payment_state
+from orderdash.core.domain.summary import order_summary
+from orderdash.core.domain.text import (
     amount_text,
     epoch_ms_text,
     json_value_text,
     rate_text,
     server_time_text,
 )
-from orderdash.core.domain.expiry import expiry_for
-from orderdash.core.domain.payment import payment_state
-from orderdash.core.domain.summary import order_summary
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import Change
 from orderdash.core.qr.payload import QRContent, qr_payload

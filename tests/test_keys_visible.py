@@ -180,7 +180,7 @@ async def test_a_pasted_payment_link_is_reduced_to_its_token(
         await pilot.press("enter")
         assert "'xyz!!' is not an order token" in token_error(app)
         assert list(app.state.entries) == [OTHER]
-        app.add_tokens_from(f"https://pay.example/invoice?token={PAID}\nhttps://x.example/a")
+        app.session.add_from_text(f"https://pay.example/invoice?token={PAID}\nhttps://x.example/a")
         assert list(app.state.entries) == [OTHER, PAID]
         await pilot.pause()
         assert any("1 refused" in text for text in notices(app))

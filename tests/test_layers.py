@@ -177,3 +177,77 @@ def test_the_app_module_loads_neither_the_simulator_nor_its_server() -> None:
     )
     assert result.stdout.split() == []
     assert "orderdash.tui.app" in all_imports()
+
+
+#: Names under which a module holds the App (or its Protocol): never typed `Any`.
+APP_NAMES = ("app", "_app", "host", "_host")
+
+
+def app_typed_any(source: str) -> list[str]:
+    """Where `source` types a reference to the App as `Any`: a parameter, an attribute or a
+    property named like the App (`APP_NAMES`) annotated `Any`, or `cast(Any, ...app...)`."""
+
+    def is_any(node: ast.expr | None) -> bool:
+        return node is not None and any(
+            (isinstance(n, ast.Name) and n.id == "Any")
+            or (isinstance(n, ast.Attribute) and n.attr == "Any")
+            or (isinstance(n, ast.Constant) and isinstance(n.value, str) and "Any" in n.value)
+            for n in ast.walk(node)
+        )
+
+    def names_app(name: str) -> bool:
+        return name in APP_NAMES or name.endswith("_app")
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.arg) and names_app(node.arg) and is_any(node.annotation):
+            found.append(f"parameter {node.arg} (line {node.lineno})")
+        elif isinstance(node, ast.AnnAssign) and is_any(node.annotation):
+            target = node.target
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if names_app(name):
+                found.append(f"attribute {name} (line {node.lineno})")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if names_app(node.name) and is_any(node.returns):
+                found.append(f"function {node.name} (line {node.lineno})")
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", "")) == "cast"
+            and node.args
+            and is_any(node.args[0])
+            and any("app" in ast.unparse(arg) for arg in node.args[1:])
+        ):
+            found.append(f"cast to Any (line {node.lineno})")
+    return found
+
+
+def test_the_app_finder_sees_each_kind_of_any() -> None:
+    source = (
+        "from typing import Any, cast\n"
+        "class A:\n"
+        "    def __init__(self, app: Any) -> None:\n"
+        "        self._app: Any = app\n"
+        "    @property\n"
+        "    def _app(self) -> 'Any':\n"
+        "        return cast(Any, self.app)\n"
+        "def fine(app: 'App[None]', value: Any) -> Any: ...\n"
+    )
+    assert sorted(where.split(" (")[0] for where in app_typed_any(source)) == [
+        "attribute _app",
+        "cast to Any",
+        "function _app",
+        "parameter app",
+    ]
+
+
+def test_no_tui_module_holds_the_app_typed_any() -> None:
+    """The screens and helpers see the App typed (`tui/host.py`), or through the session: an
+    `Any` would hide a back-reference from the cycle check above."""
+    tui = PACKAGE_ROOT / "tui"
+    found = {
+        str(path.relative_to(PACKAGE_ROOT)): where
+        for path in sorted(tui.rglob("*.py"))
+        if (where := app_typed_any(path.read_text(encoding="utf-8")))
+    }
+    assert len(list(tui.rglob("*.py"))) > 20  # the TUI's modules were read
+    assert found == {}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_settings, wait_until
-from orderdash.core.watching.store import WatchListFile
+from orderdash.core.watching.watchlist_file import WatchListFile
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.widgets.watch_list import WatchTable
@@ -83,7 +83,7 @@ async def test_a_lock_directory_keeps_the_list_on_screen_whole_with_one_notice(
     app.notify = recorded  # type: ignore[method-assign]
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_until(pilot, lambda: BASE in app.state.entries)
-        app.add_tokens_from(ADDED)
+        app.session.add_from_text(ADDED)
         await wait_until(pilot, lambda: sorted(shown(app)) == sorted([BASE, ADDED]))
         # another dashboard writes the file meanwhile: still nothing taken off this screen
         saved_list(path, [BASE, DEMO_TOKENS[2]])

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from conftest import make_settings, screen_text, wait_until
-from orderdash.core.domain.display import amount_text
+from orderdash.core.domain.text import amount_text
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.state import Fault
 from orderdash.tui.app import OrderDashApp, make_app

@@ -63,7 +63,7 @@ async def test_a_foreign_runtime_directory_turns_the_display_off_and_the_dashboa
             await pilot.press("x")  # the display is off: said, nothing written
             await wait_until(pilot, lambda: "customer display is off" in screen_text(app))
         else:
-            await wait_until(pilot, lambda: app._pos is not None)
+            await wait_until(pilot, lambda: app.counter.pos is not None)
         await pilot.pause(0.5)
         assert app.is_running
     assert os.listdir(foreign_runtime_dir) == []

@@ -304,7 +304,7 @@ async def soak(seconds: float, tmp_path: Path) -> Figures:
                             # the next customer: open a new order, drop the previous one
                             new = await control.new_order()
                             screen.load(new)
-                            app.unwatch(focused)  # what `d` does on its row
+                            app.session.unwatch(focused)  # what `d` does on its row
                             assert focused not in app.state.entries
                             app.state.removed.clear()  # the undo stack fills up to 100: see above
                             focused, paid_here = new, 0

@@ -436,7 +436,7 @@ async def test_the_saved_list_is_read_while_the_dashboard_mounts(
 ) -> None:
     """The saved watch list is read in a worker that starts before the dashboard's widgets
     mount (its answer opens the first order once the app's mount handler is done)."""
-    from orderdash.core.watching.store import WatchListFile
+    from orderdash.core.watching.watchlist_file import WatchListFile
 
     app = make_app(
         make_settings(

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import make_settings, screen_text, wait_until
-from orderdash.core.domain.display import amount_text
-from orderdash.core.watching.store import WatchListFile
+from orderdash.core.domain.text import amount_text
+from orderdash.core.watching.watchlist_file import WatchListFile
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
@@ -201,7 +201,7 @@ async def test_two_dashboards_on_one_list_keep_each_others_orders(
         other.load()
         other.apply(added=[DEMO_TOKENS[1]])  # B adds an order
         await wait_until(pilot, lambda: DEMO_TOKENS[1] in app.state.entries, timeout=5)
-        app.add_tokens_from(DEMO_TOKENS[2])  # A adds another
+        app.session.add_from_text(DEMO_TOKENS[2])  # A adds another
         await wait_until(pilot, lambda: DEMO_TOKENS[2] in app.state.entries)
         await wait_until(pilot, lambda: len(json.loads(path.read_text())["tokens"]) == 3, timeout=5)
         other.apply(removed=[DEMO_TOKENS[0]], added=[DEMO_TOKENS[3]])
@@ -216,15 +216,15 @@ async def test_two_dashboards_on_one_list_keep_each_others_orders(
 async def test_adding_beyond_the_cap_is_refused_and_said(
     sim_server: SimulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orderdash.tui import watch_list_file
+    from orderdash.tui import watchlist_sync
 
-    monkeypatch.setattr(watch_list_file, "MAX_TOKENS", 3)  # the same rule as at 5,000, sooner
+    monkeypatch.setattr(watchlist_sync, "MAX_TOKENS", 3)  # the same rule as at 5,000, sooner
     path = tmp_path / "watchlist.json"
     settings = {"persist_watchlist": True, "watchlist_file": str(path)}
     app = list_app(sim_server, list(DEMO_TOKENS[:2]), **settings)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_until(pilot, lambda: len(app.state.entries) == 2)
-        app.add_tokens_from(" ".join(DEMO_TOKENS[2:5]))
+        app.session.add_from_text(" ".join(DEMO_TOKENS[2:5]))
         await wait_until(pilot, lambda: "holds at most 3 orders: 2 not added" in screen_text(app))
         assert list(app.state.entries) == list(DEMO_TOKENS[:3])
         await wait_until(pilot, lambda: all_loaded(app))  # kept once the service answered
@@ -281,7 +281,7 @@ async def list_when_shown(server: SimulatorServer, *, built_at_start: bool) -> d
             assert not pane.children
         # partly paid, the sort reversed and back, the list hidden by the operator
         await pilot.press("t", "t", "S", "S", "w")
-        app.watch_tokens([joining], save=False)
+        app.session.watch([joining], save=False)
         await wait_until(pilot, lambda: all_loaded(app))
         await pilot.pause(0.3)
         assert not pane.display

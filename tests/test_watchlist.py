@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from orderdash.core.watching import store as watchlist
-from orderdash.core.watching.store import MAX_TOKENS, WatchListFile, parse_tokens
+from orderdash.core.watching import watchlist_file as watchlist
+from orderdash.core.watching.watchlist_file import MAX_TOKENS, WatchListFile, parse_tokens
 
 
 def test_round_trip(tmp_path: Path) -> None:

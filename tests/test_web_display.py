@@ -37,7 +37,7 @@ from browser import (
     screenshot,
     wait_for,
 )
-from orderdash.core.domain.display import amount_text
+from orderdash.core.domain.text import amount_text
 from orderdash.simulator import SimulatorServer
 
 playwright_api = pytest.importorskip("playwright.sync_api")

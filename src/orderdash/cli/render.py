@@ -114,7 +114,7 @@ class OrderList:
 
 def charge_fields(made: Any) -> dict[str, Any]:
     """A made charge's JSON object: token, payment_url, and with a coin address, amount, uri."""
-    from orderdash.core.domain.display import amount_text
+    from orderdash.core.domain.text import amount_text
     from orderdash.core.qr.payload import payment_uri
 
     fields: dict[str, Any] = {"token": made.token, "payment_url": made.payment_url}

@@ -28,7 +28,7 @@ def _run_dashboard(args: argparse.Namespace) -> int:
 
 def _run_watch(args: argparse.Namespace) -> int:
     from orderdash.core.service.errors import UsageError
-    from orderdash.core.watching.store import parse_tokens
+    from orderdash.core.watching.watchlist_file import parse_tokens
 
     text = "\n".join(args.token)
     if args.from_file:
@@ -151,7 +151,7 @@ def _run_display(args: argparse.Namespace) -> int:
         )
     from orderdash.core.runtime import startup
     from orderdash.core.runtime.logs import configure_logging
-    from orderdash.tui.display import DisplayApp
+    from orderdash.tui.customer_display import DisplayApp
 
     # what it refuses to show is logged: to the log file or nowhere, never over the screen
     configure_logging(settings.log_file)

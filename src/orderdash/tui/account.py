@@ -4,27 +4,28 @@ charge at the counter.
 The account's history is read in a worker after the first paint (`AccountFeed`, every
 `account_interval`, through the private budget); its open orders join the watch list, not the
 watch list file. A later order joins with an alert. A refused log-in is one banner line (the
-client sends no log-in again). The feed posts its reports to the app, which hands them here.
+client sends no log-in again). The feed's reports reach this module through the app's message queue.
 Those messages are this module's, not `messages.py`'s: a start without account mode does not
 define them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.message import Message
-from textual.message_pump import MessagePump
 
-from orderdash.core.domain.display import fiat_text
+from orderdash.core.domain.text import fiat_text
 from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.watcher import Change
 from orderdash.core.runtime.bulk import let_go
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import AuthError, OrderdashError
-from orderdash.core.watching.store import MAX_TOKENS
+from orderdash.core.watching.watchlist_file import MAX_TOKENS
 
 if TYPE_CHECKING:
+    from orderdash.tui.host import DashboardHost
     from orderdash.tui.screens.charge import ChargeMade
 
 #: How long a notice that the list is incomplete stays up.
@@ -73,37 +74,47 @@ class AccountWarning(Message):
 
 
 class AccountReporter:
-    """Turns the account feed's callbacks into messages to `target` (the app)."""
+    """Turns the account feed's callbacks into reports to account mode, through the app's
+    message queue (in order with its other messages)."""
 
-    def __init__(self, target: MessagePump) -> None:
-        self.target = target
+    def __init__(self, app: DashboardHost, mode: AccountMode) -> None:
+        self._app, self._mode = app, mode
+
+    def _report(self, handle: Callable[..., None], *args: object) -> None:
+        self._app.call_later(self._deliver, handle, *args)
+
+    def _deliver(self, handle: Callable[..., None], *args: object) -> None:
+        # A history read that ends while the app shuts down reports to screens already taken
+        # apart (their widgets gone): not running, the report is dropped.
+        if self._app.is_running:
+            handle(*args)
 
     def on_baseline(self, orders: list[AccountOrder]) -> None:
         # a copy: the feed empties its list once this returns
-        self.target.post_message(AccountBaseline(list(orders)))
+        self._report(self._mode.baseline, AccountBaseline(list(orders)))
 
     def on_new_order(self, order: AccountOrder) -> None:
-        self.target.post_message(AccountNewOrder(order))
+        self._report(self._mode.new_order, AccountNewOrder(order))
 
     def on_account_failure(self, error: OrderdashError) -> None:
-        self.target.post_message(AccountFailed(error))
+        self._report(self._mode.failed, AccountFailed(error))
 
     def on_account_recovered(self) -> None:
-        self.target.post_message(AccountRecovered())
+        self._report(self._mode.recovered)
 
     def on_account_warning(self, text: str) -> None:
-        self.target.post_message(AccountWarning(text))
+        self._report(self._mode.warned, AccountWarning(text))
 
 
 class AccountMode:
-    def __init__(self, app: Any, *, enabled: bool) -> None:
+    def __init__(self, app: DashboardHost, *, enabled: bool) -> None:
         """`app`: the OrderDashApp (its state, watcher, client, dashboard and notices);
         `enabled`: read the account's history (account mode)."""
         self._app = app
         self._feed = (
             AccountFeed(
                 app.client,
-                AccountReporter(app),
+                AccountReporter(app, self),
                 interval=app.settings.account_interval,
                 budget=app.watcher,
                 max_pages=app.settings.history_max_pages,
@@ -141,7 +152,7 @@ class AccountMode:
                 timeout=NOTICE_SECONDS,
                 markup=False,
             )
-        state.from_account.update(app.watch_tokens(new[:room], save=False))
+        state.from_account.update(app.session.watch(new[:room], save=False))
         let_go(message.orders)  # tens of thousands, freed at once, would freeze the screen
         try:
             app.dashboard.orders_arrived()
@@ -153,7 +164,7 @@ class AccountMode:
         item = message.order.item
         if item.token in state.entries:
             return  # made here (a charge) or added by hand: nothing new to tell
-        state.from_account.update(app.watch_tokens([item.token], save=False))
+        state.from_account.update(app.session.watch([item.token], save=False))
         alert = state.new_order(item.token, fiat_text(item.amount, item.currency.abbreviation))
         try:
             app.dashboard.entry_changed(item.token)
@@ -240,7 +251,7 @@ class AccountMode:
         app, state = self._app, self._app.state
         if made.payment_url:
             state.set_payment_url(made.token, made.payment_url)
-        app.watch_tokens([made.token], save=True)
+        app.session.watch([made.token], save=True)
         if made.fetched is not None and made.token in state.entries:
             # the order as the charge last read it: on screen at once, not at the next poll
             state.fetched(made.token, made.fetched, Change(), looking=True)

@@ -92,3 +92,13 @@ FOOTER_FIRST = (
     "app.refresh",
     "open_transaction",
 )
+
+#: App actions that are the operator's alone: off while a customer-facing screen is up.
+OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
+#: Off for good in a standalone point of sale (`orderdash pos`): the other orders, charges,
+#: copies and the customer display are the operator's, and no operator is at that screen.
+POS_ONLY_OFF = OPERATOR_ACTIONS | {
+    "new_charge", "budgets", "alerts", "undo_remove", "add_tokens", "point_of_sale",
+    "show_on_display", "clear_display", "copy_address", "copy_amount", "copy_token",
+    "copy_hash", "toggle_bell",
+}  # fmt: skip

@@ -22,7 +22,7 @@ def build_dashboard(
     before Textual and the screens are imported (`OrderClient.begin_first_read`): its answer
     is on its way while they load."""
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.watching.store import first_token
+    from orderdash.core.watching.watchlist_file import first_token
 
     client = OrderClient.from_settings(settings)
     if (first := first_token(tokens)) is not None:

@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from orderdash.core.domain.display import amount_text
 from orderdash.core.domain.expiry import Confidence
 from orderdash.core.domain.payment import PaymentState, Phase
+from orderdash.core.domain.text import amount_text
 from orderdash.core.qr.image import (
     QRImageError,
     QRImageUnavailable,

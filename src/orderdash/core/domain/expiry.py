@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from orderdash.core.domain.display import MISSING, duration_text, epoch_ms_text
+from orderdash.core.domain.text import MISSING, duration_text, epoch_ms_text
 from orderdash.core.service.models import Order
 
 #: Epoch milliseconds from 2001 on; smaller values are not epoch ms.

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from orderdash.core.domain.display import epoch_ms_text, fiat_text
 from orderdash.core.domain.status import is_open
+from orderdash.core.domain.text import epoch_ms_text, fiat_text
 from orderdash.core.safetext import clean
 from orderdash.core.service.account_models import HistoryItem
 

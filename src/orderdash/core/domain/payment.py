@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
 
-from orderdash.core.domain.display import amount_text, coin_code
 from orderdash.core.domain.expiry import Expiry, expiry_for
 from orderdash.core.domain.status import Tone, state_key, tone_of
+from orderdash.core.domain.text import amount_text, coin_code
 from orderdash.core.domain.units import Sendable, sendable
 from orderdash.core.safetext import clean
 from orderdash.core.service.models import Order, Transaction

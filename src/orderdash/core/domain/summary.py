@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from orderdash.core.domain.display import (
+from orderdash.core.domain.expiry import expiry_for
+from orderdash.core.domain.text import (
     MISSING,
     amount_text,
     coin_code,
@@ -11,7 +12,6 @@ from orderdash.core.domain.display import (
     rate_text,
     server_time_text,
 )
-from orderdash.core.domain.expiry import expiry_for
 from orderdash.core.safetext import clean
 from orderdash.core.service.models import Order
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal, localcontext
 
-from orderdash.core.domain.display import amount_text
+from orderdash.core.domain.text import amount_text
 
 #: Decimals of the smallest unit of each coin that gets a payment URI (by coinBaseName).
 UNIT_DECIMALS: dict[str, int] = {"btc": 8, "ltc": 8, "bch": 8, "doge": 8, "eth": 18}

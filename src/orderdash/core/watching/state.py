@@ -12,17 +12,17 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from orderdash.core.domain.display import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.domain.payment import PaymentState, Phase, payment_state
+from orderdash.core.domain.text import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, is_outage
 from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload
 from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
-from orderdash.core.service.models import Order
+from orderdash.core.service.models import Order, Transaction
 from orderdash.core.watching.entry import Entry
-from orderdash.core.watching.store import WatchListFile
+from orderdash.core.watching.watchlist_file import WatchListFile
 
 if TYPE_CHECKING:
     # the customer's face is built only once a customer display or point of sale shows one
@@ -363,6 +363,27 @@ class DashboardState:
         if not has_order or self.monotonic() - since >= self.rate_period:
             return "unreachable"
         return ""
+
+    def qr_withdrawn(self) -> str:
+        """Why the order on screen, which takes a payment, must show no code now, or ""."""
+        shown = self.shown
+        if shown is None or not shown.payment.takes_payment:
+            return ""
+        expiry = shown.payment.expiry
+        deadline = expiry.deadline if expiry is not None else None
+        if deadline is not None and self.clock() >= deadline:
+            return "No QR: the order's time is up by this machine's clock, nothing is to be paid"
+        if self.trouble(self.token, has_order=True) == "unreachable":
+            return "No QR: no answer from the service for a minute, the amount cannot be checked"
+        return ""
+
+    def newest_transaction(self, token: str) -> Transaction | None:
+        """The newest payment to `token`'s order, if any."""
+        entry = self.entries.get(token)
+        order = entry.order if entry is not None else None
+        if order is None or not order.transactions:
+            return None
+        return max(order.transactions, key=lambda tx: (tx.created_at_ms, tx.id))
 
     def set_payment_url(self, token: str, url: str) -> bool:
         """Remember the checkout page the service gave for `token` when the order was made

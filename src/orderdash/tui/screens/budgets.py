@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from orderdash.core.domain.display import duration_text
+from orderdash.core.domain.text import duration_text
 from orderdash.core.polling.budget_use import BudgetUse
 
 

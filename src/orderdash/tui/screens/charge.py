@@ -33,8 +33,8 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from orderdash.core.domain.display import amount_text, fiat_text
 from orderdash.core.domain.fiat import minor_digits
+from orderdash.core.domain.text import amount_text, fiat_text
 from orderdash.core.safetext import clean
 from orderdash.core.service.account_models import CoinChoice
 from orderdash.core.service.charge import (

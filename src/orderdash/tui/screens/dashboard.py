@@ -1,43 +1,43 @@
 """The dashboard: token input, watch list, detail, QR, transactions, status line.
 
-The app owns the state (`DashboardState`) and the watcher; this screen composes the panes,
-binds the keys and routes the watcher's reports: the state says what changed, the screen hands
-each widget what it shows."""
+The session (`core/watching/session.py`, built by `make_app`) owns the state and the watcher
+and makes every change to what is watched; this screen composes the panes, binds the keys and
+routes the watcher's reports: the state says what changed, the screen hands each widget what it
+shows."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.events import Resize
 from textual.reactive import var
 
-from orderdash.core.domain.display import coin_code
 from orderdash.core.polling.refresh import Kind
-from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Transaction
-from orderdash.core.watching.state import DashboardState, Freshness, order_figures
+from orderdash.core.watching.session import WatchSession
+from orderdash.core.watching.state import Freshness
 from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
-from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
-from orderdash.tui.widgets.qr import QRView
+from orderdash.tui.widgets.order_view import OrderView
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.title_header import TitleHeader
 from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane
 from orderdash.tui.widgets.watch_list import WatchListPane
+
+if TYPE_CHECKING:
+    from orderdash.tui.host import DashboardHost
 
 #: Below this width the QR would squeeze the order and its payments: it is hidden, with a note.
 QR_MIN_SCREEN_WIDTH = 100
@@ -56,14 +56,12 @@ class DashboardScreen(HeldRenderScreen):
     #: What the customer display shows, in a few words ("" when nothing is published).
     customer_display: var[str] = var("", init=False)
 
-    def __init__(
-        self, state: DashboardState, watcher: OrderWatcher, *, first_paint_held: bool = False
-    ) -> None:
+    def __init__(self, session: WatchSession, *, first_paint_held: bool = False) -> None:
         super().__init__()
-        self.state, self.watcher = state, watcher
+        #: Every change to what is watched goes through the session (it owns state and watcher).
+        self.session = session
+        self.state, self.watcher = session.state, session.watcher
         self._mismatch_shown = False
-        #: Why the QR pane has no code though the order is payable ("" : it has its code).
-        self._qr_withdrawn = ""
         #: The app holds painting until the first order is on this screen (`end_of_hold`).
         self._first_paint_held = first_paint_held
         #: Set once its widgets are mounted (it is the app's first screen: nothing awaits
@@ -76,13 +74,7 @@ class DashboardScreen(HeldRenderScreen):
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")
         # the order over its transactions, the QR docked beside both (app.tcss)
-        with Vertical(id="main"):
-            yield OrderDetail(id="detail")
-            yield TransactionsPane(id="transactions-pane")
-            qr = QRView(id="qr")
-            if self._first_paint_held:
-                qr.draw_later()  # the order first, the code one frame after
-            yield qr
+        yield OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
         yield StatusLine(monotonic=self.state.monotonic, id="status").data_bind(
             DashboardScreen.freshness, DashboardScreen.customer_display
         )
@@ -90,7 +82,7 @@ class DashboardScreen(HeldRenderScreen):
 
     def end_of_hold(self) -> None:
         super().end_of_hold()
-        self.call_after_refresh(self.query_one(QRView).draw_now)
+        self.query_one(OrderView).draw_qr()
 
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
@@ -117,29 +109,15 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(OrderDetail).border_subtitle = note
 
     @property
-    def _app(self) -> Any:
-        """The app (OrderDashApp, which imports this module: not named here)."""
-        return self.app
+    def _app(self) -> DashboardHost:
+        """The app (OrderDashApp, which imports this module: seen through its Protocol)."""
+        return cast("DashboardHost", self.app)
 
     def _tick(self) -> None:
         self.query_one(StatusLine).tick()
-        self.query_one(OrderDetail).tick(self.state.clock())
+        self.query_one(OrderView).tick(self.state.clock())
         self.query_one(WatchListPane).tick()
-        if self._withdrawn_now() != self._qr_withdrawn:
-            self._show_qr()  # the order's time is up, or a rate period passed without answer
-
-    def _withdrawn_now(self) -> str:
-        """Why the order on screen, which takes a payment, must show no code now, or ""."""
-        shown = self.state.shown
-        if shown is None or not shown.payment.takes_payment:
-            return ""
-        expiry = shown.payment.expiry
-        deadline = expiry.deadline if expiry is not None else None
-        if deadline is not None and self.state.clock() >= deadline:
-            return "No QR: the order's time is up by this machine's clock, nothing is to be paid"
-        if self.state.trouble(self.state.token, has_order=True) == "unreachable":
-            return "No QR: no answer from the service for a minute, the amount cannot be checked"
-        return ""
+        self.query_one(OrderView).check_qr()
 
     def account_problem(self, text: str | None) -> None:
         """A one-line banner for a problem with the merchant's account (None: none), over the
@@ -161,7 +139,7 @@ class DashboardScreen(HeldRenderScreen):
     def _order_asked(self, message: messages.TokenSubmitted | messages.OrderChosen) -> None:
         if message.token == self.state.token and message.token in self.state.not_found:
             # Enter again on a token the service does not know: the operator insists
-            self._app.insist(message.token)
+            self.session.insist(message.token)
             self.query_one(TokenBar).show_error(None)
             return
         self.load(message.token)
@@ -172,23 +150,15 @@ class DashboardScreen(HeldRenderScreen):
 
     def load(self, token: str) -> None:
         """Show `token`'s order in the detail panes (adding it to the watch list if new)."""
-        self._app.watch_tokens([token], save=True)
-        if token not in self.state.entries:  # the list is full (the user was told)
-            return
         previous = self.state.token
-        self.state.focus(token)
-        self._app.drop_unknown(previous)
-        self.watcher.focus(self.state.closely_watched)
+        if not self.session.open(token):  # the list is full (the user was told)
+            return
         self.query_one(TokenBar).input.value = token
-        self.query_one(OrderDetail).show_loading(token)
-        self.query_one(TransactionsPane).reset()
-        qr = self.query_one(QRView)
-        qr.text = ""
-        qr.placeholder = ""  # the order pane says it is loading
+        self.query_one(OrderView).loading(token)
         self.sub_title = clean(token, limit=60)
         self.freshness = self.state.freshness
         if not self.state.rates_enabled:
-            self._app.tell_no_bearer()
+            self._app.alarms.tell_no_bearer()
         pane = self.query_one(WatchListPane)
         if previous in self.state.entries and previous != token:
             pane.update_entry(previous)  # no longer marked open
@@ -203,9 +173,7 @@ class DashboardScreen(HeldRenderScreen):
         """The open order left the watch list: the panes go back to empty, and no countdown
         for an order nobody watches stays on screen (it once froze at "retrying in 0:00")."""
         self.state.unfocus()
-        self.query_one(OrderDetail).show_message(Text("Enter an order token above.", "dim"))
-        self.query_one(TransactionsPane).reset()
-        self.query_one(QRView).text = ""
+        self.query_one(OrderView).closed()
         self.query_one(TokenBar).input.value = ""
         self.query_one(TokenBar).show_error(None)
         self.sub_title = ""
@@ -215,11 +183,7 @@ class DashboardScreen(HeldRenderScreen):
     def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
         """The focused order into the detail, transactions, QR and status panes."""
         order = self.state.show(fetched, kind, new_ids).order
-        self._show_qr()
-        currency = clean(order.currency.abbreviation, limit=12)
-        self.query_one(TransactionsPane).show(
-            order.transactions, new_ids, coin_code(order), currency
-        )
+        self.query_one(OrderView).show(order, new_ids)
         company, token = clean(order.company_name, limit=40), clean(order.token, limit=40)
         self.sub_title = f"{company} \u00b7 {token}"
         self._update_freshness()
@@ -232,60 +196,37 @@ class DashboardScreen(HeldRenderScreen):
             self._mismatch_shown = warning is not None
         self._app.shown = self.state.shown
 
-    @on(ServerImageDecoded)
-    def _show_qr(self) -> None:
-        """The QR pane, and the detail that says what the code is (again once the server's
-        image is decoded, in a worker)."""
-        self._qr_withdrawn = withdrawn = self._withdrawn_now()
-        if (shown := self.state.shown) is not None:
-            note = show_payload(self.query_one(QRView), shown.payload, shown.payment, withdrawn)
-            what = qr_what(shown.payload, note)
-            detail = self.query_one(OrderDetail)
-            entry = self.state.entries.get(self.state.token or "")
-            was = order_figures(entry.was) if entry is not None and entry.was else None
-            detail.show(
-                shown.order, shown.received_at, self.state.direction, shown.payment, what, was
-            )
-
     def _update_freshness(self) -> None:
-        self.freshness = freshness = self.state.freshness
-        stale = freshness.stale and self.state.order is not None
-        self.query_one(OrderDetail).stale_since = freshness.last_update if stale else None
+        self.freshness = self.state.freshness
+        self.query_one(OrderView).stale(self.freshness)
 
     # -- reports from the watcher --------------------------------------------------------------
 
     @on(messages.OrderFetched)
     def _order_fetched(self, message: messages.OrderFetched) -> None:
         looking = message.token == self.state.token and self.app.screen is self
-        result = self.state.fetched(message.token, message.fetched, message.change, looking=looking)
-        if result is None:  # removed meanwhile
+        entry = self.session.fetched(
+            message.token, message.fetched, message.change, looking=looking
+        )
+        if entry is None:  # removed meanwhile
             return
-        entry, alert = result
-        self._app.confirm_token(entry.token)
-        for news in (self.state.reachable(), alert):
-            if news is not None:
-                self._app.announce(news)
         self.query_one(WatchListPane).update_entry(entry.token)
         if message.token == self.state.token:
             self._show_order(message.fetched, message.kind, message.change.new_transaction_ids)
         if message.token == self.state.customer_token:
-            self._app.publish_display()
+            self.session.publish_display()
 
     @on(messages.FetchFailed)
     def _fetch_failed(self, message: messages.FetchFailed) -> None:
         failure = message.failure
-        for alarm in self.state.failure_alarms(message.token, failure):
-            self._app.announce(alarm)
-        if isinstance(failure.error, NotFound) and failure.kind is Kind.ORDER:
-            self._app.token_not_found(message.token)
-        if self.state.failed(message.token, failure) is not None:
+        if self.session.failed(message.token, failure):
             self.query_one(WatchListPane).update_entry(message.token)
         if message.token == self.state.customer_token:
-            self._app.publish_display()
+            self.session.publish_display()
         if message.token != self.state.token:
             return
         if self.state.order is None and failure.kind is Kind.ORDER:
-            self.query_one(OrderDetail).show_message(literal(failure.error.message, "bold"))
+            self.query_one(OrderView).show_message(literal(failure.error.message, "bold"))
             if isinstance(failure.error, NotFound):
                 note = (
                     " \u00b7 not saved: Enter again to keep it"
@@ -320,13 +261,13 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(WatchListPane).update_entry(token)
 
     def action_remove_order(self) -> None:
-        self._app.unwatch(self.target_token())
+        self.session.unwatch(self.target_token())
 
     def action_copy_address(self) -> None:
-        self._app.copy_address(self.target_token())
+        self._app.desk.copy_address(self.target_token())
 
     def action_copy_amount(self) -> None:
-        self._app.copy_amount(self.target_token())
+        self._app.desk.copy_amount(self.target_token())
 
     def action_focus_list(self) -> None:
         if not self.query_one(WatchListPane).focus_rows():
@@ -359,22 +300,14 @@ class DashboardScreen(HeldRenderScreen):
     # -- the selected transaction, the focus -----------------------------------------------------
 
     def selected_transaction(self) -> Transaction | None:
-        return self.query_one(TransactionsPane).table.selected()
+        return self.query_one(OrderView).selected_transaction()
 
     def action_open_transaction(self) -> None:
         token = self.query_one(WatchListPane).highlighted_token()
         if token is None:
-            self._app.open_transaction(self.selected_transaction())
-            return
-        # the list's row: its newest payment
-        entry = self.state.entries.get(token)
-        order = entry.order if entry is not None else None
-        newest = (
-            max(order.transactions, key=lambda tx: (tx.created_at_ms, tx.id))
-            if order is not None and order.transactions
-            else None
-        )
-        self._app.open_transaction(newest)
+            self._app.desk.open_transaction(self.selected_transaction())
+        else:  # the list's row: its newest payment
+            self._app.desk.open_transaction(self.state.newest_transaction(token))
 
     def action_focus_token(self) -> None:
         self.query_one(TokenBar).input.focus()

@@ -23,9 +23,9 @@ from textual.widgets import Static
 
 from orderdash.core.customer.catalogue import Catalogue, catalogue
 from orderdash.core.customer.face import CustomerFace, face_at
-from orderdash.core.domain.display import duration_text
 from orderdash.core.domain.expiry import EXPIRING_SOON_S
 from orderdash.core.domain.payment import Phase
+from orderdash.core.domain.text import duration_text
 from orderdash.core.qr.matrix import QRMatrix
 from orderdash.tui.text import joined, literal
 from orderdash.tui.widgets.big_figure import BigFigure

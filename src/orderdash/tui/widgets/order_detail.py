@@ -19,7 +19,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from orderdash.core.domain.display import (
+from orderdash.core.domain.expiry import EXPIRING_SOON_S, UNKNOWN_TEXT, Expiry, expiry_for
+from orderdash.core.domain.payment import PaymentState, Phase
+from orderdash.core.domain.status import tone_of
+from orderdash.core.domain.text import (
     MISSING,
     amount_text,
     coin_code,
@@ -29,9 +32,6 @@ from orderdash.core.domain.display import (
     rate_text,
     server_time_text,
 )
-from orderdash.core.domain.expiry import EXPIRING_SOON_S, UNKNOWN_TEXT, Expiry, expiry_for
-from orderdash.core.domain.payment import PaymentState, Phase
-from orderdash.core.domain.status import tone_of
 from orderdash.core.service.models import Order
 from orderdash.tui.styles import TONE_STYLES
 from orderdash.tui.text import joined, literal, text_key, text_shape

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from orderdash.core.domain.display import duration_text
+from orderdash.core.domain.text import duration_text
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.watching.state import Freshness
 from orderdash.tui.text import literal, text_key, text_shape

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowKey
 
 from orderdash.core.domain.columns import KEEP, ColumnSpec, fit_columns
-from orderdash.core.domain.display import amount_text, server_time_text
+from orderdash.core.domain.text import amount_text, server_time_text
 from orderdash.core.safetext import shorten_middle
 from orderdash.core.service.models import Transaction
 from orderdash.tui.compat.newest_first_table import NewestFirstTable

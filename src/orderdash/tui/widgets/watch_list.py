@@ -15,7 +15,9 @@ from textual.geometry import Size
 from textual.widgets import DataTable, Input, Label
 
 from orderdash.core.domain.columns import ColumnSpec, fit_columns
-from orderdash.core.domain.display import (
+from orderdash.core.domain.payment import PaymentState, Phase
+from orderdash.core.domain.status import tone_of
+from orderdash.core.domain.text import (
     CUT,
     MISSING,
     ROUNDED,
@@ -23,8 +25,6 @@ from orderdash.core.domain.display import (
     fit_amount,
     fit_money,
 )
-from orderdash.core.domain.payment import PaymentState, Phase
-from orderdash.core.domain.status import tone_of
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.watching.entry import STATE_FILTERS, Entry
 from orderdash.core.watching.state import DashboardState

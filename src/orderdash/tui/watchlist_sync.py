@@ -3,8 +3,9 @@
 Reading and merging the file cost what the file holds, so both run in worker threads: the list
 is read at start and whenever another dashboard changed the file (a stat a second), and this
 instance's additions and removals are merged into it in order (`PendingChanges`), never
-overwriting another instance's. The workers post `WatchListRead` / `WatchListSaved` to the app,
-which hands them back here.
+overwriting another instance's. The workers hand their `WatchListRead` / `WatchListSaved` back
+here through the app's message queue (`call_later`, in order with its other messages). What the
+file's changes mean for what is watched is the session's (`core/watching/session.py`).
 """
 
 from __future__ import annotations
@@ -13,16 +14,18 @@ import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from textual.app import App
+
 from orderdash.core.watching.pending import PendingChanges
 from orderdash.core.watching.state import DashboardState
-from orderdash.core.watching.store import MAX_TOKENS
+from orderdash.core.watching.watchlist_file import MAX_TOKENS
 from orderdash.tui.messages import WatchListRead, WatchListSaved
 
 
 class WatchListSync:
     def __init__(
         self,
-        app: Any,
+        app: App[None],
         state: DashboardState,
         *,
         started: Callable[[list[str]], None],
@@ -96,7 +99,7 @@ class WatchListSync:
                 tokens, warning = store.load() if initial else store.reload()
             except OSError as error:
                 tokens, warning = [], f"cannot read the watch list {store.path}: {error}"
-            self._app.post_message(WatchListRead(tokens, warning, initial))
+            self._app.call_later(self.read_done, WatchListRead(tokens, warning, initial))
 
         self._app.run_worker(read, group="watchlist-read", thread=True, exit_on_error=False)
 
@@ -108,9 +111,10 @@ class WatchListSync:
             try:
                 saved = self._store.apply(*changes)
             except OSError as error:
-                self._app.post_message(WatchListSaved([], [], None, error=str(error)))
+                self._app.call_later(self.save_done, WatchListSaved([], [], None, error=str(error)))
                 continue
-            self._app.post_message(WatchListSaved(saved.tokens, saved.refused, saved.warning))
+            saved_message = WatchListSaved(saved.tokens, saved.refused, saved.warning)
+            self._app.call_later(self.save_done, saved_message)
 
     def _tell(self, trouble: str, text: str, **options: Any) -> None:
         if trouble not in self._told:

@@ -1,0 +1,200 @@
+"""The counter: the point of sale and the customer display, and the questions before either
+goes before a customer (an order about to expire; a display a customer may be paying from).
+
+The App's keys `p`, `x` and `X` call it; what is shown goes through the session
+(`core/watching/session.py`), which keeps the watcher and the display's channel in step.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.app import App
+from textual.screen import Screen
+
+from orderdash.core.customer.handover import may_be_paying
+from orderdash.core.domain.text import duration_text
+from orderdash.core.runtime.config import Settings
+from orderdash.core.safetext import clean, shorten_middle
+from orderdash.core.watching.session import WatchSession
+
+if TYPE_CHECKING:
+    from orderdash.tui.notices import HeldNotices
+
+
+class Counter:
+    def __init__(
+        self,
+        app: App[None],
+        session: WatchSession,
+        settings: Settings,
+        *,
+        held: Callable[[], HeldNotices],
+        language: str = "en",
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+        standalone: bool = False,
+    ) -> None:
+        """`app` shows the screens and notices; `held` the notices held from the customer's
+        eyes; `standalone`: `orderdash pos`, the point of sale is all there is."""
+        self._app, self._session, self._state = app, session, session.state
+        self._settings, self._held, self._language = settings, held, language
+        self._clock, self._monotonic, self._standalone = clock, monotonic, standalone
+        #: The point-of-sale screen while it is up.
+        self.pos: Screen[None] | None = None
+        #: The order the POS screen was opened on (or a charge there turned it to).
+        self._token: str | None = None
+
+    def point_of_sale(self) -> None:
+        """The POS screen on the order on screen, and the customer display with it: after the
+        operator's yes when the order is about to expire, and when the display holds another
+        order a customer may be paying. With the POS already up (a charge made from it turned
+        it to the new order) the display turns with it if it showed the POS's order (one
+        customer at the counter), else as for `x`."""
+        token = self._state.token
+        if self.pos is not None:
+            before, self._token = self._token, token
+            if token is None:
+                return
+            if self._state.customer_token == before:
+                self._session.show_on_display(token)
+            else:
+                self._ask_to_replace_display(token, lambda yes: self._show_if(yes, token))
+            return
+        if token is None:
+            self._open_point_of_sale()
+            return
+
+        def answered(replace: bool) -> None:
+            if replace:
+                self._session.show_on_display(token)
+            self._open_point_of_sale()
+
+        self._unless_expiring(
+            token, "Point of sale", lambda: self._ask_to_replace_display(token, answered)
+        )
+
+    def _unless_expiring(self, token: str | None, title: str, then: Callable[[], None]) -> None:
+        """`then`, at once, or after the operator says yes when `token`'s order has less than
+        `pos_expiry_margin` left: a customer who scans in its last seconds pays into an order
+        that closes before the payment arrives."""
+        question = self._expiring_question(token)
+        if question is None:
+            then()
+            return
+        from orderdash.tui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        confirm = ConfirmScreen(f"{title}: the order is about to expire", question)
+        self._app.push_screen(confirm, callback=answered)
+
+    def _expiring_question(self, token: str | None) -> str | None:
+        """What to ask before an order near its expiry goes before a customer, or None."""
+        entry = self._state.entries.get(token) if token is not None else None
+        payment = entry.payment if entry is not None else None
+        if payment is None or not payment.takes_payment or payment.expiry is None:
+            return None
+        left = payment.expiry.remaining(self._clock())
+        if left is None or left >= self._settings.pos_expiry_margin:
+            return None
+        name = clean(token or "", limit=40)
+        when = "has expired" if left <= 0 else f"expires in {duration_text(left)}"
+        return (
+            f"{name} {when}: a payment sent now may arrive after the order closed. "
+            "Show it to the customer anyway? (If not, `n` makes a new charge.)"
+        )
+
+    def _open_point_of_sale(self) -> None:
+        if self.pos is not None:
+            return
+        # imported when first opened: the big digits and the screen are not needed before
+        from orderdash.tui.screens.pos import PosScreen
+
+        self._token = self._state.token
+        self.pos = PosScreen(
+            self._state,
+            primary=self._settings.pos_primary,
+            language=self._language,
+            clock=self._clock,
+            monotonic=self._monotonic,
+            standalone=self._standalone,
+        )
+        self._app.push_screen(self.pos, callback=self._pos_closed)
+        self._session.point_of_sale(True)
+        self._held().customer_screen_up()
+        # after the toasts already posted (Textual adds a notification by a message)
+        self._app.call_later(self._app.clear_notifications)
+
+    def _pos_closed(self, _: None) -> None:
+        self.pos = None
+        self._session.point_of_sale(False)
+        self._held().customer_screen_down()
+
+    def show_on_display(self) -> None:
+        """The order on screen goes on the customer display; the operator stays here (asked
+        first when the order is about to expire, or the display holds another order a customer
+        may be paying)."""
+        token = self._state.token
+        if token is None:
+            self._app.notify(
+                "No order to show on the customer display.", severity="warning", markup=False
+            )
+            return
+        if self._session.publisher is None:
+            text = "The customer display is off: no usable runtime directory (see XDG_RUNTIME_DIR)."
+            self._app.notify(text, severity="warning", markup=False)
+            return
+
+        def answered(replace: bool) -> None:
+            if replace:
+                self._session.show_on_display(token)
+                text = f"On the customer display: {clean(token, limit=40)}"
+                self._app.notify(text, timeout=3, markup=False)
+
+        self._unless_expiring(
+            token, "Customer display", lambda: self._ask_to_replace_display(token, answered)
+        )
+
+    def _ask_to_replace_display(self, token: str, then: Callable[[bool], None]) -> None:
+        """`then(True)` at once when the customer display is free for `token`; while it shows
+        another order a customer may be scanning or paying, `then(the operator's answer)`."""
+        showing = self._state.customer_token
+        face = self._state.customer_face()
+        if (
+            self._session.publisher is None
+            or showing is None
+            or showing == token
+            or not may_be_paying(face)
+        ):
+            then(True)
+            return
+        from orderdash.tui.screens.confirm import ConfirmScreen
+
+        assert face is not None  # (may_be_paying)
+        named = f"order {face.order_id}" if face.order_id else shorten_middle(clean(showing), 17)
+        if face.company:
+            named += f" ({face.company})"
+        question = (
+            f"The customer display shows {named}, still to be paid: a customer may be "
+            f"scanning it. Replace it with {shorten_middle(clean(token), 17)}?"
+        )
+        self._app.push_screen(
+            ConfirmScreen("Replace the customer display?", question),
+            callback=lambda yes: then(bool(yes)),
+        )
+
+    def _show_if(self, yes: bool, token: str) -> None:
+        if yes:
+            self._session.show_on_display(token)
+
+    def clear_display(self) -> None:
+        """The customer display goes back to its welcome screen."""
+        if self._session.publisher is None:
+            return
+        self._session.clear_display()
+        self._app.notify("Customer display cleared.", timeout=3, markup=False)

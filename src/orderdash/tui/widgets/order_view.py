@@ -1,0 +1,98 @@
+"""The order on screen: its detail over its transactions, the QR docked beside both.
+
+The dashboard hands it the state's order on screen (`show`), or says it is loading or gone; it
+hands each pane its part, and takes the QR back when the order's time is up or the service
+stops answering (`tick`).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+
+from orderdash.core.domain.text import coin_code
+from orderdash.core.safetext import clean
+from orderdash.core.service.models import Order, Transaction
+from orderdash.core.watching.state import DashboardState, Freshness, order_figures
+from orderdash.tui.widgets.order_detail import OrderDetail
+from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
+from orderdash.tui.widgets.qr import QRView
+from orderdash.tui.widgets.transactions import TransactionsPane
+
+
+class OrderView(Vertical):
+    def __init__(self, state: DashboardState, *, draw_qr_later: bool = False, id: str) -> None:
+        """`draw_qr_later`: the start-up holds painting; the code is drawn a frame after the
+        order (`draw_qr`)."""
+        super().__init__(id=id)
+        self.state = state
+        self._draw_qr_later = draw_qr_later
+        #: Why the QR pane has no code though the order is payable ("" : it has its code).
+        self._qr_withdrawn = ""
+
+    def compose(self) -> ComposeResult:
+        yield OrderDetail(id="detail")
+        yield TransactionsPane(id="transactions-pane")
+        qr = QRView(id="qr")
+        if self._draw_qr_later:
+            qr.draw_later()  # the order first, the code one frame after
+        yield qr
+
+    def draw_qr(self) -> None:
+        self.call_after_refresh(self.query_one(QRView).draw_now)
+
+    def loading(self, token: str) -> None:
+        self.query_one(OrderDetail).show_loading(token)
+        self.query_one(TransactionsPane).reset()
+        qr = self.query_one(QRView)
+        qr.text = ""
+        qr.placeholder = ""  # the order pane says it is loading
+
+    def closed(self) -> None:
+        self.query_one(OrderDetail).show_message(Text("Enter an order token above.", "dim"))
+        self.query_one(TransactionsPane).reset()
+        self.query_one(QRView).text = ""
+
+    def show_message(self, message: Text) -> None:
+        """Why there is no order to show (its first read failed)."""
+        self.query_one(OrderDetail).show_message(message)
+
+    def show(self, order: Order, new_ids: tuple[int, ...]) -> None:
+        """The state's order on screen (`order`) into the detail, QR and transactions panes."""
+        self.show_qr()
+        currency = clean(order.currency.abbreviation, limit=12)
+        self.query_one(TransactionsPane).show(
+            order.transactions, new_ids, coin_code(order), currency
+        )
+
+    @on(ServerImageDecoded)
+    def show_qr(self) -> None:
+        """The QR pane, and the detail that says what the code is (again once the server's
+        image is decoded, in a worker)."""
+        self._qr_withdrawn = withdrawn = self.state.qr_withdrawn()
+        if (shown := self.state.shown) is not None:
+            note = show_payload(self.query_one(QRView), shown.payload, shown.payment, withdrawn)
+            what = qr_what(shown.payload, note)
+            detail = self.query_one(OrderDetail)
+            entry = self.state.entries.get(self.state.token or "")
+            was = order_figures(entry.was) if entry is not None and entry.was else None
+            detail.show(
+                shown.order, shown.received_at, self.state.direction, shown.payment, what, was
+            )
+
+    def stale(self, freshness: Freshness) -> None:
+        stale = freshness.stale and self.state.order is not None
+        self.query_one(OrderDetail).stale_since = freshness.last_update if stale else None
+
+    def tick(self, now: float) -> None:
+        self.query_one(OrderDetail).tick(now)
+
+    def check_qr(self) -> None:
+        """Once a second: the order's time is up, or a rate period passed without an answer."""
+        if self.state.qr_withdrawn() != self._qr_withdrawn:
+            self.show_qr()
+
+    def selected_transaction(self) -> Transaction | None:
+        return self.query_one(TransactionsPane).table.selected()
