@@ -5,6 +5,7 @@ precedence (POS, then the order on screen, then one-off calls) and holds per bud
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 from itertools import pairwise
 
 from orderdash.core.polling.budget import HOUR, MINUTE, Budget
@@ -55,6 +56,7 @@ class BudgetHarness(Harness):
             self.s.add(token, self.now)
         self.s.focus(set(focused), self.now, pos=set(pos))
         self.starts = []
+        self.starts_by_order = defaultdict(list)
         self.in_flight = []
         self.outcome = lambda token, kind, now: "ok"
         self.max_in_flight = 0
