@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -229,6 +231,33 @@ async def test_adding_beyond_the_cap_is_refused_and_said(
         assert list(app.state.entries) == list(DEMO_TOKENS[:3])
         await wait_until(pilot, lambda: all_loaded(app))  # kept once the service answered
     assert json.loads(path.read_text())["tokens"] == list(DEMO_TOKENS[:3])
+
+
+async def test_quitting_while_a_save_is_being_written_leaves_it_on_disk(
+    sim_server: SimulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service's first good answer keeps a token; the app quits while the worker is still
+    writing it: the program ends with the token in the file, not after."""
+    writing = threading.Event()
+    real_apply = WatchListFile.apply
+
+    def slow_apply(self, added=(), removed=()):  # type: ignore[no-untyped-def]
+        added = list(added)
+        if DEMO_TOKENS[2] in added:
+            writing.set()
+            time.sleep(0.4)  # a slow disk: the quit comes while this merge is written
+        return real_apply(self, added, removed)
+
+    monkeypatch.setattr(WatchListFile, "apply", slow_apply)
+    path = tmp_path / "watchlist.json"
+    settings = {"persist_watchlist": True, "watchlist_file": str(path)}
+    app = list_app(sim_server, list(DEMO_TOKENS[:2]), **settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: all_loaded(app))
+        app.session.add_from_text(DEMO_TOKENS[2])
+        await wait_until(pilot, writing.is_set)
+    # read the moment the app has ended, before any other thread could finish the write
+    assert DEMO_TOKENS[2] in json.loads(path.read_text())["tokens"]
 
 
 async def test_a_one_order_dashboard_paints_without_building_the_list(

@@ -11,6 +11,7 @@ file's changes mean for what is watched is the session's (`core/watching/session
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -20,6 +21,9 @@ from orderdash.core.watching.pending import PendingChanges
 from orderdash.core.watching.state import DashboardState
 from orderdash.core.watching.watchlist_file import MAX_TOKENS
 from orderdash.tui.messages import WatchListRead, WatchListSaved
+
+#: Seconds quitting waits, at most, for a merge of the watch list a worker is writing.
+EXIT_WAIT = 1.0
 
 
 class WatchListSync:
@@ -83,11 +87,17 @@ class WatchListSync:
 
     def flush_at_exit(self) -> None:
         """Quitting must not lose a change still queued (the store waits for a merge in
-        progress, then takes this one)."""
+        progress, then takes this one), and leaves once a merge a worker took before is on
+        disk too: what the operator saw kept is in the file when the program has ended."""
         added, removed = self._pending.drain()
         if self._store is not None and (added or removed):
             with contextlib.suppress(OSError):
                 self._store.apply(added, removed)
+        # bounded: one merge of at most MAX_TOKENS tokens; a worker cancelled before it ran
+        # leaves the flag up, and its changes were drained and written just above
+        give_up_at = time.monotonic() + EXIT_WAIT
+        while self._pending.flushing and time.monotonic() < give_up_at:
+            time.sleep(0.005)
 
     def _read(self, *, initial: bool) -> None:
         self._busy = True
