@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_settings, screen_text, wait_until
+from faces import customer_face
 from orderdash.core.customer.channel import Publisher, channel_path, write_atomic
 from orderdash.core.customer.face import CustomerFace
 from orderdash.core.customer.published import Published
@@ -30,22 +31,14 @@ ETH = "0x52908400098527886E0F7030069857D2E4169EE7"
 
 
 def face(**fields: object) -> CustomerFace:
-    values: dict[str, object] = {
-        "phase": "AWAITING",
-        "coin": "BTC",
-        "currency": "EUR",
-        "payable": True,
-        "amount_label": "label_amount_due",
-        "coin_amount": "0.00012871",
-        "fiat_amount": "12.00",
-        "qr_text": f"BITCOIN:{LEGIT.upper()}?amount=0.00012871",
-        "qr_caption": f"bitcoin:{LEGIT}?amount=0.00012871",
-        "address": LEGIT,
-        "company": "Shop",
-        "order_id": "7",
-    }
-    values.update(fields)
-    return CustomerFace.model_validate(values)
+    return customer_face(
+        **{
+            "qr_text": f"BITCOIN:{LEGIT.upper()}?amount=0.00012871",
+            "qr_caption": f"bitcoin:{LEGIT}?amount=0.00012871",
+            "address": LEGIT,
+            **fields,
+        }
+    )
 
 
 def published(shown: CustomerFace) -> bytes:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_settings, screen_text, wait_until
+from faces import customer_face
 from orderdash.core.customer.channel import (
     MAX_BYTES,
     STALE_AFTER,
@@ -36,21 +37,7 @@ SIZE = (120, 36)
 
 
 def face(**fields: object) -> CustomerFace:
-    values: dict[str, object] = {
-        "phase": "AWAITING",
-        "coin": "BTC",
-        "currency": "EUR",
-        "payable": True,
-        "amount_label": "label_amount_due",
-        "coin_amount": "0.00012871",
-        "fiat_amount": "12.00",
-        "qr_text": "BITCOIN:BC1QTEST?amount=0.00012871",
-        "address": "bc1qtest",
-        "company": "Shop",
-        "order_id": "7",
-    }
-    values.update(fields)
-    return CustomerFace.model_validate(values)
+    return customer_face(**fields)
 
 
 class Clock:

@@ -14,6 +14,7 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import make_settings, screen_text, wait_until
+from faces import customer_face
 from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.customer.face import CustomerFace
 from orderdash.core.customer.handover import BackToWelcome, finished, may_be_paying
@@ -32,22 +33,7 @@ ACCESS = "access-Qq8-handover"
 
 
 def face(**fields: object) -> CustomerFace:
-    values: dict[str, object] = {
-        "phase": "AWAITING",
-        "coin": "BTC",
-        "currency": "EUR",
-        "payable": True,
-        "amount_label": "label_amount_due",
-        "coin_amount": "0.00012871",
-        "fiat_amount": "12.00",
-        "qr_text": "BITCOIN:BC1QTEST?amount=0.00012871",
-        "address": "bc1qtest",
-        "company": "Shop",
-        "order_id": "7",
-        "deadline": 1_800_000_900.0,
-    }
-    values.update(fields)
-    return CustomerFace.model_validate(values)
+    return customer_face(**{"deadline": 1_800_000_900.0, **fields})
 
 
 class Monotonic:

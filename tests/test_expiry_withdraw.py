@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from conftest import make_settings, screen_text, wait_until
+from faces import customer_face
 from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.customer.face import CustomerFace
@@ -51,22 +52,7 @@ class Offset:
 
 
 def payable_face(**fields: object) -> CustomerFace:
-    values: dict[str, object] = {
-        "phase": "AWAITING",
-        "coin": "BTC",
-        "currency": "EUR",
-        "payable": True,
-        "amount_label": "label_amount_due",
-        "coin_amount": "0.00012871",
-        "fiat_amount": "12.00",
-        "qr_text": "BITCOIN:BC1QTEST?amount=0.00012871",
-        "address": "bc1qtest",
-        "company": "Shop",
-        "order_id": "7",
-        "deadline": NOW + 30,
-    }
-    values.update(fields)
-    return CustomerFace.model_validate(values)
+    return customer_face(**{"deadline": NOW + 30, **fields})
 
 
 # -- the customer's face, in the core --------------------------------------------------------------

@@ -58,18 +58,10 @@ def copy_with(command: list[str], text: str, timeout: float = CLIPBOARD_TIMEOUT)
     Its output goes nowhere: xclip stays in the background serving the selection, and a pipe
     it kept open would hold this call until the timeout."""
     try:
-        done = subprocess.run(
-            command,
-            input=text.encode("utf-8"),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=timeout,
-            check=False,
-            env=child_environment(),
-        )
-    except (OSError, subprocess.SubprocessError, UnicodeError):
+        data = text.encode("utf-8")
+    except UnicodeError:
         return False
-    return done.returncode == 0
+    return _ran(command, timeout, data)
 
 
 def browser_available(env: Mapping[str, str] = os.environ, platform: str = sys.platform) -> bool:
@@ -87,10 +79,17 @@ def browser_available(env: Mapping[str, str] = os.environ, platform: str = sys.p
 
 def open_in_browser(url: str, timeout: float = BROWSER_TIMEOUT) -> bool:
     """Open `url` in the browser (blocking: call it from a thread); False when none took it."""
+    return _ran([sys.executable, "-I", "-c", _OPEN_IN_BROWSER, url], timeout)
+
+
+def _ran(command: list[str], timeout: float, data: bytes | None = None) -> bool:
+    """Run a desktop tool with `data` on its stdin (nothing: none), its output nowhere and the
+    environment of a child (no secret); True when it ran and said yes."""
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-c", _OPEN_IN_BROWSER, url],
-            stdin=subprocess.DEVNULL,
+            command,
+            input=data,
+            stdin=subprocess.DEVNULL if data is None else None,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             timeout=timeout,
