@@ -195,9 +195,12 @@ LOADED_LATER = (
 )
 
 #: Classes the first paint does without, in modules it loads no more (each ~0.7 ms to make):
-#: account mode's messages, an alert, the budget view's figures, the display's reading.
+#: account mode's messages and its reads' results, an alert, the budget view's figures, the
+#: display's reading.
 DEFINED_LATER = (
     "AccountBaseline",
+    "AccountOrders",
+    "HistoryRead",
     "AccountNewOrder",
     "AccountFailed",
     "AccountRecovered",

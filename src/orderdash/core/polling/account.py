@@ -18,8 +18,9 @@ from typing import Any, Protocol
 
 from orderdash.core.domain.status import is_open
 from orderdash.core.runtime.bulk import let_go
+from orderdash.core.service.account_answers import AccountOrders
 from orderdash.core.service.account_models import HistoryItem
-from orderdash.core.service.client import MAX_HISTORY_PAGES, AccountOrders, OrderClient
+from orderdash.core.service.client import MAX_HISTORY_PAGES, OrderClient
 from orderdash.core.service.errors import OrderdashError, RateLimited
 
 #: A reading listing more orders than this is turned into `AccountOrder`s in a worker thread:

@@ -29,7 +29,7 @@ from orderdash.core.service.calls import Calls
 from orderdash.core.service.errors import ApiError, AuthRequired, InvalidResponse
 from orderdash.core.service.first_read import FirstRead
 from orderdash.core.service.net import Timeouts, is_loopback_host
-from orderdash.core.service.results import AccountOrders, Fetched, HistoryRead
+from orderdash.core.service.results import Fetched
 from orderdash.core.service.tokens import token_segment
 from orderdash.core.service.transport import DEFAULT_MAX_BODY_BYTES, ServiceTransport
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import httpx
 
     from orderdash.core.runtime.config import Settings
+    from orderdash.core.service.account_answers import AccountOrders, HistoryRead
     from orderdash.core.service.account_models import (
         CoinChoice,
         CreatedOrder,
@@ -319,6 +320,8 @@ class OrderClient:
         awaited before each page is asked for (the private budget's gate). An item that does
         not match the API is left out and counted, not the whole history refused."""
         self._auth.check_login_refused()
+        from orderdash.core.service.account_answers import AccountOrders  # account paths only
+
         items: list[HistoryItem] = []
         raw: list[dict[str, Any]] = []
         page: int | None = 0
@@ -382,7 +385,6 @@ class OrderClient:
 
 
 __all__ = [
-    "AccountOrders",
     "ApiError",
     "Fetched",
     "OrderClient",
