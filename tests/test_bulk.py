@@ -23,16 +23,11 @@ def test_the_collector_is_paused_in_the_block_and_on_after_it() -> None:
 
 
 def test_a_cycle_alive_during_the_block_is_collected_once_dropped() -> None:
-    frozen_before = gc.get_freeze_count()
-    try:
-        node = Node()
-        gone = weakref.ref(node)
-        with bulk_objects():
-            items = [{"token": str(n)} for n in range(10_000)]
-        assert gc.get_freeze_count() == 0  # nothing stays out of the collections
-        del node, items
-        gc.collect()
-        assert gone() is None
-    finally:
-        if frozen_before:
-            gc.freeze()
+    node = Node()
+    gone = weakref.ref(node)
+    with bulk_objects():
+        items = [{"token": str(n)} for n in range(10_000)]
+    assert gc.get_freeze_count() == 0  # nothing stays out of the collections
+    del node, items
+    gc.collect()
+    assert gone() is None

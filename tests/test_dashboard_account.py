@@ -105,6 +105,8 @@ async def test_a_refused_log_in_is_one_banner_and_no_loop(server) -> None:
         banner = app.dashboard.query_one(AccountBanner)
         names = [type(child).__name__ for child in app.dashboard.children]
         assert banner.display and "TitleHeader,AccountBanner,TokenBar" in ",".join(names)
+        # mounted, then painted with its words (a busy machine shows the two apart)
+        await wait_until(pilot, lambda: "Log-in refused" in screen_text(app))
         text = screen_text(app)
         assert "Log-in refused" in text and "not-the-access-token" not in text
         assert len([line for line in text.splitlines() if "Log-in refused" in line]) == 1
