@@ -203,7 +203,6 @@ DEFINED_LATER = (
     "HistoryRead",
     "AccountNewOrder",
     "AccountFailed",
-    "AccountRecovered",
     "Alert",
     "BudgetUse",
     "Reading",

@@ -61,10 +61,6 @@ class AccountFailed(Message):
         super().__init__()
 
 
-class AccountRecovered(Message):
-    """The history reads again after a failure."""
-
-
 class AccountWarning(Message):
     """A history read was incomplete (the page bound, items left out): once per change."""
 

@@ -80,8 +80,7 @@ class OrderDashApp(App[None]):
     ) -> None:
         super().__init__()
         self.settings = settings
-        #: The customer's language (the `language` setting resolved).
-        self.language = language = parts.language
+        language = parts.language  # the customer's (the `language` setting resolved)
         #: Every change to what is watched (core/watching/session.py).
         self.session = session = parts.session
         #: The customer display's channel (nothing is written until something is shown).

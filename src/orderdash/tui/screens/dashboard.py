@@ -60,7 +60,7 @@ class DashboardScreen(HeldRenderScreen):
         super().__init__()
         #: Every change to what is watched goes through the session (it owns state and watcher).
         self.session = session
-        self.state, self.watcher = session.state, session.watcher
+        self.state = session.state
         self._mismatch_shown = False
         #: The app holds painting until the first order is on this screen (`end_of_hold`).
         self._first_paint_held = first_paint_held
