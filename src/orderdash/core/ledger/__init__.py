@@ -1,0 +1,93 @@
+"""The shop's books: what was charged, what was seen of each order, and every close of day.
+
+`Book` is what the rest of orderdash asks of the ledger; `core/ledger/` stores it in SQLite (a
+file in the user data directory, one till) or PostgreSQL (several tills, one book). Nothing here
+imports textual. The schema and the JSON of a close are documented in docs/books.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Protocol
+
+#: A charge's outcome as written down: "sending" is written before the create is sent, and a
+#: charge still "sending" or "unknown" at start is looked up by its token.
+CHARGE_OUTCOMES = ("sending", "made", "not_made", "unknown", "stopped")
+
+
+@dataclass(frozen=True)
+class ChargeRecord:
+    """One charge at a till: written before its create is sent, its outcome after."""
+
+    token: str
+    amount: Decimal
+    currency: str
+    till: str
+    #: When the person confirmed it (aware, UTC).
+    started_at: datetime
+    outcome: str = "sending"
+    #: One line: why not made, or what is unknown.
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class SeenOrder:
+    """The newest read of an order (getOrder's `data` object as JSON text, exact digits)."""
+
+    token: str
+    till: str
+    first_seen: datetime
+    last_seen: datetime
+    order_json: str
+
+
+@dataclass(frozen=True)
+class CloseRecord:
+    """A close of day, frozen: the same period and till always give back this report."""
+
+    #: The till closed, or "*" for the whole shop (`--all-tills`).
+    till: str
+    period_from: datetime
+    period_until: datetime
+    closed_at: datetime
+    #: The canonical report (JSON text) and its SHA-256 (hex).
+    report_json: str
+    digest: str
+
+
+class Book(Protocol):
+    """The ledger, whatever its engine. Every call is blocking: callers run it off the event loop.
+    A call returns once what it wrote is durable (committed)."""
+
+    def charge_started(self, record: ChargeRecord) -> None: ...
+
+    def charge_ended(self, token: str, outcome: str, detail: str = "") -> None: ...
+
+    def unresolved_charges(self, till: str) -> list[ChargeRecord]: ...
+
+    def charges(self, since: datetime, until: datetime, till: str | None) -> list[ChargeRecord]:
+        """Charges started in [since, until), of `till` or (None) of every till."""
+        ...
+
+    def order_seen(self, token: str, till: str, seen_at: datetime, order_json: str) -> None: ...
+
+    def orders_seen(self, tokens: list[str] | None = None) -> list[SeenOrder]:
+        """The newest read of each order (of `tokens`, or all), whichever till saw it."""
+        ...
+
+    def find_close(
+        self, till: str, period_from: datetime, period_until: datetime
+    ) -> CloseRecord | None: ...
+
+    def save_close(self, record: CloseRecord) -> CloseRecord:
+        """Write a close; if that period and till is closed already, the earlier one is kept and
+        returned (a close never changes)."""
+        ...
+
+    def closes(self, till: str) -> list[CloseRecord]:
+        """Every close of `till` ("*": the shop's), oldest period first."""
+        ...
+
+    def close_connection(self) -> None: ...
