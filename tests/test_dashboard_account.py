@@ -118,7 +118,7 @@ async def test_a_refused_log_in_is_one_banner_and_no_loop(server) -> None:
 
 
 async def test_without_the_access_token_a_new_charge_says_what_it_needs(server) -> None:
-    """Account mode is made when first needed without the access token (`_account_mode`):
+    """Account mode is made when first needed without the access token (`AccountSwitch`):
     `n` still says what a charge needs, and nothing is asked of the account."""
     from orderdash.tui.account import NEEDS_CREDENTIALS
 
@@ -126,7 +126,7 @@ async def test_without_the_access_token_a_new_charge_says_what_it_needs(server) 
     app = make_app(make_settings(server.base_url, poll_interval=0.2), tokens=(token,))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_until(pilot, lambda: app.state.order is not None)
-        assert app._account is None
+        assert app.account.mode is None
         await pilot.press("n")
         await pilot.pause()
         assert [n.message for n in app._notifications] == [NEEDS_CREDENTIALS]

@@ -260,7 +260,7 @@ async def test_a_huge_history_page_does_not_freeze_the_dashboard(server) -> None
         deadline = last + 60
         gc.callbacks.append(timed)
         try:
-            while len(app._account._feed.known) < 50_000:
+            while len(app.account.mode._feed.known) < 50_000:
                 assert loop.time() < deadline, "the history was not read"
                 await asyncio.sleep(0.005)
                 now = loop.time()

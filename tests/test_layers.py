@@ -198,6 +198,12 @@ def app_typed_any(source: str) -> list[str]:
     def names_app(name: str) -> bool:
         return name in APP_NAMES or name.endswith("_app")
 
+    def holds_app(value: ast.expr | None) -> bool:
+        """`value` is the App under its name (`app`, `self.app`, `self._app`)."""
+        if isinstance(value, ast.Name):
+            return names_app(value.id)
+        return isinstance(value, ast.Attribute) and names_app(value.attr)
+
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.arg) and names_app(node.arg) and is_any(node.annotation):
@@ -205,7 +211,7 @@ def app_typed_any(source: str) -> list[str]:
         elif isinstance(node, ast.AnnAssign) and is_any(node.annotation):
             target = node.target
             name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-            if names_app(name):
+            if names_app(name) or holds_app(node.value):
                 found.append(f"attribute {name} (line {node.lineno})")
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             if names_app(node.name) and is_any(node.returns):
@@ -225,8 +231,11 @@ def test_the_app_finder_sees_each_kind_of_any() -> None:
     source = (
         "from typing import Any, cast\n"
         "class A:\n"
-        "    def __init__(self, app: Any) -> None:\n"
+        "    app: Any\n"
+        "    def __init__(self, app: Any, *, _host: 'Any | None' = None) -> None:\n"
         "        self._app: Any = app\n"
+        "        self._owner: typing.Any = self.app\n"
+        "        self._value: Any = value\n"
         "    @property\n"
         "    def _app(self) -> 'Any':\n"
         "        return cast(Any, self.app)\n"
@@ -234,8 +243,11 @@ def test_the_app_finder_sees_each_kind_of_any() -> None:
     )
     assert sorted(where.split(" (")[0] for where in app_typed_any(source)) == [
         "attribute _app",
+        "attribute _owner",
+        "attribute app",
         "cast to Any",
         "function _app",
+        "parameter _host",
         "parameter app",
     ]
 

@@ -220,7 +220,7 @@ def test_the_first_paint_waits_for_no_rate_call_and_loads_only_what_it_shows(
         started_as_cli(sim_server.base_url) + "from orderdash.tui.app import make_app\n"
         f"app = make_app(settings, tokens=[{TOKEN!r}])\n"
         "seen = {}\n"
-        "paint = app._paint\n"
+        "paint = app.first_paint.paint\n"
         "def recording():\n"
         "    if not seen:\n"
         f"        seen['loaded'] = [m for m in {LOADED_LATER!r} if m in sys.modules]\n"
@@ -229,7 +229,7 @@ def test_the_first_paint_waits_for_no_rate_call_and_loads_only_what_it_shows(
         f"        seen['defined'] = [n for n in {DEFINED_LATER!r}\n"
         "            if any(hasattr(module, n) for module in ours)]\n"
         "    paint()\n"
-        "app._paint = recording\n"
+        "app.first_paint.paint = recording\n"
         "rate_before_paint = []\n"
         "refresh_rate = app.client.refresh_rate\n"
         "async def recording_rate(token):\n"
@@ -290,13 +290,13 @@ def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
 def app_with_a_held_first_answer(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, asyncio.Event]:
     """The dashboard on TOKEN whose first getOrder answers only once the event is set (the
     hold on painting made long enough to wait for it)."""
-    from orderdash.tui import app as app_module
+    from orderdash.tui import first_paint
 
     class HeldClient(ScriptedClient):
         async def aclose(self) -> None:
             pass
 
-    monkeypatch.setattr(app_module, "FIRST_PAINT_WAIT", 30.0)
+    monkeypatch.setattr(first_paint, "FIRST_PAINT_WAIT", 30.0)
     client = HeldClient([with_transactions(1)], rates=False)
     answer = asyncio.Event()
     scripted_get_order = client.get_order
@@ -318,7 +318,7 @@ async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) 
     app, answer = app_with_a_held_first_answer(monkeypatch)
     painted_with_order: list[bool] = []
     painted_as_hold_ended: list[bool] = []
-    display, paint = app._display, app._paint
+    display, paint = app._display, app.first_paint.paint
 
     def recording_display(screen: Any, renderable: Any) -> None:
         display(screen, renderable)
@@ -332,7 +332,7 @@ async def test_the_first_paint_shows_the_order(monkeypatch: pytest.MonkeyPatch) 
         painted_as_hold_ended.append(bool(painted_with_order))
 
     app._display = recording_display  # type: ignore[method-assign]
-    app._paint = recording_paint  # type: ignore[method-assign]
+    app.first_paint.paint = recording_paint  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(10):  # the dashboard is up, and would have painted by now
             await pilot.pause(0.05)

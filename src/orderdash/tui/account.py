@@ -249,7 +249,8 @@ class AccountMode:
             state.set_payment_url(made.token, made.payment_url)
         app.session.watch([made.token], save=True)
         if made.fetched is not None and made.token in state.entries:
-            # the order as the charge last read it: on screen at once, not at the next poll
-            state.fetched(made.token, made.fetched, Change(), looking=True)
+            # the order as the charge last read it: on screen at once, not at the next poll (a
+            # good answer like any other: the order is kept in the saved list)
+            app.session.fetched(made.token, made.fetched, Change(), looking=True)
         app.dashboard.load(made.token)
         app.action_point_of_sale()

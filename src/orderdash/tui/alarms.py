@@ -46,3 +46,8 @@ class Alarms:
         if not self._told_no_bearer:
             self._told_no_bearer = True
             self._app.notify(NO_BEARER, title="No bearer token", severity="warning", markup=False)
+
+    def toggle_bell(self) -> None:
+        """The bell's one switch, the state's."""
+        self._state.bell = not self._state.bell
+        self._app.notify(f"Bell {'on' if self._state.bell else 'off'}.", timeout=2, markup=False)

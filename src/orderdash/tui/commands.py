@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
+from orderdash.tui.screens.dashboard import DashboardScreen
+
 #: On every screen: (title, help, the app's action).
 APP_COMMANDS = (
     ("Refresh now", "Fetch the order and the rate now", "refresh"),
@@ -53,14 +55,12 @@ DASHBOARD_COMMANDS = (
 )
 
 
-def system_commands(
-    app: App[None], screen: Screen[object], dashboard: Screen[object] | None
-) -> Iterable[SystemCommand]:
-    """The app's entries, and the dashboard's while it is the screen (`dashboard`)."""
+def system_commands(app: App[None], screen: Screen[object]) -> Iterable[SystemCommand]:
+    """The app's entries, and the dashboard's while it is the screen."""
     for title, help_text, action in APP_COMMANDS:
         yield SystemCommand(title, help_text, getattr(app, f"action_{action}"))
-    if dashboard is None or screen is not dashboard:
+    if not isinstance(screen, DashboardScreen):
         return
     for title, help_text, whose, action in DASHBOARD_COMMANDS:
-        owner = app if whose == "app" else dashboard
+        owner = app if whose == "app" else screen
         yield SystemCommand(title, help_text, getattr(owner, f"action_{action}"))

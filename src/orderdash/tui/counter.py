@@ -7,7 +7,6 @@ The App's keys `p`, `x` and `X` call it; what is shown goes through the session
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,7 @@ from orderdash.core.customer.handover import may_be_paying
 from orderdash.core.domain.text import duration_text
 from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean, shorten_middle
-from orderdash.core.watching.session import WatchSession
+from orderdash.tui.factory import Parts
 
 if TYPE_CHECKING:
     from orderdash.tui.notices import HeldNotices
@@ -28,24 +27,39 @@ class Counter:
     def __init__(
         self,
         app: App[None],
-        session: WatchSession,
+        parts: Parts,
         settings: Settings,
         *,
-        held: Callable[[], HeldNotices],
-        language: str = "en",
-        clock: Callable[[], float] = time.time,
-        monotonic: Callable[[], float] = time.monotonic,
+        show: Callable[..., None],
         standalone: bool = False,
     ) -> None:
-        """`app` shows the screens and notices; `held` the notices held from the customer's
-        eyes; `standalone`: `orderdash pos`, the point of sale is all there is."""
+        """`app` shows the screens; `show` (Textual's `App.notify`) the notices, held from the
+        customer's eyes while the point of sale is up; `standalone`: `orderdash pos`, the point
+        of sale is all there is."""
+        session = parts.session
         self._app, self._session, self._state = app, session, session.state
-        self._settings, self._held, self._language = settings, held, language
-        self._clock, self._monotonic, self._standalone = clock, monotonic, standalone
+        self._settings, self._language = settings, parts.language
+        self._show = show
+        #: Made with the first notice (`notices`): a start that tells nothing does without it.
+        self._notices: HeldNotices | None = None
+        self._clock, self._monotonic, self._standalone = parts.clock, parts.monotonic, standalone
         #: The point-of-sale screen while it is up.
         self.pos: Screen[None] | None = None
         #: The order the POS screen was opened on (or a charge there turned it to).
         self._token: str | None = None
+
+    @property
+    def customer_facing(self) -> bool:
+        """A screen turned to the customer (the point of sale) is up."""
+        return self._notices is not None and self._notices.customer_facing
+
+    def notices(self) -> HeldNotices:
+        """The notices, shown or held from the customer's eyes (`tui/notices.py`)."""
+        if self._notices is None:
+            from orderdash.tui.notices import HeldNotices
+
+            self._notices = HeldNotices.through(self._show, self._app.NOTIFICATION_TIMEOUT)
+        return self._notices
 
     def point_of_sale(self) -> None:
         """The POS screen on the order on screen, and the customer display with it: after the
@@ -126,14 +140,14 @@ class Counter:
         )
         self._app.push_screen(self.pos, callback=self._pos_closed)
         self._session.point_of_sale(True)
-        self._held().customer_screen_up()
+        self.notices().customer_screen_up()
         # after the toasts already posted (Textual adds a notification by a message)
         self._app.call_later(self._app.clear_notifications)
 
     def _pos_closed(self, _: None) -> None:
         self.pos = None
         self._session.point_of_sale(False)
-        self._held().customer_screen_down()
+        self.notices().customer_screen_down()
 
     def show_on_display(self) -> None:
         """The order on screen goes on the customer display; the operator stays here (asked

@@ -46,7 +46,11 @@ def build_parts(
     monotonic: Callable[[], float] = time.monotonic,
     notices: Sequence[str] = (),
 ) -> Parts:
-    """The App's parts; `client` injected (tests), else made from `settings`."""
+    """The App's parts; `client` injected (tests), else made from `settings`.
+
+    `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
+    so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
+    (the terminal's earlier output is hidden behind it)."""
     if client is None:
         client = OrderClient.from_settings(settings, clock=clock)
     store = None

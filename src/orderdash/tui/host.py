@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
     from orderdash.core.watching.session import WatchSession
-    from orderdash.core.watching.state import DashboardState, Shown
+    from orderdash.core.watching.state import DashboardState, Freshness, Shown
     from orderdash.tui.alarms import Alarms
     from orderdash.tui.desk import Desk
 
@@ -51,6 +51,8 @@ class DashboardHost(Protocol):
     alarms: Alarms
     #: The order on screen as last answered (the point-of-sale screen watches it).
     shown: Shown | None
+    #: How fresh the order on screen is (the status line and the point of sale watch it).
+    freshness: Freshness
 
     @property
     def dashboard(self) -> Dashboard: ...

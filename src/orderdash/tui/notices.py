@@ -50,6 +50,32 @@ class HeldNotices:
         #: screen when the customer's screen comes up are taken off and held.
         self._recent: deque[tuple[Notice, float]] = deque(maxlen=MAX_HELD)
 
+    @classmethod
+    def through(cls, notify: Callable[..., None], default_timeout: float) -> HeldNotices:
+        """Notices shown by `notify` (Textual's `App.notify`, which the App overrides)."""
+
+        def show(notice: Notice) -> None:
+            notify(
+                notice.message,
+                title=notice.title,
+                severity=notice.severity,
+                timeout=notice.timeout,
+                markup=notice.markup,
+            )
+
+        return cls(show, default_timeout)
+
+    def tell(
+        self,
+        message: str,
+        title: str,
+        severity: SeverityLevel,
+        timeout: float | None,
+        markup: bool,
+    ) -> None:
+        """`App.notify`'s arguments: shown, or held while the customer's screen is up."""
+        self.notify(Notice(message, title, severity, timeout, markup))
+
     def notify(self, notice: Notice) -> None:
         if self.customer_facing and notice.alarm:
             self.held_alarms.append(notice)

@@ -25,13 +25,12 @@ Pure policy: time is passed in (monotonic seconds), nothing here does I/O.
 
 from __future__ import annotations
 
-import heapq
 import random
 from dataclasses import dataclass, field
-from enum import Enum, IntEnum
 from typing import TYPE_CHECKING
 
 from orderdash.core.polling.budget import Budget
+from orderdash.core.polling.due_queue import HEAD_START, DueIndex, Lane, Priority
 from orderdash.core.polling.refresh import Kind, RefreshPolicy, TrackStatus
 
 if TYPE_CHECKING:
@@ -56,82 +55,6 @@ RECENT_SPEEDUP = 3
 RETUNE_EVERY = 30.0
 #: A time before any other: a plan made then is due for a retune.
 NEVER = -1e18
-
-
-class Priority(IntEnum):
-    FOCUSED = 0
-    RECENT = 1
-    NORMAL = 2
-    CLOSED = 3
-
-
-#: Head start (seconds) a due request gets in the queue by priority.
-HEAD_START = {
-    Priority.FOCUSED: 1e9,
-    Priority.RECENT: 60.0,
-    Priority.NORMAL: 0.0,
-    Priority.CLOSED: -60.0,
-}
-
-
-class Lane(Enum):
-    """Requests that share the same gates (budget, reserve, pacing): the earliest due request
-    of each lane is all `next_wakeup` needs, so it never walks the whole list."""
-
-    # members are singletons: identity hashing is exact, and the heaps hash lanes a lot
-    __hash__ = object.__hash__
-
-    FOCUSED_ORDER = "focused order"
-    BACKGROUND_ORDER = "background order"
-    RATES = "rates"
-    RATE_ONCE = "one-off rate"
-
-
-@dataclass(eq=False, repr=False)
-class _DueIndex:
-    """The due time of every waiting request, by lane: heaps with lazy deletion (an entry is
-    live while it equals the order's current entry)."""
-
-    heaps: dict[Lane, list[tuple[float, str, Kind]]] = field(
-        default_factory=lambda: {lane: [] for lane in Lane}
-    )
-    entries: dict[str, frozenset[tuple[Lane, float, Kind]]] = field(default_factory=dict)
-
-    def set(self, token: str, entries: frozenset[tuple[Lane, float, Kind]]) -> None:
-        old = self.entries.get(token, frozenset())
-        if entries == old:
-            return
-        self.entries[token] = entries
-        for lane, due, kind in entries - old:
-            heapq.heappush(self.heaps[lane], (due, token, kind))
-
-    def drop(self, token: str) -> None:
-        self.entries.pop(token, None)
-
-    def _live(self, lane: Lane, item: tuple[float, str, Kind]) -> bool:
-        due, token, kind = item
-        return (lane, due, kind) in self.entries.get(token, ())
-
-    def earliest(self, lane: Lane) -> float | None:
-        heap = self.heaps[lane]
-        while heap and not self._live(lane, heap[0]):
-            heapq.heappop(heap)
-        return heap[0][0] if heap else None
-
-    def due(self, now: float, lanes: set[Lane]) -> list[tuple[Lane, float, str, Kind]]:
-        """Every live entry of `lanes` due at `now` (left in place)."""
-        found: set[tuple[Lane, float, str, Kind]] = set()
-        for lane in lanes:
-            heap = self.heaps[lane]
-            taken = []
-            while heap and heap[0][0] <= now:
-                item = heapq.heappop(heap)
-                if self._live(lane, item) and (lane, *item) not in found:
-                    found.add((lane, *item))
-                    taken.append(item)
-            for item in taken:
-                heapq.heappush(heap, item)
-        return list(found)
 
 
 @dataclass(eq=False, repr=False)
@@ -183,7 +106,7 @@ class Scheduler:
     _in_flight: int = field(default=0, init=False)
     #: One-off rate calls may run: the rate budget has room beyond the orders on screen.
     _rate_once_allowed: bool = field(default=True, init=False)
-    _index: _DueIndex = field(default_factory=_DueIndex, init=False)
+    _index: DueIndex = field(default_factory=DueIndex, init=False)
     #: The plan of the last full retune: (background, focused, POS rate, screen rate, customer)
     #: intervals.
     _plan: tuple[float, float, float, float, float] = field(

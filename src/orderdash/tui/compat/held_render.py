@@ -2,11 +2,11 @@
 
 While a batch is open, Textual still lays the screen out and renders it in full (the
 compositor's `render_update`, every widget's lines), and only then does `App._display` drop the
-result. At start-up the dashboard holds painting until its first order is on it (tui/app.py),
-and under that hold it was rendered twice and thrown away (~35 ms of the start-up, measured
-with bench/run.py --case startup). This overrides the private `Screen._compositor_refresh`,
-which is why it lives here. It also overrides the private `Screen._on_screen_resume` (its
-first resume restyles nothing, see there). No upstream issue.
+result. At start-up the dashboard holds painting until its first order is on it
+(tui/first_paint.py), and under that hold it was rendered twice and thrown away (~35 ms of the
+start-up, measured with bench/run.py --case startup). This overrides the private
+`Screen._compositor_refresh`, which is why it lives here. It also overrides the private
+`Screen._on_screen_resume` (its first resume restyles nothing, see there). No upstream issue.
 
 The layout still runs under the hold (widgets get their sizes and Resize events, so what fits
 its width is settled before the first paint); only the render waits. What was skipped is

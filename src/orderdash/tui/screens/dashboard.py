@@ -1,31 +1,29 @@
 """The dashboard: token input, watch list, detail, QR, transactions, status line.
 
 The session (`core/watching/session.py`, built by `make_app`) owns the state and the watcher
-and makes every change to what is watched; this screen composes the panes, binds the keys and
-routes the watcher's reports: the state says what changed, the screen hands each widget what it
-shows."""
+and makes every change to what is watched; this screen composes the panes, binds the keys (those
+on the watch list: `watch_list_keys.py`) and routes the watcher's reports: the state says what
+changed, the screen hands each widget what it shows."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from functools import partial
 
 from textual import on
 from textual.app import ComposeResult
 from textual.events import Resize
-from textual.reactive import var
 
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
-from orderdash.core.service.models import Transaction
 from orderdash.core.watching.session import WatchSession
-from orderdash.core.watching.state import Freshness
 from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
 from orderdash.tui.compat.held_render import HeldRenderScreen
+from orderdash.tui.screens.watch_list_keys import WatchListKeys
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
@@ -36,25 +34,18 @@ from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane
 from orderdash.tui.widgets.watch_list import WatchListPane
 
-if TYPE_CHECKING:
-    from orderdash.tui.host import DashboardHost
-
 #: Below this width the QR would squeeze the order and its payments: it is hidden, with a note.
 QR_MIN_SCREEN_WIDTH = 100
 
 
-class DashboardScreen(HeldRenderScreen):
-    # (HeldRenderScreen: rendered once the start-up's hold on painting ends, not under it)
+class DashboardScreen(WatchListKeys, HeldRenderScreen):
+    # (HeldRenderScreen: rendered once the start-up's hold on painting ends, not under it;
+    # WatchListKeys: the keys on the watch list and on the order a key acts on)
     #: `start` focuses what fits the start (the order's table, the list or the token input).
     #: Textual's default would focus the token input first, a frame earlier, and the footer
     #: would show that input's keys (only "/") and then rebuild for the table's.
     AUTO_FOCUS = ""
     BINDINGS = DASHBOARD_BINDINGS
-
-    #: How fresh the order on screen is (the state's, handed down to the status line).
-    freshness: var[Freshness] = var(Freshness, init=False)
-    #: What the customer display shows, in a few words ("" when nothing is published).
-    customer_display: var[str] = var("", init=False)
 
     def __init__(self, session: WatchSession, *, first_paint_held: bool = False) -> None:
         super().__init__()
@@ -75,9 +66,7 @@ class DashboardScreen(HeldRenderScreen):
         yield WatchListPane(self.state, id="watch")
         # the order over its transactions, the QR docked beside both (app.tcss)
         yield OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
-        yield StatusLine(monotonic=self.state.monotonic, id="status").data_bind(
-            DashboardScreen.freshness, DashboardScreen.customer_display
-        )
+        yield StatusLine(monotonic=self.state.monotonic, id="status")
         yield KeysFooter(first=FOOTER_FIRST)
 
     def end_of_hold(self) -> None:
@@ -87,6 +76,9 @@ class DashboardScreen(HeldRenderScreen):
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
         self.watch(self.app, "roster", self.query_one(WatchListPane).rebuild)
+        status = self.query_one(StatusLine)
+        for name in ("freshness", "customer_display"):  # the app's, down to the status line
+            self.watch(self.app, name, partial(setattr, status, name))
         self.composed.set()
 
     def start(self, first: str | None, token_errors: Sequence[str]) -> None:
@@ -108,11 +100,6 @@ class DashboardScreen(HeldRenderScreen):
         note = f"QR hidden: needs {QR_MIN_SCREEN_WIDTH}+ columns" if narrow else ""
         self.query_one(OrderDetail).border_subtitle = note
 
-    @property
-    def _app(self) -> DashboardHost:
-        """The app (OrderDashApp, which imports this module: seen through its Protocol)."""
-        return cast("DashboardHost", self.app)
-
     def _tick(self) -> None:
         self.query_one(StatusLine).tick()
         self.query_one(OrderView).tick(self.state.clock())
@@ -124,13 +111,7 @@ class DashboardScreen(HeldRenderScreen):
         token bar. Mounted with the first problem: a start without one does without it."""
         from orderdash.tui.widgets.account_banner import AccountBanner
 
-        banners = self.query(AccountBanner)
-        if banners:
-            banners.first().show_problem(text)
-        elif text:
-            banner = AccountBanner()
-            banner.show_problem(text)
-            self.mount(banner, before=self.query_one(TokenBar))
+        AccountBanner.tell(self, text, before=self.query_one(TokenBar))
 
     # -- the order on screen -------------------------------------------------------------------
 
@@ -156,7 +137,7 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(TokenBar).input.value = token
         self.query_one(OrderView).loading(token)
         self.sub_title = clean(token, limit=60)
-        self.freshness = self.state.freshness
+        self._app.freshness = self.state.freshness
         if not self.state.rates_enabled:
             self._app.alarms.tell_no_bearer()
         pane = self.query_one(WatchListPane)
@@ -177,7 +158,7 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(TokenBar).input.value = ""
         self.query_one(TokenBar).show_error(None)
         self.sub_title = ""
-        self.freshness = self.state.freshness
+        self._app.freshness = self.state.freshness
         self._app.shown = None
 
     def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
@@ -197,8 +178,8 @@ class DashboardScreen(HeldRenderScreen):
         self._app.shown = self.state.shown
 
     def _update_freshness(self) -> None:
-        self.freshness = self.state.freshness
-        self.query_one(OrderView).stale(self.freshness)
+        self._app.freshness = self.state.freshness
+        self.query_one(OrderView).stale(self.state.freshness)
 
     # -- reports from the watcher --------------------------------------------------------------
 
@@ -240,14 +221,9 @@ class DashboardScreen(HeldRenderScreen):
     def _watch_status_changed(self, message: messages.WatchStatusChanged) -> None:
         self.state.statuses(message.token, message.status)
         if message.token == self.state.token:
-            self.freshness = self.state.freshness
+            self._app.freshness = self.state.freshness
 
     # -- the watch list ---------------------------------------------------------------------------
-
-    def target_token(self) -> str | None:
-        """The order a key acts on: the list's highlighted row while the list has the focus,
-        else the order open in the panes."""
-        return self.query_one(WatchListPane).highlighted_token() or self.state.token
 
     def orders_arrived(self) -> None:
         """Orders joined the list by themselves (the account's): after an empty start the list
@@ -260,54 +236,11 @@ class DashboardScreen(HeldRenderScreen):
         """The state changed `token`'s entry outside a read (a new order's mark)."""
         self.query_one(WatchListPane).update_entry(token)
 
-    def action_remove_order(self) -> None:
-        self.session.unwatch(self.target_token())
-
-    def action_copy_address(self) -> None:
-        self._app.desk.copy_address(self.target_token())
-
-    def action_copy_amount(self) -> None:
-        self._app.desk.copy_amount(self.target_token())
-
-    def action_focus_list(self) -> None:
-        if not self.query_one(WatchListPane).focus_rows():
-            self.notify(
-                "The watch list shows from the second order on (a adds orders).",
-                timeout=3,
-                markup=False,
-            )
-
     def action_toggle_details(self) -> None:
         detail = self.query_one(OrderDetail)
         detail.details = not detail.details
 
-    def action_filter(self) -> None:
-        self.query_one(WatchListPane).focus_filter()
-
-    def action_state_filter(self) -> None:
-        state = self.query_one(WatchListPane).cycle_state_filter()
-        self.notify(f"Showing: {state}", timeout=2, markup=False)
-
-    def action_sort(self) -> None:
-        self.query_one(WatchListPane).cycle_sort()
-
-    def action_reverse_sort(self) -> None:
-        self.query_one(WatchListPane).reverse_sort()
-
-    def action_toggle_list(self) -> None:
-        self.query_one(WatchListPane).toggle_hidden()
-
-    # -- the selected transaction, the focus -----------------------------------------------------
-
-    def selected_transaction(self) -> Transaction | None:
-        return self.query_one(OrderView).selected_transaction()
-
-    def action_open_transaction(self) -> None:
-        token = self.query_one(WatchListPane).highlighted_token()
-        if token is None:
-            self._app.desk.open_transaction(self.selected_transaction())
-        else:  # the list's row: its newest payment
-            self._app.desk.open_transaction(self.state.newest_transaction(token))
+    # -- the focus ---------------------------------------------------------------------------------
 
     def action_focus_token(self) -> None:
         self.query_one(TokenBar).input.focus()

@@ -85,7 +85,7 @@ class PosScreen(Screen[None]):
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
         self.watch(self.app, "shown", self._shown_changed, init=False)
-        self.watch(self.app.dashboard, "freshness", self._freshness_changed, init=False)  # type: ignore[attr-defined]
+        self.watch(self.app, "freshness", self._freshness_changed, init=False)
         # a screen's Mount can come before its children's: the order on screen once they exist
         self.call_after_refresh(self._show, self._dashboard_state.shown)
 

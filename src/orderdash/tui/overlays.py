@@ -1,0 +1,46 @@
+"""The screens the operator opens over the dashboard and closes again: the keys and what the
+screen shows, the alerts log, the request budgets, the token editor. Each is imported when first
+opened: the start-up does without them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.app import App
+
+from orderdash.core.watching.session import WatchSession
+
+
+class Overlays:
+    def __init__(
+        self, app: App[None], session: WatchSession, *, load: Callable[[str], None]
+    ) -> None:
+        """`app` shows the screens; `load` opens an order on the dashboard (an alert chosen)."""
+        self._app, self._session, self._load = app, session, load
+
+    def help(self) -> None:
+        from orderdash.tui.screens.help import HelpScreen
+
+        if not isinstance(self._app.screen, HelpScreen):
+            self._app.push_screen(HelpScreen())
+
+    def budgets(self) -> None:
+        from orderdash.tui.screens.budgets import BudgetsScreen
+
+        if not isinstance(self._app.screen, BudgetsScreen):
+            self._app.push_screen(BudgetsScreen(self._session.watcher.budget_use))
+
+    def alerts(self) -> None:
+        from orderdash.tui.screens.alerts import AlertsScreen
+
+        alerts = AlertsScreen(list(self._session.state.alerts))
+        self._app.push_screen(alerts, callback=self._alert_chosen)
+
+    def _alert_chosen(self, token: str | None) -> None:
+        if token is not None and token in self._session.state.entries:
+            self._load(token)
+
+    def add_tokens(self) -> None:
+        from orderdash.tui.screens.add_tokens import AddTokensScreen
+
+        self._app.push_screen(AddTokensScreen(), callback=self._session.add_from_text)
