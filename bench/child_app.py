@@ -300,6 +300,8 @@ def main() -> None:
     from appkit import PaintLog, run_app, screen_text
 
     result: dict[str, Any] = {"mode": mode, "main_at": MAIN_AT, "built_at": time.monotonic()}
+    built = resource.getrusage(resource.RUSAGE_SELF)
+    result["cpu_at_built"] = built.ru_utime + built.ru_stime  # what the imports took
 
     async def body(app: Any, paints: PaintLog) -> None:
         # The first paint after which the data is on screen, checked at each paint as it ends
