@@ -1,12 +1,18 @@
-"""What one speed patch of `orderdash.tui.compat` buys at start-up: an interleaved A/B of the
-start-up case's dashboard child with the patch installed and without it (its `install` made a
-no-op in the child, or for `held_render` Textual's own screen methods; both arms import its
-module at the same point), beside the floor with one use (the child's `used` mode).
+"""What one speed patch of `orderdash.tui.compat`, or one other start-up mechanism, buys at
+start-up: an interleaved A/B of the start-up case's dashboard child with it and without it (a
+patch's `install` made a no-op in the child, or for `held_render` Textual's own screen methods;
+both arms import its module at the same point), beside the floor with one use (the child's
+`used` mode). The other mechanisms (bench/child_app.py `MECHANISMS`): `gc_pause` (the
+collector paused until the first paint), `first_read_thread` (the first getOrder in a thread of
+its own before Textual is imported; without it, through the async client once the loop runs),
+`first_paint_hold` (nothing painted until the order is on the dashboard).
 
     python bench/ab_compat.py strip_caches --rounds 12     # from the repository root
+    python bench/ab_compat.py first_read_thread --rounds 16 --service-delay 0.1
 
-Each round runs the three children in turn, the order reversed every other round; one warm-up
-of each first (byte-code caches, and the parsed-CSS cache for the "with" arm). It prints, per
+`--service-delay S`: the simulator answers getOrder after S seconds, as a service far away
+would (the floor with one use waits for it too). Each round runs the three children in turn,
+the order reversed every other round; one warm-up of each first (byte-code caches). It prints, per
 kind, the median and the range of the first paint (spawn to the paint showing the order) and of
 the peak RSS (wait4), and what the patch buys: the difference of the medians, as a share of the
 first paint with the patch, and in MiB of peak RSS.
@@ -23,10 +29,19 @@ from common import median, simulator, token_file
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("patch", nargs="+", help="module names under orderdash.tui.compat")
+    parser.add_argument(
+        "patch", nargs="+", help="module names under orderdash.tui.compat, or mechanisms (above)"
+    )
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument(
+        "--service-delay",
+        type=float,
+        default=0.0,
+        help="seconds the simulator waits before answering getOrder (a service far away)",
+    )
     options = parser.parse_args()
     from orderdash.simulator import DEMO_TOKENS
+    from orderdash.simulator.faults import Fault
 
     kinds = {
         "with": {"mode": "orderdash", "patches": options.patch},
@@ -35,6 +50,8 @@ def main() -> None:
     }
     samples: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in kinds}
     with simulator() as server, token_file() as path:
+        if options.service_delay > 0:
+            server.sim.add_fault(Fault(endpoint="order", delay=options.service_delay))
         spec = {"base_url": server.base_url, "token": DEMO_TOKENS[0], "token_file": str(path)}
 
         def once(kind: str) -> tuple[float, float, float]:
@@ -60,7 +77,10 @@ def main() -> None:
         values = [sample[index] for sample in samples[kind]]
         return median(values), min(values), max(values)
 
-    print(f"without {', '.join(options.patch)}; {options.rounds} interleaved rounds")
+    delay = (
+        f", getOrder answered after {options.service_delay:g} s" if options.service_delay else ""
+    )
+    print(f"without {', '.join(options.patch)}; {options.rounds} interleaved rounds{delay}")
     for kind in kinds:
         t, t0, t1 = stats(kind, 0)
         r, r0, r1 = stats(kind, 1)

@@ -66,11 +66,15 @@ def run(options: Options) -> list[Row]:
             "used": [],
         }
         stages: list[dict[str, float]] = []
+        #: CPU (getrusage) once the app is built and at its first paint, per mode
+        cpu: dict[str, list[tuple[float, float]]] = {"orderdash": [], "used": []}
 
         def once(mode: str) -> tuple[float, int]:
             data, child = run_app_child({**spec, "mode": mode})
             if mode == "orderdash":
                 stages.append({k: v - child.started for k, v in data.items() if k.endswith("_at")})
+            if mode in cpu and "cpu_at_built" in data:
+                cpu[mode].append((data["cpu_at_built"], data["cpu_at_paint"]))
             return data["paint_at"] - child.started, child.max_rss_kib
 
         # warm-up: byte-code caches, the parsed-CSS cache and the page cache, not counted
@@ -78,6 +82,8 @@ def run(options: Options) -> list[Row]:
         for mode in modes:
             once(mode)
         stages.clear()
+        for samples_of_mode in cpu.values():
+            samples_of_mode.clear()
         for rep in range(options.reps):
             # alternate the order so that a drift of the machine hits all alike
             for mode in modes if rep % 2 == 0 else modes[::-1]:
@@ -110,6 +116,12 @@ def run(options: Options) -> list[Row]:
         f"{seconds(stage('built_at'))}, first getOrder sent {seconds(stage('fetch_started_at'))}, "
         f"answered {seconds(stage('fetched_at'))}, painted {seconds(stage('paint_at'))}"
     )
+    if all(cpu.values()):
+        breakdown += "; CPU (getrusage) when built and at the first paint: " + ", ".join(
+            f"{name} {seconds(median([b for b, _ in runs]))} and "
+            f"{seconds(median([p for _, p in runs]))}"
+            for name, runs in (("orderdash", cpu["orderdash"]), ("floor + one use", cpu["used"]))
+        )
     return [
         Row(
             "startup",

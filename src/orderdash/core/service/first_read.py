@@ -4,7 +4,6 @@ client, before the dashboard is built, and awaited later by the event loop that 
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -15,35 +14,6 @@ if TYPE_CHECKING:
     from orderdash.core.service.results import Fetched
 
 # asyncio is imported where it is used, not here: `orderdash get` never loads it.
-
-#: The GIL switch interval while a first read's thread runs (`FirstRead`).
-FIRST_READ_SWITCH_INTERVAL = 0.0005
-
-
-class _ShortSwitchInterval:
-    """The process's GIL switch interval made short while at least one first read runs, and
-    put back as it was when the last one ends (two dashboards may start in one process)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._running = 0
-        self._saved = 0.0
-
-    def begin(self) -> None:
-        with self._lock:
-            if self._running == 0:
-                self._saved = sys.getswitchinterval()
-                sys.setswitchinterval(FIRST_READ_SWITCH_INTERVAL)
-            self._running += 1
-
-    def end(self) -> None:
-        with self._lock:
-            self._running -= 1
-            if self._running == 0:
-                sys.setswitchinterval(self._saved)
-
-
-_first_reads = _ShortSwitchInterval()
 
 
 class FirstRead:
@@ -57,18 +27,9 @@ class FirstRead:
         self._outcome: tuple[Fetched | None, BaseException | None] | None = None
         #: The loop and future of the one awaiting it, if it awaits before the answer came.
         self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Future[Fetched]] | None = None
-        # The request takes and gives back the GIL at every socket call, and the main thread
-        # is busy importing and building the dashboard meanwhile: at the default switch
-        # interval (5 ms) each take waits up to that long, and a ~10 ms request took ~145 ms.
-        # A short interval while it runs lets it through.
-        _first_reads.begin()
-        try:
-            threading.Thread(
-                target=self._ask, args=(ask,), name="orderdash-first-read", daemon=True
-            ).start()
-        except BaseException:
-            _first_reads.end()
-            raise
+        threading.Thread(
+            target=self._ask, args=(ask,), name="orderdash-first-read", daemon=True
+        ).start()
 
     def _ask(self, ask: Callable[[str], Fetched]) -> None:
         fetched, failure = None, None
@@ -76,8 +37,6 @@ class FirstRead:
             fetched = ask(self.token)
         except BaseException as error:  # noqa: BLE001 - handed to whoever awaits it
             failure = error
-        finally:
-            _first_reads.end()
         with self._lock:
             self._outcome = (fetched, failure)
             waiter = self._waiter
