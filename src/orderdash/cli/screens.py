@@ -82,7 +82,9 @@ def _run_demo(args: argparse.Namespace) -> int:
     ensure_configured(None, [bearer_token, access_token])
     interval = args.customer_interval if args.customer_interval > 0 else None
     seed, run = _simulator_run(args.seed)
-    simulator = Simulator(seed=seed, run=run, live=interval is not None)
+    simulator = Simulator(
+        seed=seed, run=run, live=interval is not None, history_days=args.history_days
+    )
     with SimulatorServer(
         simulator,
         bearer_token=bearer_token,

@@ -1,0 +1,265 @@
+"""The close of day against the simulator over loopback: a day across midnight and a change of
+the clocks (Europe/Berlin 2026-10-25 is 25 hours), every exception kind, closed in two time
+zones, totals checked against sums the test makes itself from the simulator's own orders; a
+close stays frozen after a late payment, which the next day's close lists as an adjustment."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+
+from ledger_memory import MemoryBook
+from orderdash.cli import books as books_cli
+from orderdash.cli import main
+from orderdash.core.books.period import day_period
+from orderdash.core.books.report import canonical, digest_of
+from orderdash.simulator import Simulator, SimulatorServer
+
+ACCESS = "access-Books-close-7"
+BERLIN = ZoneInfo("Europe/Berlin")
+NEW_YORK = ZoneInfo("America/New_York")
+#: The simulator's clock: the morning after the long day, 10:00 in Berlin.
+NOW = datetime(2026, 10, 26, 9, 0, tzinfo=UTC).timestamp()
+
+
+def berlin(text: str) -> float:
+    """Seconds before the simulator's now of a Berlin wall time (fold 1: the second 02:30)."""
+    naive = datetime.fromisoformat(text)
+    return NOW - naive.replace(tzinfo=BERLIN, fold=1).timestamp()
+
+
+def _scene(sim: Simulator) -> dict[str, str]:
+    """One order of each kind on 2026-10-25 (Berlin), and two across its midnights."""
+    made: dict[str, str] = {}
+
+    def order(name: str, created: str, **kw: object) -> str:
+        token = f"bk-{name}"
+        sim.create_order(token=token, age_s=berlin(created), lifetime_s=3600, **kw)
+        made[name] = token
+        return token
+
+    def pay(token: str, at: str, amount: object = None) -> None:
+        sim.add_transaction(token, amount, age_s=berlin(at))
+
+    def part(token: str, share: str) -> Decimal:
+        amount = Decimal(str(sim.order_wire(token, with_qr=False)["amount"]))
+        return (amount * Decimal(share)).quantize(Decimal("0.00000001"))
+
+    pay(order("paid", "2026-10-25T10:00", amount_fiat="20.00"), "2026-10-25T10:05")
+    order("expired", "2026-10-25T11:00", amount_fiat="11.00")
+    under = order("under", "2026-10-25T12:00", coin="ltc", amount_fiat="30.00")
+    pay(under, "2026-10-25T12:10", part(under, "0.5"))
+    over = order("over", "2026-10-25T13:00", amount_fiat="40.00", currency="USD")
+    pay(over, "2026-10-25T13:10", part(over, "1.2"))
+    pay(order("late", "2026-10-25T14:00", amount_fiat="15.00"), "2026-10-25T15:30")
+    exp_paid = order("exp_paid", "2026-10-25T15:00", amount_fiat="12.00")
+    pay(exp_paid, "2026-10-25T15:10", part(exp_paid, "0.25"))
+    sim.set_status(exp_paid, "EXPIRED", "Expired")
+    pay(order("unconf", "2026-10-25T16:00", amount_fiat="9.99"), "2026-10-25T16:20")
+    sim.set_status(made["unconf"], "PAID_UNCONFIRMED", "Paid / Unconfirmed")
+    # the hour that happens twice: the second 02:30 (01:30 UTC)
+    pay(order("twice", "2026-10-25T02:30", amount_fiat="5.00"), "2026-10-25T02:45")
+    # across the midnights: made the evening before and paid after midnight, and the other way
+    pay(order("eve", "2026-10-24T23:30", amount_fiat="7.00"), "2026-10-25T00:20")
+    pay(order("night", "2026-10-25T23:40", amount_fiat="8.00"), "2026-10-26T00:10")
+    order(
+        "hostile",
+        "2026-10-25T17:00",
+        amount_fiat="3.00",
+        company_name='=HYPERLINK("http://evil.example","x")\x1b[2J',
+    )
+    return made
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SimulatorServer]:
+    sim = Simulator(seed=11, clock=lambda: NOW, with_demo_orders=False)
+    sim.scene = _scene(sim)  # type: ignore[attr-defined]
+    with SimulatorServer(sim, access_token=ACCESS, history_page_cap=7) as server:
+        yield server
+
+
+@pytest.fixture
+def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer) -> MemoryBook:
+    book = MemoryBook()
+    monkeypatch.setattr(books_cli, "BOOK_FACTORY", lambda settings: book)
+    monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
+    monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
+    return book
+
+
+def close(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["close", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def expected_sums(sim: Simulator, zone: ZoneInfo, day: str) -> dict[str, dict[str, Decimal]]:
+    """The payments of that day, summed here from the simulator's own orders."""
+    period = day_period(day, zone)
+    sums: dict[str, dict[str, Decimal]] = {
+        "coins": defaultdict(Decimal),
+        "fiat": defaultdict(Decimal),
+    }
+    for token in sim.tokens():
+        data = sim.order_wire(token, with_qr=False)
+        for tx in data["transactions"]:
+            if period.start_ms <= tx["createdAtMiliseconds"] < period.end_ms:
+                sums["coins"][data["coinBaseName"].upper()] += tx["amount"]["base"]
+                sums["fiat"][data["currency"]["abbreviation"]] += Decimal(tx["amountFiat"]["base"])
+    return sums
+
+
+def received(report: dict) -> dict[str, dict[str, Decimal]]:
+    return {
+        kind: {unit: Decimal(row["amount"]) for unit, row in report["received"][kind].items()}
+        for kind in ("coins", "fiat")
+    }
+
+
+def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
+    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["version"] == 1
+    assert report["period"] == {
+        "from": "2026-10-25T00:00:00+02:00",
+        "until": "2026-10-26T00:00:00+01:00",
+        "zone": "Europe/Berlin",
+    }
+    assert received(report) == expected_sums(sim, BERLIN, "2026-10-25")
+    # created that day: all but "eve" (the evening before); "night" (23:40) is in
+    assert report["orders"]["total"] == len(scene) - 1
+    states = report["orders"]["by_state"]
+    # expired: "expired", "exp_paid" (pinned) and "hostile"
+    assert states["expired"] == 3 and states["underpaid"] == 1 and states["overpaid"] == 1
+    assert states["unconfirmed"] == 1 and states["paid"] == 4
+    kinds = {(e["kind"], e["order"]) for e in report["exceptions"]}
+    assert kinds == {
+        ("underpaid", scene["under"]),
+        ("overpaid", scene["over"]),
+        ("paid_after_expiry", scene["late"]),
+        ("expired_with_payment", scene["exp_paid"]),
+        ("unconfirmed", scene["unconf"]),
+    }
+    under = next(e for e in report["exceptions"] if e["kind"] == "underpaid")
+    wire = sim.order_wire(scene["under"], with_qr=False)
+    assert Decimal(under["shortfall"]["coin"]) == -wire["transactions"][-1]["amount"]["underPaid"]
+    # "eve"'s payment after midnight counts (its order is from the day before); "night"'s not
+    paid_orders = {p["order"] for p in report["payments"]}
+    assert scene["eve"] in paid_orders and scene["night"] not in paid_orders
+    assert scene["twice"] in paid_orders
+    assert report["digest"] == digest_of(report)
+    assert canonical(report).isascii() and " " not in canonical(report)[:20]
+
+    # the same day in New York: 24 hours, other orders, still the simulator's own sums
+    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "America/New_York", "--json")
+    assert code == 0, err
+    other = json.loads(out)
+    assert other["period"]["from"] == "2026-10-25T00:00:00-04:00"
+    assert received(other) == expected_sums(sim, NEW_YORK, "2026-10-25")
+    assert received(other) != received(report)
+
+
+def test_a_close_is_frozen_and_a_late_payment_is_the_next_days_adjustment(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin")
+    code, out, err = close(capsys, *day, "--json")
+    assert code == 0, err
+    first = json.loads(out)
+    assert len(book.saved) == 1
+    # the expired order is paid the next morning, through the simulator's control API
+    reply = httpx.post(f"{server.root_url}/_sim/orders/{scene['expired']}/transactions", json={})
+    assert reply.status_code == 201
+    try:
+        code, out, err = close(capsys, *day, "--json")
+        assert code == 0 and "closed already" in err
+        assert json.loads(out) == first  # the same report, the same digest
+        code, out, _ = close(capsys, *day, "--json", "--dry-run")
+        shown = json.loads(out)
+        assert shown["digest"] != first["digest"] and len(book.saved) == 1
+        assert received(shown) == received(first)  # the payment is not in that day
+        code, out, err = close(capsys, "--day", "2026-10-26", "--tz", "Europe/Berlin", "--json")
+        assert code == 0, err
+        nextday = json.loads(out)
+        adjustment = [a for a in nextday["adjustments"] if a["order"] == scene["expired"]]
+        assert len(adjustment) == 1
+        assert adjustment[0]["closed_period"] == {
+            "from": first["period"]["from"],
+            "until": first["period"]["until"],
+        }
+        assert adjustment[0]["id"] in {p["id"] for p in nextday["payments"]}
+        # "night" (made on the 25th, paid after its midnight) came after that close too
+        night = [a for a in nextday["adjustments"] if a["order"] == scene["night"]]
+        assert night and night[0]["closed_period"]["from"] == first["period"]["from"]
+    finally:
+        sim.set_status(scene["expired"], "EXPIRED", "Expired")
+
+
+def test_a_repeated_dry_run_takes_settled_orders_from_the_ledger(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim = server.sim
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run", "--json")
+    sim.clear_requests()
+    code, out, err = close(capsys, *day)
+    assert code == 0, err
+    reads = [r for r in sim.requests if r["endpoint"] == "order"]
+    assert reads and book.seen_writes == len(reads)
+    sim.clear_requests()
+    code, again, err = close(capsys, *day)
+    assert code == 0, err
+    reads = [r for r in sim.requests if r["endpoint"] == "order"]
+    settled = {"PAID", "EXPIRED", "UNDERPAID", "OVERPAID", "CANCELED"}
+    open_now = [
+        t for t in sim.tokens() if sim.order_wire(t, with_qr=False)["status"]["code"] not in settled
+    ]
+    # only the orders still moving (paid but unconfirmed, open) are read again
+    assert sorted(r["token"] for r in reads) == sorted(open_now)
+    first, second = json.loads(out), json.loads(again)
+    first.pop("closed_at"), second.pop("closed_at"), first.pop("digest"), second.pop("digest")
+    assert first == second
+
+
+def test_the_text_and_csv_reports_are_literal_and_spreadsheet_safe(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run")
+    code, out, err = close(capsys, *day)
+    assert code == 0, err
+    assert "Close of day 2026-10-25T00:00:00+02:00 to 2026-10-26T00:00:00+01:00" in out
+    assert "Exceptions: " in out and "paid after expiry" in out and "\x1b" not in out
+    assert "BTC" in out and "EUR" in out and "dry run" in err
+    code, out, err = close(capsys, *day, "--csv")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "section,name,order,unit,amount,count"
+    assert any(line.startswith("received,coins,,BTC,") for line in lines)
+
+
+def test_bad_periods_are_one_line_usage_errors(
+    book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for args, words in (
+        (("--day", "2026-02-30"), "is not a date"),
+        (("--day", "2026-10-25", "--tz", "Mars/Olympus"), "unknown time zone"),
+        (("--since", "2026-10-25T10:00", "--until", "2026-10-25T09:00"), "after --since"),
+        (("--since", "2026-01-01", "--until", "2026-03-01"), "at most 31 days"),
+        (("--since", "2026-01-01"), "go together"),
+        (("--day", "2026-10-25", "--since", "2026-10-25"), "not both"),
+    ):
+        code, out, err = close(capsys, *args)
+        assert code == 2 and not out, args
+        assert words in err and len(err.strip().splitlines()) == 1, err
