@@ -36,6 +36,12 @@ class Period:
     def end_ms(self) -> int:
         return int(self.end.timestamp() * 1000)
 
+    @property
+    def duration(self) -> timedelta:
+        """The elapsed time (not the wall clock's: a day the clocks go back is 25 hours;
+        subtracting two datetimes of the same zone would say 24)."""
+        return self.end.astimezone(UTC) - self.start.astimezone(UTC)
+
     def contains_ms(self, ms: int) -> bool:
         return self.start_ms <= ms < self.end_ms
 
@@ -101,9 +107,9 @@ def span_period(since: str, until: str, zone: tzinfo) -> Period:
 
 
 def checked(period: Period) -> Period:
-    if period.end <= period.start:
+    if period.duration <= timedelta(0):
         raise UsageError("--until must be after --since")
-    if period.end - period.start > MAX_PERIOD:
+    if period.duration > MAX_PERIOD:
         raise UsageError(f"a period is at most {MAX_PERIOD.days} days long")
     return period
 
