@@ -263,3 +263,61 @@ def test_bad_periods_are_one_line_usage_errors(
         code, out, err = close(capsys, *args)
         assert code == 2 and not out, args
         assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+class CountingGate:
+    def __init__(self) -> None:
+        self.passed = 0
+
+    async def private_request(self) -> None:
+        self.passed += 1
+
+
+async def test_every_read_goes_through_its_budget_and_a_failed_read_closes_nothing(
+    server: SimulatorServer,
+) -> None:
+    from conftest import make_settings
+    from orderdash.core.books.close import CloseIncomplete, close_period
+    from orderdash.core.service.client import OrderClient
+    from orderdash.simulator import Fault
+
+    sim = server.sim
+    book = MemoryBook()
+    period = day_period("2026-10-25", BERLIN)
+    settings = make_settings(server.base_url, bearer=None, access_token=ACCESS)
+    orders, private = CountingGate(), CountingGate()
+    sim.clear_requests()
+    sim.add_fault(Fault(endpoint="order", token=sim.scene["late"], status=500, times=1))  # type: ignore[attr-defined]
+    try:
+        async with OrderClient.from_settings(settings) as client:
+            with pytest.raises(CloseIncomplete, match="1 of the period's orders"):
+                await close_period(
+                    client,
+                    book,
+                    period,
+                    till="*",
+                    recorder="A",
+                    order_gate=orders,
+                    private_gate=private,
+                )
+            assert book.saved == {}
+            requests = sim.requests
+            assert orders.passed == len([r for r in requests if r["endpoint"] == "order"]) > 0
+            assert private.passed == len([r for r in requests if r["endpoint"] == "history"]) > 1
+            # the other orders were written to the ledger as read: the retry reads one
+            sim.clear_requests()
+            result = await close_period(
+                client,
+                book,
+                period,
+                till="*",
+                recorder="A",
+                order_gate=orders,
+                private_gate=private,
+            )
+            assert result.saved and not result.frozen
+            reads = [r["token"] for r in sim.requests if r["endpoint"] == "order"]
+            assert sim.scene["late"] in reads  # type: ignore[attr-defined]
+            assert result.from_ledger > 0 and result.read == len(reads)
+    finally:
+        sim.clear_faults()

@@ -2,9 +2,12 @@
 
 1. The account history (private budget, `rate_budget_*`), every page: the orders created in
    [from - `LOOK_BACK`, until), so that payments to yesterday's orders count today.
-2. The ledger's newest read of each (`Book.orders_seen`): an order whose state is settled for
-   the books (`orders.SETTLED`), whose state the history still shows, and that the ledger read
-   after the period's end is taken from the ledger, not read again.
+2. The ledger's newest read of each (`Book.orders_seen`, written by every getOrder the
+   dashboard and these commands make): an order whose state there is settled for the books
+   (`orders.SETTLED`) and is still the state the history shows is taken from the ledger, not
+   read again. A payment changes the state (an expired order paid late becomes paid or
+   underpaid), so it is read again then; this is what keeps a close of a day the dashboard
+   watched within a few getOrders.
 3. getOrder for the rest, each through the getOrder budget (`budget_per_*`), at most
    `concurrency` at once; every read written to the ledger (`Book.order_seen`).
 
@@ -85,7 +88,7 @@ async def gather(
     by_token = {s.token: s for s in seen}
     to_read: list[str] = []
     for token, item in wanted.items():
-        kept = _from_ledger(by_token.get(token), item, period)
+        kept = _from_ledger(by_token.get(token), item)
         if kept is None:
             to_read.append(token)
         else:
@@ -117,9 +120,9 @@ async def gather(
     return result
 
 
-def _from_ledger(seen: Any, item: Any, period: Period) -> BookOrder | None:
+def _from_ledger(seen: Any, item: Any) -> BookOrder | None:
     """The ledger's read, when it can stand for a new one (see the module's docstring)."""
-    if seen is None or seen.last_seen < period.end:
+    if seen is None:
         return None
     try:
         order = read_order(jsontext.loads(seen.order_json))
