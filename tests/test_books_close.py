@@ -321,3 +321,29 @@ async def test_every_read_goes_through_its_budget_and_a_failed_read_closes_nothi
             assert result.from_ledger > 0 and result.read == len(reads)
     finally:
         sim.clear_faults()
+
+
+def test_one_tills_shift_keeps_the_orders_that_till_charged(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from orderdash.core.ledger import ChargeRecord
+
+    scene = server.sim.scene  # type: ignore[attr-defined]
+    at = datetime(2026, 10, 25, 9, 0, tzinfo=UTC)
+    for name, till in (("paid", "A"), ("over", "A"), ("under", "B")):
+        book.charge_started(ChargeRecord(scene[name], Decimal("1"), "EUR", till, at, "made"))
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
+    code, out, err = close(capsys, *day, "--till", "A")
+    assert code == 0, err
+    shift = json.loads(out)
+    assert shift["till"] == "A" and shift["orders"]["total"] == 2
+    assert {p["order"] for p in shift["payments"]} == {scene["paid"], scene["over"]}
+    assert [e["kind"] for e in shift["exceptions"]] == ["overpaid"]
+    code, out, err = close(capsys, *day, "--all-tills")
+    assert code == 0, err
+    shop = json.loads(out)
+    assert shop["till"] == "*" and shop["orders"]["total"] > 2
+    assert {(c.till) for c in book.saved.values()} == {"A", "*"}
+    with pytest.raises(SystemExit) as refused:
+        close(capsys, *day, "--till", "A", "--all-tills")
+    assert refused.value.code == 2 and "not allowed with" in capsys.readouterr().err

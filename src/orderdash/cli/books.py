@@ -94,6 +94,7 @@ def _run_close(args: argparse.Namespace) -> CloseShown:
                 private_gate=private_gate,
                 dry_run=args.dry_run,
                 concurrency=settings.concurrency,
+                max_pages=settings.history_max_pages,
             )
 
     try:
@@ -127,6 +128,7 @@ def _run_export(args: argparse.Namespace) -> ExportLines:
                 order_gate=orders_gate,
                 private_gate=private_gate,
                 concurrency=settings.concurrency,
+                max_pages=settings.history_max_pages,
             )
 
     try:

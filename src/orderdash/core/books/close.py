@@ -15,6 +15,7 @@ from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, gather
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import EarlierClose, build_report
 from orderdash.core.ledger import Book, CloseRecord
+from orderdash.core.service.client import MAX_HISTORY_PAGES
 from orderdash.core.service.errors import OrderdashError
 
 ALL_TILLS = "*"
@@ -46,6 +47,7 @@ async def close_period(
     private_gate: Gate,
     dry_run: bool = False,
     concurrency: int = 6,
+    max_pages: int = MAX_HISTORY_PAGES,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> CloseResult:
     """Close `period` for `till` (or show it, `dry_run`). `recorder` names the till whose reads
@@ -62,6 +64,7 @@ async def close_period(
         order_gate=order_gate,
         private_gate=private_gate,
         concurrency=concurrency,
+        max_pages=max_pages,
         now=now,
     )
     if gathered.missing and not dry_run:

@@ -1,7 +1,9 @@
 """Reading a period's orders from the service, within the budgets, joined with the ledger.
 
-1. The account history (private budget, `rate_budget_*`), every page: the orders created in
-   [from - `LOOK_BACK`, until), so that payments to yesterday's orders count today.
+1. The account history (private budget, `rate_budget_*`), every page up to `max_pages` (the
+   `history_max_pages` setting; a history stopped there leaves the close incomplete): the
+   orders created in [from - `LOOK_BACK`, until), so that payments to yesterday's orders count
+   today.
 2. The ledger's newest read of each (`Book.orders_seen`, written by every getOrder the
    dashboard and these commands make): an order whose state there is settled for the books
    (`orders.SETTLED`) and is still the state the history shows is taken from the ledger, not
@@ -34,12 +36,11 @@ from orderdash.core.books.period import Period
 from orderdash.core.ledger import Book
 from orderdash.core.safetext import clean
 from orderdash.core.service import jsontext
+from orderdash.core.service.client import MAX_HISTORY_PAGES
 from orderdash.core.service.errors import OrderdashError
 
 #: Orders created this long before the period are read too: their payments may fall in it.
 LOOK_BACK = timedelta(hours=24)
-#: Pages of the history read at most (100 orders a page asked): 100,000 orders.
-MAX_PAGES = 1_000
 
 
 class Gate(Protocol):
@@ -68,7 +69,7 @@ async def gather(
     order_gate: Gate,
     private_gate: Gate,
     concurrency: int = 6,
-    max_pages: int = MAX_PAGES,
+    max_pages: int = MAX_HISTORY_PAGES,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> Gathered:
     """Every order created in [period.start - LOOK_BACK, period.end), as the books see it."""
