@@ -347,3 +347,20 @@ def test_one_tills_shift_keeps_the_orders_that_till_charged(
     with pytest.raises(SystemExit) as refused:
         close(capsys, *day, "--till", "A", "--all-tills")
     assert refused.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
+def test_a_dry_run_missing_an_order_shows_the_rest_and_exits_5(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from orderdash.simulator import Fault
+
+    sim = server.sim
+    sim.add_fault(Fault(endpoint="order", token=sim.scene["over"], status=404, times=1))  # type: ignore[attr-defined]
+    try:
+        code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run")
+    finally:
+        sim.clear_faults()
+    assert code == 5 and "Close of day" in out
+    assert f"warning: order {sim.scene['over']}" in err  # type: ignore[attr-defined]
+    code, _, err = close(capsys, "--day", "2026-10-24", "--tz", "Europe/Berlin")
+    assert code == 0 and len(book.saved) == 1, err

@@ -245,7 +245,13 @@ class CloseShown:
 
     result: Any
     fmt: str = "text"
-    exit_code: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        from orderdash.core.service.errors import EXIT_OK, EXIT_SERVICE
+
+        # a dry run that could not read every order shows what it has, and says so
+        return EXIT_SERVICE if self.result.missing else EXIT_OK
 
     def notes(self) -> list[str]:
         notes = _warnings(self.result.report.get("warnings", []))

@@ -34,6 +34,8 @@ class CloseResult:
     dry_run: bool
     read: int = 0
     from_ledger: int = 0
+    #: Orders that could not be read (a dry run only: a close is refused then).
+    missing: int = 0
 
 
 async def close_period(
@@ -85,7 +87,9 @@ async def close_period(
         warnings=gathered.warnings,
     )
     if dry_run:
-        return CloseResult(report, False, False, True, gathered.read, gathered.from_ledger)
+        return CloseResult(
+            report, False, False, True, gathered.read, gathered.from_ledger, gathered.missing
+        )
     record = CloseRecord(
         till=till,
         period_from=period.start,

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
-from orderdash.core.books.orders import BookOrder
+from orderdash.core.books.orders import BookOrder, text
 from orderdash.core.books.period import Period, iso
 
 EXPORT_VERSION = 1
@@ -83,7 +83,7 @@ def order_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[str
             continue
         yield {
             "version": EXPORT_VERSION,
-            "token": order.token,
+            "token": text(order.token),
             "id": order.id,
             "created_at": iso(period.local(order.created_ms)),
             "state": order.state,
@@ -107,7 +107,7 @@ def payment_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[s
     for payment, order in sorted(found, key=lambda po: (po[0].at_ms, po[0].id, po[0].order)):
         yield {
             "version": EXPORT_VERSION,
-            "order": payment.order,
+            "order": text(payment.order),
             "id": payment.id,
             "at": iso(period.local(payment.at_ms)),
             "hash": payment.hash,
