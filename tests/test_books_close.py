@@ -364,3 +364,45 @@ def test_a_dry_run_missing_an_order_shows_the_rest_and_exits_5(
     assert f"warning: order {sim.scene['over']}" in err  # type: ignore[attr-defined]
     code, _, err = close(capsys, "--day", "2026-10-24", "--tz", "Europe/Berlin")
     assert code == 0 and len(book.saved) == 1, err
+
+
+class HoldingGate(CountingGate):
+    def __init__(self) -> None:
+        super().__init__()
+        self.holds: list[float | None] = []
+
+    def private_limited(self, retry_after: float | None) -> None:
+        self.holds.append(retry_after)
+
+
+async def test_a_refusal_for_the_rate_holds_the_budget_and_the_read_is_tried_again(
+    server: SimulatorServer,
+) -> None:
+    from conftest import make_settings
+    from orderdash.core.books.close import close_period
+    from orderdash.core.service.client import OrderClient
+    from orderdash.simulator import Fault
+
+    sim = server.sim
+    token = sim.scene["paid"]  # type: ignore[attr-defined]
+    sim.add_fault(
+        Fault(endpoint="order", token=token, status=429, headers={"Retry-After": "7"}, times=1)
+    )
+    gate = HoldingGate()
+    settings = make_settings(server.base_url, bearer=None, access_token=ACCESS)
+    try:
+        async with OrderClient.from_settings(settings) as client:
+            result = await close_period(
+                client,
+                MemoryBook(),
+                day_period("2026-10-25", BERLIN),
+                till="*",
+                recorder="A",
+                order_gate=gate,
+                private_gate=CountingGate(),
+                dry_run=True,
+            )
+    finally:
+        sim.clear_faults()
+    assert gate.holds == [7.0] and result.missing == 0
+    assert token in {p["order"] for p in result.report["payments"]}

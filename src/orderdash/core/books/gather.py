@@ -37,10 +37,12 @@ from orderdash.core.ledger import Book
 from orderdash.core.safetext import clean
 from orderdash.core.service import jsontext
 from orderdash.core.service.client import MAX_HISTORY_PAGES
-from orderdash.core.service.errors import OrderdashError
+from orderdash.core.service.errors import OrderdashError, RateLimited
 
 #: Orders created this long before the period are read too: their payments may fall in it.
 LOOK_BACK = timedelta(hours=24)
+#: Tries of one getOrder the service refuses for the rate (each after the budget's hold).
+LIMITED_TRIES = 3
 
 
 class Gate(Protocol):
@@ -101,9 +103,8 @@ async def gather(
 
     async def one(token: str) -> None:
         async with limit:
-            await order_gate.private_request()
             try:
-                fetched = await client.get_order(token)
+                fetched = await _read(client, order_gate, token)
             except OrderdashError as exc:
                 result.missing += 1
                 result.warnings.append(f"order {clean(token, limit=60)}: {exc.message}")
@@ -121,6 +122,20 @@ async def gather(
     await asyncio.gather(*(one(token) for token in to_read))
     result.orders.sort(key=lambda o: (o.created_ms, o.id, o.token))
     return result
+
+
+async def _read(client: Any, gate: Gate, token: str) -> Any:
+    """getOrder through the budget's gate; a refusal for the rate holds the budget (every read
+    waits it out) and the read is tried again, `LIMITED_TRIES` times in all."""
+    for attempt in range(1, LIMITED_TRIES + 1):
+        await gate.private_request()
+        try:
+            return await client.get_order(token)
+        except RateLimited as limited:
+            if attempt == LIMITED_TRIES or not hasattr(gate, "private_limited"):
+                raise
+            gate.private_limited(limited.retry_after)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _from_ledger(seen: Any, item: Any) -> BookOrder | None:
