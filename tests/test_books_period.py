@@ -145,3 +145,14 @@ def test_a_payment_after_an_earlier_close_within_its_period_is_an_adjustment() -
         earlier=[EarlierClose.from_report(r) for r in (early, second)],
     )
     assert third["adjustments"] == []
+
+
+def test_the_machines_zone_keeps_its_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "America/New_York")
+    zone = zone_named(None)
+    period = choose_period(
+        day=None, since=None, until=None, zone=zone, today=datetime(2026, 3, 8).date()
+    )
+    assert period.duration == timedelta(hours=23)
+    monkeypatch.setenv("TZ", "")
+    assert zone_named("") is not None

@@ -7,6 +7,7 @@ refusal is a `UsageError` of one line.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -17,6 +18,7 @@ from orderdash.core.service.errors import UsageError
 #: The longest period a close or an export covers: a month, within the history's budget.
 MAX_PERIOD = timedelta(days=31)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+LOCALTIME = "/etc/localtime"
 _ZONE = re.compile(r"^[A-Za-z0-9_+\-]+(/[A-Za-z0-9_+\-]+)*$")
 
 
@@ -53,8 +55,7 @@ class Period:
 def zone_named(name: str | None) -> tzinfo:
     """The IANA zone `name` (zoneinfo), or the machine's local zone when None or empty."""
     if not name:
-        local = datetime.now().astimezone().tzinfo
-        return local if local is not None else UTC
+        return local_zone()
     if len(name) > 64 or not _ZONE.match(name) or ".." in name:
         raise UsageError(f"time zone {name[:64]!r} is not an IANA name such as Europe/Berlin")
     try:
@@ -63,6 +64,29 @@ def zone_named(name: str | None) -> tzinfo:
         raise UsageError(
             f"unknown time zone {name!r} (an IANA name such as Europe/Berlin)"
         ) from None
+
+
+def local_zone() -> tzinfo:
+    """The machine's zone with its rules (a fixed offset would make every day 24 hours): `TZ`,
+    else the IANA name `/etc/localtime` links to, else that file read as a zone, else the
+    current offset."""
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    try:
+        candidates.append(os.readlink(LOCALTIME).partition("zoneinfo/")[2])
+    except OSError:
+        pass
+    for key in candidates:
+        if key and _ZONE.match(key) and ".." not in key:
+            try:
+                return ZoneInfo(key)
+            except (ZoneInfoNotFoundError, ValueError, OSError):
+                continue
+    try:
+        with open(LOCALTIME, "rb") as file:
+            return ZoneInfo.from_file(file, key="localtime")
+    except (OSError, ValueError):
+        local = datetime.now().astimezone().tzinfo
+        return local if local is not None else UTC
 
 
 def day_period(day: str, zone: tzinfo) -> Period:
