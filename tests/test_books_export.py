@@ -12,13 +12,14 @@ from decimal import Decimal
 
 import pytest
 
+from books_scene import ACCESS, BERLIN, NOW
+from books_scene import scene as _scene
 from ledger_memory import MemoryBook
 from orderdash.cli import books as books_cli
 from orderdash.cli import main
 from orderdash.core.books.export import ORDER_COLUMNS, PAYMENT_COLUMNS, safe_cell
 from orderdash.core.books.period import day_period
 from orderdash.simulator import Simulator, SimulatorServer
-from test_books_close import ACCESS, BERLIN, NOW, _scene
 
 DAY = ("--since", "2026-10-25T00:00", "--until", "2026-10-26T00:00", "--tz", "Europe/Berlin")
 
