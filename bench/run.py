@@ -29,6 +29,7 @@ CASES: dict[str, tuple[str, str]] = {
     "qr": ("case_qr", "the QR widget for a 100-character URI"),
     "idle": ("case_idle", "CPU and repaints with one order open"),
     "watchlist": ("case_watchlist", "500 orders in the watch list"),
+    "close": ("case_close", "the close of day of 1,000 orders"),
 }
 
 

@@ -1,10 +1,10 @@
 """Command line: the dashboard, the demo, the simulator and one-shot reads for scripts.
 
 `options` holds the parsers and the settings they give; each command family has its module
-(`order`: get, rates; `account`: orders, charge; `screens`: tui, watch, pos, demo, display;
-`simulate`), and `render` prints what the one-shot commands return. Only the command that
-runs is imported: `orderdash get` must stay fast and never load textual, the simulator or
-qrcode, and `--help` loads neither httpx nor pydantic.
+(`order`: get, rates; `account`: orders, charge; `books`: close, export; `screens`: tui,
+watch, pos, demo, display; `simulate`), and `render` prints what the one-shot commands return.
+Only the command that runs is imported: `orderdash get` must stay fast and never load textual,
+the simulator or qrcode, and `--help` loads neither httpx nor pydantic.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ _LAZY = {
     "_run_demo": "screens",
     "_run_display": "screens",
     "DEMO_CUSTOMER_ID": "screens",
+    "_run_close": "books",
+    "_run_export": "books",
     "_run_simulate": "simulate",
     "_simulator_run": "simulate",
 }
@@ -100,6 +102,15 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from orderdash.cli import account, render
 
         return render.render(account._run_charge(args), as_json=args.json)
+    if command == "close":
+        from orderdash.cli import books, render
+
+        shown = books._run_close(args)
+        return render.render(shown, as_json=shown.fmt == "json")
+    if command == "export":
+        from orderdash.cli import books
+
+        return books._run_export(args).print()
     if command == "simulate":
         from orderdash.cli import simulate
 

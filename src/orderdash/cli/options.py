@@ -163,7 +163,19 @@ def _demo_arguments(demo: argparse.ArgumentParser) -> None:
             "often (12)"
         ),
     )
+    _add_history_days(demo, 2)
     _add_dashboard_options(demo)
+
+
+def _add_history_days(parser: argparse.ArgumentParser, default: int) -> None:
+    parser.add_argument(
+        "--history-days",
+        type=int,
+        default=default,
+        metavar="N",
+        help="N past days of orders and payments (paid, expired, part paid, overpaid, late, "
+        f"unconfirmed, canceled), ending now: books to close ({default})",
+    )
 
 
 def _display_arguments(display: argparse.ArgumentParser) -> None:
@@ -231,6 +243,63 @@ def _charge_arguments(charge: argparse.ArgumentParser) -> None:
     _add_connection_options(charge)
 
 
+def _add_period_options(parser: argparse.ArgumentParser, *, day: bool) -> None:
+    group = parser.add_argument_group("period")
+    if day:
+        group.add_argument(
+            "--day",
+            metavar="YYYY-MM-DD",
+            help="that day, midnight to midnight in the store's time zone (default: today)",
+        )
+    group.add_argument(
+        "--since",
+        metavar="TIME",
+        required=not day,
+        help="from this ISO-8601 time (with an offset, or in the store's time zone)",
+    )
+    group.add_argument(
+        "--until", metavar="TIME", required=not day, help="until this ISO-8601 time (excluded)"
+    )
+    group.add_argument(
+        "--tz",
+        metavar="ZONE",
+        help="the store's time zone, an IANA name such as Europe/Berlin (the timezone "
+        "setting; default: this machine's)",
+    )
+
+
+def _close_arguments(close: argparse.ArgumentParser) -> None:
+    _add_period_options(close, day=True)
+    tills = close.add_mutually_exclusive_group()
+    tills.add_argument(
+        "--till", metavar="NAME", help="one till's shift: the orders that till charged"
+    )
+    tills.add_argument(
+        "--all-tills",
+        action="store_true",
+        help="the whole shop: every order of the account (the default)",
+    )
+    output = close.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the report as JSON")
+    output.add_argument("--csv", action="store_true", help="print the report as CSV")
+    close.add_argument(
+        "--dry-run", action="store_true", help="build the report and show it, without closing"
+    )
+    _add_connection_options(close)
+
+
+def _export_arguments(export: argparse.ArgumentParser) -> None:
+    _add_period_options(export, day=False)
+    export.add_argument(
+        "--table",
+        choices=("orders", "payments"),
+        required=True,
+        help="one row per order created in the period, or per payment made in it",
+    )
+    export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="(csv)")
+    _add_connection_options(export)
+
+
 def _simulate_arguments(simulate: argparse.ArgumentParser) -> None:
     simulate.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     simulate.add_argument("--port", type=int, default=8765, help="port (8765)")
@@ -275,6 +344,7 @@ def _simulate_arguments(simulate: argparse.ArgumentParser) -> None:
         metavar="N",
         help="at most this many orders a history page, whatever the limit asked (25)",
     )
+    _add_history_days(simulate, 0)
 
 
 #: Every command, in the order `orderdash --help` lists them: its help line and what adds its
@@ -306,6 +376,15 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "charge": (
         "make an order for AMOUNT in the till's currency (needs the access token)",
         _charge_arguments,
+    ),
+    "close": (
+        "the close of day: what the shop took, its exceptions, frozen once closed (needs the "
+        "access token)",
+        _close_arguments,
+    ),
+    "export": (
+        "a period's orders or payments as CSV or JSON lines (needs the access token)",
+        _export_arguments,
     ),
     "simulate": ("serve the simulated order service over HTTP", _simulate_arguments),
 }

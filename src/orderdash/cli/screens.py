@@ -9,7 +9,7 @@ import os
 import sys
 
 from orderdash.cli.options import _load_settings, _settings_overrides
-from orderdash.cli.simulate import _simulator_run
+from orderdash.cli.simulate import _check_history_days, _simulator_run
 
 
 def _run_dashboard(args: argparse.Namespace) -> int:
@@ -82,7 +82,10 @@ def _run_demo(args: argparse.Namespace) -> int:
     ensure_configured(None, [bearer_token, access_token])
     interval = args.customer_interval if args.customer_interval > 0 else None
     seed, run = _simulator_run(args.seed)
-    simulator = Simulator(seed=seed, run=run, live=interval is not None)
+    _check_history_days(args.history_days)
+    simulator = Simulator(
+        seed=seed, run=run, live=interval is not None, history_days=args.history_days
+    )
     with SimulatorServer(
         simulator,
         bearer_token=bearer_token,

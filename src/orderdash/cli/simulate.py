@@ -26,6 +26,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
         ).get_secret_value()
         for warning in warnings:
             print(f"orderdash: warning: {warning}", file=sys.stderr)
+    _check_history_days(args.history_days)
     if args.bearer_lifetime <= 0 or args.history_page_cap < 1:
         from orderdash.core.service.errors import UsageError
 
@@ -46,6 +47,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
         customer_interval=interval,
         run=run,
         live=interval is not None,
+        history_days=args.history_days,
         **account,
     )
     return 0
@@ -60,3 +62,12 @@ def _simulator_run(seed: int | None) -> tuple[int, str]:
     import secrets
 
     return secrets.randbelow(2**31), secrets.token_hex(3)
+
+
+def _check_history_days(days: int) -> None:
+    from orderdash.simulator.history import MAX_HISTORY_DAYS
+
+    if not 0 <= days <= MAX_HISTORY_DAYS:
+        from orderdash.core.service.errors import UsageError
+
+        raise UsageError(f"--history-days must be 0 to {MAX_HISTORY_DAYS}")

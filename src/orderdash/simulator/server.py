@@ -237,14 +237,16 @@ def run_simulator(
     *,
     run: str = "",
     live: bool = False,
+    history_days: int = 0,
     **account: Any,
 ) -> None:
     """Serve a demo-filled simulator until Ctrl-C (or SIGTERM); blocking, for the CLI.
     `run` suffixes the demo tokens and `live` keeps a customer opening and paying orders
-    (Simulator). `account`: access_token, bearer_lifetime, history_page_cap (SimulatorASGI)."""
+    (Simulator), `history_days` adds past days of orders. `account`: access_token,
+    bearer_lifetime, history_page_cap (SimulatorASGI)."""
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    sim = Simulator(seed=seed, with_demo_orders=True, run=run, live=live)
+    sim = Simulator(seed=seed, with_demo_orders=True, run=run, live=live, history_days=history_days)
     server = SimulatorServer(
         sim,
         bearer_token=bearer_token,

@@ -73,10 +73,12 @@ class Simulator:
         *,
         run: str = "",
         live: bool = False,
+        history_days: int = 0,
     ) -> None:
         """`run` suffixes the demo orders' tokens (`demo_tokens(run)`): a fresh one per start
         means no token names another order after a restart. `live`: a `LiveCustomer` keeps
-        opening and paying orders (`live_customer.step()`, which the server calls)."""
+        opening and paying orders (`live_customer.step()`, which the server calls). `history_days`:
+        that many days of past orders and payments ending now (`history.py`), books to close."""
         self.seed = seed
         self.run = run
         self._clock = clock
@@ -97,6 +99,10 @@ class Simulator:
         self.demo_tokens: tuple[str, ...] = demo_tokens(run) if with_demo_orders else ()
         if with_demo_orders:
             install_demo_orders(self, run)
+        if history_days:
+            from orderdash.simulator.history import install_history
+
+            install_history(self, history_days)
         self.live_customer = LiveCustomer(self, f"{seed}:{run}", self.demo_tokens) if live else None
 
     # ------------------------------------------------------------------ clock

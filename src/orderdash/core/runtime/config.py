@@ -133,6 +133,9 @@ class Settings(BaseModel):
     rate_budget_per_hour: int = Field(1_000, ge=1, le=10_000_000)
     #: Requests in flight at once.
     concurrency: int = Field(6, ge=1, le=64)
+    #: The store's time zone (an IANA name, e.g. Europe/Berlin): where a day of the books
+    #: starts and ends (`close --day`, `export`); None: the machine's local zone.
+    timezone: str | None = Field(None, max_length=64)
     #: Where the watch list is kept (default: watchlist.json in the user data dir).
     watchlist_file: str | None = None
     #: Keep the watch list across runs.

@@ -1,0 +1,139 @@
+"""The books' commands (they need the access token): `orderdash close`, the close of day, and
+`orderdash export`, a period's orders or payments as CSV or JSON lines."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from orderdash.cli.options import _load_settings
+from orderdash.cli.render import CloseShown, ExportLines
+
+#: Tests put their own book here; None: the ledger of the settings (`core.ledger.open_book`).
+BOOK_FACTORY: Callable[[Any], Any] | None = None
+
+
+def open_book(settings: Any) -> Any:
+    """The shop's book for these settings (imported only when a command needs it)."""
+    if BOOK_FACTORY is not None:
+        return BOOK_FACTORY(settings)
+    try:
+        from orderdash.core.ledger import open_book as open_ledger  # type: ignore[attr-defined]
+    except ImportError:
+        from orderdash.core.service.errors import ConfigError
+
+        raise ConfigError("this orderdash has no ledger storage to keep the books in") from None
+    return open_ledger(settings)
+
+
+def _period(args: argparse.Namespace, settings: Any, *, default_today: bool) -> Any:
+    from datetime import datetime
+
+    from orderdash.core.books.period import choose_period, zone_named
+
+    zone = zone_named(args.tz or settings.timezone)
+    today = datetime.now(zone).date() if default_today else None
+    return choose_period(
+        day=getattr(args, "day", None), since=args.since, until=args.until, zone=zone, today=today
+    )
+
+
+def _needs_account(settings: Any, command: str) -> None:
+    if settings.access_token is None and settings.bearer_token is None:
+        from orderdash.core.service.errors import AuthRequired
+
+        raise AuthRequired(
+            f"{command} reads the order history: it needs the access token (access_token_file)"
+        )
+
+
+def _gates(settings: Any) -> tuple[Any, Any]:
+    """The getOrder budget and the private budget, as every command paces them."""
+    from orderdash.core.polling.account import CommandBudget
+
+    share = settings.budgets
+    orders = CommandBudget(share["budget_per_minute"], share["budget_per_hour"])
+    private = CommandBudget(settings.rate_budget_per_minute, settings.rate_budget_per_hour)
+    return orders, private
+
+
+def _recorder(settings: Any) -> str:
+    """This till's name: the `till` setting, else the host name."""
+    till = getattr(settings, "till", None)
+    if till:
+        return str(till)
+    import socket
+
+    return socket.gethostname() or "till"
+
+
+def _run_close(args: argparse.Namespace) -> CloseShown:
+    import asyncio
+
+    from orderdash.core.books.close import ALL_TILLS, close_period
+    from orderdash.core.service.client import OrderClient
+
+    settings, _ = _load_settings(args)
+    period = _period(args, settings, default_today=True)
+    _needs_account(settings, "close")
+    till = args.till if args.till else ALL_TILLS
+    orders_gate, private_gate = _gates(settings)
+    book = open_book(settings)
+
+    async def run() -> Any:
+        async with OrderClient.from_settings(settings) as client:
+            client.on_extra_private_request = private_gate.spent  # the log-in
+            return await close_period(
+                client,
+                book,
+                period,
+                till=till,
+                recorder=_recorder(settings),
+                order_gate=orders_gate,
+                private_gate=private_gate,
+                dry_run=args.dry_run,
+                concurrency=settings.concurrency,
+                max_pages=settings.history_max_pages,
+            )
+
+    try:
+        result = asyncio.run(run())
+    finally:
+        book.close_connection()
+    return CloseShown(result, fmt="csv" if args.csv else "json" if args.json else "text")
+
+
+def _run_export(args: argparse.Namespace) -> ExportLines:
+    import asyncio
+
+    from orderdash.core.books.export import export_lines
+    from orderdash.core.books.gather import gather
+    from orderdash.core.service.client import OrderClient
+
+    settings, _ = _load_settings(args)
+    period = _period(args, settings, default_today=False)
+    _needs_account(settings, "export")
+    orders_gate, private_gate = _gates(settings)
+    book = open_book(settings)
+
+    async def run() -> Any:
+        async with OrderClient.from_settings(settings) as client:
+            client.on_extra_private_request = private_gate.spent
+            return await gather(
+                client,
+                book,
+                period,
+                till=_recorder(settings),
+                order_gate=orders_gate,
+                private_gate=private_gate,
+                concurrency=settings.concurrency,
+                max_pages=settings.history_max_pages,
+            )
+
+    try:
+        gathered = asyncio.run(run())
+    finally:
+        book.close_connection()
+    lines = export_lines(gathered.orders, period, table=args.table, fmt=args.format)
+    return ExportLines(lines, warnings=gathered.warnings, missing=gathered.missing)

@@ -1,0 +1,125 @@
+"""The close of day: gather, build, freeze. A period and till closed once always gives back the
+same report (`Book.find_close`); `dry_run` builds without saving. `till` "*" is the whole
+account (every till); a till's name keeps the orders that till charged (`Book.charges`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, gather
+from orderdash.core.books.period import Period
+from orderdash.core.books.report import EarlierClose, build_report
+from orderdash.core.ledger import Book, CloseRecord
+from orderdash.core.service.client import MAX_HISTORY_PAGES
+from orderdash.core.service.errors import OrderdashError
+
+ALL_TILLS = "*"
+
+
+class CloseIncomplete(OrderdashError):
+    """Some orders of the period could not be read: a close would be wrong forever."""
+
+
+@dataclass(frozen=True)
+class CloseResult:
+    report: dict[str, Any]
+    #: The close was found in the ledger (closed earlier), not built now.
+    frozen: bool
+    saved: bool
+    dry_run: bool
+    read: int = 0
+    from_ledger: int = 0
+    #: Orders that could not be read (a dry run only: a close is refused then).
+    missing: int = 0
+
+
+async def close_period(
+    client: Any,
+    book: Book,
+    period: Period,
+    *,
+    till: str,
+    recorder: str,
+    order_gate: Gate,
+    private_gate: Gate,
+    dry_run: bool = False,
+    concurrency: int = 6,
+    max_pages: int = MAX_HISTORY_PAGES,
+    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> CloseResult:
+    """Close `period` for `till` (or show it, `dry_run`). `recorder` names the till whose reads
+    are written to the ledger."""
+    if not dry_run:
+        existing = await asyncio.to_thread(book.find_close, till, period.start, period.end)
+        if existing is not None:
+            return CloseResult(json.loads(existing.report_json), True, False, False)
+    gathered = await gather(
+        client,
+        book,
+        period,
+        till=recorder,
+        order_gate=order_gate,
+        private_gate=private_gate,
+        concurrency=concurrency,
+        max_pages=max_pages,
+        now=now,
+    )
+    if gathered.missing and not dry_run:
+        raise CloseIncomplete(
+            f"{gathered.missing} of the period's orders could not be read, so it is not closed "
+            f"({'; '.join(gathered.warnings[:3])}); try again, or --dry-run to see the rest"
+        )
+    await _only_till(book, period, till, gathered)
+    closed_at = now()
+    closes = await asyncio.to_thread(book.closes, till)
+    earlier = [_earlier(c) for c in closes]
+    report = build_report(
+        gathered.orders,
+        period,
+        till=till,
+        closed_at=closed_at,
+        earlier=[e for e in earlier if e is not None],
+        warnings=gathered.warnings,
+    )
+    if dry_run:
+        return CloseResult(
+            report, False, False, True, gathered.read, gathered.from_ledger, gathered.missing
+        )
+    record = CloseRecord(
+        till=till,
+        period_from=period.start,
+        period_until=period.end,
+        closed_at=closed_at,
+        report_json=json.dumps(report, sort_keys=True, separators=(",", ":")),
+        digest=report["digest"],
+    )
+    kept = await asyncio.to_thread(book.save_close, record)
+    # a close made meanwhile (another till closing the shop's day) is the one kept
+    return CloseResult(
+        json.loads(kept.report_json),
+        kept.digest != record.digest,
+        True,
+        False,
+        gathered.read,
+        gathered.from_ledger,
+    )
+
+
+async def _only_till(book: Book, period: Period, till: str, gathered: Gathered) -> None:
+    if till == ALL_TILLS:
+        return
+    charges = await asyncio.to_thread(book.charges, period.start - LOOK_BACK, period.end, till)
+    tokens = {c.token for c in charges}
+    gathered.orders = [o for o in gathered.orders if o.token in tokens]
+
+
+def _earlier(record: CloseRecord) -> EarlierClose | None:
+    try:
+        return EarlierClose.from_report(json.loads(record.report_json))
+    except (ValueError, KeyError, TypeError):
+        return None  # a close this version cannot read: it covers nothing here

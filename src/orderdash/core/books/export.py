@@ -1,0 +1,160 @@
+"""Exports: one row per order or per payment of a period, as CSV or JSON lines.
+
+The columns are the interface (docs/books.md "Exports", `EXPORT_VERSION`, the `version`
+column of every row). Times are ISO-8601 with the offset of the chosen zone; every amount is
+the service's own digits (the decimal text as received). Service text is cleaned of control
+characters, and in CSV a text cell starting with = + - @ tab or CR is prefixed with ' so that
+no spreadsheet runs it as a formula (amounts are decimal text orderdash wrote itself).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from decimal import Decimal
+from typing import Any
+
+from orderdash.core.books.orders import BookOrder, text
+from orderdash.core.books.period import Period, iso
+
+EXPORT_VERSION = 1
+TABLES = ("orders", "payments")
+FORMATS = ("csv", "jsonl")
+
+ORDER_COLUMNS = (
+    "version",
+    "token",
+    "id",
+    "created_at",
+    "state",
+    "status_code",
+    "status_label",
+    "company",
+    "currency",
+    "amount_fiat",
+    "coin",
+    "amount",
+    "expires_at",
+    "payments",
+    "received",
+    "received_fiat",
+)
+PAYMENT_COLUMNS = (
+    "version",
+    "order",
+    "id",
+    "at",
+    "hash",
+    "coin",
+    "amount",
+    "total",
+    "under_paid",
+    "over_paid",
+    "currency",
+    "fiat",
+    "order_state",
+    "company",
+)
+#: Columns holding decimal text orderdash formatted itself, or integers: never formulas.
+NUMERIC = frozenset(
+    {
+        "version",
+        "id",
+        "amount_fiat",
+        "amount",
+        "payments",
+        "received",
+        "received_fiat",
+        "total",
+        "under_paid",
+        "over_paid",
+        "fiat",
+    }
+)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def order_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[str, Any]]:
+    """The orders created in `period`, oldest first."""
+    for order in sorted(orders, key=lambda o: (o.created_ms, o.id, o.token)):
+        if not period.contains_ms(order.created_ms):
+            continue
+        yield {
+            "version": EXPORT_VERSION,
+            "token": text(order.token),
+            "id": order.id,
+            "created_at": iso(period.local(order.created_ms)),
+            "state": order.state,
+            "status_code": order.status_code,
+            "status_label": order.status_label,
+            "company": order.company,
+            "currency": order.currency,
+            "amount_fiat": order.amount_fiat_text,
+            "coin": order.coin,
+            "amount": order.amount_text,
+            "expires_at": "" if order.expires_ms is None else iso(period.local(order.expires_ms)),
+            "payments": len(order.payments),
+            "received": format(sum((p.amount for p in order.payments), Decimal(0)), "f"),
+            "received_fiat": format(sum((p.fiat for p in order.payments), Decimal(0)), "f"),
+        }
+
+
+def payment_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[str, Any]]:
+    """The payments made in `period` (their `createdAtMiliseconds`), oldest first."""
+    found = [(p, o) for o in orders for p in o.payments if period.contains_ms(p.at_ms)]
+    for payment, order in sorted(found, key=lambda po: (po[0].at_ms, po[0].id, po[0].order)):
+        yield {
+            "version": EXPORT_VERSION,
+            "order": text(payment.order),
+            "id": payment.id,
+            "at": iso(period.local(payment.at_ms)),
+            "hash": payment.hash,
+            "coin": payment.coin,
+            "amount": payment.amount_text,
+            "total": format(payment.total, "f"),
+            "under_paid": format(payment.under_paid, "f"),
+            "over_paid": format(payment.over_paid, "f"),
+            "currency": payment.currency,
+            "fiat": payment.fiat_text,
+            "order_state": order.state,
+            "company": order.company,
+        }
+
+
+def safe_cell(column: str, value: Any) -> str:
+    """One CSV cell: numbers as they are, text that a spreadsheet would run prefixed with '."""
+    text = str(value)
+    if column not in NUMERIC and text.startswith(_FORMULA_START):
+        return "'" + text
+    return text
+
+
+def write_csv(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> Iterator[str]:
+    """CSV text, a header line then one line per row (CRLF, as RFC 4180 says)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(columns)
+    yield buffer.getvalue()
+    for row in rows:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow([safe_cell(c, row[c]) for c in columns])
+        yield buffer.getvalue()
+
+
+def write_jsonl(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """One JSON object a line, ASCII (no control character survives)."""
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=True, separators=(",", ":")) + "\n"
+
+
+def export_lines(
+    orders: Sequence[BookOrder], period: Period, *, table: str, fmt: str
+) -> Iterator[str]:
+    if table == "orders":
+        rows, columns = order_rows(orders, period), ORDER_COLUMNS
+    else:
+        rows, columns = payment_rows(orders, period), PAYMENT_COLUMNS
+    return write_csv(rows, columns) if fmt == "csv" else write_jsonl(rows)

@@ -1,0 +1,258 @@
+"""One order of the books, read from getOrder's `data` object (exact digits): its state for
+the books, its payments, and what is exceptional about it. Untrusted input: a member that is
+missing or of the wrong type leaves the order out of the sums with a warning, never a crash.
+
+States (docs/books.md "How states are classified"), from `status.code` then `status.label`,
+matched loosely as everywhere in orderdash (`core/domain/status.py`):
+
+  in_progress  In-progress, NEW
+  unconfirmed  Paid / Unconfirmed, UNCONFIRMED (paid, confirmations missing)
+  paid         PAID alone: paid in full (the code the simulator and shop plugins send)
+  confirmed    Confirmed, COMPLETED
+  underpaid, overpaid, expired, canceled (CANCELLED too)
+  other        anything else (counted, never an error)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from orderdash.core.domain.status import loose_key, state_key
+from orderdash.core.safetext import clean
+
+STATES = (
+    "in_progress",
+    "unconfirmed",
+    "paid",
+    "confirmed",
+    "underpaid",
+    "overpaid",
+    "expired",
+    "canceled",
+    "other",
+)
+_BUCKETS = {
+    "INPROGRESS": "in_progress",
+    "NEW": "in_progress",
+    "UNCONFIRMED": "unconfirmed",
+    "PAIDUNCONFIRMED": "unconfirmed",
+    "PAID": "paid",
+    "CONFIRMED": "confirmed",
+    "COMPLETED": "confirmed",
+    "UNDERPAID": "underpaid",
+    "OVERPAID": "overpaid",
+    "EXPIRED": "expired",
+    "CANCELED": "canceled",
+    "CANCELLED": "canceled",
+}
+#: States after which the books need no new read unless the history shows another state.
+SETTLED = frozenset({"paid", "confirmed", "underpaid", "overpaid", "expired", "canceled"})
+#: `expiresAt` below this is not epoch milliseconds (docs/service-api.md#times).
+EPOCH_MS_FLOOR = 10**12
+_MAX_TEXT = 200
+
+
+class BadOrder(ValueError):
+    """The order's data does not have what the books need."""
+
+
+def state_of(code: object, label: object) -> str:
+    code_text = code if isinstance(code, str) else ""
+    label_text = label if isinstance(label, str) else None
+    key = state_key(code_text, label_text)
+    if key is None:
+        return "other"
+    # PAID alone is paid; the documented Paid / Unconfirmed (any spelling) is still unconfirmed
+    if key == "PAID" and label_text is not None and loose_key(label_text) == "PAIDUNCONFIRMED":
+        return "unconfirmed"
+    return _BUCKETS[key]
+
+
+def money(value: object) -> Decimal:
+    """An exact amount: a Decimal as parsed, or decimal text; never a float or a bool."""
+    if isinstance(value, Decimal) and value.is_finite():
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Decimal(value)
+    if isinstance(value, str) and 0 < len(value) <= 100:
+        try:
+            parsed = Decimal(value)
+        except InvalidOperation:
+            raise BadOrder(f"amount {clean(value, limit=40)!r} is not a number") from None
+        if parsed.is_finite():
+            return parsed
+    raise BadOrder("an amount is missing or not a number")
+
+
+def text(value: object) -> str:
+    """Service text as one printable line (control characters replaced), bounded."""
+    return clean(value, limit=_MAX_TEXT)
+
+
+def _int(value: object, what: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise BadOrder(f"{what} is not an integer")
+
+
+@dataclass(frozen=True)
+class Payment:
+    order: str
+    id: int
+    at_ms: int
+    hash: str
+    coin: str
+    amount: Decimal
+    currency: str
+    fiat: Decimal
+    total: Decimal
+    under_paid: Decimal
+    over_paid: Decimal
+    under_paid_fiat: Decimal
+    over_paid_fiat: Decimal
+    #: The amounts as the service wrote them (its digits): base in coin and in fiat.
+    amount_text: str
+    fiat_text: str
+
+
+@dataclass(frozen=True)
+class BookOrder:
+    token: str
+    id: int
+    created_ms: int
+    state: str
+    status_code: str
+    status_label: str
+    company: str
+    coin: str
+    currency: str
+    amount_fiat: Decimal
+    amount: Decimal | None
+    expires_ms: int | None
+    payments: tuple[Payment, ...]
+    amount_fiat_text: str
+    amount_text: str
+
+    @property
+    def latest(self) -> Payment | None:
+        return max(self.payments, key=lambda p: (p.at_ms, p.id), default=None)
+
+
+def _digits(value: object) -> str:
+    return format(money(value), "f")
+
+
+def read_order(data: Any) -> BookOrder:
+    """The books' view of one getOrder `data` object; BadOrder when it lacks what they need."""
+    if not isinstance(data, dict):
+        raise BadOrder("the order is not an object")
+    token = data.get("token")
+    if not isinstance(token, str) or not token:
+        raise BadOrder("the order has no token")
+    status = data.get("status")
+    if not isinstance(status, dict):
+        raise BadOrder("the order has no status")
+    currency = data.get("currency")
+    if not isinstance(currency, dict):
+        raise BadOrder("the order has no currency")
+    coin = text(data.get("coinBaseName") or "").upper()
+    fiat_code = text(currency.get("abbreviation") or "")
+    expires = data.get("expiresAt")
+    expires_ms = expires if isinstance(expires, int) and expires >= EPOCH_MS_FLOOR else None
+    raw_amount = data.get("amount")
+    payments = []
+    transactions = data.get("transactions") or []
+    if not isinstance(transactions, list):
+        raise BadOrder("transactions is not a list")
+    for tx in transactions:
+        payments.append(_payment(token, coin, fiat_code, tx))
+    return BookOrder(
+        token=token,
+        id=_int(data.get("id"), "id"),
+        created_ms=_int(data.get("createdAtMiliseconds"), "createdAtMiliseconds"),
+        state=state_of(status.get("code"), status.get("label")),
+        status_code=text(status.get("code")),
+        status_label=text(status.get("label")),
+        company=text(data.get("companyName")),
+        coin=coin,
+        currency=fiat_code,
+        amount_fiat=money(data.get("amountFiat")),
+        amount=None if raw_amount is None else money(raw_amount),
+        expires_ms=expires_ms,
+        payments=tuple(payments),
+        amount_fiat_text=_digits(data.get("amountFiat")),
+        amount_text="" if raw_amount is None else _digits(raw_amount),
+    )
+
+
+def _payment(token: str, coin: str, currency: str, tx: Any) -> Payment:
+    if not isinstance(tx, dict):
+        raise BadOrder("a transaction is not an object")
+    amount, fiat = tx.get("amount"), tx.get("amountFiat")
+    if not isinstance(amount, dict) or not isinstance(fiat, dict):
+        raise BadOrder("a transaction has no amounts")
+    return Payment(
+        order=token,
+        id=_int(tx.get("id"), "a transaction's id"),
+        at_ms=_int(tx.get("createdAtMiliseconds"), "a transaction's createdAtMiliseconds"),
+        hash=text(tx.get("hash")),
+        coin=coin,
+        amount=money(amount.get("base")),
+        currency=currency,
+        fiat=money(fiat.get("base")),
+        total=money(amount.get("total")),
+        under_paid=money(amount.get("underPaid")),
+        over_paid=money(amount.get("overPaid")),
+        under_paid_fiat=money(fiat.get("underPaid")),
+        over_paid_fiat=money(fiat.get("overPaid")),
+        amount_text=_digits(amount.get("base")),
+        fiat_text=_digits(fiat.get("base")),
+    )
+
+
+def exceptions_of(order: BookOrder) -> list[dict[str, Any]]:
+    """What is exceptional about one order (docs/books.md "Exceptions"), each with its figure
+    (coin and fiat, the service's own digits): shortfall, excess or what was received."""
+    found: list[dict[str, Any]] = []
+    latest = order.latest
+
+    def entry(kind: str, figure: str, coin: Decimal, fiat: Decimal) -> None:
+        found.append(
+            {
+                "kind": kind,
+                "order": order.token,
+                "state": order.state,
+                "coin": order.coin,
+                "currency": order.currency,
+                figure: {"coin": format(coin, "f"), "fiat": format(fiat, "f")},
+            }
+        )
+
+    if latest is not None and (order.state == "underpaid" or latest.under_paid < 0):
+        if order.state not in ("in_progress", "expired"):
+            entry("underpaid", "shortfall", -latest.under_paid, -latest.under_paid_fiat)
+    if latest is not None and (order.state == "overpaid" or latest.over_paid > 0):
+        entry("overpaid", "excess", latest.over_paid, latest.over_paid_fiat)
+    if order.state == "expired" and order.payments:
+        entry(
+            "expired_with_payment",
+            "received",
+            sum((p.amount for p in order.payments), Decimal(0)),
+            sum((p.fiat for p in order.payments), Decimal(0)),
+        )
+    if order.expires_ms is not None:
+        late = [p for p in order.payments if p.at_ms > order.expires_ms]
+        if late:
+            entry(
+                "paid_after_expiry",
+                "received",
+                sum((p.amount for p in late), Decimal(0)),
+                sum((p.fiat for p in late), Decimal(0)),
+            )
+    if order.state == "unconfirmed":
+        total = latest.total if latest is not None else Decimal(0)
+        fiat = sum((p.fiat for p in order.payments), Decimal(0))
+        entry("unconfirmed", "received", total, fiat)
+    return found
