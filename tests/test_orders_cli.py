@@ -3,6 +3,9 @@ real command against the simulator over loopback."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -75,3 +78,24 @@ def test_no_credential_is_exit_4_and_no_service_is_exit_5(server) -> None:
     server.stop()
     down = orders(server)
     assert down.returncode == 5 and len(down.stderr.splitlines()) == 1
+
+
+def test_a_reader_that_goes_away_ends_it_quietly(server) -> None:
+    """`orderdash orders | head -1`: the pipe closes under it; no traceback, the SIGPIPE status."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before the first line is written
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env |= {"ORDERDASH_CONFIG": os.devnull, "ORDERDASH_ACCESS_TOKEN": ACCESS}
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "orderdash", "orders", "--base-url", server.base_url],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+    finally:
+        os.close(write_end)
+    assert result.returncode == 141
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr

@@ -37,6 +37,9 @@ __all__ = [
     "parse_command_line",
 ]
 
+#: The exit status of a command whose output's reader went away (as if killed by SIGPIPE).
+EXIT_BROKEN_PIPE = 141
+
 #: Names of the command modules, re-exported here on first use (importing them is deferred).
 _LAZY = {
     "_run_one_shot": "order",
@@ -72,6 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C at any point, parsing the arguments included
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # the reader went away (`orderdash orders | head`): no traceback, and nothing more is
+        # written at exit to the closed pipe
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     finally:
         startup.end(paused)
 
