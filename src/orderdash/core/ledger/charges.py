@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from orderdash.core.domain.text import fiat_text
 from orderdash.core.ledger import ChargeRecord
@@ -17,6 +18,9 @@ from orderdash.core.service.errors import (
     NotFound,
     OrderdashError,
 )
+
+if TYPE_CHECKING:
+    from orderdash.core.ledger.writer import BookWriter
 
 
 def outcome_of(error: BaseException) -> tuple[str, str]:
@@ -68,3 +72,15 @@ async def resolve(client: OrderClient, record: ChargeRecord) -> Resolved:
     state = clean(fetched.order.status.label or fetched.order.status.code, limit=40).lower()
     detail = f"made, {state}"
     return Resolved(record, "made", detail, f"{charge_line(record)}: {detail} (order {token})")
+
+
+async def resolve_unresolved(writer: BookWriter, client: OrderClient) -> list[Resolved]:
+    """This till's charges left "sending" or "unknown", each looked up and its outcome
+    written when the service could say it (one line each, for a notice or stderr)."""
+    found = []
+    for record in await writer.unresolved():
+        resolved = await resolve(client, record)
+        if resolved.outcome:
+            await writer.charge_ended(record.token, resolved.outcome, resolved.detail)
+        found.append(resolved)
+    return found
