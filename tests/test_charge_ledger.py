@@ -23,6 +23,7 @@ from orderdash.core.ledger.charges import charge_line, outcome_of, resolve_unres
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.runtime.config import Settings
+from orderdash.core.service import jsontext
 from orderdash.core.service.charge import charge
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
@@ -197,3 +198,163 @@ async def test_the_outcome_of_each_ending(server, tmp_path: Path) -> None:
 def _today() -> tuple[datetime, datetime]:
     now = datetime.now(UTC)
     return now - timedelta(hours=1), now + timedelta(hours=1)
+
+
+# -- the dashboard ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def dash_server() -> Iterator[SimulatorServer]:
+    from test_dashboard_account import ACCESS as DASHBOARD_ACCESS
+
+    with SimulatorServer(Simulator(seed=7), access_token=DASHBOARD_ACCESS) as s:
+        yield s
+
+
+async def test_the_dialog_writes_the_charge_before_the_create_and_its_outcome(
+    dash_server, tmp_path: Path
+) -> None:
+    from conftest import wait_until
+    from test_dashboard_account import account_app, ask_to_charge
+
+    ledger = tmp_path / "ledger.sqlite3"
+    server = dash_server
+    # the create's answer is slow: meanwhile the ledger already says "sending"
+    server.sim.add_fault(Fault(endpoint="create", delay=3.0, times=1))
+    app = account_app(server, ledger=str(ledger), till="front")
+    async with app.run_test(size=(140, 44)) as pilot:
+        await ask_to_charge(pilot, app, server, "4.00")
+        creates = sum(r["endpoint"] == "create" for r in server.sim.requests)
+        await pilot.press("y")
+        await wait_until(
+            pilot, lambda: sum(r["endpoint"] == "create" for r in server.sim.requests) > creates
+        )
+        (sending,) = _charges(ledger)
+        assert sending.outcome == "sending" and sending.amount == Decimal("4.00")
+        assert sending.token == app.screen._token
+        await wait_until(pilot, lambda: _charges(ledger)[0].outcome == "made", timeout=15)
+    assert sending.token in server.sim.tokens()
+
+
+async def test_the_dashboard_names_an_earlier_unresolved_charge(dash_server, tmp_path) -> None:
+    """A charge a kill -9 left "sending" (its order made) and one never sent: at start both
+    are looked up, written resolved, and each named in a notice."""
+    from conftest import screen_text, wait_until
+    from test_dashboard_account import account_app
+
+    server = dash_server
+    made = server.sim.tokens()[0]
+    ledger = tmp_path / "ledger.sqlite3"
+    book = open_book(Settings(ledger=str(ledger)))
+    at = datetime.now(UTC) - timedelta(minutes=5)
+    book.charge_started(ChargeRecord(made, Decimal("12.50"), "EUR", "front", at))
+    book.charge_started(ChargeRecord("never-made-token-2", Decimal("3"), "EUR", "front", at))
+    book.close_connection()
+    app = account_app(server, ledger=str(ledger), till="front")
+    async with app.run_test(size=(140, 44), notifications=True) as pilot:
+        records = {r.token: r for r in _charges(ledger)}
+        line = f"An earlier charge: {charge_line(records[made])}: made, "
+        not_made = f"An earlier charge: {charge_line(records['never-made-token-2'])}: not made"
+        await wait_until(pilot, lambda: line in " ".join(n.message for n in app._notifications))
+        messages = [n.message for n in app._notifications]
+        assert not_made in messages
+        await wait_until(pilot, lambda: _charges(ledger)[0].outcome != "sending")
+        assert "An earlier charge" in screen_text(app)
+    outcomes = {r.token: r.outcome for r in _charges(ledger)}
+    assert outcomes == {made: "made", "never-made-token-2": "not_made"}
+
+
+async def test_orders_read_are_written_once_per_changed_answer(sim_server, tmp_path) -> None:
+    """The dashboard polls every 0.2 s: an order is written when first read, not again while
+    its answer stays the same (the milliseconds left aside), and again when it changes."""
+    from conftest import wait_until
+    from orderdash.tui.app import make_app
+
+    ledger = tmp_path / "ledger.sqlite3"
+    token = sim_server.sim.tokens()[0]
+    settings = make_settings(sim_server.base_url, poll_interval=0.2, ledger=str(ledger))
+    app = make_app(settings, tokens=[token])
+
+    def row():  # noqa: ANN202
+        book = open_book(Settings(ledger=str(ledger)))
+        try:
+            return next(iter(book.orders_seen([token])), None)
+        finally:
+            book.close_connection()
+
+    def polls() -> int:
+        return sum(r["endpoint"] == "order" for r in sim_server.sim.requests)
+
+    async with app.run_test(size=(140, 44)) as pilot:
+        await wait_until(pilot, lambda: row() is not None)
+        # the first read (the app's first, with the QR image) differs from the polls after it
+        asked = polls()
+        await wait_until(pilot, lambda: polls() >= asked + 2)
+        first = row()
+        asked = polls()
+        await wait_until(pilot, lambda: polls() >= asked + 5)
+        assert row() == first  # five unchanged answers: not written again
+        sim_server.sim.set_fields(token, {"email": "changed@example.com"})
+        await wait_until(pilot, lambda: "changed@example.com" in row().order_json)
+    last = row()
+    assert last.first_seen == first.first_seen and last.last_seen > first.last_seen
+    assert last.till == settings.till
+
+
+def test_the_writer_keeps_the_services_digits_and_skips_unchanged_answers(tmp_path) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    writer = BookWriter(lambda: open_book(Settings(ledger=str(ledger))), "front")
+    raw = {"token": "t1", "amount": Decimal("0.000123456789012345678901"), "expirationTime": 5}
+    writer.saw("t1", raw)
+    writer.close()
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        (seen,) = book.orders_seen()
+    finally:
+        book.close_connection()
+    assert '"amount":0.000123456789012345678901' in seen.order_json.replace(" ", "")
+    opened: list = []
+
+    def opener():  # noqa: ANN202
+        opened.append(open_book(Settings(ledger=str(ledger))))
+        return opened[-1]
+
+    again = BookWriter(opener, "front")
+    again.saw("t1", raw)
+    again.drain()  # a new process writes each order once
+    written: list = []
+    real = opened[0].order_seen_many
+    opened[0].order_seen_many = lambda rows: (written.append(list(rows)), real(rows))
+    again.saw("t1", {**raw, "expirationTime": 4})  # only the countdown moved
+    again.saw("t1", raw)
+    again.drain()
+    assert written == []
+    again.saw("t1", {**raw, "status": "PAID"})
+    again.drain()
+    assert len(written) == 1 and '"PAID"' in written[0][0][3]
+    again.close()
+
+
+def test_get_writes_the_order_it_read_with_the_services_digits(sim_server, tmp_path) -> None:
+    from conftest import run_cli
+
+    ledger = tmp_path / "ledger.sqlite3"
+    token = sim_server.sim.tokens()[1]
+    env = {"ORDERDASH_LEDGER": str(ledger), "ORDERDASH_TILL": "back"}
+    result = run_cli("get", token, "--json", "--base-url", sim_server.base_url, env=env)
+    assert result.returncode == 0, result.stderr
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        (seen,) = book.orders_seen()
+    finally:
+        book.close_connection()
+    assert (seen.token, seen.till) == (token, "back")
+    # the same digits as the command's own exact JSON
+    printed = jsontext.loads(result.stdout)
+    stored = jsontext.loads(seen.order_json)
+    assert stored["amount"] == printed["amount"] and str(stored["amount"]) == str(printed["amount"])
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    env["ORDERDASH_LEDGER"] = str(blocked / "ledger.sqlite3")
+    warned = run_cli("get", token, "--base-url", sim_server.base_url, env=env)
+    assert warned.returncode == 0 and "warning: the order was not written down" in warned.stderr

@@ -72,6 +72,7 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
         # the ledger first: a charge that cannot be written down is not sent
         await writer.open()
         async with OrderClient.from_settings(settings) as client:
+            client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
             await _earlier_charges(writer, client)
 
             async def write_down(sending: str) -> None:

@@ -32,6 +32,7 @@ from orderdash.core.watching.watchlist_file import (
 from orderdash.tui import compat
 from orderdash.tui.alarms import Alarms
 from orderdash.tui.bindings import OPERATOR_ACTIONS, POS_ONLY_OFF
+from orderdash.tui.books import AppBooks
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
@@ -117,6 +118,8 @@ class OrderDashApp(App[None]):
         #: log-in is told on the banner), else only if `n` is pressed.
         self._account: AccountMode | None = None
         self._account_on = account
+        #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
+        self.books = AppBooks(self, settings, client)
         if account or settings.access_token is not None:
             self._account_mode()
         # a log-in waits for the first paint: it must not make the start-up slower
@@ -195,6 +198,7 @@ class OrderDashApp(App[None]):
         """Up: the requests held back go, a log-in may go now, and the account's history is
         read (in a worker)."""
         self.watcher.release()
+        self.books.start()
         if self.client.login_after is not None:
             self.client.login_after.set()
         if self._account is not None:
@@ -210,6 +214,7 @@ class OrderDashApp(App[None]):
         self._first_paint.close()  # quit before the first read came: no hold left behind
         self._file.flush_at_exit()
         self.session.end_display()
+        await self.books.aclose()
         await self.client.aclose()
 
     def _tick(self) -> None:

@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+#: Fields that change at every answer without anything happening to the order: the
+#: milliseconds left (`expirationTime`). Written with the rest, but not a change by themselves.
+COUNTDOWN_FIELDS = frozenset({"expirationTime"})
+
 
 def order_json(raw: dict[str, Any]) -> str:
     """getOrder's `data` object as JSON text, every number with the service's digits."""
@@ -119,9 +123,12 @@ class BookWriter:
         for token, (at, raw) in pending.items():
             try:
                 text = order_json(raw)
+                steady = {k: v for k, v in raw.items() if k not in COUNTDOWN_FIELDS}
+                digest = hashlib.blake2b(
+                    order_json(steady).encode("utf-8"), digest_size=16
+                ).digest()
             except (TypeError, ValueError):  # not JSON the service could have sent: skipped
                 continue
-            digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
             if self._written.get(token) != digest:
                 changed.append((token, self.till, at, text))
                 digests[token] = digest
@@ -140,6 +147,10 @@ class BookWriter:
             log.warning("orders seen not written: %s", error.message)
             return
         self._written.update(digests)
+
+    def drain(self) -> None:
+        """Wait (blocking) until what `saw` was given so far is written."""
+        self._executor.submit(self._flush).result()
 
     # -- the end ---------------------------------------------------------------------------
 
