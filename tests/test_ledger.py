@@ -222,3 +222,18 @@ def test_an_unreadable_book_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(LedgerError) as failed:
         open_book(Settings(ledger=str(path)))
     assert str(path) in failed.value.message and "\n" not in failed.value.message
+
+
+def test_an_empty_ledger_url_undoes_the_config_files(tmp_path: Path) -> None:
+    """As `orderdash demo` does: its charges never reach the shop's shared book."""
+    config = tmp_path / "config.toml"
+    config.write_text('ledger_url = "postgresql://shop:pw@books.example/shop"\n')
+    env = {"ORDERDASH_CONFIG": str(config)}
+    assert load_settings({}, env)[0].ledger_url is not None
+    settings, _ = load_settings({"ledger_url": "", "ledger": str(tmp_path / "demo.sqlite3")}, env)
+    assert settings.ledger_url is None
+    book = open_book(settings)
+    try:
+        assert book.engine == "sqlite" and book.where == str(tmp_path / "demo.sqlite3")
+    finally:
+        book.close_connection()

@@ -12,12 +12,18 @@ if TYPE_CHECKING:
     from orderdash.core.runtime.config import Settings
 
 LEDGER_FILE = "ledger.sqlite3"
+#: `orderdash demo`'s ledger: the simulator's orders never reach the shop's books.
+DEMO_LEDGER_FILE = "demo-ledger.sqlite3"
 
 
 def default_ledger_path() -> Path:
     from platformdirs import user_data_path
 
     return user_data_path("orderdash") / LEDGER_FILE
+
+
+def demo_ledger_path() -> Path:
+    return default_ledger_path().with_name(DEMO_LEDGER_FILE)
 
 
 def open_book(settings: Settings) -> SqlBook:

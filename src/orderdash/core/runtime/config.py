@@ -204,6 +204,12 @@ class Settings(BaseModel):
             raise ValueError("display_title must be one line of printable text")
         return self
 
+    @field_validator("ledger_url", mode="before")
+    @classmethod
+    def _empty_ledger_url(cls, value: Any) -> Any:
+        # "" (the demo's) undoes a ledger_url of the config file
+        return None if value == "" else value
+
     @field_validator("currency", mode="before")
     @classmethod
     def _check_currency(cls, value: Any) -> Any:
