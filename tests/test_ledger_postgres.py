@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -125,5 +126,25 @@ def test_a_till_killed_while_writing_loses_nothing_it_reported(
         assert seen == set(reported)
         if engine == "sqlite":
             assert book._engine.query("PRAGMA integrity_check") == [("ok",)]
+    finally:
+        book.close_connection()
+
+
+def test_a_lost_connection_is_one_line_and_made_again_at_the_next_call(pg_server) -> None:
+    import psycopg
+
+    from orderdash.core.ledger import ChargeRecord, LedgerError
+
+    book = open_book(Settings(ledger_url=SecretStr(pg_server.schema_url())))
+    try:
+        (pid,) = book._engine.query("SELECT pg_backend_pid()")[0]
+        with psycopg.connect(pg_server.url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        record = ChargeRecord("lost-1", Decimal("1"), "EUR", "A", datetime.now(UTC))
+        with pytest.raises(LedgerError) as lost:
+            book.charge_started(record)
+        assert "\n" not in lost.value.message and lost.value.message.startswith("the ledger ")
+        book.charge_started(record)  # a new connection
+        assert book.charge("lost-1") is not None
     finally:
         book.close_connection()
