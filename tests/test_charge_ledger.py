@@ -259,7 +259,7 @@ async def test_the_dashboard_names_an_earlier_unresolved_charge(dash_server, tmp
         messages = [n.message for n in app._notifications]
         assert not_made in messages
         await wait_until(pilot, lambda: _charges(ledger)[0].outcome != "sending")
-        assert "An earlier charge" in screen_text(app)
+        await wait_until(pilot, lambda: "An earlier charge" in screen_text(app))
     outcomes = {r.token: r.outcome for r in _charges(ledger)}
     assert outcomes == {made: "made", "never-made-token-2": "not_made"}
 
@@ -358,3 +358,32 @@ def test_get_writes_the_order_it_read_with_the_services_digits(sim_server, tmp_p
     env["ORDERDASH_LEDGER"] = str(blocked / "ledger.sqlite3")
     warned = run_cli("get", token, "--base-url", sim_server.base_url, env=env)
     assert warned.returncode == 0 and "warning: the order was not written down" in warned.stderr
+
+
+def test_charges_lists_todays_charges_and_resolves_earlier_ones(server, tmp_path) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    env = _env(server, ledger)
+    made = _charge(env, "12.50")
+    assert made.returncode == 0, made.stderr
+    book = open_book(Settings(ledger=str(ledger)))
+    now = datetime.now(UTC)
+    book.charge_started(ChargeRecord("never-made-token-3", Decimal("3"), "EUR", "front", now))
+    book.charge_started(ChargeRecord("back-till-token-3", Decimal("4"), "EUR", "back", now))
+    book.close_connection()
+    argv = [sys.executable, "-m", "orderdash", "charges"]
+    listed = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert ": not made" in listed.stderr
+    lines = listed.stdout.splitlines()
+    assert len(lines) == 2 and "back-till" not in listed.stdout
+    assert any("12.50 EUR" in line and "made" in line for line in lines)
+    assert any("never-made-token-3" in line and "not made" in line for line in lines)
+    every = subprocess.run(
+        [*argv, "--all-tills", "--json"], capture_output=True, text=True, env=env, timeout=60
+    )
+    rows = jsontext.loads(every.stdout)
+    assert {r["till"] for r in rows} == {"front", "back"} and len(rows) == 3
+    assert (
+        str(next(r for r in rows if r["till"] == "front" and r["outcome"] == "made")["amount"])
+        == "12.50"
+    )

@@ -7,7 +7,13 @@ import argparse
 from typing import Any
 
 from orderdash.cli.options import _load_settings
-from orderdash.cli.render import Charged, ChargeStoppedResult, ChargeUnknownResult, OrderList
+from orderdash.cli.render import (
+    Charged,
+    ChargeList,
+    ChargeStoppedResult,
+    ChargeUnknownResult,
+    OrderList,
+)
 
 
 def _run_orders(args: argparse.Namespace) -> OrderList:
@@ -113,6 +119,34 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
         )
     finally:
         writer.close()
+
+
+def _run_charges(args: argparse.Namespace) -> ChargeList:
+    """Today's charges (since local midnight) of this till, or of every till; this till's
+    unresolved ones are looked up first."""
+    import asyncio
+    from datetime import datetime, timedelta
+
+    from orderdash.core.ledger.charges import resolve_unresolved
+    from orderdash.core.service.client import OrderClient
+
+    settings, _ = _load_settings(args)
+    writer = _book_writer(settings)
+    midnight = datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    till = None if args.all_tills else settings.till
+
+    async def read() -> Any:
+        await writer.open()
+        async with OrderClient.from_settings(settings) as client:
+            resolved = await resolve_unresolved(writer, client)
+        listed = await writer.call("charges", midnight, midnight + timedelta(days=1), till)
+        return resolved, listed
+
+    try:
+        resolved, listed = asyncio.run(read())
+    finally:
+        writer.close()
+    return ChargeList(listed, [r.line for r in resolved])
 
 
 def _book_writer(settings: Any) -> Any:
