@@ -11,13 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from orderdash.core.ledger import LedgerError
-from orderdash.core.ledger.charges import resolve_unresolved
-from orderdash.core.ledger.writer import BookWriter
-
 if TYPE_CHECKING:
     from textual.app import App
 
+    from orderdash.core.ledger.writer import BookWriter
     from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
     from orderdash.core.service.results import Fetched
@@ -29,14 +26,25 @@ NOTICE_SECONDS = 30
 class AppBooks:
     def __init__(self, app: App[object], settings: Settings, client: OrderClient) -> None:
         """`app`: where notices and the worker go; `client`: whose order reads are written."""
-        self._app, self._client = app, client
+        self._app, self._client, self._settings = app, client, settings
+        self._writer: BookWriter | None = None
 
-        def open_book():  # noqa: ANN202 - in the writer's thread, at its first call
-            from orderdash.core.ledger.open import open_book
+    @property
+    def writer(self) -> BookWriter:
+        """Made when first needed (after the first paint, or at `n`): the ledger's modules are
+        no part of the start-up."""
+        if self._writer is None:
+            from orderdash.core.ledger.writer import BookWriter
 
-            return open_book(settings)
+            settings = self._settings
 
-        self.writer = BookWriter(open_book, settings.till)
+            def open_book():  # noqa: ANN202 - in the writer's thread, at its first call
+                from orderdash.core.ledger.open import open_book
+
+                return open_book(settings)
+
+            self._writer = BookWriter(open_book, settings.till)
+        return self._writer
 
     def start(self) -> None:
         """After the first paint: orders read from now on are written down, and this till's
@@ -48,6 +56,9 @@ class AppBooks:
         self.writer.saw(fetched.order.token, fetched.raw)
 
     async def _resolve(self) -> None:
+        from orderdash.core.ledger import LedgerError
+        from orderdash.core.ledger.charges import resolve_unresolved
+
         try:
             found = await resolve_unresolved(self.writer, self._client)
         except LedgerError as error:
@@ -65,4 +76,5 @@ class AppBooks:
     async def aclose(self) -> None:
         """At exit: what is pending written, the book closed."""
         self._client.on_order_read = None
-        await self.writer.aclose()
+        if self._writer is not None:
+            await self._writer.aclose()
