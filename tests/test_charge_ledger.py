@@ -387,3 +387,20 @@ def test_charges_lists_todays_charges_and_resolves_earlier_ones(server, tmp_path
         str(next(r for r in rows if r["till"] == "front" and r["outcome"] == "made")["amount"])
         == "12.50"
     )
+
+
+async def test_the_dialog_sends_nothing_when_the_ledger_cannot_write(dash_server, tmp_path) -> None:
+    from conftest import screen_text, wait_until
+    from test_dashboard_account import account_app, ask_to_charge
+
+    server = dash_server
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the ledger's directory should be")
+    app = account_app(server, ledger=str(blocked / "ledger.sqlite3"))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await ask_to_charge(pilot, app, server, "4.00")
+        before = set(server.sim.tokens())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Not made: the ledger" in screen_text(app))
+        assert not any(r["endpoint"] == "create" for r in server.sim.requests)
+        assert set(server.sim.tokens()) == before

@@ -125,21 +125,24 @@ def _run_charges(args: argparse.Namespace) -> ChargeList:
     """Today's charges (since local midnight) of this till, or of every till; this till's
     unresolved ones are looked up first."""
     import asyncio
-    from datetime import datetime, timedelta
+    from datetime import date, datetime, time, timedelta
 
     from orderdash.core.ledger.charges import resolve_unresolved
     from orderdash.core.service.client import OrderClient
 
     settings, _ = _load_settings(args)
     writer = _book_writer(settings)
-    midnight = datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    # local midnights, each with its own offset (a day of a clock change is 23 or 25 hours)
+    today = date.today()
+    midnight = datetime.combine(today, time()).astimezone()
+    next_midnight = datetime.combine(today + timedelta(days=1), time()).astimezone()
     till = None if args.all_tills else settings.till
 
     async def read() -> Any:
         await writer.open()
         async with OrderClient.from_settings(settings) as client:
             resolved = await resolve_unresolved(writer, client)
-        listed = await writer.call("charges", midnight, midnight + timedelta(days=1), till)
+        listed = await writer.call("charges", midnight, next_midnight, till)
         return resolved, listed
 
     try:

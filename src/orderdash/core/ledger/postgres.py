@@ -90,6 +90,13 @@ class PostgresEngine:
                 autocommit=True,
                 connect_timeout=CONNECT_SECONDS,
                 application_name="orderdash",
+                # a server gone silent (a network cut) fails a call within about half a minute
+                # instead of holding the ledger's thread, and the quit that waits for it
+                keepalives=1,
+                keepalives_idle=10,
+                keepalives_interval=5,
+                keepalives_count=3,
+                tcp_user_timeout=30_000,
             )
         except self._psycopg.Error as error:
             raise self._failed(error) from None

@@ -105,8 +105,10 @@ class BookWriter:
         """An order's answer (getOrder's `data`), from the loop: kept, written off the loop
         if it changed."""
         with self._pending_lock:
+            if self._closed:
+                return
             self._pending[token] = (self._now(), raw)
-            if self._flush_queued or self._closed:
+            if self._flush_queued:
                 return
             self._flush_queued = True
         try:
