@@ -30,6 +30,8 @@ SECRETS = {
     "ORDERDASH_BEARER_TOKEN": "SeCrEtToKeN-abc123XYZ",
     "ORDERDASH_ACCESS_TOKEN_FILE": "/nonexistent/acc-file-path",
     "ORDERDASH_BEARER_TOKEN_FILE": "/nonexistent/bearer-file-path",
+    # the shared ledger's URL holds the database's password
+    "ORDERDASH_LEDGER_URL": "postgresql://shop:LeDgErPw-77x@books.example/shop",
 }
 ACCESS = "access-Mm4-account-never-shown"
 
