@@ -36,7 +36,7 @@ def outcome_of(error: BaseException) -> tuple[str, str]:
 
 
 def charge_line(record: ChargeRecord, now: datetime | None = None) -> str:
-    """'12.50 EUR at 10:02' in local time ('on 2026-11-26 at 10:02' another day)."""
+    """'12.50 EUR at 10:02' in local time ('12.50 EUR at 2026-11-26 10:02' another day)."""
     local = record.started_at.astimezone()
     today = (now or datetime.now(local.tzinfo)).astimezone(local.tzinfo).date()
     when = local.strftime("%H:%M")

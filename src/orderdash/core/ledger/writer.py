@@ -17,14 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from orderdash.core.ledger import Book, ChargeRecord, LedgerError
 from orderdash.core.service import jsontext
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 #: Fields that change at every answer without anything happening to the order: the
 #: milliseconds left (`expirationTime`). Written with the rest, but not a change by themselves.
