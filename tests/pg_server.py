@@ -58,7 +58,9 @@ class PgServer:
         assert binaries is not None
         self._bin = binaries
         # short: a unix socket's path is at most 107 bytes
-        self.root = Path(tempfile.mkdtemp(prefix="odpg"))
+        self.root = Path(
+            tempfile.mkdtemp(prefix="odpg", dir="/tmp" if os.path.isdir("/tmp") else None)
+        )
         self.data = self.root / "data"
         self.socket_dir = self.root / "s"
         self._user: str | None = None

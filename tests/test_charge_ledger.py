@@ -416,3 +416,31 @@ def test_a_charge_is_named_by_its_money_and_local_time() -> None:
     assert charge_line(record, now=later) == f"12.50 EUR at {local:%Y-%m-%d %H:%M}"
     unnamed = ChargeRecord("t", Decimal("1250"), "", "front", at)
     assert charge_line(unnamed, now=same_day).startswith("1250 at ")
+
+
+async def test_watch_jsonl_writes_the_orders_it_reads(sim_server, tmp_path) -> None:
+    import asyncio
+    import contextlib
+    import io
+
+    from orderdash.headless import watch_jsonl
+
+    ledger = tmp_path / "ledger.sqlite3"
+    tokens = sim_server.sim.tokens()[:2]
+    settings = make_settings(sim_server.base_url, poll_interval=0.1, ledger=str(ledger))
+    out = io.StringIO()
+    task = asyncio.create_task(watch_jsonl(settings, tokens, out))
+    try:
+        for _ in range(200):
+            if out.getvalue().count("\n") >= 2:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        assert {s.token for s in book.orders_seen()} == set(tokens)
+    finally:
+        book.close_connection()

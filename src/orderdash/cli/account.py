@@ -153,10 +153,9 @@ def _run_charges(args: argparse.Namespace) -> ChargeList:
 
 
 def _book_writer(settings: Any) -> Any:
-    from orderdash.core.ledger.open import open_book
-    from orderdash.core.ledger.writer import BookWriter
+    from orderdash.core.ledger.open import writer_for
 
-    return BookWriter(lambda: open_book(settings), settings.till)
+    return writer_for(settings)
 
 
 async def _earlier_charges(writer: Any, client: Any) -> None:

@@ -34,16 +34,9 @@ class AppBooks:
         """Made when first needed (after the first paint, or at `n`): the ledger's modules are
         no part of the start-up."""
         if self._writer is None:
-            from orderdash.core.ledger.writer import BookWriter
+            from orderdash.core.ledger.open import writer_for
 
-            settings = self._settings
-
-            def open_book():  # noqa: ANN202 - in the writer's thread, at its first call
-                from orderdash.core.ledger.open import open_book
-
-                return open_book(settings)
-
-            self._writer = BookWriter(open_book, settings.till)
+            self._writer = writer_for(self._settings)
         return self._writer
 
     def start(self) -> None:

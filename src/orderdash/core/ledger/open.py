@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from orderdash.core.ledger.store import SqlBook
 
 if TYPE_CHECKING:
+    from orderdash.core.ledger.writer import BookWriter
     from orderdash.core.runtime.config import Settings
 
 LEDGER_FILE = "ledger.sqlite3"
@@ -36,3 +37,11 @@ def open_book(settings: Settings) -> SqlBook:
     from orderdash.core.ledger.sqlite import SqliteEngine
 
     return SqlBook(SqliteEngine(settings.ledger or default_ledger_path()))
+
+
+def writer_for(settings: Settings) -> BookWriter:
+    """The settings' book for code on an event loop: opened in the writer's thread at its
+    first call (`core/ledger/writer.py`)."""
+    from orderdash.core.ledger.writer import BookWriter
+
+    return BookWriter(lambda: open_book(settings), settings.till)
