@@ -122,16 +122,16 @@ class BookWriter:
         digests: dict[str, bytes] = {}
         for token, (at, raw) in pending.items():
             try:
-                text = order_json(raw)
                 steady = {k: v for k, v in raw.items() if k not in COUNTDOWN_FIELDS}
                 digest = hashlib.blake2b(
                     order_json(steady).encode("utf-8"), digest_size=16
                 ).digest()
+                if self._written.get(token) == digest:
+                    continue
+                changed.append((token, self.till, at, order_json(raw)))
             except (TypeError, ValueError):  # not JSON the service could have sent: skipped
                 continue
-            if self._written.get(token) != digest:
-                changed.append((token, self.till, at, text))
-                digests[token] = digest
+            digests[token] = digest
         if not changed:
             return
         try:
