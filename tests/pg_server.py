@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import tempfile
@@ -23,8 +24,11 @@ def server_binaries() -> Path | None:
     """The newest installed PostgreSQL's bin directory ($ORDERDASH_PG_BIN first)."""
     given = os.environ.get("ORDERDASH_PG_BIN")
     candidates = [given] if given else []
+    # the newest version first ("15", "9.6": compared as numbers)
     candidates += sorted(
-        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True
+        glob.glob("/usr/lib/postgresql/*/bin"),
+        key=lambda p: [int(n) for n in re.findall(r"\d+", Path(p).parent.name)],
+        reverse=True,
     )
     found = shutil.which("initdb")
     if found:
