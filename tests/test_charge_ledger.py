@@ -212,11 +212,25 @@ def dash_server() -> Iterator[SimulatorServer]:
 
 
 async def test_the_dialog_writes_the_charge_before_the_create_and_its_outcome(
-    dash_server, tmp_path: Path
+    dash_server, tmp_path: Path, monkeypatch
 ) -> None:
+    """...and every call the app makes to the book runs in the ledger's thread, never on the
+    event loop's."""
+    import threading
+
     from conftest import wait_until
+    from orderdash.core.ledger.store import SqlBook
     from test_dashboard_account import account_app, ask_to_charge
 
+    threads: list[tuple[str, str]] = []
+    for name in ("charge_started", "charge_ended", "order_seen_many", "unresolved_charges"):
+        real = getattr(SqlBook, name)
+
+        def spy(self, *args, _real=real, _name=name):  # noqa: ANN001, ANN002, ANN202
+            threads.append((_name, threading.current_thread().name))
+            return _real(self, *args)
+
+        monkeypatch.setattr(SqlBook, name, spy)
     ledger = tmp_path / "ledger.sqlite3"
     server = dash_server
     # the create's answer is slow: meanwhile the ledger already says "sending"
@@ -234,6 +248,9 @@ async def test_the_dialog_writes_the_charge_before_the_create_and_its_outcome(
         assert sending.token == app.screen._token
         await wait_until(pilot, lambda: _charges(ledger)[0].outcome == "made", timeout=15)
     assert sending.token in server.sim.tokens()
+    called = {name for name, _ in threads}
+    assert {"charge_started", "charge_ended", "order_seen_many", "unresolved_charges"} <= called
+    assert all(thread.startswith("orderdash-ledger") for _, thread in threads), threads
 
 
 async def test_the_dashboard_names_an_earlier_unresolved_charge(dash_server, tmp_path) -> None:
