@@ -237,3 +237,13 @@ def test_an_empty_ledger_url_undoes_the_config_files(tmp_path: Path) -> None:
         assert book.engine == "sqlite" and book.where == str(tmp_path / "demo.sqlite3")
     finally:
         book.close_connection()
+
+
+def test_the_made_orders_currency_fills_a_charge_that_had_none(make_book) -> None:
+    book = make_book()
+    book.charge_started(ChargeRecord("blank", Decimal("5"), "", "front", T0))
+    book.charge_started(ChargeRecord("named", Decimal("5"), "EUR", "front", T0))
+    book.charge_ended("blank", "made", currency="CHF")
+    book.charge_ended("named", "made", currency="CHF")  # a charge's own currency is kept
+    assert book.charge("blank").currency == "CHF"
+    assert book.charge("named").currency == "EUR"

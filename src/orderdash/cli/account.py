@@ -100,7 +100,7 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
                 if sent:
                     _warn(await writer.charge_ended(token, *outcome_of(error)))
                 raise
-            _warn(await writer.charge_ended(token, "made"))
+            _warn(await writer.charge_ended(token, "made", currency=made.currency or ""))
             return made
 
     try:

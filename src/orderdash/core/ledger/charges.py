@@ -4,7 +4,7 @@ unresolved (a crash, an answer never read) looked up by its token and said in on
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -54,6 +54,8 @@ class Resolved:
     outcome: str
     detail: str
     line: str
+    #: The order's currency, when it was read.
+    currency: str = ""
 
 
 async def resolve(client: OrderClient, record: ChargeRecord) -> Resolved:
@@ -71,7 +73,11 @@ async def resolve(client: OrderClient, record: ChargeRecord) -> Resolved:
         return Resolved(record, "", "", line)
     state = clean(fetched.order.status.label or fetched.order.status.code, limit=40).lower()
     detail = f"made, {state}"
-    return Resolved(record, "made", detail, f"{charge_line(record)}: {detail} (order {token})")
+    currency = clean(fetched.order.currency.abbreviation, limit=12)
+    if not record.currency:
+        record = replace(record, currency=currency)  # the line names the order's money
+    line = f"{charge_line(record)}: {detail} (order {token})"
+    return Resolved(record, "made", detail, line, currency)
 
 
 async def resolve_unresolved(writer: BookWriter, client: OrderClient) -> list[Resolved]:
@@ -81,6 +87,8 @@ async def resolve_unresolved(writer: BookWriter, client: OrderClient) -> list[Re
     for record in await writer.unresolved():
         resolved = await resolve(client, record)
         if resolved.outcome:
-            await writer.charge_ended(record.token, resolved.outcome, resolved.detail)
+            await writer.charge_ended(
+                record.token, resolved.outcome, resolved.detail, currency=resolved.currency
+            )
         found.append(resolved)
     return found

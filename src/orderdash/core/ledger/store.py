@@ -155,15 +155,23 @@ class SqlBook:
             )
 
     def charge_ended(
-        self, token: str, outcome: str, detail: str = "", at: datetime | None = None
+        self,
+        token: str,
+        outcome: str,
+        detail: str = "",
+        at: datetime | None = None,
+        currency: str = "",
     ) -> None:
+        """The charge's outcome; `currency`: the made order's, written where the charge had
+        none (a till whose currency the first order told)."""
         if outcome not in CHARGE_OUTCOMES:
             raise ValueError(f"not a charge outcome: {outcome!r}")
         ended = time_text(at or datetime.now(UTC))
         with self._lock, self._write() as cursor:
             cursor.execute(
-                "UPDATE charges SET outcome = %s, detail = %s, ended_at = %s WHERE token = %s",
-                (outcome, _line(detail), ended, token),
+                "UPDATE charges SET outcome = %s, detail = %s, ended_at = %s,"
+                " currency = CASE WHEN currency = '' THEN %s ELSE currency END WHERE token = %s",
+                (outcome, _line(detail), ended, _line(currency, 12), token),
             )
 
     _CHARGE_COLUMNS = "token, amount, currency, till, started_at, outcome, detail, ended_at"

@@ -84,11 +84,14 @@ class BookWriter:
         record = ChargeRecord(token, amount, currency, self.till, self._now())
         await self.call("charge_started", record)
 
-    async def charge_ended(self, token: str, outcome: str, detail: str = "") -> str:
-        """The outcome written; "" or why it could not be (one line: the charge itself is
-        done, so this never raises)."""
+    async def charge_ended(
+        self, token: str, outcome: str, detail: str = "", *, currency: str = ""
+    ) -> str:
+        """The outcome written (and the made order's `currency` where the charge had none);
+        "" or why it could not be (one line: the charge itself is done, so this never
+        raises)."""
         try:
-            await self.call("charge_ended", token, outcome, detail)
+            await self.call("charge_ended", token, outcome, detail, None, currency)
         except (LedgerError, RuntimeError) as error:
             log.warning("charge %s outcome %s not written: %s", token, outcome, error)
             return f"the ledger could not write the charge's outcome: {error}"

@@ -296,10 +296,12 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         await self._ledger.charge_started(token, self.amount, self.currency)
         self._sent_now = True
 
-    async def _outcome(self, token: str, outcome: str, detail: str = "") -> None:
+    async def _outcome(
+        self, token: str, outcome: str, detail: str = "", *, currency: str = ""
+    ) -> None:
         if self._ledger is None:
             return
-        problem = await self._ledger.charge_ended(token, outcome, detail)
+        problem = await self._ledger.charge_ended(token, outcome, detail, currency=currency)
         if problem:
             self.notify(problem, title="Ledger", severity="warning", markup=False)
 
@@ -382,6 +384,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         if not self.currency and self._made.currency:
             # the first order made tells the account's currency: kept for the session
             self.currency = clean(self._made.currency, limit=12)
+            await self._outcome(made.token, "made", currency=self.currency)
             if self._on_currency is not None:
                 self._on_currency(self.currency)
         self._offer_coins(coins, problem)
