@@ -1,9 +1,9 @@
 """The book on a PostgreSQL server (psycopg 3): one book that every till of a shop shares.
 
 psycopg is imported here only, when a `ledger_url` is set (`pip install 'orderdash[postgres]'`).
-Each write is one transaction, committed before the call returns. A lost connection is made
-again at the next call. The URL's password is a secret: `where` and every message show the URL
-without it.
+Each write is one transaction, committed before the call returns. A call that fails because
+the connection was lost is made once more on a new one (`SqlBook`; every write is idempotent).
+The URL's password is a secret: `where` and every message show the URL without it.
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ class PostgresEngine:
         self._secrets = url_secrets(url)
         self.where = public_url(url)
         self._connection: Any = None
+        self._closed = False
         self._connect()
 
     def _failed(self, error: Exception) -> LedgerError:
@@ -84,6 +85,10 @@ class PostgresEngine:
     def _connect(self) -> Any:
         if self._connection is not None and not self._connection.closed:
             return self._connection
+        if self._closed:
+            raise LedgerError(f"the ledger {self.where} is closed")
+        # no connection while connecting: a failed connect is no lost connection (`lost`)
+        self._connection = None
         try:
             self._connection = self._psycopg.connect(
                 self._url,
@@ -121,5 +126,9 @@ class PostgresEngine:
             raise self._failed(error) from None
 
     def close(self) -> None:
+        self._closed = True
         if self._connection is not None:
             self._connection.close()
+
+    def lost(self) -> bool:
+        return not self._closed and self._connection is not None and bool(self._connection.closed)

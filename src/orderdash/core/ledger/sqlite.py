@@ -91,3 +91,6 @@ class SqliteEngine:
 
     def close(self) -> None:
         self._connection.close()
+
+    def lost(self) -> bool:
+        return False  # a file: nothing to reconnect to

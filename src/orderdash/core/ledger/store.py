@@ -7,12 +7,13 @@ is one transaction, and a call returns once it is committed.
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from orderdash.core.ledger import (
     CHARGE_OUTCOMES,
@@ -31,6 +32,8 @@ MAX_DETAIL = 300
 MAX_TILL = 64
 #: Tokens asked for in one `IN (...)` (SQLite's oldest bound on parameters is 999).
 _CHUNK = 500
+
+T = TypeVar("T")
 
 
 class Cursor(Protocol):
@@ -53,6 +56,28 @@ class Engine(Protocol):
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
     def close(self) -> None: ...
+
+    def lost(self) -> bool:
+        """The last call failed because the connection was lost (the next makes it again)."""
+        ...
+
+
+def _once_again(method: Callable[..., T]) -> Callable[..., T]:
+    """A call that failed because the connection was lost is made once more, on a new one.
+    Safe because every write of the book is idempotent (an upsert, an update to the same
+    values, an insert that keeps what is there): a commit whose answer was lost, made again,
+    changes nothing."""
+
+    @functools.wraps(method)
+    def call(self: SqlBook, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except LedgerError:
+            if not self._engine.lost():
+                raise
+        return method(self, *args, **kwargs)
+
+    return call
 
 
 def time_text(moment: datetime) -> str:
@@ -134,6 +159,7 @@ class SqlBook:
 
     # -- charges ---------------------------------------------------------------------------
 
+    @_once_again
     def charge_started(self, record: ChargeRecord) -> None:
         """Written before the create is sent. The same token again (a retry of that charge)
         keeps its first time and amount, and is "sending" again."""
@@ -154,6 +180,7 @@ class SqlBook:
                 ),
             )
 
+    @_once_again
     def charge_ended(
         self,
         token: str,
@@ -190,6 +217,7 @@ class SqlBook:
             ended_at=parse_time(ended) if ended is not None else None,
         )
 
+    @_once_again
     def unresolved_charges(self, till: str) -> list[ChargeRecord]:
         """This till's charges still "sending" or "unknown", oldest first."""
         with self._lock:
@@ -200,6 +228,7 @@ class SqlBook:
             )
         return [self._charge(row) for row in rows]
 
+    @_once_again
     def charges(self, since: datetime, until: datetime, till: str | None) -> list[ChargeRecord]:
         sql = (
             f"SELECT {self._CHARGE_COLUMNS} FROM charges WHERE started_at >= %s AND started_at < %s"
@@ -212,6 +241,7 @@ class SqlBook:
             rows = self._engine.query(sql + " ORDER BY started_at, token", params)
         return [self._charge(row) for row in rows]
 
+    @_once_again
     def charge(self, token: str) -> ChargeRecord | None:
         with self._lock:
             rows = self._engine.query(
@@ -230,6 +260,7 @@ class SqlBook:
     def order_seen(self, token: str, till: str, seen_at: datetime, order_json: str) -> None:
         self.order_seen_many([(token, till, seen_at, order_json)])
 
+    @_once_again
     def order_seen_many(self, reads: Iterable[tuple[str, str, datetime, str]]) -> None:
         """Several reads in one transaction (a batch of the dashboard's polls)."""
         rows = [
@@ -242,6 +273,7 @@ class SqlBook:
             for row in rows:
                 cursor.execute(self._SEEN, row)
 
+    @_once_again
     def orders_seen(self, tokens: list[str] | None = None) -> list[SeenOrder]:
         select = "SELECT token, till, first_seen, last_seen, order_json FROM orders_seen"
         rows: list[tuple[Any, ...]] = []
@@ -274,6 +306,7 @@ class SqlBook:
             digest=str(digest),
         )
 
+    @_once_again
     def find_close(
         self, till: str, period_from: datetime, period_until: datetime
     ) -> CloseRecord | None:
@@ -285,6 +318,7 @@ class SqlBook:
             )
         return self._close(rows[0]) if rows else None
 
+    @_once_again
     def save_close(self, record: CloseRecord) -> CloseRecord:
         key = (record.till, time_text(record.period_from), time_text(record.period_until))
         with self._lock, self._write() as cursor:
@@ -300,6 +334,7 @@ class SqlBook:
             )
         return self._close(rows[0])
 
+    @_once_again
     def closes(self, till: str) -> list[CloseRecord]:
         with self._lock:
             rows = self._engine.query(
