@@ -62,7 +62,7 @@ def wire_transactions(count: int, seed: int) -> list[dict[str, Any]]:
 async def measure(options: Options, server: Any) -> dict[str, Any]:
     from appkit import DashboardProbe, PaintLog, refresh_now, run_app, table_settled
 
-    from orderdash.tui.app import make_app
+    from orderdash.tui.factory import make_app
     from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTable
 
     sim = server.sim

@@ -34,7 +34,7 @@ async def loopback_round_trip(base_url: str, token: str, samples: int = 21) -> f
 async def measure(options: Options, server: Any) -> tuple[list[float], float]:
     from appkit import PaintLog, run_app, wait_for
 
-    from orderdash.tui.app import make_app
+    from orderdash.tui.factory import make_app
     from orderdash.tui.widgets.transactions import TransactionsTable
 
     sim = server.sim

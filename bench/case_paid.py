@@ -19,7 +19,7 @@ TARGET = 2.0
 async def measure(options: Options, server: Any) -> tuple[list[float], float, float]:
     from appkit import PaintLog, run_app, wait_for
 
-    from orderdash.tui.app import make_app
+    from orderdash.tui.factory import make_app
     from orderdash.tui.screens.pos import PosScreen
     from orderdash.tui.widgets.customer import CustomerPanel
 

@@ -26,7 +26,7 @@ def landed() -> bool:
 async def measure(options: Options, server: Any) -> dict[str, Any]:
     from appkit import PaintLog, patched, run_app, wait_for
 
-    from orderdash.tui.app import make_app
+    from orderdash.tui.factory import make_app
     from orderdash.tui.widgets.watch_list import WatchListPane
 
     sim = server.sim
@@ -77,7 +77,7 @@ async def measure(options: Options, server: Any) -> dict[str, Any]:
 def run(options: Options) -> list[Row]:
     if not landed():
         return [Row("watchlist", "\u2014", status="n/a (watch list not landed)")]
-    from orderdash.tui.app import make_app
+    from orderdash.tui.factory import make_app
 
     if "tokens" not in inspect.signature(make_app).parameters:
         return [Row("watchlist", "\u2014", status="n/a (make_app takes no token list yet)")]

@@ -159,7 +159,7 @@ def _timed(get_order: Any) -> Any:
 def _make_app(settings: Any, tokens: list[str]) -> Any:
     import inspect
 
-    from orderdash.tui.app import make_app
+    from orderdash.tui.factory import make_app
 
     if "tokens" in inspect.signature(make_app).parameters:
         app = make_app(settings, tokens=tokens)

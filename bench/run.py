@@ -86,6 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.reps < 1 or args.idle_seconds <= 0 or args.latency_runs < 2:
         parser.error("--reps >= 1, --idle-seconds > 0 and --latency-runs >= 2")
+    # the dashboards measured keep a ledger, as in use: a throw-away one, never the
+    # developer's own books (the child processes inherit it)
+    import os
+    import tempfile
+
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="orderdash-bench-")
     options = Options(
         reps=args.reps,
         idle_seconds=args.idle_seconds,

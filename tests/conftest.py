@@ -31,7 +31,27 @@ def runtime_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     writes there, never into the developer's (nor another test's)."""
     directory = tmp_path_factory.mktemp("runtime")
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(directory))
+    # and its own data directory: the ledger (ledger.sqlite3) of a dashboard or a charge under
+    # test is never the developer's
+    monkeypatch.setenv("XDG_DATA_HOME", str(directory / "data"))
     return directory
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[object]:
+    """One real PostgreSQL server per test process (pg_server.py), started on first use;
+    skipped, with the reason, where its programs or psycopg are absent."""
+    from pg_server import PgServer, why_not
+
+    reason = why_not()
+    if reason is not None:
+        pytest.skip(reason)
+    server = PgServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
 
 
 #: The simulator's credential in tests; every test that captures output greps for it.

@@ -19,7 +19,8 @@ from textual.pilot import Pilot
 from conftest import screen_text
 from orderdash.core.runtime.config import Settings
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 
 #: 2026-11-21 10:00:00 UTC
 FROZEN_NOW = 1795255200.0

@@ -9,7 +9,8 @@ from textual.widgets import OptionList
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.widgets.order_detail import OrderDetail
 

@@ -11,7 +11,7 @@ from conftest import BEARER, make_settings, screen_text, wait_until
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.watching.state import Freshness
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.budgets import BudgetsScreen
 from orderdash.tui.widgets.status_line import status_text
 

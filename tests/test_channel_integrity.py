@@ -20,8 +20,8 @@ from orderdash.core.customer.face import CustomerFace
 from orderdash.core.customer.published import Published
 from orderdash.core.customer.reading import Reader
 from orderdash.simulator import SimulatorServer
-from orderdash.tui.app import make_app
 from orderdash.tui.customer_display import DisplayApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import decode_qr_in_region

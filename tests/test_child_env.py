@@ -23,13 +23,15 @@ from orderdash.core.service.client import OrderClient
 from orderdash.core.service.errors import InvalidResponse
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui import desktop
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 
 SECRETS = {
     "ORDERDASH_ACCESS_TOKEN": "AcCeSsToKeN-zz9876QQ",
     "ORDERDASH_BEARER_TOKEN": "SeCrEtToKeN-abc123XYZ",
     "ORDERDASH_ACCESS_TOKEN_FILE": "/nonexistent/acc-file-path",
     "ORDERDASH_BEARER_TOKEN_FILE": "/nonexistent/bearer-file-path",
+    # the shared ledger's URL holds the database's password
+    "ORDERDASH_LEDGER_URL": "postgresql://shop:LeDgErPw-77x@books.example/shop",
 }
 ACCESS = "access-Mm4-account-never-shown"
 

@@ -25,7 +25,8 @@ from orderdash.core.domain.columns import KEEP, ColumnSpec, fit_columns
 from orderdash.core.domain.text import CUT, ROUNDED, amount_text, fit_amount, fit_money
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.simulator.state import Fault
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTable
 from orderdash.tui.widgets.watch_list import COLUMN_SPECS, WatchListPane, WatchTable

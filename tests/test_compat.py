@@ -27,8 +27,8 @@ from textual.widgets.data_table import RowKey
 from conftest import BEARER, make_settings, wait_until
 from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
 from orderdash.tui import compat
-from orderdash.tui.app import make_app
 from orderdash.tui.compat.newest_first_table import NewestFirstTable
+from orderdash.tui.factory import make_app
 
 LONG = "ACME [/] Corp"
 

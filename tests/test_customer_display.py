@@ -26,8 +26,9 @@ from orderdash.core.customer.face import CustomerFace
 from orderdash.core.customer.reading import Reader, parse
 from orderdash.core.runtime.config import load_settings
 from orderdash.simulator import SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
 from orderdash.tui.customer_display import DisplayApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.qr import QRView

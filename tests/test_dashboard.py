@@ -10,7 +10,8 @@ from orderdash.core.domain.text import amount_text
 from orderdash.core.polling.refresh import Kind
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
 from orderdash.tui import desktop
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.status_line import StatusLine

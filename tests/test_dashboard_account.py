@@ -12,7 +12,8 @@ from pydantic import SecretStr
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.domain.status import is_open
 from orderdash.simulator import Simulator, SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.account_banner import AccountBanner
 
 ACCESS = "access-Qq8-dashboard-account"

@@ -20,8 +20,9 @@ from orderdash.core.customer.face import CustomerFace
 from orderdash.core.customer.handover import BackToWelcome, finished, may_be_paying
 from orderdash.core.customer.reading import Reader
 from orderdash.simulator import Simulator, SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
 from orderdash.tui.customer_display import DisplayApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.charge import ChargeScreen
 from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.screens.pos import PosScreen

@@ -23,8 +23,9 @@ from orderdash.core.service.models import OrderEnvelope
 from orderdash.core.watching.state import RATE_PERIOD, DashboardState
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.state import Fault
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
 from orderdash.tui.customer_display import DisplayApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.qr import QRView

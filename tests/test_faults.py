@@ -77,7 +77,8 @@ from conftest import BEARER, make_client, make_settings, screen_text, wait_until
 from orderdash.core.polling.refresh import MIN_BACKOFF
 from orderdash.core.service import errors
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.transactions import TransactionsTable

@@ -52,7 +52,8 @@ from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.core.service.errors import OrderdashError
 from orderdash.core.service.models import Order, OrderEnvelope, RatesEnvelope
 from orderdash.simulator import Simulator, SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.messages import OrderFetched
 from orderdash.tui.screens.pos import PosScreen
 

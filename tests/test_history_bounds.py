@@ -22,7 +22,7 @@ from pydantic import SecretStr
 from conftest import make_settings, run_cli, wait_until
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import Fault, Simulator, SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 
 ACCESS = "access-Hh3-history-bounds"
 SIZE = (140, 44)

@@ -28,7 +28,8 @@ from orderdash.core.polling.refresh import Kind
 from orderdash.core.service import errors, jsontext
 from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.simulator import Fault, Simulator, SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.status_line import StatusLine, status_text

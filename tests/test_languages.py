@@ -23,7 +23,7 @@ from orderdash.core.customer.face import CustomerFace
 from orderdash.core.runtime.config import load_settings
 from orderdash.core.service.errors import ConfigError
 from orderdash.simulator import SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.customer import CustomerPanel, headline
 

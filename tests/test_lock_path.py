@@ -14,7 +14,8 @@ import pytest
 from conftest import make_settings, wait_until
 from orderdash.core.watching.watchlist_file import WatchListFile
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.watch_list import WatchTable
 
 SIZE = (200, 50)

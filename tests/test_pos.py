@@ -10,7 +10,8 @@ from conftest import make_settings, screen_text, wait_until
 from orderdash.core.domain.text import amount_text
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.state import Fault
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.notices import MAX_HELD
 from orderdash.tui.screens.pos import CONNECTION_PROBLEM, PosScreen
 from orderdash.tui.widgets.big_figure import BigFigure, render_lines

@@ -15,7 +15,8 @@ from orderdash.core.watching.state import RATE_PERIOD
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.app import CHECKOUT_URL
 from orderdash.simulator.state import Fault
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.big_figure import BigFigure
 from orderdash.tui.widgets.qr import EMPTY_NOTE, QRView

@@ -41,7 +41,7 @@ from orderdash.core.qr.image import (
 )
 from orderdash.core.qr.matrix import QRMatrix, build_matrix
 from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import (
     Painted,

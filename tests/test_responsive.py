@@ -22,7 +22,7 @@ from conftest import make_settings, screen_text, wait_until
 from hostile_png import data_uri, paeth_bomb, paeth_png
 from orderdash.core.qr.image import MAX_IMAGE_BITS, QRImageError, cached_matrix_from_data_uri
 from orderdash.simulator import SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.pos import PosScreen
 
 TICK = 0.005

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 
 NOBODY = 65534
 

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.simulator import SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.qr import QRView
 from qr_screen import decode_qr_in_region

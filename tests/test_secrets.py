@@ -26,7 +26,7 @@ from orderdash.cli import build_parser
 from orderdash.core.runtime.config import load_settings
 from orderdash.core.service import errors
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.transactions import TransactionsTable
 

@@ -49,7 +49,7 @@ from textual.widgets._toast import Toast, ToastHolder
 
 from conftest import BEARER, make_settings, wait_until
 from orderdash.core.service import jsontext
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 
 SIZE = (140, 48)
 PAY_EVERY = 0.5

@@ -11,7 +11,7 @@ from conftest import make_settings, run_python, wait_until
 from orderdash import cli
 from orderdash.core.runtime import startup
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 
 TOKEN = DEMO_TOKENS[0]
 

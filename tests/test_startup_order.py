@@ -14,7 +14,7 @@ from conftest import make_settings, run_python, wait_until
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.dashboard import DashboardScreen
 from test_watcher import Recorder, ScriptedClient, with_transactions
 
@@ -217,7 +217,7 @@ def test_the_first_paint_waits_for_no_rate_call_and_loads_only_what_it_shows(
     not show, goes after it, and nothing in LOADED_LATER is imported by then (nor any class of
     DEFINED_LATER defined)."""
     code = (
-        started_as_cli(sim_server.base_url) + "from orderdash.tui.app import make_app\n"
+        started_as_cli(sim_server.base_url) + "from orderdash.tui.factory import make_app\n"
         f"app = make_app(settings, tokens=[{TOKEN!r}])\n"
         "seen = {}\n"
         "paint = app.first_paint.paint\n"

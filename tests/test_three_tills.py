@@ -16,7 +16,7 @@ from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.scheduler import Scheduler
 from orderdash.core.runtime.config import Settings
 from orderdash.simulator import SimulatorServer
-from orderdash.tui.app import make_app
+from orderdash.tui.factory import make_app
 from test_budget_view import _FastLoop
 from test_budgets import max_in_window
 

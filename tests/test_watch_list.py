@@ -16,7 +16,8 @@ from orderdash.core.domain.text import amount_text
 from orderdash.core.watching.watchlist_file import WatchListFile
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
-from orderdash.tui.app import OrderDashApp, make_app
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
 from orderdash.tui.screens.add_tokens import AddTokensScreen
 from orderdash.tui.screens.alerts import AlertsScreen
 from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable

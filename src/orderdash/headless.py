@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from orderdash.core.domain.payment import payment_state
 from orderdash.core.polling.account import AccountFeed, AccountOrder
@@ -32,6 +32,9 @@ from orderdash.core.runtime.logs import ensure_configured
 from orderdash.core.service import jsontext
 from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.core.service.errors import OrderdashError
+
+if TYPE_CHECKING:
+    from orderdash.core.ledger.writer import BookWriter
 
 
 class JsonLinesEvents:
@@ -177,8 +180,29 @@ async def watch_jsonl(
     events to `out`."""
     import time
 
+    from orderdash.core.ledger.open import writer_for
+
+    # every order read goes into the ledger (docs/books.md), written in the ledger's thread
+    writer = writer_for(settings)
+    try:
+        await _watch(settings, tokens, out, clock or time.time, writer, account=account)
+    finally:
+        # the end of the command: what is pending is written before it exits
+        writer.close()
+
+
+async def _watch(
+    settings: Settings,
+    tokens: Sequence[str],
+    out: IO[str],
+    clock: Callable[[], float],
+    writer: BookWriter,
+    *,
+    account: bool,
+) -> None:
     async with OrderClient.from_settings(settings) as client:
-        lines = JsonLinesEvents(out, clock or time.time)
+        client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
+        lines = JsonLinesEvents(out, clock)
         watcher = OrderWatcher(
             client,
             lines,

@@ -45,6 +45,7 @@ _LAZY = {
     "_run_one_shot": "order",
     "_run_orders": "account",
     "_run_charge": "account",
+    "_run_charges": "account",
     "_run_dashboard": "screens",
     "_run_watch": "screens",
     "_run_demo": "screens",
@@ -121,6 +122,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from orderdash.cli import books
 
         return books._run_export(args).print()
+    if command == "charges":
+        from orderdash.cli import account, render
+
+        return render.render(account._run_charges(args), as_json=args.json)
     if command == "simulate":
         from orderdash.cli import simulate
 

@@ -7,7 +7,13 @@ import argparse
 from typing import Any
 
 from orderdash.cli.options import _load_settings
-from orderdash.cli.render import Charged, ChargeStoppedResult, ChargeUnknownResult, OrderList
+from orderdash.cli.render import (
+    Charged,
+    ChargeList,
+    ChargeStoppedResult,
+    ChargeUnknownResult,
+    OrderList,
+)
 
 
 def _run_orders(args: argparse.Namespace) -> OrderList:
@@ -42,6 +48,7 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
     import asyncio
 
     from orderdash.cli.options import EXIT_INTERRUPTED
+    from orderdash.core.ledger.charges import outcome_of
     from orderdash.core.service.charge import (
         charge,
         check_coin_text,
@@ -65,19 +72,36 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
     # the order's token, made here so that a Ctrl-C can still name the order it may have made
     token = new_order_token()
     sent: list[int] = []
+    writer = _book_writer(settings)
 
     async def make() -> Any:
+        # the ledger first: a charge that cannot be written down is not sent
+        await writer.open()
         async with OrderClient.from_settings(settings) as client:
-            return await charge(
-                client,
-                amount,
-                customer_id=customer_id,
-                order_id=args.order_id,
-                coin=coin,
-                currency=settings.currency,
-                new_token=lambda: token,
-                on_attempt=lambda attempt, _attempts: sent.append(attempt),
-            )
+            client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
+            await _earlier_charges(writer, client)
+
+            async def write_down(sending: str) -> None:
+                await writer.charge_started(sending, amount, settings.currency or "")
+
+            try:
+                made = await charge(
+                    client,
+                    amount,
+                    customer_id=customer_id,
+                    order_id=args.order_id,
+                    coin=coin,
+                    currency=settings.currency,
+                    new_token=lambda: token,
+                    on_attempt=lambda attempt, _attempts: sent.append(attempt),
+                    before_send=write_down,
+                )
+            except Exception as error:
+                if sent:
+                    _warn(await writer.charge_ended(token, *outcome_of(error)))
+                raise
+            _warn(await writer.charge_ended(token, "made", currency=made.currency or ""))
+            return made
 
     try:
         return Charged(asyncio.run(make()))
@@ -88,10 +112,68 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
     except KeyboardInterrupt:
         if not sent:
             raise  # no create was sent: nothing to name
+        # the ledger says "sending" (written before the create): the next start looks it up
         check = _check_command(args, settings, token)
         return ChargeUnknownResult(
             interrupted(token), check=check, exit_code_given=EXIT_INTERRUPTED
         )
+    finally:
+        writer.close()
+
+
+def _run_charges(args: argparse.Namespace) -> ChargeList:
+    """Today's charges (since local midnight) of this till, or of every till; this till's
+    unresolved ones are looked up first."""
+    import asyncio
+    from datetime import date, datetime, time, timedelta
+
+    from orderdash.core.ledger.charges import resolve_unresolved
+    from orderdash.core.service.client import OrderClient
+
+    settings, _ = _load_settings(args)
+    writer = _book_writer(settings)
+    # local midnights, each with its own offset (a day of a clock change is 23 or 25 hours)
+    today = date.today()
+    midnight = datetime.combine(today, time()).astimezone()
+    next_midnight = datetime.combine(today + timedelta(days=1), time()).astimezone()
+    till = None if args.all_tills else settings.till
+
+    async def read() -> Any:
+        await writer.open()
+        async with OrderClient.from_settings(settings) as client:
+            resolved = await resolve_unresolved(writer, client)
+        listed = await writer.call("charges", midnight, next_midnight, till)
+        return resolved, listed
+
+    try:
+        resolved, listed = asyncio.run(read())
+    finally:
+        writer.close()
+    return ChargeList(listed, [r.line for r in resolved])
+
+
+def _book_writer(settings: Any) -> Any:
+    from orderdash.core.ledger.open import writer_for
+
+    return writer_for(settings)
+
+
+async def _earlier_charges(writer: Any, client: Any) -> None:
+    """This till's charges a crash or a lost answer left unresolved: looked up, one line each
+    on stderr."""
+    import sys
+
+    from orderdash.core.ledger.charges import resolve_unresolved
+
+    for resolved in await resolve_unresolved(writer, client):
+        print(f"orderdash: an earlier charge: {resolved.line}", file=sys.stderr)
+
+
+def _warn(problem: str) -> None:
+    if problem:
+        import sys
+
+        print(f"orderdash: warning: {problem}", file=sys.stderr)
 
 
 def _check_command(args: argparse.Namespace, settings: Any, token: str) -> str:

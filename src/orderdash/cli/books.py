@@ -10,7 +10,7 @@ from typing import Any
 from orderdash.cli.options import _load_settings
 from orderdash.cli.render import CloseShown, ExportLines
 
-#: Tests put their own book here; None: the ledger of the settings (`core.ledger.open_book`).
+#: Tests put their own book here; None: the ledger of the settings (`core/ledger/open.py`).
 BOOK_FACTORY: Callable[[Any], Any] | None = None
 
 
@@ -18,12 +18,8 @@ def open_book(settings: Any) -> Any:
     """The shop's book for these settings (imported only when a command needs it)."""
     if BOOK_FACTORY is not None:
         return BOOK_FACTORY(settings)
-    try:
-        from orderdash.core.ledger import open_book as open_ledger  # type: ignore[attr-defined]
-    except ImportError:
-        from orderdash.core.service.errors import ConfigError
+    from orderdash.core.ledger.open import open_book as open_ledger
 
-        raise ConfigError("this orderdash has no ledger storage to keep the books in") from None
     return open_ledger(settings)
 
 
@@ -59,13 +55,8 @@ def _gates(settings: Any) -> tuple[Any, Any]:
 
 
 def _recorder(settings: Any) -> str:
-    """This till's name: the `till` setting, else the host name."""
-    till = getattr(settings, "till", None)
-    if till:
-        return str(till)
-    import socket
-
-    return socket.gethostname() or "till"
+    """This till's name (the `till` setting: the host name unless set)."""
+    return str(settings.till)
 
 
 def _run_close(args: argparse.Namespace) -> CloseShown:

@@ -300,6 +300,16 @@ def _export_arguments(export: argparse.ArgumentParser) -> None:
     _add_connection_options(export)
 
 
+def _charges_arguments(charges: argparse.ArgumentParser) -> None:
+    charges.add_argument(
+        "--all-tills", action="store_true", help="every till's charges, not only this till's"
+    )
+    charges.add_argument(
+        "--json", action="store_true", help="print a JSON array of the charges, exact digits"
+    )
+    _add_connection_options(charges)
+
+
 def _simulate_arguments(simulate: argparse.ArgumentParser) -> None:
     simulate.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     simulate.add_argument("--port", type=int, default=8765, help="port (8765)")
@@ -385,6 +395,10 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "export": (
         "a period's orders or payments as CSV or JSON lines (needs the access token)",
         _export_arguments,
+    ),
+    "charges": (
+        "today's charges at this till, from the ledger (earlier unresolved ones looked up)",
+        _charges_arguments,
     ),
     "simulate": ("serve the simulated order service over HTTP", _simulate_arguments),
 }

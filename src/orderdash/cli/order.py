@@ -30,4 +30,27 @@ def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> OrderRead:
     else:
         # one request and out: no event loop (see OrderClient.get_order_now)
         fetched = client.get_order_now(token)
+    _write_seen(settings, fetched)
     return OrderRead(fetched, asked=token)
+
+
+def _write_seen(settings: Any, fetched: Any) -> None:
+    """The order read, in the ledger (docs/books.md); a ledger that cannot be written is a
+    warning only: the read itself is done."""
+    import sys
+    from datetime import UTC, datetime
+
+    from orderdash.core.ledger import LedgerError
+    from orderdash.core.ledger.open import open_book
+    from orderdash.core.service.jsontext import dumps
+
+    try:
+        book = open_book(settings)
+        try:
+            at = datetime.now(UTC)
+            book.order_seen(fetched.order.token, settings.till, at, dumps(fetched.raw))
+        finally:
+            book.close_connection()
+    except (LedgerError, TypeError, ValueError) as error:
+        message = error.message if isinstance(error, LedgerError) else "not JSON text"
+        print(f"orderdash: warning: the order was not written down: {message}", file=sys.stderr)

@@ -171,6 +171,53 @@ class Charged:
 
 
 @dataclass(frozen=True, slots=True)
+class ChargeList:
+    """Charges from the ledger (`charges`), and the earlier ones just resolved (`notes`)."""
+
+    charges: list[Any]
+    #: One line each: this till's earlier charges, looked up.
+    resolved: list[str]
+    exit_code: int = 0
+
+    def notes(self) -> list[str]:
+        return [f"orderdash: an earlier charge: {line}" for line in self.resolved]
+
+    def json(self) -> Any:
+        return [
+            {
+                "token": c.token,
+                "amount": c.amount,
+                "currency": c.currency,
+                "till": c.till,
+                "started_at": c.started_at.isoformat(),
+                "outcome": c.outcome,
+                "detail": c.detail,
+                "ended_at": c.ended_at.isoformat() if c.ended_at else None,
+            }
+            for c in self.charges
+        ]
+
+    def text(self) -> list[str]:
+        from orderdash.core.domain.text import fiat_text
+        from orderdash.core.safetext import clean
+
+        lines = []
+        for c in self.charges:
+            money = fiat_text(c.amount, c.currency) if c.currency else clean(c.amount)
+            when = c.started_at.astimezone().strftime("%H:%M")
+            outcome = c.outcome.replace("_", " ")
+            line = f"{when}  {money:>14}  {outcome:<8}  {clean(c.till, limit=20)}  "
+            line += clean(c.token, limit=80)
+            if c.detail:
+                line += f"  {clean(c.detail, limit=120)}"
+            lines.append(line)
+        return lines
+
+    def empty(self) -> str | None:
+        return "no charges today"
+
+
+@dataclass(frozen=True, slots=True)
 class ChargeUnknownResult:
     """Nobody can say whether the order was made: its token, and the command that looks it
     up (`check`)."""

@@ -68,6 +68,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     """Start the simulator with its demo orders and a paying customer, then open the dashboard."""
     import secrets
 
+    from orderdash.core.ledger.open import demo_ledger_path
     from orderdash.core.runtime.config import load_settings
     from orderdash.core.runtime.logs import ensure_configured
     from orderdash.simulator import Simulator, SimulatorServer
@@ -104,6 +105,9 @@ def _run_demo(args: argparse.Namespace) -> int:
                 # till says so, and checks every charge against it, as a configured till does
                 "currency": "EUR",
                 "persist_watchlist": False,
+                # nor the shop's books: its charges and orders go to a ledger of its own
+                "ledger": str(demo_ledger_path()),
+                "ledger_url": "",
             },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
         )

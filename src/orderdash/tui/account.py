@@ -237,6 +237,7 @@ class AccountMode:
             self._currency,
             private_request=app.watcher.spent_private_request,
             on_currency=self._learned_currency,
+            ledger=app.books.writer,
         )
         app.push_screen(screen, callback=self._charge_made)
 

@@ -1,6 +1,5 @@
-"""The Textual application and the one factory that builds it (CLI, tests, screenshots).
-
-`make_app` builds the parts (`tui/factory.py`): the client, the state, the watcher and the
+"""The Textual application. `make_app` (`tui/factory.py`) builds it and its parts for the CLI,
+the tests and the screenshots: the client, the state, the watcher and the
 session that owns every change to what is watched (`core/watching/session.py`). The App runs
 the clock tick and hands each action to its owner: the start-up (`first_paint.py`), the
 session, the counter (point of sale, customer display, notices), the desk (clipboard, browser),
@@ -9,8 +8,7 @@ the alarms; the clock tick and the order on screen go down as reactives.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
@@ -20,18 +18,17 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from orderdash.core.runtime.config import Settings
-from orderdash.core.service.client import OrderClient
 from orderdash.core.watching.state import Freshness, Shown
-from orderdash.tui import compat
 from orderdash.tui.account_switch import AccountSwitch
 from orderdash.tui.alarms import Alarms
 from orderdash.tui.bindings import OPERATOR_ACTIONS, POS_ONLY_OFF
+from orderdash.tui.books import AppBooks
 from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
-from orderdash.tui.factory import Parts, build_parts
 from orderdash.tui.first_paint import FirstPaint
 from orderdash.tui.messages import WatchStatusChanged
 from orderdash.tui.overlays import Overlays
+from orderdash.tui.parts import Parts
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.watchlist_sync import WatchListSync
 
@@ -98,13 +95,15 @@ class OrderDashApp(App[None]):
             dashboard=lambda: self.dashboard,
             point_of_sale=self.action_point_of_sale if open_pos or pos_only else None,
             standalone=pos_only,
-            after=lambda: self.account.start(),
+            after=self._after_first_paint,
         )
         started = self.first_paint.list_known
         self._file = WatchListSync(self, state, started=started, adopt=session.adopt)
         session.attach(self, self._file)
         #: Account mode (the access token): the watch list fills itself; `n` charges.
         self.account = AccountSwitch(self, enabled=account)
+        #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
+        self.books = AppBooks(self, settings, parts.client)
 
     async def on_load(self) -> None:
         await self.first_paint.prefetch()  # before any screen composes
@@ -132,6 +131,10 @@ class OrderDashApp(App[None]):
         for notice in self._notices:
             self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)
 
+    def _after_first_paint(self) -> None:
+        self.books.start()  # orders read are written down from now on
+        self.account.start()
+
     def on_watch_status_changed(self, message: WatchStatusChanged) -> None:
         self.first_paint.read(message.token)  # (after the dashboard handled it)
 
@@ -139,6 +142,7 @@ class OrderDashApp(App[None]):
         self.first_paint.close()
         self._file.flush_at_exit()
         self.session.end_display()
+        await self.books.aclose()
         await self.client.aclose()
 
     def _tick(self) -> None:
@@ -266,35 +270,3 @@ class OrderDashApp(App[None]):
 
         yield from super().get_system_commands(screen)
         yield from system_commands(self, screen)
-
-
-def make_app(
-    settings: Settings,
-    *,
-    client: OrderClient | None = None,
-    token: str | None = None,
-    tokens: Sequence[str] = (),
-    clock: Callable[[], float] = time.time,
-    monotonic: Callable[[], float] = time.monotonic,
-    open_pos: bool = False,
-    pos_only: bool = False,
-    notices: Sequence[str] = (),
-    account: bool | None = None,
-) -> OrderDashApp:
-    """Build the app, its state, its watcher and the watch list's store; pass `client` to
-    inject one (tests), else it is made from `settings`.
-
-    `token` (or the first of `tokens`) opens in the detail panes; all of them join the watch list.
-    `clock`, `monotonic`, `notices`: as `build_parts` takes them. `account`: the watch list fills
-    itself with the account's open orders (default: when the access token is configured).
-    """
-    compat.install()
-    parts = build_parts(settings, client=client, clock=clock, monotonic=monotonic, notices=notices)
-    return OrderDashApp(
-        settings,
-        parts,
-        tokens=[token, *tokens] if token else list(tokens),
-        open_pos=open_pos,
-        pos_only=pos_only,
-        account=settings.access_token is not None if account is None else account,
-    )

@@ -17,7 +17,7 @@ from orderdash.core.customer.handover import may_be_paying
 from orderdash.core.domain.text import duration_text
 from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean, shorten_middle
-from orderdash.tui.factory import Parts
+from orderdash.tui.parts import Parts
 
 if TYPE_CHECKING:
     from orderdash.tui.notices import HeldNotices

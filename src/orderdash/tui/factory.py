@@ -1,102 +1,52 @@
-"""What `make_app` builds before the App: the client, the state, the watcher, the customer
-display's channel and the session that keeps them in step (`tui/app.py` puts them in the App).
+"""The one factory: `make_app` builds the App (`tui/app.py`) and its parts (`tui/parts.py`) for
+the CLI, the tests and the screenshots; what it is given (a client, the clocks) is what they
+inject.
 """
 
 from __future__ import annotations
 
-import logging
-import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from orderdash.core.customer.catalogue import resolve_language
-from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.runtime.config import Settings
-from orderdash.core.service.client import OrderClient
-from orderdash.core.watching.session import WatchSession
-from orderdash.core.watching.state import DashboardState
-from orderdash.core.watching.watchlist_file import WatchListFile, default_path
-from orderdash.tui.messages import WatchReporter
+from orderdash.tui.parts import build_parts
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from orderdash.core.service.client import OrderClient
+    from orderdash.tui.app import OrderDashApp
 
 
-@dataclass(eq=False, repr=False)
-class Parts:
-    client: OrderClient
-    state: DashboardState
-    watcher: OrderWatcher
-    reporter: WatchReporter
-    session: WatchSession
-    #: The customer's language (the `language` setting resolved).
-    language: str
-    clock: Callable[[], float]
-    monotonic: Callable[[], float]
-    #: Warnings shown once the screen is up.
-    notices: Sequence[str]
-
-
-def build_parts(
+def make_app(
     settings: Settings,
     *,
     client: OrderClient | None = None,
+    token: str | None = None,
+    tokens: Sequence[str] = (),
     clock: Callable[[], float] = time.time,
     monotonic: Callable[[], float] = time.monotonic,
+    open_pos: bool = False,
+    pos_only: bool = False,
     notices: Sequence[str] = (),
-) -> Parts:
-    """The App's parts; `client` injected (tests), else made from `settings`.
+    account: bool | None = None,
+) -> OrderDashApp:
+    """Build the app, its state, its watcher and the watch list's store; pass `client` to
+    inject one (tests), else it is made from `settings`.
 
-    `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
-    so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
-    (the terminal's earlier output is hidden behind it)."""
-    if client is None:
-        client = OrderClient.from_settings(settings, clock=clock)
-    store = None
-    if settings.persist_watchlist:
-        path = settings.watchlist_file
-        store = WatchListFile(Path(path).expanduser() if path else default_path())
-    state = DashboardState(
-        store=store,
-        bell=settings.bell,
-        qr_content=settings.qr_content,
-        qr_uppercase=settings.qr_uppercase,
-        refresh_interval=settings.refresh_interval,
-        rates_enabled=client.has_credentials,
-        clock=clock,
-        monotonic=monotonic,
-    )
-    reporter = WatchReporter()
-    watcher = OrderWatcher(
-        client,
-        reporter,
-        poll_interval=settings.poll_interval,
-        refresh_interval=settings.refresh_interval,
-        concurrency=settings.concurrency,
-        customer_poll_interval=settings.customer_poll_interval,
-        **settings.budgets,
-    )
-    from orderdash.core.customer.channel import Publisher, channel_path, channel_unusable
+    `token` (or the first of `tokens`) opens in the detail panes; all of them join the watch list.
+    `clock`, `monotonic`, `notices`: as `build_parts` takes them. `account`: the watch list fills
+    itself with the account's open orders (default: when the access token is configured).
+    """
+    from orderdash.tui import compat
+    from orderdash.tui.app import OrderDashApp
 
-    language = resolve_language(settings.language, os.environ)
-    publisher: Publisher | None = None
-    try:
-        publisher = Publisher(
-            channel_path(settings.display_channel), language=language, clock=clock
-        )
-    except OSError as error:
-        # a runtime directory another user made (or one not ours to write): the dashboard runs,
-        # without the customer display
-        log.warning("customer display off: %s", error)
-        notices = [*notices, channel_unusable(error)]
-    session = WatchSession(
-        state,
-        watcher,
-        publisher=publisher,
-        welcome_after=settings.display_welcome_after,
-        monotonic=monotonic,
-    )
-    return Parts(
-        client, state, watcher, reporter, session, language, clock, monotonic, list(notices)
+    compat.install()
+    parts = build_parts(settings, client=client, clock=clock, monotonic=monotonic, notices=notices)
+    return OrderDashApp(
+        settings,
+        parts,
+        tokens=[token, *tokens] if token else list(tokens),
+        open_pos=open_pos,
+        pos_only=pos_only,
+        account=settings.access_token is not None if account is None else account,
     )

@@ -18,7 +18,7 @@ from textual.app import App
 from orderdash.core.runtime import startup
 from orderdash.core.watching.watchlist_file import first_token, parse_tokens
 from orderdash.tui.compat.held_render import HeldRenderScreen
-from orderdash.tui.factory import Parts
+from orderdash.tui.parts import Parts
 from orderdash.tui.screens.dashboard import DashboardScreen
 
 #: At start-up the screen paints nothing until the order it opens is on it, or for this long.

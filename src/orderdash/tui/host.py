@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from orderdash.core.watching.session import WatchSession
     from orderdash.core.watching.state import DashboardState, Freshness, Shown
     from orderdash.tui.alarms import Alarms
+    from orderdash.tui.books import AppBooks
     from orderdash.tui.desk import Desk
 
 T = TypeVar("T")
@@ -49,6 +50,8 @@ class DashboardHost(Protocol):
     desk: Desk
     #: The bell and the alerts' toasts (`tui/alarms.py`).
     alarms: Alarms
+    #: The ledger (`tui/books.py`).
+    books: AppBooks
     #: The order on screen as last answered (the point-of-sale screen watches it).
     shown: Shown | None
     #: How fresh the order on screen is (the status line and the point of sale watch it).

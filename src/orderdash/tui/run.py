@@ -27,7 +27,7 @@ def build_dashboard(
     client = OrderClient.from_settings(settings)
     if (first := first_token(tokens)) is not None:
         client.begin_first_read(first)
-    from orderdash.tui.app import make_app
+    from orderdash.tui.factory import make_app
 
     # `orderdash pos`: the point of sale alone, turned to the customer (no way to the dashboard)
     return make_app(settings, client=client, tokens=tokens, pos_only=pos, notices=notices)

@@ -12,6 +12,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Protocol
 
+from orderdash.core.service.errors import OrderdashError
+
 #: A charge's outcome as written down: "sending" is written before the create is sent, and a
 #: charge still "sending" or "unknown" at start is looked up by its token.
 CHARGE_OUTCOMES = ("sending", "made", "not_made", "unknown", "stopped")
@@ -30,6 +32,8 @@ class ChargeRecord:
     outcome: str = "sending"
     #: One line: why not made, or what is unknown.
     detail: str = ""
+    #: When the outcome was written (aware, UTC); None while "sending".
+    ended_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,10 @@ class CloseRecord:
     #: The canonical report (JSON text) and its SHA-256 (hex).
     report_json: str
     digest: str
+
+
+class LedgerError(OrderdashError):
+    """The ledger cannot be opened, read or written (one line; never a password)."""
 
 
 class Book(Protocol):

@@ -37,11 +37,24 @@ TOKEN_FILE_KEY = "bearer_token_file"
 ACCESS_TOKEN_FILE_KEY = "access_token_file"
 #: Each file setting and the secret setting it fills.
 _SECRET_FILES = {TOKEN_FILE_KEY: "bearer_token", ACCESS_TOKEN_FILE_KEY: "access_token"}
-#: The settings that are a secret or name its file (the customer display reads none of them).
-_SECRET_SETTINGS = frozenset(name for pair in _SECRET_FILES.items() for name in pair)
+#: The settings that are a secret or name its file (the customer display reads none of them);
+#: `ledger_url` may hold the database's password.
+_SECRET_SETTINGS = frozenset(name for pair in _SECRET_FILES.items() for name in pair) | {
+    "ledger_url"
+}
 #: The variables that hold a secret or name the file that does: no child process (clipboard
 #: tool, browser, web display process) is given them (`child_environment`).
 SECRET_VARIABLES = frozenset(ENV_PREFIX + name.upper() for name in _SECRET_SETTINGS)
+#: A till's name: what the ledger files each charge under.
+_TILL_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def default_till() -> str:
+    """This machine's host name, kept to what a till's name may hold (else "till")."""
+    import socket
+
+    name = re.sub(r"[^A-Za-z0-9._-]", "", socket.gethostname().split(".")[0])[:64]
+    return name or "till"
 
 
 def child_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -140,6 +153,14 @@ class Settings(BaseModel):
     watchlist_file: str | None = None
     #: Keep the watch list across runs.
     persist_watchlist: bool = True
+    #: The ledger (the shop's books): this SQLite file (default ledger.sqlite3 in the user
+    #: data dir), unless `ledger_url` is set.
+    ledger: str | None = None
+    #: The ledger on a PostgreSQL server every till of the shop shares
+    #: (`postgresql://user:password@host/db`); its password is never shown.
+    ledger_url: SecretStr | None = None
+    #: This till's name in the ledger (default: the host name).
+    till: str = Field(default_factory=default_till)
     #: Log request outcomes and timings here (rotated at 1 MiB, 3 kept, mode 0600; secrets
     #: redacted). Never logged to the terminal.
     log_file: str | None = None
@@ -186,6 +207,12 @@ class Settings(BaseModel):
             raise ValueError("display_title must be one line of printable text")
         return self
 
+    @field_validator("ledger_url", mode="before")
+    @classmethod
+    def _empty_ledger_url(cls, value: Any) -> Any:
+        # "" (the demo's) undoes a ledger_url of the config file
+        return None if value == "" else value
+
     @field_validator("currency", mode="before")
     @classmethod
     def _check_currency(cls, value: Any) -> Any:
@@ -201,6 +228,21 @@ class Settings(BaseModel):
         # it travels in a URL: URL-safe characters only, long enough not to be guessed
         if key is not None and not re.fullmatch(r"[A-Za-z0-9_-]{16,128}", key):
             raise ValueError("display_web_key: 16 to 128 letters, digits, '-' or '_'")
+        return self
+
+    @model_validator(mode="after")
+    def _check_ledger(self) -> Settings:
+        if not _TILL_NAME.fullmatch(self.till):
+            raise ValueError(
+                "till: a till's name is 1 to 64 letters, digits, '.', '-' or '_', "
+                f"got {clean(self.till, limit=40)!r}"
+            )
+        url = self.ledger_url.get_secret_value() if self.ledger_url else ""
+        # the URL is never repeated back: it may hold the database's password
+        if url and not (url.isprintable() and url.split(":", 1)[0] in ("postgresql", "postgres")):
+            raise ValueError("ledger_url must be one line starting postgresql://")
+        if self.ledger is not None and not (self.ledger.strip() and self.ledger.isprintable()):
+            raise ValueError("ledger must be a file path")
         return self
 
     @model_validator(mode="after")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from urllib.parse import urlsplit
@@ -173,12 +173,17 @@ async def create(
     sent_before: bool = False,
     pause: float = RETRY_PAUSE,
     on_attempt: Callable[[int, int], None] | None = None,
+    before_send: Callable[[str], Awaitable[None]] | None = None,
 ) -> Charge:
     """Make the order of one charge, whose token is `token`. `sent_before`: this charge was
     tried already (its answer may have been lost), so a "token taken" is its own order.
-    `on_attempt(k, n)` is told as try k of n starts. Raises ChargeOutcomeUnknown when no try
-    could say what the service did; any other error is the service's refusal (not made)."""
+    `on_attempt(k, n)` is told as try k of n starts. `before_send(token)` is awaited before the
+    first try (the ledger writes the charge down there; if it raises, nothing is sent).
+    Raises ChargeOutcomeUnknown when no try could say what the service did; any other error
+    is the service's refusal (not made)."""
     order_id = order_id or f"orderdash-{token[:12]}"
+    if before_send is not None:
+        await before_send(token)
     lost = "an earlier try's answer was lost" if sent_before else ""
     for attempt in range(CREATE_ATTEMPTS):
         if on_attempt is not None:
@@ -282,10 +287,11 @@ async def charge(
     new_token: Callable[[], str] = new_order_token,
     pause: float = RETRY_PAUSE,
     on_attempt: Callable[[int, int], None] | None = None,
+    before_send: Callable[[str], Awaitable[None]] | None = None,
 ) -> Charge:
     """One charge: the order made, its currency checked against `currency` (the till's, when
-    set), then `coin` chosen (when given). `on_attempt`: as in `create` (from the first
-    try on, the order may exist)."""
+    set), then `coin` chosen (when given). `on_attempt`, `before_send`: as in `create` (from
+    the first try on, the order may exist)."""
     made = await create(
         client,
         amount,
@@ -294,6 +300,7 @@ async def charge(
         order_id=order_id,
         pause=pause,
         on_attempt=on_attempt,
+        before_send=before_send,
     )
     if coin is not None:
         return await choose(client, made, coin, currency)

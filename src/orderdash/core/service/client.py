@@ -91,6 +91,14 @@ class OrderClient:
         self._calls = Calls(self._wire, self._answers, clock)
         #: The read `begin_first_read` sent, until `get_order_first` takes it.
         self._first_read: FirstRead | None = None
+        #: Told of every order read (getOrder, the rate refresh): the ledger's orders seen.
+        #: Called on the caller's loop or thread; it must return at once.
+        self.on_order_read: Callable[[Fetched], None] | None = None
+
+    def _read(self, fetched: Fetched) -> Fetched:
+        if self.on_order_read is not None:
+            self.on_order_read(fetched)
+        return fetched
 
     # the log-in session's state and hooks, as the client's (auth.py has what each means)
     @property
@@ -165,7 +173,8 @@ class OrderClient:
 
     async def get_order(self, token: str) -> Fetched:
         """getOrder: `GET {base_url}/order/<token>/`."""
-        return await self._calls.order(self._order_url(token), token, headers=None, rates=False)
+        fetched = await self._calls.order(self._order_url(token), token, headers=None, rates=False)
+        return self._read(fetched)
 
     def get_order_now(self, token: str) -> Fetched:
         """getOrder without an event loop, for a command that asks once and exits (`orderdash
@@ -182,7 +191,7 @@ class OrderClient:
                     return await self.get_order(token)
 
             return asyncio.run(once())
-        return self._calls.order_now(self._order_url(token), token)
+        return self._read(self._calls.order_now(self._order_url(token), token))
 
     def begin_first_read(self, token: str) -> None:
         """Send getOrder for the order a dashboard opens with now, in a thread of its own
@@ -207,7 +216,7 @@ class OrderClient:
         first, self._first_read = self._first_read, None  # taken, or not wanted: another order
         if first is None or first.token != token:
             first = FirstRead(token, self.get_order_now)
-        return await first.answer()
+        return await first.answer()  # get_order_now told `on_order_read` (in its thread)
 
     def _order_url(self, token: str) -> str:
         return f"{self._base_url}/order/{token_segment(token)}/"
@@ -215,12 +224,13 @@ class OrderClient:
     async def refresh_rate(self, token: str) -> Fetched:
         """Update Exchange rate: `GET {base_url}/orders/api/<token>/rates` with `bearer_token`."""
         url = f"{self._base_url}/orders/api/{token_segment(token)}/rates"
-        return await self._auth.private(
+        fetched: Fetched = await self._auth.private(
             lambda bearer: self._calls.order(
                 url, token, headers={"bearer_token": bearer}, rates=True
             ),
             "the rate refresh",
         )
+        return self._read(fetched)
 
     async def create_order(
         self, *, customer_id: str, order_id: str, order_token: str, amount: Decimal

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -35,6 +36,7 @@ from textual.widgets.option_list import Option
 
 from orderdash.core.domain.fiat import minor_digits
 from orderdash.core.domain.text import amount_text, fiat_text
+from orderdash.core.ledger.charges import outcome_of
 from orderdash.core.safetext import clean
 from orderdash.core.service.account_models import CoinChoice
 from orderdash.core.service.charge import (
@@ -51,6 +53,9 @@ from orderdash.core.service.errors import (
     NotFound,
     OrderdashError,
 )
+
+if TYPE_CHECKING:
+    from orderdash.core.ledger.writer import BookWriter
 
 #: The option that leaves the coin to the customer (the checkout page asks them).
 CUSTOMER_CHOOSES = "customer-chooses"
@@ -121,9 +126,12 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         private_request: Callable[[], None] | None = None,
         on_currency: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        ledger: BookWriter | None = None,
     ) -> None:
         super().__init__()
         self._client = client
+        #: Where each charge is written before its create is sent, and its outcome after.
+        self._ledger = ledger
         #: Counts a private request (the coins, the choice) against the shared budget.
         self._private_request = private_request
         self._customer_id = customer_id
@@ -142,6 +150,8 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         self._token: str | None = None
         self._token_amount: Decimal | None = None
         self._sent = False
+        #: This try's charge is written down (its create may have been sent).
+        self._sent_now = False
         self._made: Charge | None = None
 
     def compose(self) -> ComposeResult:
@@ -244,6 +254,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
     @work(group="charge", exclusive=True, exit_on_error=False)
     async def _create(self, amount: Decimal, token: str, sent_before: bool) -> None:
         self._sent = True
+        self._sent_now = False
         try:
             made = await create(
                 self._client,
@@ -252,13 +263,17 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
                 token=token,
                 sent_before=sent_before,
                 on_attempt=self._attempt_started,
+                before_send=self._write_down if self._ledger is not None else None,
             )
         except ChargeOutcomeUnknown as unknown:
             self._stop_progress()
+            await self._outcome(token, *outcome_of(unknown))
             self._unknown(unknown.token, unknown.reason)
             return
         except Exception as error:  # noqa: BLE001 - one line, and the charge can be tried again
             self._stop_progress()
+            if self._sent_now:
+                await self._outcome(token, *outcome_of(error))
             if not isinstance(error, OrderdashError):
                 # not the service's refusal: nobody can say what it did
                 self._unknown(token, _error_line(error))
@@ -271,7 +286,24 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
             )
             return
         self._stop_progress()
+        await self._outcome(token, "made")
         await self._check(made)
+
+    async def _write_down(self, token: str) -> None:
+        """Before the create is sent: the charge in the ledger (if that fails, nothing is
+        sent and the error is the dialog's "Not made" line)."""
+        assert self._ledger is not None and self.amount is not None
+        await self._ledger.charge_started(token, self.amount, self.currency)
+        self._sent_now = True
+
+    async def _outcome(
+        self, token: str, outcome: str, detail: str = "", *, currency: str = ""
+    ) -> None:
+        if self._ledger is None:
+            return
+        problem = await self._ledger.charge_ended(token, outcome, detail, currency=currency)
+        if problem:
+            self.notify(problem, title="Ledger", severity="warning", markup=False)
 
     def _unknown(self, token: str, why: str) -> None:
         self.step = Step.UNKNOWN
@@ -301,6 +333,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
                 await self._client.get_order(made.token)
             except NotFound:
                 # the service says there is no such order: now, and only now, "not made"
+                await self._outcome(made.token, "not_made", "the service has no such order")
                 self.step = Step.CONFIRM
                 self._say(
                     f"Not made: the service has no order {clean(made.token, limit=40)}",
@@ -311,6 +344,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
             except Exception as error:  # noqa: BLE001 - still unknown, said in one line
                 self._unknown(made.token, f"still no answer: {_error_line(error)}")
                 return
+            await self._outcome(made.token, "made")
         await self._check(made)
 
     async def _check(self, made: Charge) -> None:
@@ -340,6 +374,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
                 made, fetched.order.currency.abbreviation, self.currency or None
             )
         except ChargeStopped as stopped:
+            await self._outcome(made.token, *outcome_of(stopped))
             self.step = Step.STOPPED
             self._say(f"Stopped: {stopped.message}", error=True, hint="Esc: close")
             return
@@ -349,6 +384,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
         if not self.currency and self._made.currency:
             # the first order made tells the account's currency: kept for the session
             self.currency = clean(self._made.currency, limit=12)
+            await self._outcome(made.token, "made", currency=self.currency)
             if self._on_currency is not None:
                 self._on_currency(self.currency)
         self._offer_coins(coins, problem)

@@ -1,0 +1,47 @@
+"""Which book a till writes: `ledger_url` (PostgreSQL, shared by the shop's tills), else the
+`ledger` file, else `ledger.sqlite3` in the user data directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orderdash.core.ledger.store import SqlBook
+
+if TYPE_CHECKING:
+    from orderdash.core.ledger.writer import BookWriter
+    from orderdash.core.runtime.config import Settings
+
+LEDGER_FILE = "ledger.sqlite3"
+#: `orderdash demo`'s ledger: the simulator's orders never reach the shop's books.
+DEMO_LEDGER_FILE = "demo-ledger.sqlite3"
+
+
+def default_ledger_path() -> Path:
+    from platformdirs import user_data_path
+
+    return user_data_path("orderdash") / LEDGER_FILE
+
+
+def demo_ledger_path() -> Path:
+    return default_ledger_path().with_name(DEMO_LEDGER_FILE)
+
+
+def open_book(settings: Settings) -> SqlBook:
+    """The settings' book, opened and at this orderdash's schema version (LedgerError, one
+    line, when it cannot be)."""
+    if settings.ledger_url is not None:
+        from orderdash.core.ledger.postgres import PostgresEngine
+
+        return SqlBook(PostgresEngine(settings.ledger_url.get_secret_value()))
+    from orderdash.core.ledger.sqlite import SqliteEngine
+
+    return SqlBook(SqliteEngine(settings.ledger or default_ledger_path()))
+
+
+def writer_for(settings: Settings) -> BookWriter:
+    """The settings' book for code on an event loop: opened in the writer's thread at its
+    first call (`core/ledger/writer.py`)."""
+    from orderdash.core.ledger.writer import BookWriter
+
+    return BookWriter(lambda: open_book(settings), settings.till)

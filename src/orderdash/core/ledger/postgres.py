@@ -1,0 +1,134 @@
+"""The book on a PostgreSQL server (psycopg 3): one book that every till of a shop shares.
+
+psycopg is imported here only, when a `ledger_url` is set (`pip install 'orderdash[postgres]'`).
+Each write is one transaction, committed before the call returns. A call that fails because
+the connection was lost is made once more on a new one (`SqlBook`; every write is idempotent).
+The URL's password is a secret: `where` and every message show the URL without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+from orderdash.core.ledger import LedgerError
+from orderdash.core.safetext import clean, without_secret
+
+#: Seconds to reach the server before the ledger is said to be unreachable.
+CONNECT_SECONDS = 10
+#: The advisory lock a migration holds (two tills opening a new book at once: one migrates).
+_MIGRATION_LOCK = 0x0D_0A_5B_00C5
+
+
+def public_url(url: str) -> str:
+    """The URL fit to show: scheme, user, host, port and database; never a password or a
+    query (which may carry one)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "postgresql://(a URL that cannot be read)"
+    user = f"{parts.username}@" if parts.username else ""
+    return clean(f"{parts.scheme}://{user}{host}{port}{parts.path}", limit=200)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The parts of `url` never shown: its password, in the userinfo or the query."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return [url]
+    found = [parts.password] if parts.password else []
+    from urllib.parse import parse_qsl
+
+    found += [value for key, value in parse_qsl(parts.query) if key == "password" and value]
+    return found
+
+
+class _Cursor:
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self._connection.execute(sql, tuple(params))
+        return cursor.fetchall() if cursor.description is not None else []
+
+
+class PostgresEngine:
+    name = "postgresql"
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise LedgerError(
+                "ledger_url names a PostgreSQL server, but psycopg is not installed: "
+                "pip install 'orderdash[postgres]'"
+            ) from None
+        self._psycopg = psycopg
+        self._url = url
+        self._secrets = url_secrets(url)
+        self.where = public_url(url)
+        self._connection: Any = None
+        self._closed = False
+        self._connect()
+
+    def _failed(self, error: Exception) -> LedgerError:
+        text = " ".join(str(error).split()) or type(error).__name__
+        for secret in self._secrets:
+            text = without_secret(text, secret)
+        return LedgerError(f"the ledger {self.where}: {clean(text, limit=200)}")
+
+    def _connect(self) -> Any:
+        if self._connection is not None and not self._connection.closed:
+            return self._connection
+        if self._closed:
+            raise LedgerError(f"the ledger {self.where} is closed")
+        # no connection while connecting: a failed connect is no lost connection (`lost`)
+        self._connection = None
+        try:
+            self._connection = self._psycopg.connect(
+                self._url,
+                autocommit=True,
+                connect_timeout=CONNECT_SECONDS,
+                application_name="orderdash",
+                # a server gone silent (a network cut) fails a call within about half a minute
+                # instead of holding the ledger's thread, and the quit that waits for it
+                keepalives=1,
+                keepalives_idle=10,
+                keepalives_interval=5,
+                keepalives_count=3,
+                tcp_user_timeout=30_000,
+            )
+        except self._psycopg.Error as error:
+            raise self._failed(error) from None
+        return self._connection
+
+    @contextmanager
+    def transaction(self, *, migrating: bool = False) -> Iterator[_Cursor]:
+        connection = self._connect()
+        try:
+            with connection.transaction():
+                cursor = _Cursor(connection)
+                if migrating:
+                    cursor.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+                yield cursor
+        except self._psycopg.Error as error:
+            raise self._failed(error) from None
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return _Cursor(self._connect()).execute(sql, params)
+        except self._psycopg.Error as error:
+            raise self._failed(error) from None
+
+    def close(self) -> None:
+        self._closed = True
+        if self._connection is not None:
+            self._connection.close()
+
+    def lost(self) -> bool:
+        return not self._closed and self._connection is not None and bool(self._connection.closed)

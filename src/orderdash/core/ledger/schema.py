@@ -1,0 +1,49 @@
+"""The ledger's schema, the same on SQLite and PostgreSQL, as numbered migrations.
+
+Every time is TEXT in UTC, ISO-8601 with a fixed width (`2026-11-27T10:02:00.000000Z`), so
+that text order is time order on both engines; every amount is TEXT with the digits it came
+with (never a float, never a database's own numeric rounding). docs/books.md lists the tables.
+"""
+
+from __future__ import annotations
+
+#: The migrations, in order: the book's version is how many have run. Each is a list of
+#: statements, run in one transaction.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE charges (
+            token TEXT PRIMARY KEY,
+            amount TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            till TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            ended_at TEXT
+        )""",
+        "CREATE INDEX charges_started ON charges (started_at)",
+        "CREATE INDEX charges_till_outcome ON charges (till, outcome)",
+        """CREATE TABLE orders_seen (
+            token TEXT PRIMARY KEY,
+            till TEXT NOT NULL,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL,
+            order_json TEXT NOT NULL
+        )""",
+        """CREATE TABLE closes (
+            till TEXT NOT NULL,
+            period_from TEXT NOT NULL,
+            period_until TEXT NOT NULL,
+            closed_at TEXT NOT NULL,
+            report_json TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            PRIMARY KEY (till, period_from, period_until)
+        )""",
+    ),
+)
+
+#: The version this orderdash writes: a book of a newer version is refused, an older migrated.
+SCHEMA_VERSION = len(MIGRATIONS)
+
+#: The one table every version has: one row, the book's version.
+VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"

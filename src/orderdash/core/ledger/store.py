@@ -1,0 +1,354 @@
+"""The book on a database: the same statements on SQLite and PostgreSQL (`Engine`), and the
+schema brought to this orderdash's version when a book is opened.
+
+`SqlBook` is safe to call from any thread (one lock around its one connection); every write
+is one transaction, and a call returns once it is committed.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any, Protocol, TypeVar
+
+from orderdash.core.ledger import (
+    CHARGE_OUTCOMES,
+    ChargeRecord,
+    CloseRecord,
+    LedgerError,
+    SeenOrder,
+)
+from orderdash.core.ledger.schema import MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE
+from orderdash.core.safetext import clean
+
+#: The fixed-width UTC form every time is stored in (text order is time order).
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+#: Longest one-line detail and till name written.
+MAX_DETAIL = 300
+MAX_TILL = 64
+#: Tokens asked for in one `IN (...)` (SQLite's oldest bound on parameters is 999).
+_CHUNK = 500
+
+T = TypeVar("T")
+
+
+class Cursor(Protocol):
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+
+class Engine(Protocol):
+    """One connection to one engine; statements use `%s` placeholders."""
+
+    #: "sqlite" or "postgresql".
+    name: str
+    #: Where the book is, fit to show (a path, or the URL without its password).
+    where: str
+
+    def transaction(self, *, migrating: bool = False) -> AbstractContextManager[Cursor]:
+        """A write transaction, committed when the block ends; `migrating`: no other
+        connection migrates or writes meanwhile."""
+        ...
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    def close(self) -> None: ...
+
+    def lost(self) -> bool:
+        """The last call failed because the connection was lost (the next makes it again)."""
+        ...
+
+
+def _once_again(method: Callable[..., T]) -> Callable[..., T]:
+    """A call that failed because the connection was lost is made once more, on a new one.
+    Safe because every write of the book is idempotent (an upsert, an update to the same
+    values, an insert that keeps what is there): a commit whose answer was lost, made again,
+    changes nothing."""
+
+    @functools.wraps(method)
+    def call(self: SqlBook, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except LedgerError:
+            if not self._engine.lost():
+                raise
+        return method(self, *args, **kwargs)
+
+    return call
+
+
+def time_text(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        raise ValueError("the ledger stores aware times only")
+    return moment.astimezone(UTC).strftime(TIME_FORMAT)
+
+
+def parse_time(text: Any) -> datetime:
+    try:
+        return datetime.strptime(str(text), TIME_FORMAT).replace(tzinfo=UTC)
+    except ValueError:
+        raise LedgerError(
+            f"the ledger holds a time that is not one: {clean(text, limit=40)!r}"
+        ) from None
+
+
+def _amount(text: Any) -> Decimal:
+    try:
+        value = Decimal(str(text))
+    except InvalidOperation:
+        value = Decimal("NaN")
+    if not value.is_finite():
+        raise LedgerError(f"the ledger holds an amount that is not one: {clean(text, limit=40)!r}")
+    return value
+
+
+def _line(text: str, limit: int = MAX_DETAIL) -> str:
+    return clean(" ".join(str(text).split()), limit=limit)
+
+
+class SqlBook:
+    """The `Book` on one engine (see orderdash.core.ledger.Book)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._lock = threading.Lock()
+        try:
+            with self._lock:
+                self.version = self._migrate()
+        except BaseException:
+            engine.close()
+            raise
+
+    @property
+    def engine(self) -> str:
+        return self._engine.name
+
+    @property
+    def where(self) -> str:
+        return self._engine.where
+
+    def __repr__(self) -> str:
+        return f"SqlBook({self._engine.name}, {self._engine.where!r})"
+
+    def _migrate(self) -> int:
+        with self._engine.transaction(migrating=True) as cursor:
+            cursor.execute(VERSION_TABLE)
+            rows = cursor.execute("SELECT version FROM schema_version")
+            version = int(rows[0][0]) if rows else 0
+            if version > SCHEMA_VERSION:
+                raise LedgerError(
+                    f"the ledger {self.where} is version {version}, newer than this orderdash "
+                    f"knows ({SCHEMA_VERSION}): upgrade orderdash to use it"
+                )
+            for statements in MIGRATIONS[version:]:
+                for statement in statements:
+                    cursor.execute(statement)
+            if not rows:
+                cursor.execute(
+                    "INSERT INTO schema_version (version) VALUES (%s)", (SCHEMA_VERSION,)
+                )
+            elif version < SCHEMA_VERSION:
+                cursor.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION,))
+        return SCHEMA_VERSION
+
+    def _write(self) -> AbstractContextManager[Cursor]:
+        return self._engine.transaction()
+
+    # -- charges ---------------------------------------------------------------------------
+
+    @_once_again
+    def charge_started(self, record: ChargeRecord) -> None:
+        """Written before the create is sent. The same token again (a retry of that charge)
+        keeps its first time and amount, and is "sending" again."""
+        with self._lock, self._write() as cursor:
+            cursor.execute(
+                "INSERT INTO charges (token, amount, currency, till, started_at, outcome, detail)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (token) DO UPDATE SET outcome = %s, detail = '', ended_at = NULL",
+                (
+                    record.token,
+                    format(record.amount, "f"),
+                    record.currency,
+                    _line(record.till, MAX_TILL),
+                    time_text(record.started_at),
+                    "sending",
+                    "",
+                    "sending",
+                ),
+            )
+
+    @_once_again
+    def charge_ended(
+        self,
+        token: str,
+        outcome: str,
+        detail: str = "",
+        at: datetime | None = None,
+        currency: str = "",
+    ) -> None:
+        """The charge's outcome; `currency`: the made order's, written where the charge had
+        none (a till whose currency the first order told)."""
+        if outcome not in CHARGE_OUTCOMES:
+            raise ValueError(f"not a charge outcome: {outcome!r}")
+        ended = time_text(at or datetime.now(UTC))
+        with self._lock, self._write() as cursor:
+            cursor.execute(
+                "UPDATE charges SET outcome = %s, detail = %s, ended_at = %s,"
+                " currency = CASE WHEN currency = '' THEN %s ELSE currency END WHERE token = %s",
+                (outcome, _line(detail), ended, _line(currency, 12), token),
+            )
+
+    _CHARGE_COLUMNS = "token, amount, currency, till, started_at, outcome, detail, ended_at"
+
+    @staticmethod
+    def _charge(row: tuple[Any, ...]) -> ChargeRecord:
+        token, amount, currency, till, started, outcome, detail, ended = row
+        return ChargeRecord(
+            token=str(token),
+            amount=_amount(amount),
+            currency=str(currency),
+            till=str(till),
+            started_at=parse_time(started),
+            outcome=str(outcome),
+            detail=str(detail),
+            ended_at=parse_time(ended) if ended is not None else None,
+        )
+
+    @_once_again
+    def unresolved_charges(self, till: str) -> list[ChargeRecord]:
+        """This till's charges still "sending" or "unknown", oldest first."""
+        with self._lock:
+            rows = self._engine.query(
+                f"SELECT {self._CHARGE_COLUMNS} FROM charges WHERE till = %s"
+                " AND outcome IN ('sending', 'unknown') ORDER BY started_at, token",
+                (till,),
+            )
+        return [self._charge(row) for row in rows]
+
+    @_once_again
+    def charges(self, since: datetime, until: datetime, till: str | None) -> list[ChargeRecord]:
+        sql = (
+            f"SELECT {self._CHARGE_COLUMNS} FROM charges WHERE started_at >= %s AND started_at < %s"
+        )
+        params: list[Any] = [time_text(since), time_text(until)]
+        if till is not None:
+            sql += " AND till = %s"
+            params.append(till)
+        with self._lock:
+            rows = self._engine.query(sql + " ORDER BY started_at, token", params)
+        return [self._charge(row) for row in rows]
+
+    @_once_again
+    def charge(self, token: str) -> ChargeRecord | None:
+        with self._lock:
+            rows = self._engine.query(
+                f"SELECT {self._CHARGE_COLUMNS} FROM charges WHERE token = %s", (token,)
+            )
+        return self._charge(rows[0]) if rows else None
+
+    # -- orders seen -----------------------------------------------------------------------
+
+    _SEEN = (
+        "INSERT INTO orders_seen (token, till, first_seen, last_seen, order_json)"
+        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (token) DO UPDATE SET till = excluded.till,"
+        " last_seen = excluded.last_seen, order_json = excluded.order_json"
+    )
+
+    def order_seen(self, token: str, till: str, seen_at: datetime, order_json: str) -> None:
+        self.order_seen_many([(token, till, seen_at, order_json)])
+
+    @_once_again
+    def order_seen_many(self, reads: Iterable[tuple[str, str, datetime, str]]) -> None:
+        """Several reads in one transaction (a batch of the dashboard's polls)."""
+        rows = [
+            (token, _line(till, MAX_TILL), time_text(at), time_text(at), text)
+            for token, till, at, text in reads
+        ]
+        if not rows:
+            return
+        with self._lock, self._write() as cursor:
+            for row in rows:
+                cursor.execute(self._SEEN, row)
+
+    @_once_again
+    def orders_seen(self, tokens: list[str] | None = None) -> list[SeenOrder]:
+        select = "SELECT token, till, first_seen, last_seen, order_json FROM orders_seen"
+        rows: list[tuple[Any, ...]] = []
+        with self._lock:
+            if tokens is None:
+                rows = self._engine.query(select + " ORDER BY first_seen, token")
+            else:
+                for chunk in _chunks(list(dict.fromkeys(tokens))):
+                    marks = ", ".join(["%s"] * len(chunk))
+                    rows += self._engine.query(f"{select} WHERE token IN ({marks})", chunk)
+                rows.sort(key=lambda row: (str(row[2]), str(row[0])))
+        return [
+            SeenOrder(str(token), str(till), parse_time(first), parse_time(last), str(text))
+            for token, till, first, last, text in rows
+        ]
+
+    # -- closes ----------------------------------------------------------------------------
+
+    _CLOSE_COLUMNS = "till, period_from, period_until, closed_at, report_json, digest"
+
+    @staticmethod
+    def _close(row: tuple[Any, ...]) -> CloseRecord:
+        till, period_from, period_until, closed_at, report, digest = row
+        return CloseRecord(
+            till=str(till),
+            period_from=parse_time(period_from),
+            period_until=parse_time(period_until),
+            closed_at=parse_time(closed_at),
+            report_json=str(report),
+            digest=str(digest),
+        )
+
+    @_once_again
+    def find_close(
+        self, till: str, period_from: datetime, period_until: datetime
+    ) -> CloseRecord | None:
+        with self._lock:
+            rows = self._engine.query(
+                f"SELECT {self._CLOSE_COLUMNS} FROM closes WHERE till = %s"
+                " AND period_from = %s AND period_until = %s",
+                (till, time_text(period_from), time_text(period_until)),
+            )
+        return self._close(rows[0]) if rows else None
+
+    @_once_again
+    def save_close(self, record: CloseRecord) -> CloseRecord:
+        key = (record.till, time_text(record.period_from), time_text(record.period_until))
+        with self._lock, self._write() as cursor:
+            cursor.execute(
+                f"INSERT INTO closes ({self._CLOSE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (till, period_from, period_until) DO NOTHING",
+                (*key, time_text(record.closed_at), record.report_json, record.digest),
+            )
+            rows = cursor.execute(
+                f"SELECT {self._CLOSE_COLUMNS} FROM closes WHERE till = %s"
+                " AND period_from = %s AND period_until = %s",
+                key,
+            )
+        return self._close(rows[0])
+
+    @_once_again
+    def closes(self, till: str) -> list[CloseRecord]:
+        with self._lock:
+            rows = self._engine.query(
+                f"SELECT {self._CLOSE_COLUMNS} FROM closes WHERE till = %s"
+                " ORDER BY period_from, period_until",
+                (till,),
+            )
+        return [self._close(row) for row in rows]
+
+    def close_connection(self) -> None:
+        with self._lock:
+            self._engine.close()
+
+
+def _chunks(items: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]

@@ -1,0 +1,176 @@
+"""The book for code on an event loop: every call runs in one thread of its own, in order, and
+the loop only awaits it. The book is opened there too, at the first call.
+
+Orders seen are batched: `saw` (on the loop) keeps the newest answer of each order and hands
+the batch to the thread, which writes in one transaction only the orders whose answer changed
+since it last wrote them; an unchanged poll costs the loop a dict update and nothing more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import partial
+from typing import Any
+
+from orderdash.core.ledger import Book, ChargeRecord, LedgerError
+from orderdash.core.service import jsontext
+
+log = logging.getLogger(__name__)
+
+#: Fields that change at every answer without anything happening to the order: the
+#: milliseconds left (`expirationTime`). Written with the rest, but not a change by themselves.
+COUNTDOWN_FIELDS = frozenset({"expirationTime"})
+
+
+def order_json(raw: dict[str, Any]) -> str:
+    """getOrder's `data` object as JSON text, every number with the service's digits."""
+    return jsontext.dumps(raw)
+
+
+class BookWriter:
+    def __init__(
+        self,
+        open_book: Callable[[], Book],
+        till: str,
+        *,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._open = open_book
+        self.till = till
+        self._now = now
+        self._book: Book | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orderdash-ledger")
+        self._pending: dict[str, tuple[datetime, dict[str, Any]]] = {}
+        self._pending_lock = threading.Lock()
+        self._flush_queued = False
+        #: Each order's last answer written (a digest), known to the writer's thread only.
+        self._written: dict[str, bytes] = {}
+        #: The last failure to write an order seen (one line), for whoever shows problems.
+        self.problem = ""
+        self._closed = False
+
+    def _book_now(self) -> Book:
+        """The book (the writer's thread only), opened at the first call; a failed open is
+        tried again at the next call."""
+        if self._book is None:
+            self._book = self._open()
+        return self._book
+
+    def _in_thread(self, method: str, *args: Any) -> Any:
+        return getattr(self._book_now(), method)(*args)
+
+    async def call(self, method: str, *args: Any) -> Any:
+        """`Book.<method>(*args)` in the writer's thread, in order with every other call."""
+        if self._closed:
+            raise LedgerError("the ledger is closed")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, partial(self._in_thread, method, *args))
+
+    async def open(self) -> Book:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._book_now)
+
+    # -- charges ---------------------------------------------------------------------------
+
+    async def charge_started(self, token: str, amount: Decimal, currency: str) -> None:
+        """Written, and durable, before the charge's create is sent (LedgerError: not sent)."""
+        record = ChargeRecord(token, amount, currency, self.till, self._now())
+        await self.call("charge_started", record)
+
+    async def charge_ended(
+        self, token: str, outcome: str, detail: str = "", *, currency: str = ""
+    ) -> str:
+        """The outcome written (and the made order's `currency` where the charge had none);
+        "" or why it could not be (one line: the charge itself is done, so this never
+        raises)."""
+        try:
+            await self.call("charge_ended", token, outcome, detail, None, currency)
+        except (LedgerError, RuntimeError) as error:
+            log.warning("charge %s outcome %s not written: %s", token, outcome, error)
+            return f"the ledger could not write the charge's outcome: {error}"
+        return ""
+
+    async def unresolved(self) -> list[ChargeRecord]:
+        return list(await self.call("unresolved_charges", self.till))
+
+    # -- orders seen -----------------------------------------------------------------------
+
+    def saw(self, token: str, raw: dict[str, Any]) -> None:
+        """An order's answer (getOrder's `data`), from the loop: kept, written off the loop
+        if it changed."""
+        with self._pending_lock:
+            if self._closed:
+                return
+            self._pending[token] = (self._now(), raw)
+            if self._flush_queued:
+                return
+            self._flush_queued = True
+        try:
+            self._executor.submit(self._flush)
+        except RuntimeError:  # shut down meanwhile: the close wrote what was pending
+            pass
+
+    def _flush(self) -> None:
+        with self._pending_lock:
+            pending, self._pending = self._pending, {}
+            self._flush_queued = False
+        changed: list[tuple[str, str, datetime, str]] = []
+        digests: dict[str, bytes] = {}
+        for token, (at, raw) in pending.items():
+            try:
+                steady = {k: v for k, v in raw.items() if k not in COUNTDOWN_FIELDS}
+                digest = hashlib.blake2b(
+                    order_json(steady).encode("utf-8"), digest_size=16
+                ).digest()
+                if self._written.get(token) == digest:
+                    continue
+                changed.append((token, self.till, at, order_json(raw)))
+            except (TypeError, ValueError):  # not JSON the service could have sent: skipped
+                continue
+            digests[token] = digest
+        if not changed:
+            return
+        try:
+            book = self._book_now()
+            many = getattr(book, "order_seen_many", None)
+            if many is not None:
+                many(changed)
+            else:
+                for row in changed:
+                    book.order_seen(*row)
+        except LedgerError as error:
+            self.problem = error.message
+            log.warning("orders seen not written: %s", error.message)
+            return
+        self._written.update(digests)
+
+    def drain(self) -> None:
+        """Wait (blocking) until what `saw` was given so far is written."""
+        self._executor.submit(self._flush).result()
+
+    # -- the end ---------------------------------------------------------------------------
+
+    def _close_in_thread(self) -> None:
+        self._flush()
+        if self._book is not None:
+            self._book.close_connection()
+            self._book = None
+
+    def close(self) -> None:
+        """Write what is pending, close the book and end the thread (blocking)."""
+        with self._pending_lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._executor.submit(self._close_in_thread).result()
+        self._executor.shutdown(wait=True)
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.close)

@@ -1,0 +1,249 @@
+"""The ledger's contract, on both engines: the same tests on a real SQLite file and a real
+PostgreSQL server (pg_server.py; skipped with the reason where it is absent)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from orderdash.core.ledger import ChargeRecord, CloseRecord, LedgerError
+from orderdash.core.ledger.open import default_ledger_path, open_book
+from orderdash.core.ledger.schema import SCHEMA_VERSION
+from orderdash.core.ledger.store import SqlBook
+from orderdash.core.runtime.config import Settings, load_settings
+from orderdash.core.service.errors import ConfigError
+
+T0 = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def make_book(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], SqlBook]]:
+    """Opens the test's one book (each call a new connection to it)."""
+    if request.param == "sqlite":
+        settings = Settings(ledger=str(tmp_path / "ledger.sqlite3"))
+    else:
+        server = request.getfixturevalue("pg_server")
+        settings = Settings(ledger_url=SecretStr(server.schema_url()))
+    opened: list[SqlBook] = []
+
+    def make() -> SqlBook:
+        opened.append(open_book(settings))
+        return opened[-1]
+
+    yield make
+    for book in opened:
+        book.close_connection()
+
+
+def charge(token: str, *, till: str = "front", minutes: int = 0, amount: str = "12.50"):
+    return ChargeRecord(token, Decimal(amount), "EUR", till, T0 + timedelta(minutes=minutes))
+
+
+def test_charges_are_written_and_read_back_with_their_digits(make_book) -> None:
+    book = make_book()
+    assert book.version == SCHEMA_VERSION
+    book.charge_started(charge("tok-a", amount="0.000123456789012345678901"))
+    book.charge_started(charge("tok-b", minutes=5, till="back"))
+    book.charge_ended("tok-b", "made", "made, awaiting payment")
+    again = make_book()  # another connection sees what was committed
+    every = again.charges(T0, T0 + timedelta(hours=1), None)
+    assert [c.token for c in every] == ["tok-a", "tok-b"]
+    assert every[0].amount == Decimal("0.000123456789012345678901")
+    assert str(every[0].amount) == "0.000123456789012345678901"
+    assert every[0].outcome == "sending" and every[0].ended_at is None
+    assert every[0].started_at == T0 and every[0].started_at.tzinfo is not None
+    assert (every[1].outcome, every[1].detail, every[1].till) == (
+        "made",
+        "made, awaiting payment",
+        "back",
+    )
+    assert every[1].ended_at is not None
+    assert [c.token for c in again.charges(T0, T0 + timedelta(hours=1), "back")] == ["tok-b"]
+    # [since, until): a charge at `until` belongs to the next period
+    assert again.charges(T0, T0 + timedelta(minutes=5), None)[-1].token == "tok-a"
+
+
+def test_unresolved_charges_are_this_tills_sending_and_unknown(make_book) -> None:
+    book = make_book()
+    for token, till, outcome in [
+        ("s", "front", None),
+        ("u", "front", "unknown"),
+        ("m", "front", "made"),
+        ("n", "front", "not_made"),
+        ("x", "front", "stopped"),
+        ("other", "back", None),
+    ]:
+        book.charge_started(charge(token, till=till))
+        if outcome:
+            book.charge_ended(token, outcome, "why")
+    assert sorted(c.token for c in book.unresolved_charges("front")) == ["s", "u"]
+    assert [c.token for c in book.unresolved_charges("back")] == ["other"]
+    with pytest.raises(ValueError):
+        book.charge_ended("s", "paid")
+
+
+def test_a_retried_charge_keeps_its_first_time_and_is_sending_again(make_book) -> None:
+    book = make_book()
+    book.charge_started(charge("tok"))
+    book.charge_ended("tok", "unknown", "no answer")
+    book.charge_started(charge("tok", minutes=3))
+    (again,) = book.charges(T0, T0 + timedelta(hours=1), None)
+    assert (again.started_at, again.outcome, again.detail) == (T0, "sending", "")
+
+
+def test_orders_seen_keep_the_first_time_and_the_newest_answer(make_book) -> None:
+    book = make_book()
+    text = '{"token":"o1","amount":"0.00012345678901234567890123"}'
+    book.order_seen("o1", "front", T0, text)
+    book.order_seen("o2", "front", T0 + timedelta(seconds=1), "{}")
+    book.order_seen("o1", "back", T0 + timedelta(minutes=2), text.replace("o1", "o1x"))
+    seen = {s.token: s for s in make_book().orders_seen()}
+    assert set(seen) == {"o1", "o2"}
+    assert seen["o1"].first_seen == T0 and seen["o1"].last_seen == T0 + timedelta(minutes=2)
+    assert seen["o1"].till == "back" and "o1x" in seen["o1"].order_json
+    assert json.loads(seen["o2"].order_json) == {}
+    assert [s.token for s in book.orders_seen(["o2", "nope"])] == ["o2"]
+    many = [f"t{i}" for i in range(1200)]  # more than one IN (...) holds
+    book.order_seen_many([(t, "front", T0, "{}") for t in many])
+    assert len(book.orders_seen(many)) == 1200
+
+
+def test_a_close_is_frozen(make_book) -> None:
+    book = make_book()
+    until = T0 + timedelta(days=1)
+    first = CloseRecord("front", T0, until, T0 + timedelta(days=1, hours=1), '{"a":1}', "d1")
+    assert book.save_close(first) == first
+    later = CloseRecord("front", T0, until, T0 + timedelta(days=2), '{"a":2}', "d2")
+    assert book.save_close(later) == first  # the earlier close is kept
+    assert make_book().find_close("front", T0, until) == first
+    assert book.find_close("back", T0, until) is None
+    shop = CloseRecord("*", T0, until, T0 + timedelta(days=1), "{}", "d3")
+    book.save_close(shop)
+    book.save_close(CloseRecord("front", T0 - timedelta(days=1), T0, T0, "{}", "d0"))
+    assert [c.digest for c in book.closes("front")] == ["d0", "d1"]
+    assert [c.digest for c in book.closes("*")] == ["d3"]
+
+
+def test_a_newer_book_is_refused_and_an_older_one_migrated(make_book) -> None:
+    book = make_book()
+    book.charge_started(charge("kept"))
+    with book._engine.transaction() as cursor:
+        cursor.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION + 1,))
+    with pytest.raises(LedgerError) as refused:
+        make_book()
+    message = refused.value.message
+    assert f"version {SCHEMA_VERSION + 1}" in message and "upgrade orderdash" in message
+    assert "\n" not in message
+    with book._engine.transaction() as cursor:
+        cursor.execute("UPDATE schema_version SET version = 0")
+        # a book of version 0 has none of the tables yet
+        for table in ("charges", "orders_seen", "closes"):
+            cursor.execute(f"DROP TABLE {table}")
+    migrated = make_book()
+    assert migrated.version == SCHEMA_VERSION
+    assert migrated.charges(T0, T0 + timedelta(hours=1), None) == []
+    assert book._engine.query("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+
+
+def test_naive_times_are_refused(make_book) -> None:
+    with pytest.raises(ValueError):
+        make_book().charge_started(
+            ChargeRecord("t", Decimal(1), "EUR", "front", datetime(2026, 1, 1))
+        )
+
+
+# -- settings and engines ------------------------------------------------------------------
+
+
+def test_the_default_book_is_in_the_user_data_dir(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_ledger_path() == tmp_path / "xdg" / "orderdash" / "ledger.sqlite3"
+    book = open_book(Settings())
+    try:
+        assert book.engine == "sqlite"
+        path = tmp_path / "xdg" / "orderdash" / "ledger.sqlite3"
+        assert path.exists() and path.stat().st_mode & 0o077 == 0
+        mode = book._engine.query("PRAGMA journal_mode")
+        assert mode == [("wal",)]
+        assert book._engine.query("PRAGMA synchronous") == [(2,)]  # FULL
+    finally:
+        book.close_connection()
+
+
+def test_the_till_defaults_to_a_clean_host_name(monkeypatch) -> None:
+    import socket
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "Shop Front [1]\x1b.local")
+    assert Settings().till == "ShopFront1"
+    monkeypatch.setattr(socket, "gethostname", lambda: "\x1b")
+    assert Settings().till == "till"
+    assert Settings(till="front-2").till == "front-2"
+    for bad in ("", "*", "a b", "x" * 65, "[red]"):
+        with pytest.raises(ValueError):
+            Settings(till=bad)
+
+
+def test_a_ledger_url_password_is_never_shown(tmp_path: Path, caplog) -> None:
+    password = "pw-Sekr3t-never-shown"
+    url = f"postgresql://shop:{password}@/books?host={tmp_path}/nowhere&password={password}"
+    settings, _ = load_settings({"ledger_url": url}, {"ORDERDASH_CONFIG": "/dev/null"})
+    assert password not in repr(settings) and password not in str(settings.model_dump())
+    caplog.set_level(logging.DEBUG)
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg is not installed")
+    with pytest.raises(LedgerError) as failed:
+        open_book(settings)
+    assert password not in failed.value.message and password not in repr(failed.value)
+    assert "postgresql://shop@/books" in failed.value.message
+    assert password not in caplog.text
+    # a refused setting does not repeat the URL either
+    with pytest.raises(ConfigError) as refused:
+        load_settings(
+            {"ledger_url": f"mysql://shop:{password}@h/db"}, {"ORDERDASH_CONFIG": "/dev/null"}
+        )
+    assert password not in refused.value.message
+    from orderdash.core.runtime.config import child_environment
+
+    assert "ORDERDASH_LEDGER_URL" not in child_environment({"ORDERDASH_LEDGER_URL": url})
+
+
+def test_an_unreadable_book_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite3"
+    path.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(LedgerError) as failed:
+        open_book(Settings(ledger=str(path)))
+    assert str(path) in failed.value.message and "\n" not in failed.value.message
+
+
+def test_an_empty_ledger_url_undoes_the_config_files(tmp_path: Path) -> None:
+    """As `orderdash demo` does: its charges never reach the shop's shared book."""
+    config = tmp_path / "config.toml"
+    config.write_text('ledger_url = "postgresql://shop:pw@books.example/shop"\n')
+    env = {"ORDERDASH_CONFIG": str(config)}
+    assert load_settings({}, env)[0].ledger_url is not None
+    settings, _ = load_settings({"ledger_url": "", "ledger": str(tmp_path / "demo.sqlite3")}, env)
+    assert settings.ledger_url is None
+    book = open_book(settings)
+    try:
+        assert book.engine == "sqlite" and book.where == str(tmp_path / "demo.sqlite3")
+    finally:
+        book.close_connection()
+
+
+def test_the_made_orders_currency_fills_a_charge_that_had_none(make_book) -> None:
+    book = make_book()
+    book.charge_started(ChargeRecord("blank", Decimal("5"), "", "front", T0))
+    book.charge_started(ChargeRecord("named", Decimal("5"), "EUR", "front", T0))
+    book.charge_ended("blank", "made", currency="CHF")
+    book.charge_ended("named", "made", currency="CHF")  # a charge's own currency is kept
+    assert book.charge("blank").currency == "CHF"
+    assert book.charge("named").currency == "EUR"
