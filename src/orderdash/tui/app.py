@@ -345,6 +345,16 @@ class OrderDashApp(App[None]):
         if token is not None and token in self.state.entries:
             self.dashboard.load(token)
 
+    def action_close_day(self) -> None:
+        from orderdash.tui.books import close_day  # the books: tui/books.py
+
+        close_day(self)
+
+    def action_export_list(self) -> None:
+        from orderdash.tui.books import export_list
+
+        export_list(self)
+
     def action_undo_remove(self) -> None:
         self.session.undo()
 
