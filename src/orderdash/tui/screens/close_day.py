@@ -44,7 +44,7 @@ class CloseDayScreen(Screen[None]):
     DEFAULT_CSS = """
     CloseDayScreen {
         #close-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
-        #close-book { height: auto; max-height: 1; padding: 0 1; color: $warning; }
+        #close-book { height: 1; padding: 0 1; color: $warning; display: none; }
         #close-status { height: 1; padding: 0 1; color: $text-muted; }
         #close-status.-failed { color: $error; text-style: bold; }
         #close-report { height: 1fr; padding: 0 1; }
@@ -52,8 +52,9 @@ class CloseDayScreen(Screen[None]):
     """
     BINDINGS = [
         Binding("escape", "back", "Back", tooltip="Back to the dashboard"),
-        Binding("left", "day(-1)", "Day before", tooltip="The report of the day before"),
-        Binding("right", "day(1)", "Day after", tooltip="The report of the next day"),
+        # (priority: the report's scroll would take the arrows; it never scrolls sideways)
+        Binding("left", "day(-1)", "Day before", priority=True, tooltip="The day before"),
+        Binding("right", "day(1)", "Day after", priority=True, tooltip="The next day"),
         Binding("c", "close_day", "Close the day", tooltip="Freeze this day's report (asks)"),
         Binding("r", "read_again", "Read again", show=False, tooltip="Read the day again"),
     ]
@@ -174,9 +175,9 @@ class CloseDayScreen(Screen[None]):
             return
         self.reading = False
         self.result, self.closed = result, closed
-        self.query_one("#close-book", Static).update(
-            _one_line(f"No book: {self.no_book} (a dry run only)") if self.no_book else ""
-        )
+        book_line = self.query_one("#close-book", Static)
+        book_line.update(_one_line(f"No book: {self.no_book} (a dry run only)"))
+        book_line.display = bool(self.no_book)
         self.query_one("#close-lines", Static).update(Text("\n".join(lines), overflow="fold"))
         self._show_title()
         self._status(self._outcome(result, closed, dry_run))
