@@ -248,3 +248,32 @@ def check_files(directory: Path, shown: list[str], hostile: str) -> None:
     company = dict(zip(ORDER_COLUMNS, next(r for r in rows if r[1] == hostile), strict=True))
     assert company["company"].startswith("'=HYPERLINK(") and "\x1b" not in company["company"]
     assert company["created_at"] == "2026-10-25T17:00:00+01:00"  # the store's zone
+
+
+async def test_z_and_e_are_hidden_and_inert_on_the_customers_screen(
+    server: SimulatorServer, book: MemoryBook, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from orderdash.tui.screens.pos import PosScreen
+
+    monkeypatch.setattr(tui_export, "export_directory", lambda: tmp_path)
+    token = server.sim.scene["paid"]  # type: ignore[attr-defined]
+    app = books_app(server, tokens=(token,))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, PosScreen))
+        await pilot.pause(0.2)
+        footer = screen_text(app).splitlines()[-1]
+        assert "Close day" not in footer and "Export" not in footer
+        assert not app.check_action("close_day", ()) and not app.check_action("export_list", ())
+        await pilot.press("Z", "e")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, PosScreen)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.dashboard)
+        assert app.check_action("close_day", ()) is not False
+    assert not files_in(tmp_path)
+
+
+def files_in(directory: Path) -> list[Path]:
+    return list(directory.iterdir())
