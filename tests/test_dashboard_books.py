@@ -180,6 +180,28 @@ async def test_without_a_book_the_dry_run_shows_and_says_so(
         assert "Nothing can be closed without the book" in screen_text(app)
 
 
+async def test_while_it_reads_one_line_says_how_far(
+    server: SimulatorServer, book: MemoryBook
+) -> None:
+    sim = server.sim
+    app = books_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape")
+        sim.add_fault(Fault(endpoint="order", delay=0.3))  # slow reads: the line is seen
+        try:
+            await pilot.press("Z")
+            await wait_until(pilot, lambda: isinstance(app.screen, CloseDayScreen))
+            await wait_until(pilot, lambda: "orders\u2026" in screen_text(app), timeout=10)
+            line = next(li for li in screen_text(app).splitlines() if "orders\u2026" in li)
+            assert line.split()[0] == "Reading" and line.split()[2] == "of", line
+        finally:
+            sim.clear_faults()
+        screen = app.screen
+        assert isinstance(screen, CloseDayScreen)
+        await wait_until(pilot, lambda: screen.result is not None, timeout=10)
+        assert "orders\u2026" not in screen_text(app)
+
+
 async def test_a_failed_read_is_one_line_and_closes_nothing(
     server: SimulatorServer, book: MemoryBook
 ) -> None:

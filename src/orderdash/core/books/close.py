@@ -80,7 +80,9 @@ async def close_period(
     closed_at = now()
     closes = await asyncio.to_thread(book.closes, till)
     earlier = [_earlier(c) for c in closes]
-    report = build_report(
+    # its cost grows with the orders: a thread, so that a dashboard's event loop keeps going
+    report = await asyncio.to_thread(
+        build_report,
         gathered.orders,
         period,
         till=till,
