@@ -10,6 +10,7 @@ import asyncio
 import csv
 import io
 import json
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from decimal import Decimal
@@ -26,6 +27,7 @@ from orderdash.cli import books as books_cli
 from orderdash.cli import main
 from orderdash.core.books.export import ORDER_COLUMNS
 from orderdash.core.books.period import day_period
+from orderdash.core.polling.refresh import Kind
 from orderdash.core.service.errors import ConfigError
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 from orderdash.tui import export as tui_export
@@ -110,6 +112,10 @@ async def test_z_shows_the_days_report_and_closes_it_after_a_yes_as_the_command_
         screen = await open_day_before(app, pilot)
         report = screen.result.report
         assert not screen.closed and not book.saved
+        # every getOrder so far, the watcher's and the close's, in the dashboard's one budget
+        order_budget = app.watcher.scheduler.budgets[Kind.ORDER]
+        reads = [r for r in sim.requests if r["endpoint"] == "order"]
+        assert len(reads) >= 10 and order_budget.count(time.monotonic(), 3600) >= len(reads)
         received = {
             kind: {unit: Decimal(row["amount"]) for unit, row in report["received"][kind].items()}
             for kind in ("coins", "fiat")

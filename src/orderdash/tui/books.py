@@ -2,9 +2,9 @@
 exports the watch list's rows as shown (`tui/export.py`). The App's actions hand over here.
 
 The book comes from the one factory the commands use (`orderdash.cli.books.open_book`, with
-its `BOOK_FACTORY` for tests); the reads go through the App's client, the private ones through
-the watcher's rate budget (shared with the dashboard), getOrder through a budget of this
-till's share, as `orderdash close` paces them.
+its `BOOK_FACTORY` for tests); the reads go through the App's client and the dashboard's own
+budgets (the watcher's): the history through its rate budget, getOrder through its getOrder
+budget, so that the close and the watch list together stay within the service's limits.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 def close_day(app: DashboardHost) -> None:
     """`Z`: the close of day screen, on today's report."""
     from orderdash.core.books.period import zone_named
-    from orderdash.core.books.run import gates
+    from orderdash.core.books.run import BudgetGate
+    from orderdash.core.polling.refresh import Kind
     from orderdash.tui.screens.close_day import CloseDayScreen, today_in
 
     if isinstance(app.screen, CloseDayScreen):
@@ -31,7 +32,7 @@ def close_day(app: DashboardHost) -> None:
     except OrderdashError as error:
         app.notify(error.message, title="Close of day", severity="error", markup=False)
         return
-    order_gate, _ = gates(settings)
+    order_gate = BudgetGate(app.watcher.scheduler.budgets[Kind.ORDER])
 
     def open_book() -> Any:
         from orderdash.cli.books import open_book

@@ -4,6 +4,8 @@ passes the App's). `NoBook` stands in where no ledger is available: a dry run st
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -61,6 +63,34 @@ async def close_with(
         max_pages=settings.history_max_pages,
         progress=progress,
     )
+
+
+class BudgetGate:
+    """A gate on a budget someone else spends too (the dashboard's getOrder budget, which its
+    watcher keeps): the close's reads wait their turn in it and leave `reserve` of its burst to
+    the orders on screen, and a refusal for the rate holds it for everyone."""
+
+    def __init__(
+        self, budget: Any, *, reserve: float = 0.5, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._budget = budget
+        self._reserve = reserve
+        self._monotonic = monotonic
+
+    async def private_request(self) -> None:
+        while True:
+            now = self._monotonic()
+            free = self._budget.next_free(now, reserve=self._reserve)
+            if free <= now:
+                self._budget.spend(now)
+                return
+            await asyncio.sleep(min(free - now, 60.0))
+
+    def private_limited(self, retry_after: float | None) -> None:
+        from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
+
+        hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
+        self._budget.hold(self._monotonic() + hold)
 
 
 class NoBook:
