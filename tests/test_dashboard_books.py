@@ -155,6 +155,12 @@ async def test_z_shows_the_days_report_and_closes_it_after_a_yes_as_the_command_
         await pilot.press("c")
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen) and len(book.saved) == 1
+        # the day after and back: the closed day comes from the book as it was closed
+        await pilot.press("right")
+        await wait_until(pilot, lambda: screen.day.isoformat() == "2026-10-26" and screen.result)
+        await pilot.press("left")
+        await wait_until(pilot, lambda: screen.closed and not screen.reading, timeout=10)
+        assert screen.result.report == closed and "Closed earlier" in screen_text(app)
     # the command's close of the same period and book gives back the same report and digest
     monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
     monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
@@ -175,11 +181,14 @@ async def test_without_a_book_the_dry_run_shows_and_says_so(
 
     monkeypatch.setattr(books_cli, "BOOK_FACTORY", no_book)
     app = books_app(server)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_day_before(app, pilot)
         text = screen_text(app)
         assert "No book: this orderdash has no ledger storage" in text
         assert "not closed yet" in text and "Orders: 10" in text
+        for kind in ("coins", "fiat"):  # at 80x24 too, every figure whole
+            for row in screen.result.report["received"][kind].values():
+                assert row["amount"] in text
         await pilot.press("c")
         await pilot.pause()
         assert app.screen is screen and not screen.closed
