@@ -217,6 +217,29 @@ async def test_while_it_reads_one_line_says_how_far(
         assert "orders\u2026" not in screen_text(app)
 
 
+async def test_a_close_under_way_is_seen_through_before_leaving_or_moving(
+    server: SimulatorServer, book: MemoryBook
+) -> None:
+    sim = server.sim
+    app = books_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_day_before(app, pilot)
+        # the orders still moving are read again by the close: slowly
+        sim.add_fault(Fault(endpoint="order", delay=0.3))
+        try:
+            await pilot.press("c")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
+            await wait_until(pilot, lambda: screen.reading)
+            await pilot.press("escape", "right", "r")
+            assert app.screen is screen and screen.day.isoformat() == "2026-10-25"
+            assert "Closing the day: its outcome first." in screen_text(app)
+        finally:
+            sim.clear_faults()
+        await wait_until(pilot, lambda: screen.closed and not screen.reading, timeout=10)
+        assert len(book.saved) == 1
+
+
 async def test_a_failed_read_is_one_line_and_closes_nothing(
     server: SimulatorServer, book: MemoryBook
 ) -> None:

@@ -86,6 +86,7 @@ class CloseDayScreen(Screen[None]):
         #: The book could not be opened: why, in one line ("" while it could).
         self.no_book = ""
         self.reading = False
+        self._close_asked = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="close-title")
@@ -105,9 +106,12 @@ class CloseDayScreen(Screen[None]):
     # -- the keys ---------------------------------------------------------------------------------
 
     def action_back(self) -> None:
-        self.dismiss(None)
+        if not self._close_under_way():  # a close is seen through: its outcome is shown
+            self.dismiss(None)
 
     def action_day(self, step: int) -> None:
+        if self._close_under_way():
+            return
         day = self.day + timedelta(days=step)
         if day > self._today:
             self._status("That day has not begun yet.")
@@ -117,7 +121,15 @@ class CloseDayScreen(Screen[None]):
         self._read(dry_run=True)
 
     def action_read_again(self) -> None:
-        self._read(dry_run=True)
+        if not self._close_under_way():
+            self._read(dry_run=True)
+
+    def _close_under_way(self) -> bool:
+        """A close is under way (it is never cancelled for another day): says so."""
+        if self.reading and self._close_asked:
+            self._status("Closing the day: its outcome first.")
+            return True
+        return False
 
     def action_close_day(self) -> None:
         if self.reading:
@@ -148,7 +160,7 @@ class CloseDayScreen(Screen[None]):
     # -- the work (off the event loop: the reads are awaited, the book's calls in threads) -------
 
     def _read(self, *, dry_run: bool) -> None:
-        self.reading = True
+        self.reading, self._close_asked = True, not dry_run
         self._show_title()
         self._status("Closing the day\u2026" if not dry_run else "Reading the order history\u2026")
         self._day_worker(self.day, dry_run)
