@@ -224,8 +224,9 @@ async def test_a_close_under_way_is_seen_through_before_leaving_or_moving(
     app = books_app(server)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_day_before(app, pilot)
-        # the orders still moving are read again by the close: slowly
-        sim.add_fault(Fault(endpoint="order", delay=0.3))
+        # the orders still moving are read again by the close: slowly enough to be seen
+        # under way on a busy machine
+        sim.add_fault(Fault(endpoint="order", delay=1.5))
         try:
             await pilot.press("c")
             await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
