@@ -116,6 +116,23 @@ def _pos_no_coin_order(sim: Simulator) -> None:
     sim.create_order(token="till-44", coin=None, currency="EUR", amount_fiat="42.00")
 
 
+async def _close_day(pilot: Pilot) -> None:
+    """`Z` on the account's day: today's report read, shown as a dry run (not closed yet)."""
+    from orderdash.tui.screens.close_day import CloseDayScreen
+
+    await _account(pilot)
+    app: OrderDashApp = pilot.app  # type: ignore[assignment]
+    await pilot.press("escape", "Z")
+    await _until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, CloseDayScreen)
+            and app.screen.result is not None
+            and not app.screen.reading
+        ),
+    )
+
+
 async def _empty(pilot: Pilot) -> None:
     await pilot.pause()
 
@@ -147,6 +164,8 @@ class Scene:
     checkout: bool = False
     #: Words the screen must show before it is taken (`_pos_words`).
     words: str = ""
+    #: The books kept in memory for the scene (`ledger_memory.py`), not in the user's ledger.
+    book: bool = False
 
 
 SCENES = (
@@ -192,6 +211,24 @@ SCENES = (
         None,
         _account,
         account=True,
+    ),
+    Scene(
+        "close-day-120x40",
+        "Close of day (Z): today's orders by state, what came per coin and fiat, exceptions",
+        (120, 40),
+        None,
+        _close_day,
+        account=True,
+        book=True,
+    ),
+    Scene(
+        "close-day-80x24",
+        "Close of day at 80x24: every figure whole, the report scrolls",
+        (80, 24),
+        None,
+        _close_day,
+        account=True,
+        book=True,
     ),
     Scene(
         "charge-confirm",
@@ -299,6 +336,24 @@ def utc_time() -> Iterator[None]:
 
 
 @contextmanager
+def memory_book(wanted: bool) -> Iterator[None]:
+    """The books' factory gives an empty book kept in memory while inside (`wanted`)."""
+    if not wanted:
+        yield
+        return
+    from ledger_memory import MemoryBook
+    from orderdash.core.books import run as books
+
+    previous = books.BOOK_FACTORY
+    book = MemoryBook()
+    books.BOOK_FACTORY = lambda settings: book
+    try:
+        yield
+    finally:
+        books.BOOK_FACTORY = previous
+
+
+@contextmanager
 def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
     """The app of `chosen`, connected to a frozen-clock simulator that runs while inside."""
     simulator = Simulator(seed=7, clock=lambda: FROZEN_NOW)
@@ -306,6 +361,7 @@ def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
     account = {"access_token": SCENE_ACCESS} if chosen.account else {}
     with (
         utc_time(),
+        memory_book(chosen.book),
         SimulatorServer(simulator, bearer_token=SCENE_BEARER, port=0, **account) as server,
     ):
         credentials = (

@@ -18,8 +18,8 @@ import pytest
 from books_scene import ACCESS, BERLIN, NEW_YORK, NOW
 from books_scene import scene as _scene
 from ledger_memory import MemoryBook
-from orderdash.cli import books as books_cli
 from orderdash.cli import main
+from orderdash.core.books import run as books_run
 from orderdash.core.books.period import day_period
 from orderdash.core.books.report import canonical, digest_of
 from orderdash.simulator import Simulator, SimulatorServer
@@ -36,7 +36,7 @@ def server() -> Iterator[SimulatorServer]:
 @pytest.fixture
 def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer) -> MemoryBook:
     book = MemoryBook()
-    monkeypatch.setattr(books_cli, "BOOK_FACTORY", lambda settings: book)
+    monkeypatch.setattr(books_run, "BOOK_FACTORY", lambda settings: book)
     monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
     monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
     return book

@@ -20,6 +20,8 @@ from scenes import scene, scene_app
         "watch-list-120x40",
         "watch-list-80x24",
         "account",
+        "close-day-120x40",
+        "close-day-80x24",
         "pos-scan-to-pay",
         "pos-partly-paid",
         "pos-paid",

@@ -4,23 +4,10 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import Any
 
 from orderdash.cli.options import _load_settings
 from orderdash.cli.render import CloseShown, ExportLines
-
-#: Tests put their own book here; None: the ledger of the settings (`core/ledger/open.py`).
-BOOK_FACTORY: Callable[[Any], Any] | None = None
-
-
-def open_book(settings: Any) -> Any:
-    """The shop's book for these settings (imported only when a command needs it)."""
-    if BOOK_FACTORY is not None:
-        return BOOK_FACTORY(settings)
-    from orderdash.core.ledger.open import open_book as open_ledger
-
-    return open_ledger(settings)
 
 
 def _period(args: argparse.Namespace, settings: Any, *, default_today: bool) -> Any:
@@ -44,48 +31,32 @@ def _needs_account(settings: Any, command: str) -> None:
         )
 
 
-def _gates(settings: Any) -> tuple[Any, Any]:
-    """The getOrder budget and the private budget, as every command paces them."""
-    from orderdash.core.polling.account import CommandBudget
-
-    share = settings.budgets
-    orders = CommandBudget(share["budget_per_minute"], share["budget_per_hour"])
-    private = CommandBudget(settings.rate_budget_per_minute, settings.rate_budget_per_hour)
-    return orders, private
-
-
-def _recorder(settings: Any) -> str:
-    """This till's name (the `till` setting: the host name unless set)."""
-    return str(settings.till)
-
-
 def _run_close(args: argparse.Namespace) -> CloseShown:
     import asyncio
 
-    from orderdash.core.books.close import ALL_TILLS, close_period
+    from orderdash.core.books.close import ALL_TILLS
+    from orderdash.core.books.run import close_with, gates, open_book
     from orderdash.core.service.client import OrderClient
 
     settings, _ = _load_settings(args)
     period = _period(args, settings, default_today=True)
     _needs_account(settings, "close")
     till = args.till if args.till else ALL_TILLS
-    orders_gate, private_gate = _gates(settings)
+    orders_gate, private_gate = gates(settings)
     book = open_book(settings)
 
     async def run() -> Any:
         async with OrderClient.from_settings(settings) as client:
             client.on_extra_private_request = private_gate.spent  # the log-in
-            return await close_period(
+            return await close_with(
                 client,
                 book,
+                settings,
                 period,
                 till=till,
-                recorder=_recorder(settings),
+                dry_run=args.dry_run,
                 order_gate=orders_gate,
                 private_gate=private_gate,
-                dry_run=args.dry_run,
-                concurrency=settings.concurrency,
-                max_pages=settings.history_max_pages,
             )
 
     try:
@@ -100,12 +71,13 @@ def _run_export(args: argparse.Namespace) -> ExportLines:
 
     from orderdash.core.books.export import export_lines
     from orderdash.core.books.gather import gather
+    from orderdash.core.books.run import gates, open_book, recorder
     from orderdash.core.service.client import OrderClient
 
     settings, _ = _load_settings(args)
     period = _period(args, settings, default_today=False)
     _needs_account(settings, "export")
-    orders_gate, private_gate = _gates(settings)
+    orders_gate, private_gate = gates(settings)
     book = open_book(settings)
 
     async def run() -> Any:
@@ -115,7 +87,7 @@ def _run_export(args: argparse.Namespace) -> ExportLines:
                 client,
                 book,
                 period,
-                till=_recorder(settings),
+                till=recorder(settings),
                 order_gate=orders_gate,
                 private_gate=private_gate,
                 concurrency=settings.concurrency,

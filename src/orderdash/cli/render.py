@@ -283,9 +283,6 @@ class ChargeStoppedResult:
         return None
 
 
-_FIGURE_NAMES = ("shortfall", "excess", "received")
-
-
 @dataclass(frozen=True, slots=True)
 class CloseShown:
     """A close of day (`orderdash close`): the report, as text, JSON or CSV (`fmt`)."""
@@ -320,65 +317,16 @@ class CloseShown:
     def text(self) -> list[str]:
         if self.fmt == "csv":
             return _close_csv(self.result.report)
-        return _close_text(self.result.report)
+        from orderdash.core.books.report import report_lines
 
-
-def _figure(entry: dict[str, Any]) -> tuple[str, dict[str, str]]:
-    name = next(n for n in _FIGURE_NAMES if n in entry)
-    return name, entry[name]
-
-
-def _close_text(report: dict[str, Any]) -> list[str]:
-    from orderdash.core.safetext import clean
-
-    period, orders = report["period"], report["orders"]
-    till = "all tills" if report["till"] == "*" else clean(report["till"], limit=60)
-    lines = [
-        f"Close of day {period['from']} to {period['until']} ({clean(period['zone'], limit=60)})",
-        f"Till: {till}   closed at {report['closed_at']}",
-        f"Digest: {report['digest']} (report version {report['version']})",
-        "",
-        f"Orders: {orders['total']}",
-    ]
-    counts = [f"{state.replace('_', ' ')} {n}" for state, n in orders["by_state"].items() if n]
-    if counts:
-        lines.append("  " + ", ".join(counts))
-    lines += ["", "Received"]
-    received = report["received"]
-    rows = [
-        (unit, row["amount"], row["payments"])
-        for kind in ("coins", "fiat")
-        for unit, row in sorted(received[kind].items())
-    ]
-    if not rows:
-        lines.append("  nothing")
-    width = max((len(amount) for _, amount, _ in rows), default=0)
-    for unit, amount, count in rows:
-        payments = "payment" if count == 1 else "payments"
-        lines.append(f"  {clean(unit, limit=12):<6} {amount:>{width}}  {count} {payments}")
-    lines += ["", f"Exceptions: {len(report['exceptions'])}"]
-    for entry in report["exceptions"]:
-        name, figure = _figure(entry)
-        lines.append(
-            f"  {entry['kind'].replace('_', ' '):<21} {clean(entry['order'], limit=40)}  "
-            f"{name} {figure['coin']} {clean(entry['coin'], limit=12)} "
-            f"({figure['fiat']} {clean(entry['currency'], limit=12)})"
-        )
-    lines += ["", f"Adjustments: {len(report['adjustments'])}"]
-    for entry in report["adjustments"]:
-        lines.append(
-            f"  {entry['at']}  {clean(entry['order'], limit=40)}  {entry['amount']} "
-            f"{clean(entry['coin'], limit=12)} ({entry['fiat']} "
-            f"{clean(entry['currency'], limit=12)}), order of the close "
-            f"{entry['closed_period']['from']}"
-        )
-    return lines
+        return report_lines(self.result.report)
 
 
 def _close_csv(report: dict[str, Any]) -> list[str]:
     """section,name,order,unit,amount,count: the sums, the states, the exceptions and the
     adjustments (docs/books.md), text cells made spreadsheet-safe."""
     from orderdash.core.books.export import write_csv
+    from orderdash.core.books.report import figure_of
 
     columns = ("section", "name", "order", "unit", "amount", "count")
     rows: list[dict[str, Any]] = []
@@ -392,7 +340,7 @@ def _close_csv(report: dict[str, Any]) -> list[str]:
     for state, count in report["orders"]["by_state"].items():
         add("orders", state, "", "", "", count)
     for entry in report["exceptions"]:
-        name, figure = _figure(entry)
+        name, figure = figure_of(entry)
         what = f"{entry['kind']} {name}"
         add("exception", what, entry["order"], entry["coin"], figure["coin"], "")
         add("exception", what, entry["order"], entry["currency"], figure["fiat"], "")

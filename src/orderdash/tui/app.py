@@ -103,7 +103,7 @@ class OrderDashApp(App[None]):
         #: Account mode (the access token): the watch list fills itself; `n` charges.
         self.account = AccountSwitch(self, enabled=account)
         #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
-        self.books = AppBooks(self, settings, parts.client)
+        self.books = AppBooks(self, settings, parts)
 
     async def on_load(self) -> None:
         await self.first_paint.prefetch()  # before any screen composes
@@ -227,6 +227,12 @@ class OrderDashApp(App[None]):
 
     def action_alerts(self) -> None:
         self.overlays.alerts()
+
+    def action_close_day(self) -> None:
+        self.books.close_day()  # the books: tui/books.py
+
+    def action_export_list(self) -> None:
+        self.books.export_list()
 
     def action_undo_remove(self) -> None:
         self.session.undo()

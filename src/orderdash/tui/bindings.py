@@ -60,6 +60,18 @@ DASHBOARD_BINDINGS = [
     Binding("S", "reverse_sort", "Reverse sort", show=False, tooltip="Reverse the list's sort"),
     Binding("l", "app.alerts", "Alerts", tooltip="The log of alerts"),
     Binding(
+        "Z",
+        "app.close_day",
+        "Close day",
+        tooltip="Close of day: today's report per coin and fiat, its exceptions; closes on a yes",
+    ),
+    Binding(
+        "e",
+        "app.export_list",
+        "Export",
+        tooltip="Export the watch list's rows as shown to a CSV file",
+    ),
+    Binding(
         "b",
         "app.budgets",
         "Budgets",
@@ -94,7 +106,7 @@ FOOTER_FIRST = (
 )
 
 #: App actions that are the operator's alone: off while a customer-facing screen is up.
-OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette"})
+OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette", "close_day", "export_list"})
 #: Off for good in a standalone point of sale (`orderdash pos`): the other orders, charges,
 #: copies and the customer display are the operator's, and no operator is at that screen.
 POS_ONLY_OFF = OPERATOR_ACTIONS | {

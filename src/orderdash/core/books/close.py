@@ -51,9 +51,10 @@ async def close_period(
     concurrency: int = 6,
     max_pages: int = MAX_HISTORY_PAGES,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    progress: Callable[[int, int], None] | None = None,
 ) -> CloseResult:
     """Close `period` for `till` (or show it, `dry_run`). `recorder` names the till whose reads
-    are written to the ledger."""
+    are written to the ledger; `progress` is told of the reads (`gather`)."""
     if not dry_run:
         existing = await asyncio.to_thread(book.find_close, till, period.start, period.end)
         if existing is not None:
@@ -68,6 +69,7 @@ async def close_period(
         concurrency=concurrency,
         max_pages=max_pages,
         now=now,
+        progress=progress,
     )
     if gathered.missing and not dry_run:
         raise CloseIncomplete(
@@ -78,7 +80,9 @@ async def close_period(
     closed_at = now()
     closes = await asyncio.to_thread(book.closes, till)
     earlier = [_earlier(c) for c in closes]
-    report = build_report(
+    # its cost grows with the orders: a thread, so that a dashboard's event loop keeps going
+    report = await asyncio.to_thread(
+        build_report,
         gathered.orders,
         period,
         till=till,

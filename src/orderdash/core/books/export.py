@@ -12,7 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -79,26 +80,30 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 def order_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[str, Any]]:
     """The orders created in `period`, oldest first."""
     for order in sorted(orders, key=lambda o: (o.created_ms, o.id, o.token)):
-        if not period.contains_ms(order.created_ms):
-            continue
-        yield {
-            "version": EXPORT_VERSION,
-            "token": text(order.token),
-            "id": order.id,
-            "created_at": iso(period.local(order.created_ms)),
-            "state": order.state,
-            "status_code": order.status_code,
-            "status_label": order.status_label,
-            "company": order.company,
-            "currency": order.currency,
-            "amount_fiat": order.amount_fiat_text,
-            "coin": order.coin,
-            "amount": order.amount_text,
-            "expires_at": "" if order.expires_ms is None else iso(period.local(order.expires_ms)),
-            "payments": len(order.payments),
-            "received": format(sum((p.amount for p in order.payments), Decimal(0)), "f"),
-            "received_fiat": format(sum((p.fiat for p in order.payments), Decimal(0)), "f"),
-        }
+        if period.contains_ms(order.created_ms):
+            yield order_row(order, period.local)
+
+
+def order_row(order: BookOrder, local: Callable[[int], datetime]) -> dict[str, Any]:
+    """One order's row; `local` turns epoch milliseconds into the zone's aware time."""
+    return {
+        "version": EXPORT_VERSION,
+        "token": text(order.token),
+        "id": order.id,
+        "created_at": iso(local(order.created_ms)),
+        "state": order.state,
+        "status_code": order.status_code,
+        "status_label": order.status_label,
+        "company": order.company,
+        "currency": order.currency,
+        "amount_fiat": order.amount_fiat_text,
+        "coin": order.coin,
+        "amount": order.amount_text,
+        "expires_at": "" if order.expires_ms is None else iso(local(order.expires_ms)),
+        "payments": len(order.payments),
+        "received": format(sum((p.amount for p in order.payments), Decimal(0)), "f"),
+        "received_fiat": format(sum((p.fiat for p in order.payments), Decimal(0)), "f"),
+    }
 
 
 def payment_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[str, Any]]:

@@ -73,8 +73,10 @@ async def gather(
     concurrency: int = 6,
     max_pages: int = MAX_HISTORY_PAGES,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    progress: Callable[[int, int], None] | None = None,
 ) -> Gathered:
-    """Every order created in [period.start - LOOK_BACK, period.end), as the books see it."""
+    """Every order created in [period.start - LOOK_BACK, period.end), as the books see it.
+    `progress(done, total)` is told of the getOrder reads: before the first, after each."""
     result = Gathered()
     history = await client.account_orders(
         max_pages=max_pages, before_page=private_gate.private_request
@@ -100,6 +102,9 @@ async def gather(
             result.orders.append(kept)
             result.from_ledger += 1
     limit = asyncio.Semaphore(max(1, concurrency))
+    done = 0
+    if progress is not None:
+        progress(0, len(to_read))
 
     async def one(token: str) -> None:
         async with limit:
@@ -119,7 +124,16 @@ async def gather(
         await asyncio.to_thread(book.order_seen, token, till, now(), jsontext.dumps(fetched.raw))
         result.orders.append(order)
 
-    await asyncio.gather(*(one(token) for token in to_read))
+    async def counted(token: str) -> None:
+        nonlocal done
+        try:
+            await one(token)
+        finally:
+            done += 1
+            if progress is not None:
+                progress(done, len(to_read))
+
+    await asyncio.gather(*(counted(token) for token in to_read))
     result.orders.sort(key=lambda o: (o.created_ms, o.id, o.token))
     return result
 

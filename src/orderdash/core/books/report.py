@@ -18,8 +18,11 @@ from typing import Any
 
 from orderdash.core.books.orders import STATES, BookOrder, Payment, exceptions_of
 from orderdash.core.books.period import Period, iso
+from orderdash.core.safetext import clean
 
 REPORT_VERSION = 1
+#: An exception's figure, by its kind: what is missing, what is too much, or what came.
+FIGURE_NAMES = ("shortfall", "excess", "received")
 
 
 @dataclass(frozen=True)
@@ -159,3 +162,60 @@ def summary_rows(report: dict[str, Any]) -> list[tuple[str, str, str]]:
         for unit, row in sorted(report["received"][kind].items()):
             rows.append((kind, unit, f"{row['amount']} ({row['payments']} payments)"))
     return rows
+
+
+def figure_of(entry: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    """An exception's figure: its name and its coin and fiat amounts."""
+    name = next(n for n in FIGURE_NAMES if n in entry)
+    return name, entry[name]
+
+
+def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
+    """The report as lines of text (the `close` command's, the dashboard's `Z`); every text
+    from the service cleaned. `closed` False: a dry run, shown without a digest."""
+    period, orders = report["period"], report["orders"]
+    till = "all tills" if report["till"] == "*" else clean(report["till"], limit=60)
+    lines = [
+        f"Close of day {period['from']} to {period['until']} ({clean(period['zone'], limit=60)})",
+        f"Till: {till}   closed at {report['closed_at']}",
+        f"Digest: {report['digest']} (report version {report['version']})",
+        "",
+    ]
+    if not closed:
+        lines[1:3] = [f"Till: {till}   not closed yet (report version {report['version']})"]
+    lines += [
+        f"Orders: {orders['total']}",
+    ]
+    counts = [f"{state.replace('_', ' ')} {n}" for state, n in orders["by_state"].items() if n]
+    if counts:
+        lines.append("  " + ", ".join(counts))
+    lines += ["", "Received"]
+    received = report["received"]
+    rows = [
+        (unit, row["amount"], row["payments"])
+        for kind in ("coins", "fiat")
+        for unit, row in sorted(received[kind].items())
+    ]
+    if not rows:
+        lines.append("  nothing")
+    width = max((len(amount) for _, amount, _ in rows), default=0)
+    for unit, amount, count in rows:
+        payments = "payment" if count == 1 else "payments"
+        lines.append(f"  {clean(unit, limit=12):<6} {amount:>{width}}  {count} {payments}")
+    lines += ["", f"Exceptions: {len(report['exceptions'])}"]
+    for entry in report["exceptions"]:
+        name, figure = figure_of(entry)
+        lines.append(
+            f"  {entry['kind'].replace('_', ' '):<21} {clean(entry['order'], limit=40)}  "
+            f"{name} {figure['coin']} {clean(entry['coin'], limit=12)} "
+            f"({figure['fiat']} {clean(entry['currency'], limit=12)})"
+        )
+    lines += ["", f"Adjustments: {len(report['adjustments'])}"]
+    for entry in report["adjustments"]:
+        lines.append(
+            f"  {entry['at']}  {clean(entry['order'], limit=40)}  {entry['amount']} "
+            f"{clean(entry['coin'], limit=12)} ({entry['fiat']} "
+            f"{clean(entry['currency'], limit=12)}), order of the close "
+            f"{entry['closed_period']['from']}"
+        )
+    return lines

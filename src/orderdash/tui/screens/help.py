@@ -32,6 +32,12 @@ KEYS = (
     ("S", "reverse the list's sort (\u25b2/\u25bc in the header; s on a header's column too)"),
     ("Enter", "in the list: open that order in the panes"),
     ("l", "the alerts log"),
+    (
+        "Z",
+        "close of day: today's report (orders by state, received per coin and fiat, "
+        "exceptions); \u2190 \u2192 other days, c closes the day after a yes",
+    ),
+    ("e", "export the watch list's rows as shown (filters, order) to a CSV file"),
     ("b", "the request budgets: use now and the next hour's plan"),
     ("w", "hide or show the watch list"),
     ("i", "order details: the service's field names and raw values, or people's words"),

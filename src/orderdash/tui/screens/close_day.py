@@ -1,0 +1,264 @@
+"""The close of day (`Z`): a day's report in the store's time zone, read off the event loop.
+
+It opens on today's report as a dry run ("not closed yet"), or the frozen report when the day
+was closed already; `c` closes the day after a yes (`ConfirmScreen`), and the frozen report
+and its digest show. Left and right move a day back and forth (not past today). The work is
+the `close` command's (`core/books/run.py`) through the App's client, in one worker group;
+while it reads, one line says how far it is; a failure is one line and closes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from datetime import date, datetime, timedelta, tzinfo
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from orderdash.core.books.close import ALL_TILLS, CloseResult
+from orderdash.core.books.gather import Gate
+from orderdash.core.books.period import Period, day_period
+from orderdash.core.books.report import report_lines
+from orderdash.core.books.run import NoBook, close_with
+from orderdash.core.safetext import clean
+from orderdash.core.service.errors import OrderdashError
+
+log = logging.getLogger(__name__)
+
+
+def _one_line(text: str, style: str = "") -> Text:
+    """One line, cut at the edge with "\u2026" (never silently)."""
+    return Text(clean(text, limit=300), style, no_wrap=True, overflow="ellipsis", end="")
+
+
+class CloseDayScreen(Screen[None]):
+    DEFAULT_CSS = """
+    CloseDayScreen {
+        #close-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+        #close-book { height: 1; padding: 0 1; color: $warning; display: none; }
+        #close-status { height: 1; padding: 0 1; color: $text-muted; }
+        #close-status.-failed { color: $error; text-style: bold; }
+        #close-report { height: 1fr; padding: 0 1; }
+    }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back", tooltip="Back to the dashboard"),
+        # (priority: the report's scroll would take the arrows; it never scrolls sideways)
+        Binding("left", "day(-1)", "Day before", priority=True, tooltip="The day before"),
+        Binding("right", "day(1)", "Day after", priority=True, tooltip="The next day"),
+        Binding("c", "close_day", "Close the day", tooltip="Freeze this day's report (asks)"),
+        Binding("r", "read_again", "Read again", show=False, tooltip="Read the day again"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        client: Any,
+        settings: Any,
+        zone: tzinfo,
+        today: date,
+        open_book: Callable[[], Any],
+        order_gate: Gate,
+        private_gate: Gate,
+    ) -> None:
+        super().__init__()
+        self._client = client
+        self._settings = settings
+        self._zone = zone
+        self._today = today
+        self._open_book = open_book
+        self._order_gate = order_gate
+        self._private_gate = private_gate
+        self.day = today
+        #: The day's report as last shown (None while none is).
+        self.result: CloseResult | None = None
+        #: The day on screen is closed (its report frozen).
+        self.closed = False
+        #: The book could not be opened: why, in one line ("" while it could).
+        self.no_book = ""
+        self.reading = False
+        self._close_asked = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="close-title")
+        yield Static(id="close-book")
+        yield Static(id="close-status")
+        with VerticalScroll(id="close-report"):
+            yield Static(id="close-lines")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._read(dry_run=True)
+
+    @property
+    def period(self) -> Period:
+        return day_period(self.day.isoformat(), self._zone)
+
+    # -- the keys ---------------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        if not self._close_under_way():  # a close is seen through: its outcome is shown
+            self.dismiss(None)
+
+    def action_day(self, step: int) -> None:
+        if self._close_under_way():
+            return
+        day = self.day + timedelta(days=step)
+        if day > self._today:
+            self._status("That day has not begun yet.")
+            return
+        self.day, self.result, self.closed = day, None, False
+        self.query_one("#close-lines", Static).update("")
+        self._read(dry_run=True)
+
+    def action_read_again(self) -> None:
+        if not self._close_under_way():
+            self._read(dry_run=True)
+
+    def _close_under_way(self) -> bool:
+        """A close is under way (it is never cancelled for another day): says so."""
+        if self.reading and self._close_asked:
+            self._status("Closing the day: its outcome first.")
+            return True
+        return False
+
+    def action_close_day(self) -> None:
+        if self.reading:
+            self._status("Still reading: the day can be closed once it is shown.")
+        elif self.closed:
+            self._status("This day is closed already: its report never changes.")
+        elif self.no_book:
+            self._status("Nothing can be closed without the book (see above).", failed=True)
+        elif self.result is None or self.result.missing:
+            self._status("Not every order was read: read again (r) before closing.", failed=True)
+        else:
+            from orderdash.tui.screens.confirm import ConfirmScreen
+
+            period = self.period
+            question = (
+                f"Close {self.day.isoformat()} ({period.start.isoformat()} to "
+                f"{period.end.isoformat()})? Its report is frozen: what arrives later goes "
+                "to the next day's adjustments."
+            )
+            self.app.push_screen(ConfirmScreen("Close of day", question), self._confirmed)
+
+    def _confirmed(self, yes: bool | None) -> None:
+        if yes:
+            self._read(dry_run=False)
+        else:
+            self._status("Not closed.")
+
+    # -- the work (off the event loop: the reads are awaited, the book's calls in threads) -------
+
+    def _read(self, *, dry_run: bool) -> None:
+        self.reading, self._close_asked = True, not dry_run
+        self._show_title()
+        self._status("Closing the day\u2026" if not dry_run else "Reading the order history\u2026")
+        self._day_worker(self.day, dry_run)
+
+    @work(group="close-day", exclusive=True, exit_on_error=False)
+    async def _day_worker(self, day: date, dry_run: bool) -> None:
+        period = day_period(day.isoformat(), self._zone)
+        book: Any = None
+        try:
+            book, self.no_book = await asyncio.to_thread(self._book)
+            result, closed = await self._report(book, period, dry_run)
+            lines = await asyncio.to_thread(report_lines, result.report, closed=closed)
+        except OrderdashError as error:
+            self._failed(day, error.message)
+            return
+        except Exception as error:  # a book's storage error: told, never a crash
+            log.warning("close of day failed: %s", error, exc_info=True)
+            self._failed(day, f"{type(error).__name__}: {error}")
+            return
+        finally:
+            if book is not None:
+                await asyncio.to_thread(book.close_connection)
+        if day != self.day:  # the person moved to another day meanwhile
+            return
+        self.reading = False
+        self.result, self.closed = result, closed
+        book_line = self.query_one("#close-book", Static)
+        book_line.update(_one_line(f"No book: {self.no_book} (a dry run only)"))
+        book_line.display = bool(self.no_book)
+        self.query_one("#close-lines", Static).update(Text("\n".join(lines), overflow="fold"))
+        self._show_title()
+        self._status(self._outcome(result, closed, dry_run))
+
+    def _book(self) -> tuple[Any, str]:
+        """The shop's book, or a book that keeps nothing and why (in a thread: opening may
+        block)."""
+        try:
+            return self._open_book(), ""
+        except OrderdashError as error:
+            return NoBook(), error.message
+        except Exception as error:
+            log.warning("no book: %s", error, exc_info=True)
+            return NoBook(), f"{type(error).__name__}: {error}"
+
+    async def _report(self, book: Any, period: Period, dry_run: bool) -> tuple[CloseResult, bool]:
+        if dry_run:
+            # a closed day is shown as it was closed, not read again
+            found = await asyncio.to_thread(book.find_close, ALL_TILLS, period.start, period.end)
+            if found is not None:
+                report = await asyncio.to_thread(json.loads, found.report_json)
+                return CloseResult(report, True, False, False), True
+        result = await close_with(
+            self._client,
+            book,
+            self._settings,
+            period,
+            till=ALL_TILLS,
+            dry_run=dry_run,
+            order_gate=self._order_gate,
+            private_gate=self._private_gate,
+            progress=lambda done, total: self._progress(period, done, total),
+        )
+        return result, not result.dry_run
+
+    def _progress(self, period: Period, done: int, total: int) -> None:
+        if period.start.date() == self.day:
+            self._status(f"Reading {done} of {total} orders\u2026")
+
+    def _failed(self, day: date, reason: str) -> None:
+        if day != self.day:
+            return
+        self.reading = False
+        self._status(f"Failed, nothing closed: {reason}", failed=True)
+
+    @staticmethod
+    def _outcome(result: CloseResult, closed: bool, dry_run: bool) -> str:
+        if result.missing:
+            return f"Dry run: {result.missing} orders could not be read; not closed yet."
+        if closed and dry_run:
+            return "Closed earlier: the report as it was closed."
+        if closed:
+            return "Closed: this report is frozen." if result.saved else "Closed already."
+        return "Not closed yet: c closes the day (it asks first)."
+
+    # -- what shows -------------------------------------------------------------------------------
+
+    def _show_title(self) -> None:
+        state = "reading" if self.reading else "closed" if self.closed else "not closed yet"
+        zone = clean(str(self._zone), limit=40)
+        title = f"Close of day \u00b7 {self.day.isoformat()} \u00b7 {zone} \u00b7 {state}"
+        self.query_one("#close-title", Static).update(_one_line(title))
+
+    def _status(self, text: str, *, failed: bool = False) -> None:
+        status = self.query_one("#close-status", Static)
+        status.set_class(failed, "-failed")
+        status.update(_one_line(text))
+
+
+def today_in(zone: tzinfo, clock: Callable[[], float]) -> date:
+    """The store's date now (the App's wall clock, so a frozen clock shows a fixed day)."""
+    return datetime.fromtimestamp(clock(), zone).date()
