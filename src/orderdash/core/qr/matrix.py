@@ -11,7 +11,13 @@ import math
 import sys
 from dataclasses import dataclass
 
-from orderdash.core.qr.version import code_version
+# qrcode imports its Pillow image drawers "for backwards compatibility" whenever Pillow is
+# installed (it is, beside the tests). We draw no images; Pillow costs ~15 ms of start-up.
+sys.modules.setdefault("qrcode.image.styles.moduledrawers.pil", None)  # type: ignore[arg-type]
+
+import qrcode
+from qrcode import constants
+from qrcode.exceptions import DataOverflowError
 
 __all__ = [
     "QRError",
@@ -24,10 +30,12 @@ __all__ = [
     "matrix_size",
 ]
 
-#: qrcode's constants for the levels (`qrcode.constants.ERROR_CORRECT_*`; qrcode itself is
-#: imported with the first code drawn: the first paint takes the code's room from its
-#: version alone, `version.code_version`)
-_ERROR_CORRECTION = {"L": 1, "M": 0, "Q": 3, "H": 2}
+_ERROR_CORRECTION = {
+    "L": constants.ERROR_CORRECT_L,
+    "M": constants.ERROR_CORRECT_M,
+    "Q": constants.ERROR_CORRECT_Q,
+    "H": constants.ERROR_CORRECT_H,
+}
 
 # The most any QR code holds: version 40, level L, all digits.
 _MAX_CHARACTERS = 7089
@@ -68,12 +76,6 @@ def build_matrix(text: str, *, quiet_zone: int = 2, error_correction: str = "M")
     if len(text) > _MAX_CHARACTERS:
         # Skip qrcode's chunk optimiser, which is slow on megabytes of text that cannot fit.
         raise QRError(f"too long for a QR code ({len(text)} characters)")
-    # qrcode imports its Pillow image drawers "for backwards compatibility" whenever Pillow is
-    # installed (it is, beside the tests). We draw no images; Pillow costs ~15 ms.
-    sys.modules.setdefault("qrcode.image.styles.moduledrawers.pil", None)  # type: ignore[arg-type]
-    import qrcode
-    from qrcode.exceptions import DataOverflowError
-
     code = qrcode.QRCode(error_correction=level, border=quiet_zone)
     try:
         code.add_data(text)
@@ -91,15 +93,16 @@ def build_matrix(text: str, *, quiet_zone: int = 2, error_correction: str = "M")
 def matrix_size(text: str, quiet_zone: int = 2) -> int:
     """Modules per side of `build_matrix(text)`'s code, quiet zone included, without drawing
     it: its version alone (qrcode's best fit), a fraction of the build, whose choice of mask
-    draws the code eight times; counted here without qrcode (`version.code_version`). Raises
-    QRError as `build_matrix` does."""
+    draws the code eight times. Raises QRError as `build_matrix` does."""
     if not text:
         raise QRError("nothing to encode")
     if len(text) > _MAX_CHARACTERS:
         raise QRError(f"too long for a QR code ({len(text)} characters)")
+    code = qrcode.QRCode(error_correction=_ERROR_CORRECTION["M"], border=quiet_zone)
     try:
-        version = code_version(text)
-    except ValueError:
+        code.add_data(text)
+        version = code.best_fit()
+    except (DataOverflowError, ValueError):
         raise QRError(f"too long for a QR code ({len(text)} characters)") from None
     return version * 4 + 17 + 2 * quiet_zone
 
