@@ -9,6 +9,11 @@ its own before Textual is imported; without it, through the async client once th
 
     python bench/ab_compat.py strip_caches --rounds 12     # from the repository root
     python bench/ab_compat.py first_read_thread --rounds 16 --service-delay 0.1
+    python bench/ab_compat.py --against /tmp/before/src --rounds 16
+
+`--against SRC`: a change to the tree instead of a patch: the "without" arm runs the tree whose
+`src` directory is SRC (e.g. `git archive HEAD~1 src | tar -x -C /tmp/before`), put first on
+its PYTHONPATH.
 
 `--service-delay S`: the simulator answers getOrder after S seconds, as a service far away
 would (the floor with one use waits for it too). Each round runs the three children in turn,
@@ -21,16 +26,20 @@ first paint with the patch, and in MiB of peak RSS.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from case_startup import run_app_child
-from common import median, simulator, token_file
+from common import child_env, median, simulator, token_file
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "patch", nargs="+", help="module names under orderdash.tui.compat, or mechanisms (above)"
+        "patch", nargs="*", help="module names under orderdash.tui.compat, or mechanisms (above)"
+    )
+    parser.add_argument(
+        "--against", metavar="SRC", help="the 'without' arm runs the tree whose src is SRC"
     )
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument(
@@ -40,12 +49,18 @@ def main() -> None:
         help="seconds the simulator waits before answering getOrder (a service far away)",
     )
     options = parser.parse_args()
+    if not options.patch and not options.against:
+        parser.error("name a patch or mechanism, or --against SRC")
     from orderdash.simulator import DEMO_TOKENS
     from orderdash.simulator.faults import Fault
 
     kinds = {
         "with": {"mode": "orderdash", "patches": options.patch},
-        "without": {"mode": "orderdash", "patches": options.patch, "without": options.patch},
+        "without": {
+            "mode": "orderdash",
+            "patches": options.patch,
+            "without": [] if options.against else options.patch,
+        },
         "used": {"mode": "used"},
     }
     samples: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in kinds}
@@ -54,8 +69,13 @@ def main() -> None:
             server.sim.add_fault(Fault(endpoint="order", delay=options.service_delay))
         spec = {"base_url": server.base_url, "token": DEMO_TOKENS[0], "token_file": str(path)}
 
+        before = None
+        if options.against:
+            before = {**child_env(), "PYTHONPATH": os.path.abspath(options.against)}
+
         def once(kind: str) -> tuple[float, float, float]:
-            data, child = run_app_child({**spec, **kinds[kind]})
+            env = before if kind == "without" else None
+            data, child = run_app_child({**spec, **kinds[kind]}, env=env)
             return data["paint_at"] - child.started, child.max_rss_kib / 1024, data["cpu_at_paint"]
 
         for kind in kinds:
@@ -80,7 +100,8 @@ def main() -> None:
     delay = (
         f", getOrder answered after {options.service_delay:g} s" if options.service_delay else ""
     )
-    print(f"without {', '.join(options.patch)}; {options.rounds} interleaved rounds{delay}")
+    what = f"the tree in {options.against}" if options.against else ", ".join(options.patch)
+    print(f"without: {what}; {options.rounds} interleaved rounds{delay}")
     for kind in kinds:
         t, t0, t1 = stats(kind, 0)
         r, r0, r1 = stats(kind, 1)

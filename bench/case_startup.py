@@ -35,14 +35,17 @@ RSS_TARGET = 1.12
 DISPLAY_TARGET = 1.25
 
 
-def run_app_child(spec: dict[str, Any], timeout: float = 180.0) -> tuple[dict[str, Any], Any]:
-    """Run bench/child_app.py with `spec`; its JSON result and the Child record."""
+def run_app_child(
+    spec: dict[str, Any], timeout: float = 180.0, env: dict[str, str] | None = None
+) -> tuple[dict[str, Any], Any]:
+    """Run bench/child_app.py with `spec` (in `env`, else the bench's children's); its JSON
+    result and the Child record."""
     handle, out_path = tempfile.mkstemp(prefix="orderdash-bench-", suffix=".json")
     os.close(handle)
     try:
         spec = {"width": SIZE[0], "height": SIZE[1], **spec}
         argv = [sys.executable, str(BENCH_DIR / "child_app.py"), json.dumps(spec), out_path]
-        child = run_child(argv, timeout=timeout)
+        child = run_child(argv, timeout=timeout, env=env)
         if child.exit_code != 0:
             lines = [line for line in child.stderr.splitlines() if line.strip()]
             last = lines[-1].strip() if lines else "no output"

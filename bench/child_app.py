@@ -45,7 +45,9 @@ def build_bare(*, with_dependencies: bool = False) -> tuple[Any, Any, Any]:
     if with_dependencies:
         # what any client of the service in this stack loads before its first request: the
         # HTTP client and the model library (pydantic's BaseModel machinery, not just its
-        # lazy top-level package)
+        # lazy top-level package); httpx's command-line tool kept out as orderdash keeps it out
+        # (`core/service/transport.py`): a floor that loads it (~47 ms) flatters orderdash
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
         import httpx  # noqa: F401
         from pydantic import BaseModel  # noqa: F401
     return bare_app("A bare Textual app: a header, this line and a footer.")
@@ -72,6 +74,7 @@ def build_used(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
     minimal view shows."""
     from decimal import Decimal
 
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # as the floor's
     import httpx
     from pydantic import BaseModel
 
