@@ -417,16 +417,27 @@ async def back_to_good(pilot: Any, app: OrderDashApp, name: str) -> None:
     assert_clean(app, f"{name} (after)")
 
 
+#: The dashboard's cases in this many parts, one app each: a part takes a few seconds, so the
+#: test workers share them rather than one worker going through all 79 at the end of a run.
+DASHBOARD_PARTS = 4
+
+
+@pytest.mark.parametrize(
+    "part",
+    range(DASHBOARD_PARTS),
+    ids=[f"part{i + 1}of{DASHBOARD_PARTS}" for i in range(DASHBOARD_PARTS)],
+)
 async def test_dashboard_serves_every_case_after_a_good_answer(
-    sim_server: SimulatorServer,
+    sim_server: SimulatorServer, part: int
 ) -> None:
+    """Every case of the corpus, in one of the parts (each case in exactly one)."""
     sim = sim_server.sim
     token = new_order(sim, "hostile-dashboard")
     app = dashboard_app(sim_server, token=token)
     # wide enough for every column of the transactions table with 30-digit amounts (a
     # narrower pane drops the columns that cannot show theirs whole: test_columns.py)
     async with app.run_test(size=(300, 48), notifications=True) as pilot:
-        for case in CASES:
+        for case in CASES[part::DASHBOARD_PARTS]:
             if case["expect"]["outcome"] == "error":
                 # a good answer first: the bad one must leave it on screen, marked stale
                 await back_to_good(pilot, app, case["name"])
