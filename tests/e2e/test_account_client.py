@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import SecretStr
 
-from conftest import BEARER, make_settings
+from conftest import BEARER, make_settings, serving
 from orderdash.core.polling.scheduler import Kind
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.service.client import OrderClient
@@ -22,12 +22,14 @@ ACCESS = "access-Mm4-account-never-shown"
 
 @pytest.fixture
 def server() -> Iterator[SimulatorServer]:
-    with SimulatorServer(
-        Simulator(seed=7),
-        bearer_token=BEARER,
-        access_token=ACCESS,
-        bearer_lifetime=60,
-        history_page_cap=4,
+    with serving(
+        SimulatorServer(
+            Simulator(seed=7),
+            bearer_token=BEARER,
+            access_token=ACCESS,
+            bearer_lifetime=60,
+            history_page_cap=4,
+        )
     ) as server:
         yield server
 

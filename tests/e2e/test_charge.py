@@ -9,7 +9,7 @@ from decimal import ROUND_CEILING, Decimal
 import pytest
 from pydantic import SecretStr
 
-from conftest import make_settings, run_cli
+from conftest import make_settings, run_cli, serving
 from orderdash.core.service import jsontext
 from orderdash.core.service.charge import charge, parse_amount
 from orderdash.core.service.client import OrderClient
@@ -22,7 +22,9 @@ ENV = {"ORDERDASH_ACCESS_TOKEN": ACCESS, "ORDERDASH_CUSTOMER_ID": "4711"}
 
 @pytest.fixture
 def server() -> Iterator[SimulatorServer]:
-    with SimulatorServer(Simulator(seed=7), access_token=ACCESS, create_prefix="/listener") as s:
+    with serving(
+        SimulatorServer(Simulator(seed=7), access_token=ACCESS, create_prefix="/listener")
+    ) as s:
         yield s
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, screen_text, wait_until
+from conftest import run_cli, screen_text, serving, wait_until
 from orderdash.core.service import jsontext
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 
@@ -25,7 +25,9 @@ ENV = {"ORDERDASH_ACCESS_TOKEN": ACCESS, "ORDERDASH_CUSTOMER_ID": "4711"}
 
 @pytest.fixture
 def server() -> Iterator[SimulatorServer]:
-    with SimulatorServer(Simulator(seed=7), access_token=ACCESS, create_prefix="/listener") as s:
+    with serving(
+        SimulatorServer(Simulator(seed=7), access_token=ACCESS, create_prefix="/listener")
+    ) as s:
         yield s
 
 
@@ -108,7 +110,7 @@ def test_the_check_command_names_the_service_of_a_config_file(server, tmp_path: 
 def account_server() -> Iterator[SimulatorServer]:
     from support.account_dashboard import ACCESS as DASHBOARD_ACCESS
 
-    with SimulatorServer(Simulator(seed=7), access_token=DASHBOARD_ACCESS) as s:
+    with serving(SimulatorServer(Simulator(seed=7), access_token=DASHBOARD_ACCESS)) as s:
         yield s
 
 

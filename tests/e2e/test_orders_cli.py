@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, serving
 from orderdash.core.domain.status import is_open
 from orderdash.core.service import jsontext
 from orderdash.simulator import Simulator, SimulatorServer
@@ -17,7 +17,9 @@ ACCESS = "access-Pp2-orders-cli"
 
 @pytest.fixture
 def server() -> Iterator[SimulatorServer]:
-    with SimulatorServer(Simulator(seed=7), access_token=ACCESS, history_page_cap=3) as server:
+    with serving(
+        SimulatorServer(Simulator(seed=7), access_token=ACCESS, history_page_cap=3)
+    ) as server:
         yield server
 
 

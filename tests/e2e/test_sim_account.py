@@ -9,6 +9,7 @@ import json
 import httpx
 import pytest
 
+from conftest import serving
 from orderdash.core.service import jsontext
 from orderdash.simulator import Simulator, SimulatorServer
 
@@ -29,8 +30,10 @@ class Clock:
 def server():
     clock = Clock()
     sim = Simulator(seed=7, clock=clock)
-    with SimulatorServer(
-        sim, bearer_token=SECRET, access_token=ACCESS, bearer_lifetime=120, history_page_cap=3
+    with serving(
+        SimulatorServer(
+            sim, bearer_token=SECRET, access_token=ACCESS, bearer_lifetime=120, history_page_cap=3
+        )
     ) as server:
         server.clock = clock  # type: ignore[attr-defined]
         yield server

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import SecretStr
 
-from conftest import make_settings, run_cli
+from conftest import make_settings, run_cli, serving
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 
@@ -20,8 +20,10 @@ ACCESS = "access-Ww5-watch-account"
 
 @pytest.fixture
 def server() -> Iterator[SimulatorServer]:
-    with SimulatorServer(
-        Simulator(seed=7), access_token=ACCESS, bearer_lifetime=1, history_page_cap=3
+    with serving(
+        SimulatorServer(
+            Simulator(seed=7), access_token=ACCESS, bearer_lifetime=1, history_page_cap=3
+        )
     ) as server:
         yield server
 

@@ -24,7 +24,7 @@ from textual.widgets import DataTable
 from textual.widgets._toast import Toast, ToastHolder
 from textual.widgets.data_table import RowKey
 
-from conftest import BEARER, make_settings, wait_until
+from conftest import BEARER, make_settings, serving, wait_until
 from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
 from orderdash.tui import compat
 from orderdash.tui.app import make_app
@@ -91,7 +91,7 @@ async def test_install_wraps_once() -> None:
 
 @pytest.fixture
 def idle_server() -> Iterator[SimulatorServer]:
-    with SimulatorServer(Simulator(seed=7), bearer_token=BEARER) as server:
+    with serving(SimulatorServer(Simulator(seed=7), bearer_token=BEARER)) as server:
         yield server
 
 

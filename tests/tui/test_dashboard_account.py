@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import SecretStr
 
-from conftest import make_settings, screen_text, wait_until
+from conftest import make_settings, screen_text, serving, wait_until
 from orderdash.simulator import Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp, make_app
 from orderdash.tui.widgets.account_banner import AccountBanner
@@ -20,7 +20,9 @@ SIZE = (140, 44)
 
 @pytest.fixture
 def server() -> Iterator[SimulatorServer]:
-    with SimulatorServer(Simulator(seed=7), access_token=ACCESS, history_page_cap=3) as server:
+    with serving(
+        SimulatorServer(Simulator(seed=7), access_token=ACCESS, history_page_cap=3)
+    ) as server:
         yield server
 
 

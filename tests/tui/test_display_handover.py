@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from conftest import make_settings, screen_text, wait_until
+from conftest import make_settings, screen_text, serving, wait_until
 from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.customer.face import CustomerFace
 from orderdash.core.customer.handover import BackToWelcome, finished, may_be_paying
@@ -67,7 +67,7 @@ def dashboard(
 
 @pytest.fixture
 def account_server() -> Iterator[SimulatorServer]:
-    with SimulatorServer(Simulator(seed=7), access_token=ACCESS) as server:
+    with serving(SimulatorServer(Simulator(seed=7), access_token=ACCESS)) as server:
         yield server
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import SecretStr
 
-from conftest import make_settings, run_cli, wait_until
+from conftest import make_settings, run_cli, serving, wait_until
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 from orderdash.tui.app import make_app
@@ -30,7 +30,9 @@ SIZE = (140, 44)
 
 @pytest.fixture
 def server() -> Iterator[SimulatorServer]:
-    with SimulatorServer(Simulator(seed=7), access_token=ACCESS, history_page_cap=3) as server:
+    with serving(
+        SimulatorServer(Simulator(seed=7), access_token=ACCESS, history_page_cap=3)
+    ) as server:
         yield server
 
 
