@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # the scenes are test fixtures: they live with the tests' support code, not in the product
 sys.path.insert(0, str(ROOT / "tests"))
 
-from scenes import SCENES, Scene, scene_app  # noqa: E402
+from support.scenes import SCENES, Scene, scene_app  # noqa: E402
 
 OUT = ROOT / "screenshots"
 
@@ -46,8 +46,8 @@ def render_browser() -> list[Path]:
 
     from playwright.sync_api import sync_playwright
 
-    from browser import Display, OrderPublisher, chromium_path, decoded, free_port, wait_for
     from orderdash.simulator import Simulator, SimulatorServer
+    from support.browser import Display, OrderPublisher, chromium_path, decoded, free_port, wait_for
 
     path = chromium_path()
     if path is None:
@@ -81,7 +81,7 @@ def render_browser() -> list[Path]:
 
 
 def _shot(page: object) -> object:
-    from browser import screenshot
+    from support.browser import screenshot
 
     return screenshot(page)
 

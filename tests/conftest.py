@@ -6,7 +6,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 
 import pytest
 from pydantic import SecretStr
@@ -41,7 +43,7 @@ def runtime_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
 def pg_server() -> Iterator[object]:
     """One real PostgreSQL server per test process (pg_server.py), started on first use;
     skipped, with the reason, where its programs or psycopg are absent."""
-    from pg_server import PgServer, why_not
+    from support.pg_server import PgServer, why_not
 
     reason = why_not()
     if reason is not None:
@@ -61,8 +63,26 @@ BEARER = "test-bearer-Xy7-never-shown"
 @pytest.fixture
 def sim_server() -> Iterator[SimulatorServer]:
     """A fresh simulator (seeded, demo orders) served over HTTP on a free loopback port."""
-    with SimulatorServer(Simulator(seed=7), bearer_token=BEARER, port=0) as server:
+    with serving(SimulatorServer(Simulator(seed=7), bearer_token=BEARER, port=0)) as server:
         yield server
+
+
+@contextmanager
+def serving(server: SimulatorServer) -> Iterator[SimulatorServer]:
+    """`server` started, and stopped without waiting for it when the block ends."""
+    server.start()
+    try:
+        yield server
+    finally:
+        stop_in_background(server)
+
+
+def stop_in_background(server: SimulatorServer) -> None:
+    """Stop `server` without waiting for it. uvicorn sees the stop at its next tick (0.1 s) and
+    then gives open connections 0.1 s: 0.2 s after every test that has a simulator, spent
+    waiting for nothing the test checks. Each server listens on a port of its own (the next
+    test's server is given another), so nothing that comes after reaches this one."""
+    threading.Thread(target=server.stop, name="stop-simulator", daemon=True).start()
 
 
 @pytest.fixture

@@ -8,5 +8,6 @@
 - `runtime/`: settings, the log file, the start-up switches;
 - `safetext.py`: server text made safe to show (used by all of the above).
 
-Nothing under this package imports textual, rich, the TUI or the simulator (tests/test_layers.py).
+Nothing under this package imports textual, rich, the TUI or the simulator
+(tests/unit/test_layers.py).
 """

@@ -1,9 +1,9 @@
 """Every place orderdash touches a private Textual name or patches Textual, one mend a module.
 
 Each names the Textual version it was written against and what it works around, and has its
-own test (tests/test_compat.py); the dependency is pinned to 8.2.x, so an upgrade that changes
+own test (tests/tui/test_compat.py); the dependency is pinned to 8.2.x, so an upgrade that changes
 one of these code paths shows there. Nothing outside this folder imports `textual._*`
-(tests/test_layers.py).
+(tests/unit/test_layers.py).
 
 - `styles_cache`: a memory leak (removed widgets kept by an `lru_cache` on a method);
 - `toast`: a memory leak (an empty `ToastHolder` left behind per expired toast);

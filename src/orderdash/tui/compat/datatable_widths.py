@@ -9,7 +9,7 @@ every cell is fitted to its column before it is handed over, because a DataTable
 cell to its column with no sign, and never narrows a column once widened. The transactions
 table keeps measured widths (its cells are whole; what does not fit the pane is dropped).
 
-Tests: tests/test_compat.py (a longer value, a new wider row).
+Tests: tests/tui/test_compat.py (a longer value, a new wider row).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ its width is settled before the first paint); only the render waits. What was sk
 rendered once the hold ends: the screen is marked for a repaint, and the compositor keeps the
 regions it has not rendered, so that repaint is a full one.
 
-Tests: tests/test_startup_order.py::test_nothing_is_rendered_while_painting_is_held,
+Tests: tests/perf/test_startup_order.py::test_nothing_is_rendered_while_painting_is_held,
 ::test_the_first_paint_shows_the_order (painted as the hold ends) and
 ::test_the_dashboard_is_styled_once_as_it_mounts.
 """

@@ -9,10 +9,10 @@ dashboard adds to its floor, to learn that "r" is shown "r".
 A key of one character is shown as itself: Textual looks it up as a name and finds none (no
 character is named with one letter). The named keys bound in orderdash and in the Textual widgets
 it uses are answered from the tables below, which hold Textual's own answers (checked against
-its functions by tests/test_compat.py, with a check that every key bound is in them). Any
+its functions by tests/tui/test_compat.py, with a check that every key bound is in them). Any
 other key goes to Textual as before.
 
-Test: tests/test_compat.py::test_the_first_paint_looks_up_no_key_name.
+Test: tests/tui/test_compat.py::test_the_first_paint_looks_up_no_key_name.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ a payment for the ~14 rows the pane shows on a 140x48 screen, whose cells did no
 width) and only lays the row's styles (zebra stripe, cursor, the row and column in the mouse
 metadata) over it again.
 
-Tests: tests/test_compat.py (the order DataTable computes itself agrees with ours; cells render
-exactly as DataTable renders them) and tests/test_perf_transactions.py (what it buys).
+Tests: tests/tui/test_compat.py (the order DataTable computes itself agrees with ours; cells render
+exactly as DataTable renders them) and tests/perf/test_perf_transactions.py (what it buys).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ them: ~680 strips at the dashboard's first paint, ~4,800 caches, of which ~390 w
 first time it uses it, as Textual's own `Content` does with its divide cache: the same strips,
 ~0.6 MiB less at the first paint and seven allocations fewer per strip.
 
-Test: tests/test_compat.py::test_strips_make_their_caches_when_first_used.
+Test: tests/tui/test_compat.py::test_strips_make_their_caches_when_first_used.
 """
 
 from __future__ import annotations

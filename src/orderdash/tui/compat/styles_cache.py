@@ -1,10 +1,10 @@
 """Textual 8.2.8: `StylesCache.get_inner_outer` is an `lru_cache(1024)` on an instance method,
 so it keeps the StylesCache (and its rendered lines) of up to 1024 removed widgets alive. Every
-toast is two widgets: the soak (tests/test_soak.py, a customer paying twice a second) grew by
+toast is two widgets: the soak (tests/perf/test_soak.py, a customer paying twice a second) grew by
 ~15 MB until 1024 were held. No upstream issue known to us; found by the soak.
 
 Its result depends on the two colours alone: cached here by colour, holding no widget.
-Test: tests/test_compat.py::test_toasts_leave_no_styles_cache_behind.
+Test: tests/tui/test_compat.py::test_toasts_leave_no_styles_cache_behind.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Textual 8.2.8: `ToastRack.show` removes a stale `Toast` but leaves its `ToastHolder` (an empty
 widget, and its task) behind for every toast whose notification expired before its own timer
-fired. No upstream issue known to us; found by the soak (tests/test_soak.py).
+fired. No upstream issue known to us; found by the soak (tests/perf/test_soak.py).
 
-Test: tests/test_compat.py::test_dismissed_toasts_leave_no_empty_holder.
+Test: tests/tui/test_compat.py::test_dismissed_toasts_leave_no_empty_holder.
 """
 
 from __future__ import annotations

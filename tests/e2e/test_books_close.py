@@ -1,0 +1,355 @@
+"""The close of day against the simulator over loopback: a day across midnight and a change of
+the clocks (Europe/Berlin 2026-10-25 is 25 hours), every exception kind, closed in two time
+zones, totals checked against sums the test makes itself from the simulator's own orders; a
+close stays frozen after a late payment, which the next day's close lists as an adjustment."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+
+from orderdash.cli import main
+from orderdash.core.books import run as books_run
+from orderdash.core.books.period import day_period
+from orderdash.core.books.report import canonical, digest_of
+from orderdash.simulator import Simulator, SimulatorServer
+from support.books_scene import ACCESS, BERLIN, NEW_YORK, NOW
+from support.books_scene import scene as _scene
+from support.ledger_memory import MemoryBook
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SimulatorServer]:
+    sim = Simulator(seed=11, clock=lambda: NOW, with_demo_orders=False)
+    sim.scene = _scene(sim)  # type: ignore[attr-defined]
+    with SimulatorServer(sim, access_token=ACCESS, history_page_cap=7) as server:
+        yield server
+
+
+@pytest.fixture
+def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer) -> MemoryBook:
+    book = MemoryBook()
+    monkeypatch.setattr(books_run, "BOOK_FACTORY", lambda settings: book)
+    monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
+    monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
+    return book
+
+
+def close(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["close", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def expected_sums(sim: Simulator, zone: ZoneInfo, day: str) -> dict[str, dict[str, Decimal]]:
+    """The payments of that day, summed here from the simulator's own orders."""
+    period = day_period(day, zone)
+    sums: dict[str, dict[str, Decimal]] = {
+        "coins": defaultdict(Decimal),
+        "fiat": defaultdict(Decimal),
+    }
+    for token in sim.tokens():
+        data = sim.order_wire(token, with_qr=False)
+        for tx in data["transactions"]:
+            if period.start_ms <= tx["createdAtMiliseconds"] < period.end_ms:
+                sums["coins"][data["coinBaseName"].upper()] += tx["amount"]["base"]
+                sums["fiat"][data["currency"]["abbreviation"]] += Decimal(tx["amountFiat"]["base"])
+    return sums
+
+
+def received(report: dict) -> dict[str, dict[str, Decimal]]:
+    return {
+        kind: {unit: Decimal(row["amount"]) for unit, row in report["received"][kind].items()}
+        for kind in ("coins", "fiat")
+    }
+
+
+def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
+    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["version"] == 1
+    assert report["period"] == {
+        "from": "2026-10-25T00:00:00+02:00",
+        "until": "2026-10-26T00:00:00+01:00",
+        "zone": "Europe/Berlin",
+    }
+    assert received(report) == expected_sums(sim, BERLIN, "2026-10-25")
+    # created that day: all but "eve" (the evening before); "night" (23:40) is in
+    assert report["orders"]["total"] == len(scene) - 1
+    states = report["orders"]["by_state"]
+    # expired: "expired", "exp_paid" (pinned) and "hostile"
+    assert states["expired"] == 3 and states["underpaid"] == 1 and states["overpaid"] == 1
+    assert states["unconfirmed"] == 1 and states["paid"] == 4
+    kinds = {(e["kind"], e["order"]) for e in report["exceptions"]}
+    assert kinds == {
+        ("underpaid", scene["under"]),
+        ("overpaid", scene["over"]),
+        ("paid_after_expiry", scene["late"]),
+        ("expired_with_payment", scene["exp_paid"]),
+        ("unconfirmed", scene["unconf"]),
+    }
+    under = next(e for e in report["exceptions"] if e["kind"] == "underpaid")
+    wire = sim.order_wire(scene["under"], with_qr=False)
+    assert Decimal(under["shortfall"]["coin"]) == -wire["transactions"][-1]["amount"]["underPaid"]
+    # "eve"'s payment after midnight counts (its order is from the day before); "night"'s not
+    paid_orders = {p["order"] for p in report["payments"]}
+    assert scene["eve"] in paid_orders and scene["night"] not in paid_orders
+    assert scene["twice"] in paid_orders
+    assert report["digest"] == digest_of(report)
+    assert canonical(report).isascii() and " " not in canonical(report)[:20]
+
+    # the same day in New York: 24 hours, other orders, still the simulator's own sums
+    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "America/New_York", "--json")
+    assert code == 0, err
+    other = json.loads(out)
+    assert other["period"]["from"] == "2026-10-25T00:00:00-04:00"
+    assert received(other) == expected_sums(sim, NEW_YORK, "2026-10-25")
+    assert received(other) != received(report)
+
+
+def test_a_close_is_frozen_and_a_late_payment_is_the_next_days_adjustment(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin")
+    code, out, err = close(capsys, *day, "--json")
+    assert code == 0, err
+    first = json.loads(out)
+    assert len(book.saved) == 1
+    # the expired order is paid the next morning, through the simulator's control API
+    reply = httpx.post(f"{server.root_url}/_sim/orders/{scene['expired']}/transactions", json={})
+    assert reply.status_code == 201
+    try:
+        code, out, err = close(capsys, *day, "--json")
+        assert code == 0 and "closed already" in err
+        assert json.loads(out) == first  # the same report, the same digest
+        code, out, _ = close(capsys, *day, "--json", "--dry-run")
+        shown = json.loads(out)
+        assert shown["digest"] != first["digest"] and len(book.saved) == 1
+        assert received(shown) == received(first)  # the payment is not in that day
+        code, out, err = close(capsys, "--day", "2026-10-26", "--tz", "Europe/Berlin", "--json")
+        assert code == 0, err
+        nextday = json.loads(out)
+        adjustment = [a for a in nextday["adjustments"] if a["order"] == scene["expired"]]
+        assert len(adjustment) == 1
+        assert adjustment[0]["closed_period"] == {
+            "from": first["period"]["from"],
+            "until": first["period"]["until"],
+        }
+        assert adjustment[0]["id"] in {p["id"] for p in nextday["payments"]}
+        # "night" (made on the 25th, paid after its midnight) came after that close too
+        night = [a for a in nextday["adjustments"] if a["order"] == scene["night"]]
+        assert night and night[0]["closed_period"]["from"] == first["period"]["from"]
+    finally:
+        sim.set_status(scene["expired"], "EXPIRED", "Expired")
+
+
+def test_a_repeated_dry_run_takes_settled_orders_from_the_ledger(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim = server.sim
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run", "--json")
+    sim.clear_requests()
+    code, out, err = close(capsys, *day)
+    assert code == 0, err
+    reads = [r for r in sim.requests if r["endpoint"] == "order"]
+    assert reads and book.seen_writes == len(reads)
+    sim.clear_requests()
+    code, again, err = close(capsys, *day)
+    assert code == 0, err
+    reads = [r for r in sim.requests if r["endpoint"] == "order"]
+    settled = {"PAID", "EXPIRED", "UNDERPAID", "OVERPAID", "CANCELED"}
+    open_now = [
+        t for t in sim.tokens() if sim.order_wire(t, with_qr=False)["status"]["code"] not in settled
+    ]
+    # only the orders still moving (paid but unconfirmed, open) are read again
+    assert sorted(r["token"] for r in reads) == sorted(open_now)
+    first, second = json.loads(out), json.loads(again)
+    first.pop("closed_at"), second.pop("closed_at"), first.pop("digest"), second.pop("digest")
+    assert first == second
+
+
+def test_the_text_and_csv_reports_are_literal_and_spreadsheet_safe(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run")
+    code, out, err = close(capsys, *day)
+    assert code == 0, err
+    assert "Close of day 2026-10-25T00:00:00+02:00 to 2026-10-26T00:00:00+01:00" in out
+    assert "Exceptions: " in out and "paid after expiry" in out and "\x1b" not in out
+    assert "BTC" in out and "EUR" in out and "dry run" in err
+    code, out, err = close(capsys, *day, "--csv")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "section,name,order,unit,amount,count"
+    assert any(line.startswith("received,coins,,BTC,") for line in lines)
+
+
+def test_bad_periods_are_one_line_usage_errors(
+    book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for args, words in (
+        (("--day", "2026-02-30"), "is not a date"),
+        (("--day", "2026-10-25", "--tz", "Mars/Olympus"), "unknown time zone"),
+        (("--since", "2026-10-25T10:00", "--until", "2026-10-25T09:00"), "after --since"),
+        (("--since", "2026-01-01", "--until", "2026-03-01"), "at most 31 days"),
+        (("--since", "2026-01-01"), "go together"),
+        (("--day", "2026-10-25", "--since", "2026-10-25"), "not both"),
+    ):
+        code, out, err = close(capsys, *args)
+        assert code == 2 and not out, args
+        assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+class CountingGate:
+    def __init__(self) -> None:
+        self.passed = 0
+
+    async def private_request(self) -> None:
+        self.passed += 1
+
+
+async def test_every_read_goes_through_its_budget_and_a_failed_read_closes_nothing(
+    server: SimulatorServer,
+) -> None:
+    from conftest import make_settings
+    from orderdash.core.books.close import CloseIncomplete, close_period
+    from orderdash.core.service.client import OrderClient
+    from orderdash.simulator import Fault
+
+    sim = server.sim
+    book = MemoryBook()
+    period = day_period("2026-10-25", BERLIN)
+    settings = make_settings(server.base_url, bearer=None, access_token=ACCESS)
+    orders, private = CountingGate(), CountingGate()
+    sim.clear_requests()
+    sim.add_fault(Fault(endpoint="order", token=sim.scene["late"], status=500, times=1))  # type: ignore[attr-defined]
+    try:
+        async with OrderClient.from_settings(settings) as client:
+            with pytest.raises(CloseIncomplete, match="1 of the period's orders"):
+                await close_period(
+                    client,
+                    book,
+                    period,
+                    till="*",
+                    recorder="A",
+                    order_gate=orders,
+                    private_gate=private,
+                )
+            assert book.saved == {}
+            requests = sim.requests
+            assert orders.passed == len([r for r in requests if r["endpoint"] == "order"]) > 0
+            assert private.passed == len([r for r in requests if r["endpoint"] == "history"]) > 1
+            # the other orders were written to the ledger as read: the retry reads one
+            sim.clear_requests()
+            result = await close_period(
+                client,
+                book,
+                period,
+                till="*",
+                recorder="A",
+                order_gate=orders,
+                private_gate=private,
+            )
+            assert result.saved and not result.frozen
+            reads = [r["token"] for r in sim.requests if r["endpoint"] == "order"]
+            assert sim.scene["late"] in reads  # type: ignore[attr-defined]
+            assert result.from_ledger > 0 and result.read == len(reads)
+    finally:
+        sim.clear_faults()
+
+
+def test_one_tills_shift_keeps_the_orders_that_till_charged(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from orderdash.core.ledger import ChargeRecord
+
+    scene = server.sim.scene  # type: ignore[attr-defined]
+    at = datetime(2026, 10, 25, 9, 0, tzinfo=UTC)
+    for name, till in (("paid", "A"), ("over", "A"), ("under", "B")):
+        book.charge_started(ChargeRecord(scene[name], Decimal("1"), "EUR", till, at, "made"))
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
+    code, out, err = close(capsys, *day, "--till", "A")
+    assert code == 0, err
+    shift = json.loads(out)
+    assert shift["till"] == "A" and shift["orders"]["total"] == 2
+    assert {p["order"] for p in shift["payments"]} == {scene["paid"], scene["over"]}
+    assert [e["kind"] for e in shift["exceptions"]] == ["overpaid"]
+    code, out, err = close(capsys, *day, "--all-tills")
+    assert code == 0, err
+    shop = json.loads(out)
+    assert shop["till"] == "*" and shop["orders"]["total"] > 2
+    assert {(c.till) for c in book.saved.values()} == {"A", "*"}
+    with pytest.raises(SystemExit) as refused:
+        close(capsys, *day, "--till", "A", "--all-tills")
+    assert refused.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
+def test_a_dry_run_missing_an_order_shows_the_rest_and_exits_5(
+    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from orderdash.simulator import Fault
+
+    sim = server.sim
+    sim.add_fault(Fault(endpoint="order", token=sim.scene["over"], status=404, times=1))  # type: ignore[attr-defined]
+    try:
+        code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run")
+    finally:
+        sim.clear_faults()
+    assert code == 5 and "Close of day" in out
+    assert f"warning: order {sim.scene['over']}" in err  # type: ignore[attr-defined]
+    code, _, err = close(capsys, "--day", "2026-10-24", "--tz", "Europe/Berlin")
+    assert code == 0 and len(book.saved) == 1, err
+
+
+class HoldingGate(CountingGate):
+    def __init__(self) -> None:
+        super().__init__()
+        self.holds: list[float | None] = []
+
+    def private_limited(self, retry_after: float | None) -> None:
+        self.holds.append(retry_after)
+
+
+async def test_a_refusal_for_the_rate_holds_the_budget_and_the_read_is_tried_again(
+    server: SimulatorServer,
+) -> None:
+    from conftest import make_settings
+    from orderdash.core.books.close import close_period
+    from orderdash.core.service.client import OrderClient
+    from orderdash.simulator import Fault
+
+    sim = server.sim
+    token = sim.scene["paid"]  # type: ignore[attr-defined]
+    sim.add_fault(
+        Fault(endpoint="order", token=token, status=429, headers={"Retry-After": "7"}, times=1)
+    )
+    gate = HoldingGate()
+    settings = make_settings(server.base_url, bearer=None, access_token=ACCESS)
+    try:
+        async with OrderClient.from_settings(settings) as client:
+            result = await close_period(
+                client,
+                MemoryBook(),
+                day_period("2026-10-25", BERLIN),
+                till="*",
+                recorder="A",
+                order_gate=gate,
+                private_gate=CountingGate(),
+                dry_run=True,
+            )
+    finally:
+        sim.clear_faults()
+    assert gate.holds == [7.0] and result.missing == 0
+    assert token in {p["order"] for p in result.report["payments"]}

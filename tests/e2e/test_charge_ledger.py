@@ -1,0 +1,466 @@
+"""Every charge is in the ledger before its create is sent, and its outcome after; a charge a
+crash left unresolved is looked up at the next start and named in one line. Against the
+simulator over loopback, `orderdash charge` as a child process (SIGKILLed mid-charge)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from conftest import make_settings
+from orderdash.core.ledger import ChargeRecord
+from orderdash.core.ledger.charges import charge_line, outcome_of, resolve_unresolved
+from orderdash.core.ledger.open import open_book
+from orderdash.core.ledger.writer import BookWriter
+from orderdash.core.runtime.config import Settings
+from orderdash.core.service import jsontext
+from orderdash.core.service.charge import charge
+from orderdash.core.service.client import OrderClient
+from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
+from orderdash.simulator import Fault, Simulator, SimulatorServer
+
+ACCESS = "access-Ll9-ledger"
+
+
+@pytest.fixture
+def server() -> Iterator[SimulatorServer]:
+    with SimulatorServer(Simulator(seed=7), access_token=ACCESS, create_prefix="/listener") as s:
+        yield s
+
+
+def _env(server: SimulatorServer, ledger: Path, till: str = "front") -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env.update(
+        ORDERDASH_ACCESS_TOKEN=ACCESS,
+        ORDERDASH_CUSTOMER_ID="4711",
+        ORDERDASH_CURRENCY="EUR",
+        ORDERDASH_CONFIG=os.devnull,
+        ORDERDASH_LEDGER=str(ledger),
+        ORDERDASH_TILL=till,
+        ORDERDASH_BASE_URL=server.base_url,
+        ORDERDASH_CREATE_URL=server.root_url + "/listener",
+    )
+    return env
+
+
+def _charge(env: dict[str, str], amount: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "orderdash", "charge", amount]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+
+
+def _charges(ledger: Path) -> list[ChargeRecord]:
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        now = datetime.now(UTC)
+        return book.charges(now - timedelta(hours=1), now + timedelta(hours=1), None)
+    finally:
+        book.close_connection()
+
+
+def test_a_charge_is_written_down_with_its_outcome(server, tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    result = _charge(_env(server, ledger), "12.50")
+    assert result.returncode == 0, result.stderr
+    (record,) = _charges(ledger)
+    assert record.token in result.stdout and record.token in server.sim.tokens()
+    assert (record.amount, record.currency, record.till) == (Decimal("12.50"), "EUR", "front")
+    assert record.outcome == "made" and record.ended_at is not None
+
+
+def test_a_refused_charge_is_not_made_and_an_unwritable_ledger_sends_nothing(
+    server, tmp_path: Path
+) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    server.sim.add_fault(Fault(endpoint="create", status=400, times=1))
+    refused = _charge(_env(server, ledger), "3")
+    assert refused.returncode != 0
+    (record,) = _charges(ledger)
+    assert record.outcome == "not_made" and record.detail
+    before = set(server.sim.tokens())
+    blocked = tmp_path / "not-a-dir"
+    blocked.write_text("a file where the ledger's directory should be")
+    failed = _charge(_env(server, blocked / "ledger.sqlite3"), "3")
+    assert failed.returncode == 5 and "the ledger" in failed.stderr
+    assert len(failed.stderr.strip().splitlines()) == 1
+    assert set(server.sim.tokens()) == before  # nothing was sent
+
+
+def test_a_charge_killed_mid_create_is_resolved_at_the_next_start(server, tmp_path: Path) -> None:
+    """SIGKILL while the create's answer is on its way: the ledger holds the charge as
+    "sending"; the next `orderdash charge` looks it up by its token and names it."""
+    ledger = tmp_path / "ledger.sqlite3"
+    env = _env(server, ledger)
+    server.sim.add_fault(Fault(endpoint="create", drip_delay=2, drip_chunk=1))
+    before = set(server.sim.tokens())
+    server.sim.clear_requests()
+    argv = [sys.executable, "-m", "orderdash", "charge", "12.50"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not any(r["endpoint"] == "create" for r in server.sim.requests):
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the create never arrived"
+            time.sleep(0.05)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=30)
+    (made,) = set(server.sim.tokens()) - before
+    (record,) = _charges(ledger)
+    assert (record.token, record.outcome) == (made, "sending")
+    server.sim.clear_faults()
+    again = _charge(env, "1")
+    assert again.returncode == 0, again.stderr
+    line = f"orderdash: an earlier charge: {charge_line(record)}: made, "
+    assert line in again.stderr and made in again.stderr
+    outcomes = {r.token: r.outcome for r in _charges(ledger)}
+    assert outcomes[made] == "made" and len(outcomes) == 2
+    # resolved once: the start after says nothing of it
+    third = _charge(env, "2")
+    assert "earlier charge" not in third.stderr
+
+
+def test_an_unresolved_charge_never_made_is_said_not_made(server, tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    book = open_book(Settings(ledger=str(ledger)))
+    at = datetime(2026, 11, 27, 10, 2, tzinfo=UTC)
+    book.charge_started(ChargeRecord("never-sent-token-1", Decimal("12.50"), "EUR", "front", at))
+    book.charge_started(ChargeRecord("other-till-token-1", Decimal("1"), "EUR", "back", at))
+    book.close_connection()
+    result = _charge(_env(server, ledger), "1")
+    assert result.returncode == 0, result.stderr
+    record = ChargeRecord("x", Decimal("12.50"), "EUR", "front", at)
+    assert f"orderdash: an earlier charge: {charge_line(record)}: not made" in result.stderr
+    assert "12.50 EUR at " in result.stderr
+    assert "other-till" not in result.stderr  # another till's charge is that till's to resolve
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        outcomes = {r.token: r.outcome for r in book.charges(at, at + timedelta(1), None)}
+    finally:
+        book.close_connection()
+    assert outcomes == {"never-sent-token-1": "not_made", "other-till-token-1": "sending"}
+
+
+async def test_the_outcome_of_each_ending(server, tmp_path: Path) -> None:
+    settings = make_settings(
+        server.base_url,
+        access_token=SecretStr(ACCESS),
+        create_url=server.root_url + "/listener",
+        ledger=str(tmp_path / "ledger.sqlite3"),
+        till="front",
+    )
+    writer = BookWriter(lambda: open_book(settings), "front")
+    tokens = iter(["tok-made", "tok-stopped"])
+    async with OrderClient.from_settings(settings) as client:
+
+        async def one(**options) -> str:
+            token = next(tokens)
+
+            async def write_down(sending: str) -> None:
+                await writer.charge_started(sending, Decimal(5), "EUR")
+
+            try:
+                await charge(
+                    client,
+                    Decimal(5),
+                    customer_id="4711",
+                    new_token=lambda: token,
+                    before_send=write_down,
+                    pause=0,
+                    **options,
+                )
+            except Exception as error:  # noqa: BLE001 - the outcome is what is tested
+                await writer.charge_ended(token, *outcome_of(error))
+                return token
+            await writer.charge_ended(token, "made")
+            return token
+
+        await one()
+        await one(currency="CHF")  # made in EUR: stopped
+        assert await resolve_unresolved(writer, client) == []
+    outcomes = {r.token: r.outcome for r in await writer.call("charges", *_today(), None)}
+    assert outcomes == {"tok-made": "made", "tok-stopped": "stopped"}
+    await writer.aclose()
+    assert outcome_of(ChargeOutcomeUnknown("m", "t", "no answer")) == ("unknown", "no answer")
+    assert outcome_of(ChargeStopped("stopped: x", "t"))[0] == "stopped"
+    assert outcome_of(UsageError("refused")) == ("not_made", "refused")
+
+
+def _today() -> tuple[datetime, datetime]:
+    now = datetime.now(UTC)
+    return now - timedelta(hours=1), now + timedelta(hours=1)
+
+
+# -- the dashboard ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def dash_server() -> Iterator[SimulatorServer]:
+    from test_dashboard_account import ACCESS as DASHBOARD_ACCESS
+
+    with SimulatorServer(Simulator(seed=7), access_token=DASHBOARD_ACCESS) as s:
+        yield s
+
+
+async def test_the_dialog_writes_the_charge_before_the_create_and_its_outcome(
+    dash_server, tmp_path: Path, monkeypatch
+) -> None:
+    """...and every call the app makes to the book runs in the ledger's thread, never on the
+    event loop's."""
+    import threading
+
+    from test_dashboard_account import account_app, ask_to_charge
+
+    from conftest import wait_until
+    from orderdash.core.ledger.store import SqlBook
+
+    threads: list[tuple[str, str]] = []
+    for name in ("charge_started", "charge_ended", "order_seen_many", "unresolved_charges"):
+        real = getattr(SqlBook, name)
+
+        def spy(self, *args, _real=real, _name=name):  # noqa: ANN001, ANN002, ANN202
+            threads.append((_name, threading.current_thread().name))
+            return _real(self, *args)
+
+        monkeypatch.setattr(SqlBook, name, spy)
+    ledger = tmp_path / "ledger.sqlite3"
+    server = dash_server
+    # the create's answer is slow: meanwhile the ledger already says "sending"
+    server.sim.add_fault(Fault(endpoint="create", delay=3.0, times=1))
+    app = account_app(server, ledger=str(ledger), till="front")
+    async with app.run_test(size=(140, 44)) as pilot:
+        await ask_to_charge(pilot, app, server, "4.00")
+        creates = sum(r["endpoint"] == "create" for r in server.sim.requests)
+        await pilot.press("y")
+        await wait_until(
+            pilot, lambda: sum(r["endpoint"] == "create" for r in server.sim.requests) > creates
+        )
+        (sending,) = _charges(ledger)
+        assert sending.outcome == "sending" and sending.amount == Decimal("4.00")
+        assert sending.token == app.screen._token
+        await wait_until(pilot, lambda: _charges(ledger)[0].outcome == "made", timeout=15)
+    assert sending.token in server.sim.tokens()
+    called = {name for name, _ in threads}
+    assert {"charge_started", "charge_ended", "order_seen_many", "unresolved_charges"} <= called
+    assert all(thread.startswith("orderdash-ledger") for _, thread in threads), threads
+
+
+async def test_the_dashboard_names_an_earlier_unresolved_charge(dash_server, tmp_path) -> None:
+    """A charge a kill -9 left "sending" (its order made) and one never sent: at start both
+    are looked up, written resolved, and each named in a notice."""
+    from test_dashboard_account import account_app
+
+    from conftest import screen_text, wait_until
+
+    server = dash_server
+    made = server.sim.tokens()[0]
+    ledger = tmp_path / "ledger.sqlite3"
+    book = open_book(Settings(ledger=str(ledger)))
+    at = datetime.now(UTC) - timedelta(minutes=5)
+    book.charge_started(ChargeRecord(made, Decimal("12.50"), "EUR", "front", at))
+    book.charge_started(ChargeRecord("never-made-token-2", Decimal("3"), "EUR", "front", at))
+    book.close_connection()
+    app = account_app(server, ledger=str(ledger), till="front")
+    async with app.run_test(size=(140, 44), notifications=True) as pilot:
+        records = {r.token: r for r in _charges(ledger)}
+        line = f"An earlier charge: {charge_line(records[made])}: made, "
+        not_made = f"An earlier charge: {charge_line(records['never-made-token-2'])}: not made"
+        await wait_until(pilot, lambda: line in " ".join(n.message for n in app._notifications))
+        messages = [n.message for n in app._notifications]
+        assert not_made in messages
+        await wait_until(pilot, lambda: _charges(ledger)[0].outcome != "sending")
+        await wait_until(pilot, lambda: "An earlier charge" in screen_text(app))
+    outcomes = {r.token: r.outcome for r in _charges(ledger)}
+    assert outcomes == {made: "made", "never-made-token-2": "not_made"}
+
+
+async def test_orders_read_are_written_once_per_changed_answer(sim_server, tmp_path) -> None:
+    """The dashboard polls every 0.2 s: an order is written when first read, not again while
+    its answer stays the same (the milliseconds left aside), and again when it changes."""
+    from conftest import wait_until
+    from orderdash.tui.factory import make_app
+
+    ledger = tmp_path / "ledger.sqlite3"
+    token = sim_server.sim.tokens()[0]
+    settings = make_settings(sim_server.base_url, poll_interval=0.2, ledger=str(ledger))
+    app = make_app(settings, tokens=[token])
+
+    def row():  # noqa: ANN202
+        book = open_book(Settings(ledger=str(ledger)))
+        try:
+            return next(iter(book.orders_seen([token])), None)
+        finally:
+            book.close_connection()
+
+    def polls() -> int:
+        return sum(r["endpoint"] == "order" for r in sim_server.sim.requests)
+
+    async with app.run_test(size=(140, 44)) as pilot:
+        await wait_until(pilot, lambda: row() is not None)
+        # the first read (the app's first, with the QR image) differs from the polls after it
+        asked = polls()
+        await wait_until(pilot, lambda: polls() >= asked + 2)
+        first = row()
+        asked = polls()
+        await wait_until(pilot, lambda: polls() >= asked + 5)
+        assert row() == first  # five unchanged answers: not written again
+        sim_server.sim.set_fields(token, {"email": "changed@example.com"})
+        await wait_until(pilot, lambda: "changed@example.com" in row().order_json)
+    last = row()
+    assert last.first_seen == first.first_seen and last.last_seen > first.last_seen
+    assert last.till == settings.till
+
+
+def test_the_writer_keeps_the_services_digits_and_skips_unchanged_answers(tmp_path) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    writer = BookWriter(lambda: open_book(Settings(ledger=str(ledger))), "front")
+    raw = {"token": "t1", "amount": Decimal("0.000123456789012345678901"), "expirationTime": 5}
+    writer.saw("t1", raw)
+    writer.close()
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        (seen,) = book.orders_seen()
+    finally:
+        book.close_connection()
+    assert '"amount":0.000123456789012345678901' in seen.order_json.replace(" ", "")
+    opened: list = []
+
+    def opener():  # noqa: ANN202
+        opened.append(open_book(Settings(ledger=str(ledger))))
+        return opened[-1]
+
+    again = BookWriter(opener, "front")
+    again.saw("t1", raw)
+    again.drain()  # a new process writes each order once
+    written: list = []
+    real = opened[0].order_seen_many
+    opened[0].order_seen_many = lambda rows: (written.append(list(rows)), real(rows))
+    again.saw("t1", {**raw, "expirationTime": 4})  # only the countdown moved
+    again.saw("t1", raw)
+    again.drain()
+    assert written == []
+    again.saw("t1", {**raw, "status": "PAID"})
+    again.drain()
+    assert len(written) == 1 and '"PAID"' in written[0][0][3]
+    again.close()
+
+
+def test_get_writes_the_order_it_read_with_the_services_digits(sim_server, tmp_path) -> None:
+    from conftest import run_cli
+
+    ledger = tmp_path / "ledger.sqlite3"
+    token = sim_server.sim.tokens()[1]
+    env = {"ORDERDASH_LEDGER": str(ledger), "ORDERDASH_TILL": "back"}
+    result = run_cli("get", token, "--json", "--base-url", sim_server.base_url, env=env)
+    assert result.returncode == 0, result.stderr
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        (seen,) = book.orders_seen()
+    finally:
+        book.close_connection()
+    assert (seen.token, seen.till) == (token, "back")
+    # the same digits as the command's own exact JSON
+    printed = jsontext.loads(result.stdout)
+    stored = jsontext.loads(seen.order_json)
+    assert stored["amount"] == printed["amount"] and str(stored["amount"]) == str(printed["amount"])
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    env["ORDERDASH_LEDGER"] = str(blocked / "ledger.sqlite3")
+    warned = run_cli("get", token, "--base-url", sim_server.base_url, env=env)
+    assert warned.returncode == 0 and "warning: the order was not written down" in warned.stderr
+
+
+def test_charges_lists_todays_charges_and_resolves_earlier_ones(server, tmp_path) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    env = _env(server, ledger)
+    made = _charge(env, "12.50")
+    assert made.returncode == 0, made.stderr
+    book = open_book(Settings(ledger=str(ledger)))
+    now = datetime.now(UTC)
+    book.charge_started(ChargeRecord("never-made-token-3", Decimal("3"), "EUR", "front", now))
+    book.charge_started(ChargeRecord("back-till-token-3", Decimal("4"), "EUR", "back", now))
+    book.close_connection()
+    argv = [sys.executable, "-m", "orderdash", "charges"]
+    listed = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert ": not made" in listed.stderr
+    lines = listed.stdout.splitlines()
+    assert len(lines) == 2 and "back-till" not in listed.stdout
+    assert any("12.50 EUR" in line and "made" in line for line in lines)
+    assert any("never-made-token-3" in line and "not made" in line for line in lines)
+    every = subprocess.run(
+        [*argv, "--all-tills", "--json"], capture_output=True, text=True, env=env, timeout=60
+    )
+    rows = jsontext.loads(every.stdout)
+    assert {r["till"] for r in rows} == {"front", "back"} and len(rows) == 3
+    assert (
+        str(next(r for r in rows if r["till"] == "front" and r["outcome"] == "made")["amount"])
+        == "12.50"
+    )
+
+
+async def test_the_dialog_sends_nothing_when_the_ledger_cannot_write(dash_server, tmp_path) -> None:
+    from test_dashboard_account import account_app, ask_to_charge
+
+    from conftest import screen_text, wait_until
+
+    server = dash_server
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the ledger's directory should be")
+    app = account_app(server, ledger=str(blocked / "ledger.sqlite3"))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await ask_to_charge(pilot, app, server, "4.00")
+        before = set(server.sim.tokens())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Not made: the ledger" in screen_text(app))
+        assert not any(r["endpoint"] == "create" for r in server.sim.requests)
+        assert set(server.sim.tokens()) == before
+
+
+def test_a_charge_is_named_by_its_money_and_local_time() -> None:
+    at = datetime(2026, 11, 27, 9, 2, tzinfo=UTC)
+    local = at.astimezone()
+    record = ChargeRecord("t", Decimal("12.50"), "EUR", "front", at)
+    same_day = local.replace(hour=23, minute=59)
+    assert charge_line(record, now=same_day) == f"12.50 EUR at {local:%H:%M}"
+    later = local + timedelta(days=1)
+    assert charge_line(record, now=later) == f"12.50 EUR at {local:%Y-%m-%d %H:%M}"
+    unnamed = ChargeRecord("t", Decimal("1250"), "", "front", at)
+    assert charge_line(unnamed, now=same_day).startswith("1250 at ")
+
+
+async def test_watch_jsonl_writes_the_orders_it_reads(sim_server, tmp_path) -> None:
+    import asyncio
+    import contextlib
+    import io
+
+    from orderdash.headless import watch_jsonl
+
+    ledger = tmp_path / "ledger.sqlite3"
+    tokens = sim_server.sim.tokens()[:2]
+    settings = make_settings(sim_server.base_url, poll_interval=0.1, ledger=str(ledger))
+    out = io.StringIO()
+    task = asyncio.create_task(watch_jsonl(settings, tokens, out))
+    try:
+        for _ in range(200):
+            if out.getvalue().count("\n") >= 2:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        assert {s.token for s in book.orders_seen()} == set(tokens)
+    finally:
+        book.close_connection()

@@ -1,0 +1,1 @@
+"""What the tests of every kind share: scenes, faces, wallets, the browser, QR readers."""
