@@ -188,6 +188,10 @@ def test_the_text_and_csv_reports_are_literal_and_spreadsheet_safe(
     assert "Close of day 2026-10-25T00:00:00+02:00 to 2026-10-26T00:00:00+01:00" in out
     assert "Exceptions: " in out and "paid after expiry" in out and "\x1b" not in out
     assert "BTC" in out and "EUR" in out and "dry run" in err
+    lines = out.splitlines()  # the coins' sums, then the fiat's, each under its heading
+    coin, fiat = lines.index("Received in coin"), lines.index("Received in fiat")
+    assert coin < fiat and lines[coin + 1].split()[0] == "BTC"
+    assert lines[fiat + 1].split()[0] == "EUR" and "Received" not in lines
     code, out, err = close(capsys, *day, "--csv")
     assert code == 0, err
     lines = out.splitlines()
