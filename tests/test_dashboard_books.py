@@ -90,6 +90,9 @@ async def open_day_before(app: OrderDashApp, pilot) -> CloseDayScreen:  # noqa: 
     assert isinstance(screen, CloseDayScreen)
     await wait_until(pilot, lambda: screen.result is not None, timeout=10)
     assert screen.day.isoformat() == "2026-10-26"  # the store's today (10:00 in Berlin)
+    assert screen.check_action("day", (1,)) is None  # no day after today: dimmed, inert
+    await pilot.press("right")
+    assert screen.day.isoformat() == "2026-10-26" and not screen.reading
     await pilot.press("left")
     await wait_until(
         pilot,
@@ -99,6 +102,7 @@ async def open_day_before(app: OrderDashApp, pilot) -> CloseDayScreen:  # noqa: 
         ),
         timeout=10,
     )
+    assert screen.check_action("day", (1,)) is True
     return screen
 
 

@@ -110,6 +110,12 @@ class CloseDayScreen(Screen[None]):
 
     # -- the keys ---------------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # today has no day after it yet: the key shows, dimmed
+        if action == "day" and parameters == (1,) and self.day >= self._today:
+            return None
+        return True
+
     def action_back(self) -> None:
         if not self._close_under_way():  # a close is seen through: its outcome is shown
             self.dismiss(None)
@@ -122,6 +128,7 @@ class CloseDayScreen(Screen[None]):
             self._status("That day has not begun yet.")
             return
         self.day, self.result, self.closed = day, None, False
+        self.refresh_bindings()
         self.query_one("#close-lines", Static).update("")
         self._read(dry_run=True)
 
