@@ -10,19 +10,19 @@ from collections import defaultdict
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 
 from orderdash.cli import main
-from orderdash.core.books import run as books_run
 from orderdash.core.books.period import day_period
 from orderdash.core.books.report import canonical, digest_of
 from orderdash.simulator import Simulator, SimulatorServer
 from support.books_scene import ACCESS, BERLIN, NEW_YORK, NOW
 from support.books_scene import scene as _scene
-from support.ledger_memory import MemoryBook
+from support.ledger_file import LedgerFile
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +34,8 @@ def server() -> Iterator[SimulatorServer]:
 
 
 @pytest.fixture
-def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer) -> MemoryBook:
-    book = MemoryBook()
-    monkeypatch.setattr(books_run, "BOOK_FACTORY", lambda settings: book)
+def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Path) -> LedgerFile:
+    book = LedgerFile(tmp_path / "ledger.sqlite3").install(monkeypatch)
     monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
     monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
     return book
@@ -72,7 +71,7 @@ def received(report: dict) -> dict[str, dict[str, Decimal]]:
 
 
 def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
-    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
     code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
@@ -119,14 +118,14 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
 
 
 def test_a_close_is_frozen_and_a_late_payment_is_the_next_days_adjustment(
-    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin")
     code, out, err = close(capsys, *day, "--json")
     assert code == 0, err
     first = json.loads(out)
-    assert len(book.saved) == 1
+    assert len(book.saved()) == 1
     # the expired order is paid the next morning, through the simulator's control API
     reply = httpx.post(f"{server.root_url}/_sim/orders/{scene['expired']}/transactions", json={})
     assert reply.status_code == 201
@@ -136,7 +135,7 @@ def test_a_close_is_frozen_and_a_late_payment_is_the_next_days_adjustment(
         assert json.loads(out) == first  # the same report, the same digest
         code, out, _ = close(capsys, *day, "--json", "--dry-run")
         shown = json.loads(out)
-        assert shown["digest"] != first["digest"] and len(book.saved) == 1
+        assert shown["digest"] != first["digest"] and len(book.saved()) == 1
         assert received(shown) == received(first)  # the payment is not in that day
         code, out, err = close(capsys, "--day", "2026-10-26", "--tz", "Europe/Berlin", "--json")
         assert code == 0, err
@@ -156,7 +155,7 @@ def test_a_close_is_frozen_and_a_late_payment_is_the_next_days_adjustment(
 
 
 def test_a_repeated_dry_run_takes_settled_orders_from_the_ledger(
-    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sim = server.sim
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run", "--json")
@@ -181,7 +180,7 @@ def test_a_repeated_dry_run_takes_settled_orders_from_the_ledger(
 
 
 def test_the_text_and_csv_reports_are_literal_and_spreadsheet_safe(
-    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run")
     code, out, err = close(capsys, *day)
@@ -189,6 +188,10 @@ def test_the_text_and_csv_reports_are_literal_and_spreadsheet_safe(
     assert "Close of day 2026-10-25T00:00:00+02:00 to 2026-10-26T00:00:00+01:00" in out
     assert "Exceptions: " in out and "paid after expiry" in out and "\x1b" not in out
     assert "BTC" in out and "EUR" in out and "dry run" in err
+    lines = out.splitlines()  # the coins' sums, then the fiat's, each under its heading
+    coin, fiat = lines.index("Received in coin"), lines.index("Received in fiat")
+    assert coin < fiat and lines[coin + 1].split()[0] == "BTC"
+    assert lines[fiat + 1].split()[0] == "EUR" and "Received" not in lines
     code, out, err = close(capsys, *day, "--csv")
     assert code == 0, err
     lines = out.splitlines()
@@ -197,7 +200,7 @@ def test_the_text_and_csv_reports_are_literal_and_spreadsheet_safe(
 
 
 def test_bad_periods_are_one_line_usage_errors(
-    book: MemoryBook, capsys: pytest.CaptureFixture[str]
+    book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for args, words in (
         (("--day", "2026-02-30"), "is not a date"),
@@ -221,7 +224,7 @@ class CountingGate:
 
 
 async def test_every_read_goes_through_its_budget_and_a_failed_read_closes_nothing(
-    server: SimulatorServer,
+    server: SimulatorServer, tmp_path: Path
 ) -> None:
     from conftest import make_settings
     from orderdash.core.books.close import CloseIncomplete, close_period
@@ -229,7 +232,8 @@ async def test_every_read_goes_through_its_budget_and_a_failed_read_closes_nothi
     from orderdash.simulator import Fault
 
     sim = server.sim
-    book = MemoryBook()
+    ledger = LedgerFile(tmp_path / "ledger.sqlite3")
+    book = ledger.open()
     period = day_period("2026-10-25", BERLIN)
     settings = make_settings(server.base_url, bearer=None, access_token=ACCESS)
     orders, private = CountingGate(), CountingGate()
@@ -247,7 +251,7 @@ async def test_every_read_goes_through_its_budget_and_a_failed_read_closes_nothi
                     order_gate=orders,
                     private_gate=private,
                 )
-            assert book.saved == {}
+            assert ledger.saved() == []
             requests = sim.requests
             assert orders.passed == len([r for r in requests if r["endpoint"] == "order"]) > 0
             assert private.passed == len([r for r in requests if r["endpoint"] == "history"]) > 1
@@ -268,17 +272,20 @@ async def test_every_read_goes_through_its_budget_and_a_failed_read_closes_nothi
             assert result.from_ledger > 0 and result.read == len(reads)
     finally:
         sim.clear_faults()
+        book.close_connection()
 
 
 def test_one_tills_shift_keeps_the_orders_that_till_charged(
-    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from orderdash.core.ledger import ChargeRecord
 
     scene = server.sim.scene  # type: ignore[attr-defined]
     at = datetime(2026, 10, 25, 9, 0, tzinfo=UTC)
+    writer = book.open()  # the tills' charges, written as `n` writes them
     for name, till in (("paid", "A"), ("over", "A"), ("under", "B")):
-        book.charge_started(ChargeRecord(scene[name], Decimal("1"), "EUR", till, at, "made"))
+        writer.charge_started(ChargeRecord(scene[name], Decimal("1"), "EUR", till, at, "made"))
+    writer.close_connection()
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
     code, out, err = close(capsys, *day, "--till", "A")
     assert code == 0, err
@@ -290,14 +297,14 @@ def test_one_tills_shift_keeps_the_orders_that_till_charged(
     assert code == 0, err
     shop = json.loads(out)
     assert shop["till"] == "*" and shop["orders"]["total"] > 2
-    assert {(c.till) for c in book.saved.values()} == {"A", "*"}
+    assert {c.till for c in book.saved()} == {"A", "*"}
     with pytest.raises(SystemExit) as refused:
         close(capsys, *day, "--till", "A", "--all-tills")
     assert refused.value.code == 2 and "not allowed with" in capsys.readouterr().err
 
 
 def test_a_dry_run_missing_an_order_shows_the_rest_and_exits_5(
-    server: SimulatorServer, book: MemoryBook, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from orderdash.simulator import Fault
 
@@ -310,7 +317,7 @@ def test_a_dry_run_missing_an_order_shows_the_rest_and_exits_5(
     assert code == 5 and "Close of day" in out
     assert f"warning: order {sim.scene['over']}" in err  # type: ignore[attr-defined]
     code, _, err = close(capsys, "--day", "2026-10-24", "--tz", "Europe/Berlin")
-    assert code == 0 and len(book.saved) == 1, err
+    assert code == 0 and len(book.saved()) == 1, err
 
 
 class HoldingGate(CountingGate):
@@ -323,7 +330,7 @@ class HoldingGate(CountingGate):
 
 
 async def test_a_refusal_for_the_rate_holds_the_budget_and_the_read_is_tried_again(
-    server: SimulatorServer,
+    server: SimulatorServer, tmp_path: Path
 ) -> None:
     from conftest import make_settings
     from orderdash.core.books.close import close_period
@@ -337,11 +344,12 @@ async def test_a_refusal_for_the_rate_holds_the_budget_and_the_read_is_tried_aga
     )
     gate = HoldingGate()
     settings = make_settings(server.base_url, bearer=None, access_token=ACCESS)
+    book = LedgerFile(tmp_path / "ledger.sqlite3").open()
     try:
         async with OrderClient.from_settings(settings) as client:
             result = await close_period(
                 client,
-                MemoryBook(),
+                book,
                 day_period("2026-10-25", BERLIN),
                 till="*",
                 recorder="A",
@@ -351,5 +359,6 @@ async def test_a_refusal_for_the_rate_holds_the_budget_and_the_read_is_tried_aga
             )
     finally:
         sim.clear_faults()
+        book.close_connection()
     assert gate.holds == [7.0] and result.missing == 0
     assert token in {p["order"] for p in result.report["payments"]}

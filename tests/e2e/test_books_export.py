@@ -9,17 +9,17 @@ import io
 import json
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
 from orderdash.cli import main
-from orderdash.core.books import run as books_run
 from orderdash.core.books.export import ORDER_COLUMNS, PAYMENT_COLUMNS, safe_cell
 from orderdash.core.books.period import day_period
 from orderdash.simulator import Simulator, SimulatorServer
 from support.books_scene import ACCESS, BERLIN, NOW
 from support.books_scene import scene as _scene
-from support.ledger_memory import MemoryBook
+from support.ledger_file import LedgerFile
 
 DAY = ("--since", "2026-10-25T00:00", "--until", "2026-10-26T00:00", "--tz", "Europe/Berlin")
 
@@ -34,9 +34,8 @@ def server() -> Iterator[SimulatorServer]:
 
 
 @pytest.fixture(autouse=True)
-def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer) -> MemoryBook:
-    book = MemoryBook()
-    monkeypatch.setattr(books_run, "BOOK_FACTORY", lambda settings: book)
+def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Path) -> LedgerFile:
+    book = LedgerFile(tmp_path / "ledger.sqlite3").install(monkeypatch)
     monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
     monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
     return book

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 
 from pydantic import SecretStr
 from textual.pilot import Pilot
@@ -164,7 +165,7 @@ class Scene:
     checkout: bool = False
     #: Words the screen must show before it is taken (`_pos_words`).
     words: str = ""
-    #: The books kept in memory for the scene (`ledger_memory.py`), not in the user's ledger.
+    #: The books in a ledger of the scene's own (`scene_book`), not in the user's ledger.
     book: bool = False
 
 
@@ -336,21 +337,26 @@ def utc_time() -> Iterator[None]:
 
 
 @contextmanager
-def memory_book(wanted: bool) -> Iterator[None]:
-    """The books' factory gives an empty book kept in memory while inside (`wanted`)."""
+def scene_book(wanted: bool) -> Iterator[None]:
+    """The books' factory gives an empty SQLite ledger of the scene's own while inside
+    (`wanted`), never the user's."""
     if not wanted:
         yield
         return
+    import tempfile
+
     from orderdash.core.books import run as books
-    from support.ledger_memory import MemoryBook
+    from orderdash.core.ledger.sqlite import SqliteEngine
+    from orderdash.core.ledger.store import SqlBook
 
     previous = books.BOOK_FACTORY
-    book = MemoryBook()
-    books.BOOK_FACTORY = lambda settings: book
-    try:
-        yield
-    finally:
-        books.BOOK_FACTORY = previous
+    with tempfile.TemporaryDirectory(prefix="orderdash-scene-") as directory:
+        path = Path(directory) / "ledger.sqlite3"
+        books.BOOK_FACTORY = lambda settings: SqlBook(SqliteEngine(path))
+        try:
+            yield
+        finally:
+            books.BOOK_FACTORY = previous
 
 
 @contextmanager
@@ -361,7 +367,7 @@ def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
     account = {"access_token": SCENE_ACCESS} if chosen.account else {}
     with (
         utc_time(),
-        memory_book(chosen.book),
+        scene_book(chosen.book),
         SimulatorServer(simulator, bearer_token=SCENE_BEARER, port=0, **account) as server,
     ):
         credentials = (

@@ -35,7 +35,7 @@ from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.widgets.watch_list import WatchListPane
 from support.books_scene import ACCESS, BERLIN, NOW
 from support.books_scene import scene as _scene
-from support.ledger_memory import MemoryBook
+from support.ledger_file import LedgerFile
 
 SIZE = (120, 50)
 
@@ -49,10 +49,8 @@ def server() -> Iterator[SimulatorServer]:
 
 
 @pytest.fixture
-def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer) -> MemoryBook:
-    book = MemoryBook()
-    monkeypatch.setattr(books_run, "BOOK_FACTORY", lambda settings: book)
-    return book
+def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Path) -> LedgerFile:
+    return LedgerFile(tmp_path / "ledger.sqlite3").install(monkeypatch)
 
 
 def books_app(server: SimulatorServer, tokens: tuple[str, ...] = ()) -> OrderDashApp:
@@ -92,6 +90,9 @@ async def open_day_before(app: OrderDashApp, pilot) -> CloseDayScreen:  # noqa: 
     assert isinstance(screen, CloseDayScreen)
     await wait_until(pilot, lambda: screen.result is not None, timeout=10)
     assert screen.day.isoformat() == "2026-10-26"  # the store's today (10:00 in Berlin)
+    assert screen.check_action("day", (1,)) is None  # no day after today: dimmed, inert
+    await pilot.press("right")
+    assert screen.day.isoformat() == "2026-10-26" and not screen.reading
     await pilot.press("left")
     await wait_until(
         pilot,
@@ -101,18 +102,19 @@ async def open_day_before(app: OrderDashApp, pilot) -> CloseDayScreen:  # noqa: 
         ),
         timeout=10,
     )
+    assert screen.check_action("day", (1,)) is True
     return screen
 
 
 async def test_z_shows_the_days_report_and_closes_it_after_a_yes_as_the_command_does(
-    server: SimulatorServer, book: MemoryBook, monkeypatch: pytest.MonkeyPatch
+    server: SimulatorServer, book: LedgerFile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
     app = books_app(server)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_day_before(app, pilot)
         report = screen.result.report
-        assert not screen.closed and not book.saved
+        assert not screen.closed and not book.saved()
         # every getOrder so far, the watcher's and the close's, in the dashboard's one budget
         order_budget = app.watcher.scheduler.budgets[Kind.ORDER]
         reads = [r for r in sim.requests if r["endpoint"] == "order"]
@@ -142,20 +144,20 @@ async def test_z_shows_the_days_report_and_closes_it_after_a_yes_as_the_command_
         await pilot.press("n")
         await wait_until(pilot, lambda: app.screen is screen)
         await pilot.pause()
-        assert not book.saved and "Not closed." in screen_text(app)
+        assert not book.saved() and "Not closed." in screen_text(app)
         # yes: closed, frozen, its digest on screen
         await pilot.press("c")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await wait_until(pilot, lambda: screen.closed and not screen.reading, timeout=10)
-        assert len(book.saved) == 1
+        assert len(book.saved()) == 1
         closed = screen.result.report
         assert f"Digest: {closed['digest']}" in screen_text(app)
         assert received == own_sums(sim, "2026-10-25")
         # `c` again: closed already, nothing new
         await pilot.press("c")
         await pilot.pause()
-        assert not isinstance(app.screen, ConfirmScreen) and len(book.saved) == 1
+        assert not isinstance(app.screen, ConfirmScreen) and len(book.saved()) == 1
         # the day after and back: the closed day comes from the book as it was closed
         await pilot.press("right")
         await wait_until(pilot, lambda: screen.day.isoformat() == "2026-10-26" and screen.result)
@@ -197,7 +199,7 @@ async def test_without_a_book_the_dry_run_shows_and_says_so(
 
 
 async def test_while_it_reads_one_line_says_how_far(
-    server: SimulatorServer, book: MemoryBook
+    server: SimulatorServer, book: LedgerFile
 ) -> None:
     sim = server.sim
     app = books_app(server)
@@ -219,7 +221,7 @@ async def test_while_it_reads_one_line_says_how_far(
 
 
 async def test_a_close_under_way_is_seen_through_before_leaving_or_moving(
-    server: SimulatorServer, book: MemoryBook
+    server: SimulatorServer, book: LedgerFile
 ) -> None:
     sim = server.sim
     app = books_app(server)
@@ -239,11 +241,11 @@ async def test_a_close_under_way_is_seen_through_before_leaving_or_moving(
         finally:
             sim.clear_faults()
         await wait_until(pilot, lambda: screen.closed and not screen.reading, timeout=10)
-        assert len(book.saved) == 1
+        assert len(book.saved()) == 1
 
 
 async def test_a_failed_read_is_one_line_and_closes_nothing(
-    server: SimulatorServer, book: MemoryBook
+    server: SimulatorServer, book: LedgerFile
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
     app = books_app(server)
@@ -260,13 +262,13 @@ async def test_a_failed_read_is_one_line_and_closes_nothing(
             )
         finally:
             sim.clear_faults()
-        assert not book.saved and not screen.closed
+        assert not book.saved() and not screen.closed
         status = [line for line in screen_text(app).splitlines() if "Failed" in line]
         assert len(status) == 1
 
 
 async def test_e_writes_exactly_the_rows_shown_and_neutralises_a_formula(
-    server: SimulatorServer, book: MemoryBook, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    server: SimulatorServer, book: LedgerFile, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     scene = server.sim.scene  # type: ignore[attr-defined]
     monkeypatch.setattr(tui_export, "export_directory", lambda: tmp_path)
@@ -287,6 +289,7 @@ async def test_e_writes_exactly_the_rows_shown_and_neutralises_a_formula(
         await pilot.press("S")  # reversed: not the order the entries are kept in
         await pilot.pause()
         shown = [str(row.key.value) for row in pane.table.ordered_rows]
+        assert pane.shown_tokens() == shown  # what `e` writes: the rows in the order shown
         passing = {t for t, e in app.state.entries.items() if e.in_filter("all", "ex")}
         assert set(shown) == passing and 1 < len(shown) < len(app.state.entries)
         assert scene["hostile"] in shown and shown == sorted(shown, reverse=True)
@@ -313,7 +316,7 @@ def check_files(directory: Path, shown: list[str], hostile: str) -> None:
 
 
 async def test_z_and_e_are_hidden_and_inert_on_the_customers_screen(
-    server: SimulatorServer, book: MemoryBook, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    server: SimulatorServer, book: LedgerFile, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from orderdash.tui.screens.pos import PosScreen
 

@@ -27,6 +27,7 @@ from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTable
 from orderdash.tui.widgets.watch_list import WatchTable
+from support.scenes import scene, scene_app
 
 SIZES = [(80, 24), (100, 30), (120, 40)]
 OPEN, OTHER, PAID, EXPIRED = DEMO_TOKENS[0], DEMO_TOKENS[1], DEMO_TOKENS[2], DEMO_TOKENS[3]
@@ -72,6 +73,32 @@ async def test_the_footer_shows_help_and_quit_at_every_width(
         await pilot.pause(0.3)
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.dashboard.query_one(OrderDetail).details)
+
+
+async def test_the_close_of_day_keeps_its_keys_and_its_longest_amount_whole_at_80x24() -> None:
+    chosen = scene("close-day-80x24")  # the account's day, with an 18-decimal ETH sum
+    with scene_app(chosen) as app:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await chosen.settle(pilot)
+            await pilot.pause()
+            app.screen.query_one(KeysFooter)  # the footer that keeps `?` whole at any width
+            line = footer(app)
+            for key in ("? Help", "q Quit", "esc Back", "c Close day", "Day before", "Day after"):
+                assert key in line, line
+            assert line.rstrip().endswith("^p palette"), line
+            received = app.screen.result.report["received"]  # type: ignore[attr-defined]
+            text = screen_text(app)
+            lines = text.splitlines()
+            longest = max((r["amount"] for k in received.values() for r in k.values()), key=len)
+            assert len(longest.split(".")[1]) == 18 and longest in text, longest
+            ends = set()  # every sum whole, right-aligned in one column
+            for unit, row in [(u, r) for k in received.values() for u, r in k.items()]:
+                amount = row["amount"]
+                shown = next(li for li in lines if li.split()[:2] == [unit, amount])
+                ends.add(shown.index(amount) + len(amount))
+            assert len(ends) == 1, ends
+            assert "Received in coin" in text and "Received in fiat" in text
+            assert text.count("not closed yet") == 2, "said in the title and the report only"
 
 
 async def test_a_click_on_a_footer_key_presses_it_and_the_mouse_over_it_explains_it(

@@ -352,6 +352,7 @@ async def test_a_second_order_added_with_a_builds_and_shows_the_list(
         await wait_until(pilot, lambda: all_loaded(app))
         pane = app.dashboard.query_one(WatchListPane)
         assert not pane.children  # one order: not built
+        assert pane.shown_tokens() == [DEMO_TOKENS[0]] and not pane.children  # (nor by this)
         await pilot.press("a")
         app.screen.query_one("#add-tokens").text = DEMO_TOKENS[2]
         await pilot.press("ctrl+s")
@@ -361,4 +362,4 @@ async def test_a_second_order_added_with_a_builds_and_shows_the_list(
         text = screen_text(app)
         assert "Filter" in text and "Tea & Biscuits" in text  # the filter row, the new row
         await pilot.press("f", *"tea")
-        assert shown(app) == [DEMO_TOKENS[2]]
+        assert shown(app) == [DEMO_TOKENS[2]] == pane.shown_tokens()

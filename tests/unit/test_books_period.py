@@ -156,3 +156,21 @@ def test_the_machines_zone_keeps_its_rules(monkeypatch: pytest.MonkeyPatch) -> N
     assert period.duration == timedelta(hours=23)
     monkeypatch.setenv("TZ", "")
     assert zone_named("") is not None
+
+
+def test_a_frozen_report_read_back_prints_as_it_was_built() -> None:
+    """A close is stored as canonical JSON (sorted keys): read back, its text is the same,
+    the states in their own order (paid before overpaid before expired), not the alphabet's."""
+    import json
+
+    from orderdash.core.books.report import report_lines
+
+    paid = jsontext.loads(ORDER.replace('"t1"', '"t2"').replace('"OVERPAID"', '"PAID"'))
+    orders = [read_order(jsontext.loads(ORDER)), read_order(paid)]
+    period = span_period("2026-10-25T00:00Z", "2026-10-26T00:00Z", UTC)
+    report = build_report(orders, period, till="*", closed_at=datetime(2026, 10, 26, tzinfo=UTC))
+    read_back = json.loads(json.dumps(report, sort_keys=True))  # as the ledger gives it back
+    assert list(read_back["orders"]["by_state"]) != list(report["orders"]["by_state"])
+    built = report_lines(report, closed=True)
+    assert report_lines(read_back, closed=True) == built
+    assert "  paid 1, overpaid 1" in built

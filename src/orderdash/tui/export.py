@@ -107,10 +107,8 @@ def export_shown(
     except OrderdashError as error:
         app.notify(error.message, title="Export", severity="error", markup=False)
         return
-    # the rows in the table's order: what the filters let through, sorted as shown
     shown = []
-    for row in pane.table.ordered_rows:
-        token = str(row.key.value)
+    for token in pane.shown_tokens():
         entry = state.entries.get(token)
         shown.append((token, entry.fetched.raw if entry and entry.fetched else None))
     now = datetime.fromtimestamp(state.clock(), UTC)

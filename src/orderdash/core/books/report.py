@@ -23,6 +23,8 @@ from orderdash.core.safetext import clean
 REPORT_VERSION = 1
 #: An exception's figure, by its kind: what is missing, what is too much, or what came.
 FIGURE_NAMES = ("shortfall", "excess", "received")
+#: The human report's heading of each block of `received`, in its order.
+RECEIVED_HEADINGS = {"coins": "Received in coin", "fiat": "Received in fiat"}
 
 
 @dataclass(frozen=True)
@@ -186,22 +188,33 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
     lines += [
         f"Orders: {orders['total']}",
     ]
-    counts = [f"{state.replace('_', ' ')} {n}" for state, n in orders["by_state"].items() if n]
+    # in the states' own order, whether the report was just built or read back (sorted keys)
+    by_state = orders["by_state"]
+    known = [state for state in STATES if state in by_state]
+    counts = [
+        f"{state.replace('_', ' ')} {by_state[state]}"
+        for state in known + sorted(set(by_state) - set(known))
+        if by_state[state]
+    ]
     if counts:
         lines.append("  " + ", ".join(counts))
-    lines += ["", "Received"]
     received = report["received"]
-    rows = [
-        (unit, row["amount"], row["payments"])
-        for kind in ("coins", "fiat")
-        for unit, row in sorted(received[kind].items())
-    ]
-    if not rows:
-        lines.append("  nothing")
-    width = max((len(amount) for _, amount, _ in rows), default=0)
-    for unit, amount, count in rows:
-        payments = "payment" if count == 1 else "payments"
-        lines.append(f"  {clean(unit, limit=12):<6} {amount:>{width}}  {count} {payments}")
+    # one column of amounts for both blocks: right-aligned, never cut (the longest sets it)
+    width = max(
+        (len(row["amount"]) for kind in RECEIVED_HEADINGS for row in received[kind].values()),
+        default=0,
+    )
+    if not any(received[kind] for kind in RECEIVED_HEADINGS):
+        lines += ["", "Received", "  nothing"]
+    for kind, heading in RECEIVED_HEADINGS.items():
+        if received[kind]:
+            lines += ["", heading]
+        for unit, row in sorted(received[kind].items()):
+            count = row["payments"]
+            payments = "payment" if count == 1 else "payments"
+            lines.append(
+                f"  {clean(unit, limit=12):<6} {row['amount']:>{width}}  {count} {payments}"
+            )
     lines += ["", f"Exceptions: {len(report['exceptions'])}"]
     for entry in report["exceptions"]:
         name, figure = figure_of(entry)

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from orderdash.core.books.close import ALL_TILLS, CloseResult
 from orderdash.core.books.gather import Gate
@@ -31,6 +31,7 @@ from orderdash.core.books.report import report_lines
 from orderdash.core.books.run import NoBook, close_with
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import OrderdashError
+from orderdash.tui.widgets.keys_footer import KeysFooter
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,10 @@ log = logging.getLogger(__name__)
 def _one_line(text: str, style: str = "") -> Text:
     """One line, cut at the edge with "\u2026" (never silently)."""
     return Text(clean(text, limit=300), style, no_wrap=True, overflow="ellipsis", end="")
+
+
+#: The footer's keys chosen first, whatever the width: help, then what this screen is for.
+FOOTER_FIRST = ("help", "close_day", "back", "quit")
 
 
 class CloseDayScreen(Screen[None]):
@@ -55,7 +60,7 @@ class CloseDayScreen(Screen[None]):
         # (priority: the report's scroll would take the arrows; it never scrolls sideways)
         Binding("left", "day(-1)", "Day before", priority=True, tooltip="The day before"),
         Binding("right", "day(1)", "Day after", priority=True, tooltip="The next day"),
-        Binding("c", "close_day", "Close the day", tooltip="Freeze this day's report (asks)"),
+        Binding("c", "close_day", "Close day", tooltip="Freeze this day's report (asks)"),
         Binding("r", "read_again", "Read again", show=False, tooltip="Read the day again"),
     ]
 
@@ -94,7 +99,7 @@ class CloseDayScreen(Screen[None]):
         yield Static(id="close-status")
         with VerticalScroll(id="close-report"):
             yield Static(id="close-lines")
-        yield Footer()
+        yield KeysFooter(first=FOOTER_FIRST)
 
     def on_mount(self) -> None:
         self._read(dry_run=True)
@@ -104,6 +109,12 @@ class CloseDayScreen(Screen[None]):
         return day_period(self.day.isoformat(), self._zone)
 
     # -- the keys ---------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # today has no day after it yet: the key shows, dimmed
+        if action == "day" and parameters == (1,) and self.day >= self._today:
+            return None
+        return True
 
     def action_back(self) -> None:
         if not self._close_under_way():  # a close is seen through: its outcome is shown
@@ -117,6 +128,7 @@ class CloseDayScreen(Screen[None]):
             self._status("That day has not begun yet.")
             return
         self.day, self.result, self.closed = day, None, False
+        self.refresh_bindings()
         self.query_one("#close-lines", Static).update("")
         self._read(dry_run=True)
 
@@ -238,12 +250,13 @@ class CloseDayScreen(Screen[None]):
     @staticmethod
     def _outcome(result: CloseResult, closed: bool, dry_run: bool) -> str:
         if result.missing:
-            return f"Dry run: {result.missing} orders could not be read; not closed yet."
+            return f"{result.missing} orders could not be read: r reads the day again."
         if closed and dry_run:
             return "Closed earlier: the report as it was closed."
         if closed:
             return "Closed: this report is frozen." if result.saved else "Closed already."
-        return "Not closed yet: c closes the day (it asks first)."
+        # (the title says "not closed yet", and so does the report's till line)
+        return "c closes the day (it asks first)."
 
     # -- what shows -------------------------------------------------------------------------------
 

@@ -378,6 +378,13 @@ class WatchListPane(Vertical):
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
         return row_key.value
 
+    def shown_tokens(self) -> list[str]:
+        """The tokens of the rows shown, in the order shown: what the filters let through,
+        sorted as the list is (without a table yet, at most one order passes)."""
+        if self._table is None:
+            return [entry.token for entry in self._passing()]
+        return [str(row.key.value) for row in self._table.ordered_rows]
+
     def highlighted_token(self) -> str | None:
         """The highlighted row's order while the list has the focus (the keys act on it),
         else None (they act on the order open in the panes)."""
