@@ -462,3 +462,12 @@ async def test_the_clock_tick_and_the_app_state_repaint_no_screen(
         app.roster += 1
         await pilot.pause(0.2)
         assert refreshed == []
+
+
+async def test_an_empty_start_says_no_order_is_loaded(sim_server: SimulatorServer) -> None:
+    """Nothing given, nothing saved: the status line says so from the first paint on."""
+    app = make_app(make_settings(sim_server.base_url))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        status = app.screen.query_one(StatusLine)
+        assert str(status.render()).strip() == "no order loaded"

@@ -91,7 +91,7 @@ class StatusLine(Static):
         self._shape: str | None = None
 
     def on_mount(self) -> None:
-        self.tick()
+        self._show()  # (`is_mounted` turns true only once the mount handlers have run)
 
     def watch_freshness(self) -> None:
         self.tick()
@@ -100,8 +100,10 @@ class StatusLine(Static):
         self.tick()
 
     def tick(self) -> None:
-        if not self.is_mounted:
-            return
+        if self.is_mounted:
+            self._show()
+
+    def _show(self) -> None:
         text = status_text(self.freshness, self._monotonic(), self.customer_display)
         key = text_key(text)
         if key == self._shown:
