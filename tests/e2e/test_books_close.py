@@ -6,12 +6,10 @@ close stays frozen after a late payment, which the next day's close lists as an 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -20,7 +18,7 @@ from orderdash.cli import main
 from orderdash.core.books.period import day_period
 from orderdash.core.books.report import canonical, digest_of
 from orderdash.simulator import Simulator, SimulatorServer
-from support.books_scene import ACCESS, BERLIN, NEW_YORK, NOW
+from support.books_scene import ACCESS, BERLIN, NEW_YORK, NOW, own_sums
 from support.books_scene import scene as _scene
 from support.ledger_file import LedgerFile
 
@@ -47,22 +45,6 @@ def close(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str
     return code, out, err
 
 
-def expected_sums(sim: Simulator, zone: ZoneInfo, day: str) -> dict[str, dict[str, Decimal]]:
-    """The payments of that day, summed here from the simulator's own orders."""
-    period = day_period(day, zone)
-    sums: dict[str, dict[str, Decimal]] = {
-        "coins": defaultdict(Decimal),
-        "fiat": defaultdict(Decimal),
-    }
-    for token in sim.tokens():
-        data = sim.order_wire(token, with_qr=False)
-        for tx in data["transactions"]:
-            if period.start_ms <= tx["createdAtMiliseconds"] < period.end_ms:
-                sums["coins"][data["coinBaseName"].upper()] += tx["amount"]["base"]
-                sums["fiat"][data["currency"]["abbreviation"]] += Decimal(tx["amountFiat"]["base"])
-    return sums
-
-
 def received(report: dict) -> dict[str, dict[str, Decimal]]:
     return {
         kind: {unit: Decimal(row["amount"]) for unit, row in report["received"][kind].items()}
@@ -83,7 +65,7 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
         "until": "2026-10-26T00:00:00+01:00",
         "zone": "Europe/Berlin",
     }
-    assert received(report) == expected_sums(sim, BERLIN, "2026-10-25")
+    assert received(report) == own_sums(sim, BERLIN, "2026-10-25")
     # created that day: all but "eve" (the evening before); "night" (23:40) is in
     assert report["orders"]["total"] == len(scene) - 1
     states = report["orders"]["by_state"]
@@ -113,7 +95,7 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
     assert code == 0, err
     other = json.loads(out)
     assert other["period"]["from"] == "2026-10-25T00:00:00-04:00"
-    assert received(other) == expected_sums(sim, NEW_YORK, "2026-10-25")
+    assert received(other) == own_sums(sim, NEW_YORK, "2026-10-25")
     assert received(other) != received(report)
 
 

@@ -3,10 +3,12 @@ hours: the clocks go back), with orders across both its midnights and a hostile 
 
 from __future__ import annotations
 
+from collections import defaultdict
 from datetime import UTC, datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
+from orderdash.core.books.period import day_period
 from orderdash.simulator import Simulator
 
 ACCESS = "access-Books-close-7"
@@ -63,3 +65,20 @@ def scene(sim: Simulator) -> dict[str, str]:
         company_name='=HYPERLINK("http://evil.example","x")\x1b[2J',
     )
     return made
+
+
+def own_sums(sim: Simulator, zone: ZoneInfo, day: str) -> dict[str, dict[str, Decimal]]:
+    """The payments of that day in `zone`, summed here from the simulator's own orders (the
+    independent sum the close is checked against)."""
+    period = day_period(day, zone)
+    sums: dict[str, dict[str, Decimal]] = {
+        "coins": defaultdict(Decimal),
+        "fiat": defaultdict(Decimal),
+    }
+    for token in sim.tokens():
+        data = sim.order_wire(token, with_qr=False)
+        for tx in data["transactions"]:
+            if period.start_ms <= tx["createdAtMiliseconds"] < period.end_ms:
+                sums["coins"][data["coinBaseName"].upper()] += tx["amount"]["base"]
+                sums["fiat"][data["currency"]["abbreviation"]] += Decimal(tx["amountFiat"]["base"])
+    return sums

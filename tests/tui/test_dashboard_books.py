@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import time
-from collections import defaultdict
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -23,7 +22,6 @@ from conftest import make_settings, screen_text, wait_until
 from orderdash.cli import main
 from orderdash.core.books import run as books_run
 from orderdash.core.books.export import ORDER_COLUMNS
-from orderdash.core.books.period import day_period
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.service.errors import ConfigError
 from orderdash.simulator import Fault, Simulator, SimulatorServer
@@ -33,7 +31,7 @@ from orderdash.tui.factory import make_app
 from orderdash.tui.screens.close_day import CloseDayScreen
 from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.widgets.watch_list import WatchListPane
-from support.books_scene import ACCESS, BERLIN, NOW
+from support.books_scene import ACCESS, BERLIN, NOW, own_sums
 from support.books_scene import scene as _scene
 from support.ledger_file import LedgerFile
 
@@ -64,22 +62,6 @@ def books_app(server: SimulatorServer, tokens: tuple[str, ...] = ()) -> OrderDas
         refresh_interval=60.0,
     )
     return make_app(settings, tokens=tokens, clock=lambda: NOW)
-
-
-def own_sums(sim: Simulator, day: str) -> dict[str, dict[str, Decimal]]:
-    """The payments of that Berlin day, summed here from the simulator's own orders."""
-    period = day_period(day, BERLIN)
-    sums: dict[str, dict[str, Decimal]] = {
-        "coins": defaultdict(Decimal),
-        "fiat": defaultdict(Decimal),
-    }
-    for token in sim.tokens():
-        data = sim.order_wire(token, with_qr=False)
-        for tx in data["transactions"]:
-            if period.start_ms <= tx["createdAtMiliseconds"] < period.end_ms:
-                sums["coins"][data["coinBaseName"].upper()] += tx["amount"]["base"]
-                sums["fiat"][data["currency"]["abbreviation"]] += Decimal(tx["amountFiat"]["base"])
-    return sums
 
 
 async def open_day_before(app: OrderDashApp, pilot) -> CloseDayScreen:  # noqa: ANN001 - Pilot
@@ -123,7 +105,7 @@ async def test_z_shows_the_days_report_and_closes_it_after_a_yes_as_the_command_
             kind: {unit: Decimal(row["amount"]) for unit, row in report["received"][kind].items()}
             for kind in ("coins", "fiat")
         }
-        assert received == own_sums(sim, "2026-10-25")
+        assert received == own_sums(sim, BERLIN, "2026-10-25")
         text = screen_text(app)
         assert "2026-10-25" in text and "not closed yet" in text and "Digest" not in text
         for kind in ("coins", "fiat"):
@@ -153,7 +135,7 @@ async def test_z_shows_the_days_report_and_closes_it_after_a_yes_as_the_command_
         assert len(book.saved()) == 1
         closed = screen.result.report
         assert f"Digest: {closed['digest']}" in screen_text(app)
-        assert received == own_sums(sim, "2026-10-25")
+        assert received == own_sums(sim, BERLIN, "2026-10-25")
         # `c` again: closed already, nothing new
         await pilot.press("c")
         await pilot.pause()
