@@ -19,11 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr, ValidationError
 
-from orderdash.core.service.answers import (
-    Answers,
-    first_error,
-    parse_retry_after,
-)
+from orderdash.core.service.answers import Answers, first_error, parse_retry_after
 from orderdash.core.service.auth import LoginSession
 from orderdash.core.service.calls import Calls
 from orderdash.core.service.errors import ApiError, AuthRequired, InvalidResponse
@@ -91,8 +87,8 @@ class OrderClient:
         self._calls = Calls(self._wire, self._answers, clock)
         #: The read `begin_first_read` sent, until `get_order_first` takes it.
         self._first_read: FirstRead | None = None
-        #: Told of every order read (getOrder, the rate refresh): the ledger's orders seen.
-        #: Called on the caller's loop or thread; it must return at once.
+        #: Told of every order read (getOrder, the rate refresh: the ledger's orders seen), on
+        #: the caller's loop or thread; it must return at once.
         self.on_order_read: Callable[[Fetched], None] | None = None
 
     def _read(self, fetched: Fetched) -> Fetched:
