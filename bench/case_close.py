@@ -7,7 +7,7 @@ of that one and of a repeated close of a frozen day (target < 1 s each).
 The first close runs with the getOrder budget opened (at the defaults its 1,000 reads would be
 paced over five minutes); the figure is its read count, the cost in the default budget. The
 ledger is in a scratch directory (`XDG_DATA_HOME` too, while the case runs).
-Runs only once the ledger's storage exists (`core.ledger.open_book`).
+Runs where the ledger's storage exists (`core/ledger/open.py`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ DEFAULT_PER_MINUTE = 200
 
 
 def landed() -> bool:
-    import orderdash.core.ledger as ledger
+    import importlib.util
 
-    return hasattr(ledger, "open_book")
+    return importlib.util.find_spec("orderdash.core.ledger.open") is not None
 
 
 def _day(sim: Any) -> None:
@@ -92,7 +92,7 @@ def run(options: Options) -> list[Row]:
     if not landed():
         return [Row("close", "\u2014", status="n/a (the ledger's storage has not landed)")]
     from orderdash.core.books.period import Period
-    from orderdash.core.ledger import open_book  # type: ignore[attr-defined]
+    from orderdash.core.ledger.open import open_book
     from orderdash.core.runtime.config import Settings
     from orderdash.simulator import Simulator, SimulatorServer
 
