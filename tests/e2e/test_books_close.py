@@ -53,7 +53,10 @@ def received(report: dict) -> dict[str, dict[str, Decimal]]:
 
 
 def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
-    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer,
+    book: LedgerFile,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
     code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
@@ -90,8 +93,13 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
     assert report["digest"] == digest_of(report)
     assert canonical(report).isascii() and " " not in canonical(report)[:20]
 
-    # the same day in New York: 24 hours, other orders, still the simulator's own sums
-    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "America/New_York", "--json")
+    # the same day in New York overlaps the day closed: refused in this book, closed in another
+    ny = ("--day", "2026-10-25", "--tz", "America/New_York", "--json")
+    code, out, err = close(capsys, *ny)
+    assert code == 2 and not out and "overlaps the close of" in err, err
+    assert len(err.strip().splitlines()) == 1 and len(book.saved()) == 1
+    LedgerFile(book.path.with_name("other.sqlite3")).install(monkeypatch)
+    code, out, err = close(capsys, *ny)
     assert code == 0, err
     other = json.loads(out)
     assert other["period"]["from"] == "2026-10-25T00:00:00-04:00"
