@@ -324,3 +324,32 @@ async def test_z_and_e_are_hidden_and_inert_on_the_customers_screen(
 
 def files_in(directory: Path) -> list[Path]:
     return list(directory.iterdir())
+
+
+async def test_a_payment_after_the_dry_run_is_in_the_close_and_said_so(
+    server: SimulatorServer, book: LedgerFile
+) -> None:
+    from support.books_scene import berlin
+
+    sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
+    app = books_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_day_before(app, pilot)
+        confirmed = screen.result.report
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        # while the person reads the question, a payment of that evening arrives (the order
+        # still moving is read again by the close)
+        tx = sim.add_transaction(scene["unconf"], "0.0001", age_s=berlin("2026-10-25T18:00"))
+        try:
+            await pilot.press("y")
+            await wait_until(pilot, lambda: screen.closed and not screen.reading, timeout=10)
+        finally:
+            order = sim._orders[scene["unconf"]]  # the module's scene as it was
+            order.transactions[:] = [t for t in order.transactions if t["id"] != tx["id"]]
+        frozen = screen.result.report
+        assert len(frozen["payments"]) == len(confirmed["payments"]) + 1
+        assert book.saved()[0].digest == frozen["digest"]
+        text = screen_text(app)
+        assert "Closed, but 1 payment arrived since the dry run: the close shows them." in text
+        assert f"Digest: {frozen['digest']}" in text
