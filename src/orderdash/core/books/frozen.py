@@ -32,8 +32,7 @@ class OverlappingClose(UsageError):
 
 def _bad(record: CloseRecord, why: str) -> BadClose:
     return BadClose(
-        f"the close of {record.period_from.isoformat()} to {record.period_until.isoformat()} "
-        f"in the ledger cannot be read: {why}"
+        f"the ledger's close from {record.period_from.isoformat()} cannot be read: {why}"
     )
 
 

@@ -251,6 +251,7 @@ class CloseDayScreen(Screen[None]):
         if day != self.day:
             return
         self.reading = False
+        self._show_title()  # no longer "reading"
         self._status(f"Failed, nothing closed: {reason}", failed=True)
 
     @staticmethod
