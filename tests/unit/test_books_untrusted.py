@@ -240,6 +240,9 @@ def test_a_frozen_close_read_back_is_checked_against_its_digest() -> None:
         read_close(frozen_record(report, text="{not json"))
     with pytest.raises(BadClose, match="digest does not match"):
         read_close(frozen_record(report, digest="0" * 64))
+    fraction = json.dumps(report)[:-1] + ', "extra": 1.5}'
+    with pytest.raises(BadClose, match="a value a report never has"):
+        read_close(frozen_record(report, text=fraction))
     altered = json.loads(json.dumps(report))
     altered["received"]["coins"]["BTC"]["amount"] = "1000"
     with pytest.raises(BadClose, match="digest does not match"):
