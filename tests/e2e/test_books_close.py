@@ -53,7 +53,10 @@ def received(report: dict) -> dict[str, dict[str, Decimal]]:
 
 
 def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
-    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer,
+    book: LedgerFile,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
     code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
@@ -90,8 +93,13 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
     assert report["digest"] == digest_of(report)
     assert canonical(report).isascii() and " " not in canonical(report)[:20]
 
-    # the same day in New York: 24 hours, other orders, still the simulator's own sums
-    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "America/New_York", "--json")
+    # the same day in New York overlaps the day closed: refused in this book, closed in another
+    ny = ("--day", "2026-10-25", "--tz", "America/New_York", "--json")
+    code, out, err = close(capsys, *ny)
+    assert code == 2 and not out and "overlaps the close of" in err, err
+    assert len(err.strip().splitlines()) == 1 and len(book.saved()) == 1
+    LedgerFile(book.path.with_name("other.sqlite3")).install(monkeypatch)
+    code, out, err = close(capsys, *ny)
     assert code == 0, err
     other = json.loads(out)
     assert other["period"]["from"] == "2026-10-25T00:00:00-04:00"
@@ -344,3 +352,38 @@ async def test_a_refusal_for_the_rate_holds_the_budget_and_the_read_is_tried_aga
         book.close_connection()
     assert gate.holds == [7.0] and result.missing == 0
     assert token in {p["order"] for p in result.report["payments"]}
+
+
+def test_a_damaged_close_in_the_ledger_is_one_line_never_a_traceback(
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin")
+    code, _, err = close(capsys, *day, "--json")
+    assert code == 0, err
+    for damage in ("{not json", '{"version": 1}'):
+        with closing(sqlite3.connect(book.path)) as connection, connection:
+            connection.execute("UPDATE closes SET report_json = ?", (damage,))
+        code, out, err = close(capsys, *day)
+        assert code == 5 and not out, err
+        assert "cannot be read" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_the_csv_of_a_closed_day_lists_the_states_in_their_own_order(
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import csv
+    import io
+
+    from orderdash.core.books.orders import STATES
+
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--csv")
+    shown = []
+    for args in (("--dry-run",), (), ()):  # a dry run, the close, the close read back
+        code, out, err = close(capsys, *day, *args)
+        assert code == 0, err
+        rows = list(csv.reader(io.StringIO(out)))
+        shown.append([row[1] for row in rows if row[0] == "orders"])
+    assert shown[0] == shown[1] == shown[2] == list(STATES)

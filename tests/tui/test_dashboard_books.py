@@ -324,3 +324,61 @@ async def test_z_and_e_are_hidden_and_inert_on_the_customers_screen(
 
 def files_in(directory: Path) -> list[Path]:
     return list(directory.iterdir())
+
+
+async def test_a_payment_after_the_dry_run_is_in_the_close_and_said_so(
+    server: SimulatorServer, book: LedgerFile
+) -> None:
+    from support.books_scene import berlin
+
+    sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
+    app = books_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_day_before(app, pilot)
+        confirmed = screen.result.report
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        # while the person reads the question, a payment of that evening arrives (the order
+        # still moving is read again by the close)
+        tx = sim.add_transaction(scene["unconf"], "0.0001", age_s=berlin("2026-10-25T18:00"))
+        try:
+            await pilot.press("y")
+            await wait_until(pilot, lambda: screen.closed and not screen.reading, timeout=10)
+        finally:
+            order = sim._orders[scene["unconf"]]  # the module's scene as it was
+            order.transactions[:] = [t for t in order.transactions if t["id"] != tx["id"]]
+        frozen = screen.result.report
+        assert len(frozen["payments"]) == len(confirmed["payments"]) + 1
+        assert book.saved()[0].digest == frozen["digest"]
+        text = screen_text(app)
+        assert "Closed, but 1 payment arrived since the dry run: the close shows them." in text
+        assert f"Digest: {frozen['digest']}" in text
+
+
+async def test_a_damaged_close_in_the_book_is_one_line_in_z(
+    server: SimulatorServer, book: LedgerFile
+) -> None:
+    from datetime import UTC, datetime
+
+    from orderdash.core.books.period import day_period
+    from orderdash.core.ledger import CloseRecord
+
+    day = day_period("2026-10-25", BERLIN)
+    writer = book.open()
+    writer.save_close(
+        CloseRecord("*", day.start, day.end, datetime.now(UTC), '{"version": 1}', "0" * 64)
+    )
+    writer.close_connection()
+    app = books_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "Z")
+        await wait_until(pilot, lambda: isinstance(app.screen, CloseDayScreen))
+        screen = app.screen
+        assert isinstance(screen, CloseDayScreen)
+        await wait_until(pilot, lambda: screen.result is not None, timeout=10)
+        await pilot.press("left")
+        await wait_until(pilot, lambda: "cannot be read" in screen_text(app), timeout=10)
+        failed = [line for line in screen_text(app).splitlines() if "cannot be read" in line]
+        assert len(failed) == 1 and failed[0].lstrip().startswith("Failed, nothing closed")
+        assert not screen.closed and "Digest" not in screen_text(app)
+        assert "2026-10-25 \u00b7 Europe/Berlin \u00b7 not closed yet" in screen_text(app)

@@ -326,6 +326,7 @@ def _close_csv(report: dict[str, Any]) -> list[str]:
     """section,name,order,unit,amount,count: the sums, the states, the exceptions and the
     adjustments (docs/books.md), text cells made spreadsheet-safe."""
     from orderdash.core.books.export import write_csv
+    from orderdash.core.books.orders import STATES
     from orderdash.core.books.report import figure_of
 
     columns = ("section", "name", "order", "unit", "amount", "count")
@@ -337,8 +338,11 @@ def _close_csv(report: dict[str, Any]) -> list[str]:
     for kind in ("coins", "fiat"):
         for unit, row in sorted(report["received"][kind].items()):
             add("received", kind, "", unit, row["amount"], row["payments"])
-    for state, count in report["orders"]["by_state"].items():
-        add("orders", state, "", "", "", count)
+    # in the states' own order, as the text report: a report read back has its keys sorted
+    by_state = report["orders"]["by_state"]
+    known = [state for state in STATES if state in by_state]
+    for state in known + sorted(set(by_state) - set(known)):
+        add("orders", state, "", "", "", by_state[state])
     for entry in report["exceptions"]:
         name, figure = figure_of(entry)
         what = f"{entry['kind']} {name}"

@@ -1,6 +1,7 @@
 """The close of day: gather, build, freeze. A period and till closed once always gives back the
-same report (`Book.find_close`); `dry_run` builds without saving. `till` "*" is the whole
-account (every till); a till's name keeps the orders that till charged (`Book.charges`)."""
+same report (`Book.find_close`, read back checked: `frozen.py`); `dry_run` builds without
+saving. A period that overlaps another close of the same till is refused. `till` "*" is the
+whole account (every till); a till's name keeps the orders that till charged (`Book.charges`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from orderdash.core.books.frozen import find_frozen, prior_closes, read_close
 from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, gather
 from orderdash.core.books.period import Period
-from orderdash.core.books.report import EarlierClose, build_report
+from orderdash.core.books.report import build_report
 from orderdash.core.ledger import Book, CloseRecord
 from orderdash.core.service.client import MAX_HISTORY_PAGES
 from orderdash.core.service.errors import OrderdashError
@@ -56,9 +58,13 @@ async def close_period(
     """Close `period` for `till` (or show it, `dry_run`). `recorder` names the till whose reads
     are written to the ledger; `progress` is told of the reads (`gather`)."""
     if not dry_run:
-        existing = await asyncio.to_thread(book.find_close, till, period.start, period.end)
+        existing = await asyncio.to_thread(find_frozen, book, till, period)
         if existing is not None:
-            return CloseResult(json.loads(existing.report_json), True, False, False)
+            return CloseResult(existing, True, False, False)
+    # before any read: a close overlapping another is refused (a dry run says so)
+    earlier, close_warnings = await asyncio.to_thread(
+        prior_closes, book, till, period, look_back=LOOK_BACK, refuse_overlap=not dry_run
+    )
     gathered = await gather(
         client,
         book,
@@ -78,8 +84,6 @@ async def close_period(
         )
     await _only_till(book, period, till, gathered)
     closed_at = now()
-    closes = await asyncio.to_thread(book.closes, till)
-    earlier = [_earlier(c) for c in closes]
     # its cost grows with the orders: a thread, so that a dashboard's event loop keeps going
     report = await asyncio.to_thread(
         build_report,
@@ -87,8 +91,8 @@ async def close_period(
         period,
         till=till,
         closed_at=closed_at,
-        earlier=[e for e in earlier if e is not None],
-        warnings=gathered.warnings,
+        earlier=earlier,
+        warnings=close_warnings + gathered.warnings,
     )
     if dry_run:
         return CloseResult(
@@ -99,13 +103,18 @@ async def close_period(
         period_from=period.start,
         period_until=period.end,
         closed_at=closed_at,
-        report_json=json.dumps(report, sort_keys=True, separators=(",", ":")),
+        report_json=await asyncio.to_thread(
+            json.dumps, report, sort_keys=True, separators=(",", ":")
+        ),
         digest=report["digest"],
     )
     kept = await asyncio.to_thread(book.save_close, record)
     # a close made meanwhile (another till closing the shop's day) is the one kept
+    kept_report = (
+        report if kept.digest == record.digest else await asyncio.to_thread(read_close, kept)
+    )
     return CloseResult(
-        json.loads(kept.report_json),
+        kept_report,
         kept.digest != record.digest,
         True,
         False,
@@ -120,10 +129,3 @@ async def _only_till(book: Book, period: Period, till: str, gathered: Gathered) 
     charges = await asyncio.to_thread(book.charges, period.start - LOOK_BACK, period.end, till)
     tokens = {c.token for c in charges}
     gathered.orders = [o for o in gathered.orders if o.token in tokens]
-
-
-def _earlier(record: CloseRecord) -> EarlierClose | None:
-    try:
-        return EarlierClose.from_report(json.loads(record.report_json))
-    except (ValueError, KeyError, TypeError):
-        return None  # a close this version cannot read: it covers nothing here

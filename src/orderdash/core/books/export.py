@@ -4,7 +4,8 @@ The columns are the interface (docs/books.md "Exports", `EXPORT_VERSION`, the `v
 column of every row). Times are ISO-8601 with the offset of the chosen zone; every amount is
 the service's own digits (the decimal text as received). Service text is cleaned of control
 characters, and in CSV a text cell starting with = + - @ tab or CR is prefixed with ' so that
-no spreadsheet runs it as a formula (amounts are decimal text orderdash wrote itself).
+no spreadsheet runs it as a formula. A cell of a numeric column is left bare only when it is a
+plain number (`-?[0-9]+(.[0-9]+)?`); anything else in it is text, and made safe as text.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ import io
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
-from orderdash.core.books.orders import BookOrder, text
+from orderdash.core.books.orders import DECIMAL_TEXT, BookOrder, exact_sum, text
 from orderdash.core.books.period import Period, iso
 
 EXPORT_VERSION = 1
@@ -58,7 +58,7 @@ PAYMENT_COLUMNS = (
     "order_state",
     "company",
 )
-#: Columns holding decimal text orderdash formatted itself, or integers: never formulas.
+#: Columns holding numbers: written bare when they are plain numbers (`DECIMAL_TEXT`).
 NUMERIC = frozenset(
     {
         "version",
@@ -101,8 +101,8 @@ def order_row(order: BookOrder, local: Callable[[int], datetime]) -> dict[str, A
         "amount": order.amount_text,
         "expires_at": "" if order.expires_ms is None else iso(local(order.expires_ms)),
         "payments": len(order.payments),
-        "received": format(sum((p.amount for p in order.payments), Decimal(0)), "f"),
-        "received_fiat": format(sum((p.fiat for p in order.payments), Decimal(0)), "f"),
+        "received": format(exact_sum(p.amount for p in order.payments), "f"),
+        "received_fiat": format(exact_sum(p.fiat for p in order.payments), "f"),
     }
 
 
@@ -129,9 +129,12 @@ def payment_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[s
 
 
 def safe_cell(column: str, value: Any) -> str:
-    """One CSV cell: numbers as they are, text that a spreadsheet would run prefixed with '."""
+    """One CSV cell: plain numbers as they are, text that a spreadsheet would run prefixed
+    with ' (in any column: a numeric column's cell that is not a plain number is text)."""
     text = str(value)
-    if column not in NUMERIC and text.startswith(_FORMULA_START):
+    if column in NUMERIC and DECIMAL_TEXT.fullmatch(text):
+        return text
+    if text.startswith(_FORMULA_START):
         return "'" + text
     return text
 

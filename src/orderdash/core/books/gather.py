@@ -11,9 +11,12 @@
    underpaid), so it is read again then; this is what keeps a close of a day the dashboard
    watched within a few getOrders.
 3. getOrder for the rest, each through the getOrder budget (`budget_per_*`), at most
-   `concurrency` at once; every read written to the ledger (`Book.order_seen`).
+   `concurrency` at once; every read written to the ledger (`Book.order_seen`). A read that
+   fails for something other than the service (a bug, a storage error) stops the others: the
+   close fails at once. A read the ledger could not write down is a warning only.
 
-The Book's calls block: they run in a worker thread.
+The Book's calls block, and the ledger's rows are parsed (their cost grows with them): both run
+in a worker thread.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from orderdash.core.books.orders import (
     text,
 )
 from orderdash.core.books.period import Period
-from orderdash.core.ledger import Book
+from orderdash.core.ledger import Book, LedgerError
 from orderdash.core.safetext import clean
 from orderdash.core.service import jsontext
 from orderdash.core.service.client import MAX_HISTORY_PAGES
@@ -43,6 +46,9 @@ from orderdash.core.service.errors import OrderdashError, RateLimited
 LOOK_BACK = timedelta(hours=24)
 #: Tries of one getOrder the service refuses for the rate (each after the budget's hold).
 LIMITED_TRIES = 3
+#: A ledger row's order longer than this is not parsed (an order is a few kilobytes): it is
+#: read from the service again.
+MAX_SEEN_JSON = 1 << 20
 
 
 class Gate(Protocol):
@@ -91,16 +97,15 @@ async def gather(
     for item in history.items:
         if low <= item.created_at_ms < period.end_ms:
             wanted[item.token] = item
-    seen = await asyncio.to_thread(book.orders_seen, list(wanted))
-    by_token = {s.token: s for s in seen}
+    kept, ledger_warnings = await asyncio.to_thread(_ledger_reads, book, wanted)
+    result.warnings.extend(ledger_warnings)
     to_read: list[str] = []
-    for token, item in wanted.items():
-        kept = _from_ledger(by_token.get(token), item)
-        if kept is None:
-            to_read.append(token)
-        else:
-            result.orders.append(kept)
+    for token in wanted:
+        if token in kept:
+            result.orders.append(kept[token])
             result.from_ledger += 1
+        else:
+            to_read.append(token)
     limit = asyncio.Semaphore(max(1, concurrency))
     done = 0
     if progress is not None:
@@ -121,8 +126,13 @@ async def gather(
             result.missing += 1
             result.warnings.append(f"order {clean(token, limit=60)}: {exc}")
             return
-        await asyncio.to_thread(book.order_seen, token, till, now(), jsontext.dumps(fetched.raw))
         result.orders.append(order)
+        try:
+            await asyncio.to_thread(
+                book.order_seen, token, till, now(), jsontext.dumps(fetched.raw)
+            )
+        except LedgerError as exc:  # the read itself stands: only the next close reads again
+            result.warnings.append(f"order {clean(token, limit=60)}: not written down: {exc}")
 
     async def counted(token: str) -> None:
         nonlocal done
@@ -133,7 +143,13 @@ async def gather(
             if progress is not None:
                 progress(done, len(to_read))
 
-    await asyncio.gather(*(counted(token) for token in to_read))
+    try:
+        # one failure cancels the reads still waiting or under way (no read goes on unheard)
+        async with asyncio.TaskGroup() as group:
+            for token in to_read:
+                group.create_task(counted(token))
+    except BaseExceptionGroup as failed:
+        raise _first(failed) from None
     result.orders.sort(key=lambda o: (o.created_ms, o.id, o.token))
     return result
 
@@ -152,14 +168,45 @@ async def _read(client: Any, gate: Gate, token: str) -> Any:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _first(failed: BaseExceptionGroup[Any]) -> BaseException:
+    """The first failure of a task group, out of its (nested) groups."""
+    first: BaseException = failed
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    return first
+
+
+def _ledger_reads(book: Book, wanted: dict[str, Any]) -> tuple[dict[str, BookOrder], list[str]]:
+    """In a thread: the ledger's reads of `wanted` that can stand for new ones, by token, and a
+    warning for each row too long to be read."""
+    kept: dict[str, BookOrder] = {}
+    warnings: list[str] = []
+    for seen in book.orders_seen(list(wanted)):
+        item = wanted.get(seen.token)
+        if item is None:
+            continue
+        if len(seen.order_json) > MAX_SEEN_JSON:
+            warnings.append(
+                f"order {clean(seen.token, limit=60)}: the ledger's read of it is over "
+                f"{MAX_SEEN_JSON >> 20} MiB: read from the service instead"
+            )
+            continue
+        order = _from_ledger(seen, item)
+        if order is not None:
+            kept[seen.token] = order
+    return kept, warnings
+
+
 def _from_ledger(seen: Any, item: Any) -> BookOrder | None:
     """The ledger's read, when it can stand for a new one (see the module's docstring)."""
-    if seen is None:
+    if seen is None or len(seen.order_json) > MAX_SEEN_JSON:
         return None
     try:
         order = read_order(jsontext.loads(seen.order_json))
     except (BadOrder, ValueError):
         return None
+    if order.token != seen.token or seen.token != item.token:
+        return None  # a row filed under another order's token
     if order.state not in SETTLED:
         return None
     if state_of(item.status.code, item.status.label) != order.state:

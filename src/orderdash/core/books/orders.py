@@ -15,12 +15,17 @@ matched loosely as everywhere in orderdash (`core/domain/status.py`):
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, Inexact, localcontext
 from typing import Any
 
 from orderdash.core.domain.status import loose_key, state_key
 from orderdash.core.safetext import clean
+from orderdash.core.service.errors import OrderdashError
+from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
+from orderdash.core.service.models import MONEY_MAX_DIGITS, MONEY_MAX_EXPONENT, to_money
 
 STATES = (
     "in_progress",
@@ -52,10 +57,35 @@ SETTLED = frozenset({"paid", "confirmed", "underpaid", "overpaid", "expired", "c
 #: `expiresAt` below this is not epoch milliseconds (docs/service-api.md#times).
 EPOCH_MS_FLOOR = 10**12
 _MAX_TEXT = 200
+#: An amount as the books write it (`format(amount, "f")`): ASCII digits, one dot at most.
+DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+#: Digits a sum keeps: every amount is within 10^-(exponent + digits) .. 10^exponent (the
+#: models' bounds), so a sum of up to 10^40 of them is exact with this many.
+SUM_PRECISION = 2 * (MONEY_MAX_EXPONENT + MONEY_MAX_DIGITS) + 40
 
 
 class BadOrder(ValueError):
     """The order's data does not have what the books need."""
+
+
+class InexactSum(OrderdashError):
+    """A sum of amounts would have been rounded: the books refuse rather than round."""
+
+
+def exact_sum(amounts: Iterable[Decimal]) -> Decimal:
+    """The exact sum of `amounts`; InexactSum (one line) where it would have been rounded."""
+    total = Decimal(0)
+    with localcontext() as context:
+        context.prec = SUM_PRECISION
+        context.traps[Inexact] = True
+        try:
+            for amount in amounts:
+                total += amount
+        except Inexact:
+            raise InexactSum(
+                f"a sum of amounts needs more than {SUM_PRECISION} digits: not rounded"
+            ) from None
+    return total
 
 
 def state_of(code: object, label: object) -> str:
@@ -71,19 +101,14 @@ def state_of(code: object, label: object) -> str:
 
 
 def money(value: object) -> Decimal:
-    """An exact amount: a Decimal as parsed, or decimal text; never a float or a bool."""
-    if isinstance(value, Decimal) and value.is_finite():
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return Decimal(value)
-    if isinstance(value, str) and 0 < len(value) <= 100:
-        try:
-            parsed = Decimal(value)
-        except InvalidOperation:
-            raise BadOrder(f"amount {clean(value, limit=40)!r} is not a number") from None
-        if parsed.is_finite():
-            return parsed
-    raise BadOrder("an amount is missing or not a number")
+    """An exact amount: a Decimal as parsed, or decimal text, within the bounds of every money
+    value of the service (`models.to_money`); never a float or a bool."""
+    if value is None or (isinstance(value, str) and len(value) > MAX_NUMBER_TEXT):
+        raise BadOrder("an amount is missing or not a number")
+    try:
+        return to_money(value)
+    except ValueError as exc:
+        raise BadOrder(f"amount {clean(str(value), limit=40)!r}: {exc}") from None
 
 
 def text(value: object) -> str:
@@ -232,15 +257,16 @@ def exceptions_of(order: BookOrder) -> list[dict[str, Any]]:
 
     if latest is not None and (order.state == "underpaid" or latest.under_paid < 0):
         if order.state not in ("in_progress", "expired"):
-            entry("underpaid", "shortfall", -latest.under_paid, -latest.under_paid_fiat)
+            shortfall = latest.under_paid.copy_negate()
+            entry("underpaid", "shortfall", shortfall, latest.under_paid_fiat.copy_negate())
     if latest is not None and (order.state == "overpaid" or latest.over_paid > 0):
         entry("overpaid", "excess", latest.over_paid, latest.over_paid_fiat)
     if order.state == "expired" and order.payments:
         entry(
             "expired_with_payment",
             "received",
-            sum((p.amount for p in order.payments), Decimal(0)),
-            sum((p.fiat for p in order.payments), Decimal(0)),
+            exact_sum(p.amount for p in order.payments),
+            exact_sum(p.fiat for p in order.payments),
         )
     if order.expires_ms is not None:
         late = [p for p in order.payments if p.at_ms > order.expires_ms]
@@ -248,11 +274,11 @@ def exceptions_of(order: BookOrder) -> list[dict[str, Any]]:
             entry(
                 "paid_after_expiry",
                 "received",
-                sum((p.amount for p in late), Decimal(0)),
-                sum((p.fiat for p in late), Decimal(0)),
+                exact_sum(p.amount for p in late),
+                exact_sum(p.fiat for p in late),
             )
     if order.state == "unconfirmed":
         total = latest.total if latest is not None else Decimal(0)
-        fiat = sum((p.fiat for p in order.payments), Decimal(0))
+        fiat = exact_sum(p.fiat for p in order.payments)
         entry("unconfirmed", "received", total, fiat)
     return found

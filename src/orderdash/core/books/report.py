@@ -16,7 +16,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from orderdash.core.books.orders import STATES, BookOrder, Payment, exceptions_of
+from orderdash.core.books.orders import STATES, BookOrder, Payment, exact_sum, exceptions_of
 from orderdash.core.books.period import Period, iso
 from orderdash.core.safetext import clean
 
@@ -61,19 +61,18 @@ def digest_of(report: dict[str, Any]) -> str:
 
 
 def _sums(payments: Iterable[Payment]) -> dict[str, dict[str, dict[str, Any]]]:
-    coins: dict[str, list[Any]] = {}
-    fiat: dict[str, list[Any]] = {}
+    """Per coin and per fiat currency: the exact sum (`exact_sum`: never rounded) and count."""
+    coins: dict[str, list[Decimal]] = {}
+    fiat: dict[str, list[Decimal]] = {}
     for payment in payments:
-        for table, unit, amount in (
-            (coins, payment.coin, payment.amount),
-            (fiat, payment.currency, payment.fiat),
-        ):
-            row = table.setdefault(unit, [Decimal(0), 0])
-            row[0] += amount
-            row[1] += 1
+        coins.setdefault(payment.coin, []).append(payment.amount)
+        fiat.setdefault(payment.currency, []).append(payment.fiat)
     return {
-        "coins": {k: {"amount": format(v[0], "f"), "payments": v[1]} for k, v in coins.items()},
-        "fiat": {k: {"amount": format(v[0], "f"), "payments": v[1]} for k, v in fiat.items()},
+        name: {
+            unit: {"amount": format(exact_sum(amounts), "f"), "payments": len(amounts)}
+            for unit, amounts in table.items()
+        }
+        for name, table in (("coins", coins), ("fiat", fiat))
     }
 
 
@@ -157,6 +156,22 @@ def _adjustments(
     return found
 
 
+def change_note(confirmed: dict[str, Any], frozen: dict[str, Any]) -> str:
+    """One line when `frozen` (the close as made) differs from `confirmed` (the dry run the
+    person agreed to) in anything but when it was built; "" when they agree."""
+
+    def body(report: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in report.items() if k not in ("closed_at", "digest")}
+
+    if body(confirmed) == body(frozen):
+        return ""
+    arrived = len(frozen.get("payments", [])) - len(confirmed.get("payments", []))
+    if arrived > 0:
+        payments = "payment" if arrived == 1 else "payments"
+        return f"{arrived} {payments} arrived since the dry run: the close shows them."
+    return "The day changed since the dry run: the close shows it as it is now."
+
+
 def summary_rows(report: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(kind, unit, amount and count) rows of the received sums: the human table's lines."""
     rows = []
@@ -173,37 +188,44 @@ def figure_of(entry: dict[str, Any]) -> tuple[str, dict[str, str]]:
 
 
 def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
-    """The report as lines of text (the `close` command's, the dashboard's `Z`); every text
-    from the service cleaned. `closed` False: a dry run, shown without a digest."""
+    """The report as lines of text (the `close` command's, the dashboard's `Z`); every text in
+    it cleaned (a report read back from the ledger is as untrusted as the service). `closed`
+    False: a dry run, shown without a digest."""
+
+    def c(value: Any, limit: int = 60) -> str:
+        return clean(str(value), limit=limit)
+
     period, orders = report["period"], report["orders"]
-    till = "all tills" if report["till"] == "*" else clean(report["till"], limit=60)
+    till = "all tills" if report["till"] == "*" else c(report["till"])
     lines = [
-        f"Close of day {period['from']} to {period['until']} ({clean(period['zone'], limit=60)})",
-        f"Till: {till}   closed at {report['closed_at']}",
-        f"Digest: {report['digest']} (report version {report['version']})",
+        f"Close of day {c(period['from'])} to {c(period['until'])} ({c(period['zone'])})",
+        f"Till: {till}   closed at {c(report['closed_at'])}",
+        f"Digest: {c(report['digest'], 80)} (report version {c(report['version'])})",
         "",
     ]
     if not closed:
-        lines[1:3] = [f"Till: {till}   not closed yet (report version {report['version']})"]
+        lines[1:3] = [f"Till: {till}   not closed yet (report version {c(report['version'])})"]
     lines += [
-        f"Orders: {orders['total']}",
+        f"Orders: {c(orders['total'])}",
     ]
     # in the states' own order, whether the report was just built or read back (sorted keys)
     by_state = orders["by_state"]
     known = [state for state in STATES if state in by_state]
     counts = [
-        f"{state.replace('_', ' ')} {by_state[state]}"
+        f"{c(state, 30).replace('_', ' ')} {c(by_state[state])}"
         for state in known + sorted(set(by_state) - set(known))
         if by_state[state]
     ]
     if counts:
         lines.append("  " + ", ".join(counts))
     received = report["received"]
+    amounts = {
+        (kind, unit): c(row["amount"], 200)
+        for kind in RECEIVED_HEADINGS
+        for unit, row in received[kind].items()
+    }
     # one column of amounts for both blocks: right-aligned, never cut (the longest sets it)
-    width = max(
-        (len(row["amount"]) for kind in RECEIVED_HEADINGS for row in received[kind].values()),
-        default=0,
-    )
+    width = max((len(amount) for amount in amounts.values()), default=0)
     if not any(received[kind] for kind in RECEIVED_HEADINGS):
         lines += ["", "Received", "  nothing"]
     for kind, heading in RECEIVED_HEADINGS.items():
@@ -213,22 +235,22 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
             count = row["payments"]
             payments = "payment" if count == 1 else "payments"
             lines.append(
-                f"  {clean(unit, limit=12):<6} {row['amount']:>{width}}  {count} {payments}"
+                f"  {c(unit, 12):<6} {amounts[kind, unit]:>{width}}  {c(count)} {payments}"
             )
     lines += ["", f"Exceptions: {len(report['exceptions'])}"]
     for entry in report["exceptions"]:
         name, figure = figure_of(entry)
         lines.append(
-            f"  {entry['kind'].replace('_', ' '):<21} {clean(entry['order'], limit=40)}  "
-            f"{name} {figure['coin']} {clean(entry['coin'], limit=12)} "
-            f"({figure['fiat']} {clean(entry['currency'], limit=12)})"
+            f"  {c(entry['kind'], 30).replace('_', ' '):<21} {c(entry['order'], 40)}  "
+            f"{name} {c(figure['coin'], 200)} {c(entry['coin'], 12)} "
+            f"({c(figure['fiat'], 200)} {c(entry['currency'], 12)})"
         )
     lines += ["", f"Adjustments: {len(report['adjustments'])}"]
     for entry in report["adjustments"]:
         lines.append(
-            f"  {entry['at']}  {clean(entry['order'], limit=40)}  {entry['amount']} "
-            f"{clean(entry['coin'], limit=12)} ({entry['fiat']} "
-            f"{clean(entry['currency'], limit=12)}), order of the close "
-            f"{entry['closed_period']['from']}"
+            f"  {c(entry['at'])}  {c(entry['order'], 40)}  {c(entry['amount'], 200)} "
+            f"{c(entry['coin'], 12)} ({c(entry['fiat'], 200)} "
+            f"{c(entry['currency'], 12)}), order of the close "
+            f"{c(entry['closed_period']['from'])}"
         )
     return lines

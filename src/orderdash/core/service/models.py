@@ -22,11 +22,13 @@ from orderdash.core.service.jsontext import OutOfRangeNumber, in_range
 
 #: Largest magnitude and finest fraction accepted for a money value (10^±40): wider than any
 #: coin or fiat amount, narrow enough that formatting can never produce a huge string.
-_MAX_ADJUSTED_EXPONENT = 40
-_MAX_DIGITS = 80
+MONEY_MAX_EXPONENT = 40
+MONEY_MAX_DIGITS = 80
 
 
-def _to_money(value: Any) -> Decimal:
+def to_money(value: Any) -> Decimal:
+    """A money value as the service sent it (Decimal, int or decimal text), exact and within
+    the bounds above; ValueError otherwise (float, bool, NaN, out of range)."""
     if isinstance(value, OutOfRangeNumber):
         raise ValueError("number out of range")
     if isinstance(value, bool) or isinstance(value, float):
@@ -44,12 +46,15 @@ def _to_money(value: Any) -> Decimal:
         raise ValueError("expected a decimal number")
     if not value.is_finite():
         raise ValueError("expected a finite number")
-    if len(value.as_tuple().digits) > _MAX_DIGITS or abs(value.adjusted()) > _MAX_ADJUSTED_EXPONENT:
+    if (
+        len(value.as_tuple().digits) > MONEY_MAX_DIGITS
+        or abs(value.adjusted()) > MONEY_MAX_EXPONENT
+    ):
         raise ValueError("number out of range")
     return value
 
 
-Money = Annotated[Decimal, BeforeValidator(_to_money)]
+Money = Annotated[Decimal, BeforeValidator(to_money)]
 
 #: A JSON integer, as the spec says: never a bool, text or a fraction coerced into one, and within
 #: 64 bits, so that no time or id computed from it can overflow (a 400-digit `expiresAt` made the

@@ -2,7 +2,8 @@
 
 It opens on today's report as a dry run ("not closed yet"), or the frozen report when the day
 was closed already; `c` closes the day after a yes (`ConfirmScreen`), and the frozen report
-and its digest show. Left and right move a day back and forth (not past today). The work is
+and its digest show (with one line when it differs from the dry run confirmed: what arrived
+meanwhile is in it). Left and right move a day back and forth (not past today). The work is
 the `close` command's (`core/books/run.py`) through the App's client, in one worker group;
 while it reads, one line says how far it is; a failure is one line and closes nothing.
 """
@@ -10,7 +11,6 @@ while it reads, one line says how far it is; a failure is one line and closes no
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, tzinfo
@@ -25,9 +25,10 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from orderdash.core.books.close import ALL_TILLS, CloseResult
+from orderdash.core.books.frozen import find_frozen
 from orderdash.core.books.gather import Gate
 from orderdash.core.books.period import Period, day_period
-from orderdash.core.books.report import report_lines
+from orderdash.core.books.report import change_note, report_lines
 from orderdash.core.books.run import NoBook, close_with
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import OrderdashError
@@ -92,6 +93,8 @@ class CloseDayScreen(Screen[None]):
         self.no_book = ""
         self.reading = False
         self._close_asked = False
+        #: The dry run's report the person confirmed closing (None: no close asked).
+        self._confirmed_report: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="close-title")
@@ -165,6 +168,7 @@ class CloseDayScreen(Screen[None]):
 
     def _confirmed(self, yes: bool | None) -> None:
         if yes:
+            self._confirmed_report = None if self.result is None else self.result.report
             self._read(dry_run=False)
         else:
             self._status("Not closed.")
@@ -185,6 +189,8 @@ class CloseDayScreen(Screen[None]):
             book, self.no_book = await asyncio.to_thread(self._book)
             result, closed = await self._report(book, period, dry_run)
             lines = await asyncio.to_thread(report_lines, result.report, closed=closed)
+            confirmed = self._confirmed_report if not dry_run else None
+            note = "" if confirmed is None else change_note(confirmed, result.report)
         except OrderdashError as error:
             self._failed(day, error.message)
             return
@@ -204,7 +210,7 @@ class CloseDayScreen(Screen[None]):
         book_line.display = bool(self.no_book)
         self.query_one("#close-lines", Static).update(Text("\n".join(lines), overflow="fold"))
         self._show_title()
-        self._status(self._outcome(result, closed, dry_run))
+        self._status(f"Closed, but {note}" if note else self._outcome(result, closed, dry_run))
 
     def _book(self) -> tuple[Any, str]:
         """The shop's book, or a book that keeps nothing and why (in a thread: opening may
@@ -220,10 +226,10 @@ class CloseDayScreen(Screen[None]):
     async def _report(self, book: Any, period: Period, dry_run: bool) -> tuple[CloseResult, bool]:
         if dry_run:
             # a closed day is shown as it was closed, not read again
-            found = await asyncio.to_thread(book.find_close, ALL_TILLS, period.start, period.end)
+            # (read back checked: a damaged close is one line, never shown as it is)
+            found = await asyncio.to_thread(find_frozen, book, ALL_TILLS, period)
             if found is not None:
-                report = await asyncio.to_thread(json.loads, found.report_json)
-                return CloseResult(report, True, False, False), True
+                return CloseResult(found, True, False, False), True
         result = await close_with(
             self._client,
             book,
@@ -245,6 +251,7 @@ class CloseDayScreen(Screen[None]):
         if day != self.day:
             return
         self.reading = False
+        self._show_title()  # no longer "reading"
         self._status(f"Failed, nothing closed: {reason}", failed=True)
 
     @staticmethod

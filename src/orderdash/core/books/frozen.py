@@ -1,0 +1,201 @@
+"""A frozen close read back from the ledger: untrusted like anything on disk. Its JSON is parsed
+bounded (`jsontext.loads`), its structure and types checked, and its digest computed again and
+compared with the one written beside it; anything else is `BadClose`, one line. Also: the
+earlier closes that can matter to a new one, and a close that would overlap one already made.
+Blocking and growing with the closes: callers run these in a worker thread."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from orderdash.core.books.orders import DECIMAL_TEXT
+from orderdash.core.books.period import Period
+from orderdash.core.books.report import FIGURE_NAMES, REPORT_VERSION, EarlierClose, digest_of
+from orderdash.core.ledger import Book, CloseRecord
+from orderdash.core.safetext import clean
+from orderdash.core.service import jsontext
+from orderdash.core.service.errors import OrderdashError, UsageError
+
+#: A close's report longer than this is not read (a month of a busy shop is a few megabytes).
+MAX_REPORT_JSON = 64 << 20
+
+
+class BadClose(OrderdashError):
+    """A close in the ledger is not a report this orderdash wrote (damaged or altered)."""
+
+
+class OverlappingClose(UsageError):
+    """The period overlaps a close of the same till: its payments would be counted twice."""
+
+
+def _bad(record: CloseRecord, why: str) -> BadClose:
+    return BadClose(
+        f"the ledger's close from {record.period_from.isoformat()} cannot be read: {why}"
+    )
+
+
+def read_close(record: CloseRecord) -> dict[str, Any]:
+    """The report of `record`, checked (see the module's docstring); BadClose otherwise."""
+    if len(record.report_json) > MAX_REPORT_JSON:
+        raise _bad(record, f"it is over {MAX_REPORT_JSON >> 20} MiB")
+    try:
+        report = jsontext.loads(record.report_json)
+    except ValueError as exc:
+        raise _bad(record, f"not JSON ({exc})") from None
+    try:
+        _check_report(report)
+    except KeyError as exc:
+        raise _bad(record, f"{clean(str(exc), limit=40)} is missing") from None
+    except (TypeError, ValueError) as exc:
+        raise _bad(record, str(exc)) from None
+    try:
+        digest = digest_of(report)
+    except (TypeError, ValueError):  # a member this orderdash never writes (a fraction)
+        raise _bad(record, "it holds a value a report never has") from None
+    if report["digest"] != record.digest or digest != record.digest:
+        raise _bad(record, "its digest does not match its report")
+    return report
+
+
+def find_frozen(book: Book, till: str, period: Period) -> dict[str, Any] | None:
+    """The report of the close of exactly `period` and `till`, checked; None when not closed."""
+    found = book.find_close(till, period.start, period.end)
+    return None if found is None else read_close(found)
+
+
+def prior_closes(
+    book: Book, till: str, period: Period, *, look_back: timedelta, refuse_overlap: bool
+) -> tuple[list[EarlierClose], list[str]]:
+    """The closes of `till` that can matter to closing `period` (those ending after its start
+    less `look_back`: only their orders are read), read and checked, and a warning for each that
+    cannot be read. `refuse_overlap`: OverlappingClose when one overlaps `period` (another
+    close of the same till counted some of its payments already); else that is a warning."""
+    records = book.closes(till)
+    warnings: list[str] = []
+    over = overlapping(records, period)
+    if over is not None:
+        message = (
+            f"the period overlaps the close of {over.period_from.isoformat()} to "
+            f"{over.period_until.isoformat()} of the same till: its payments would count twice"
+        )
+        if refuse_overlap:
+            raise OverlappingClose(message)
+        warnings.append(message + " (it cannot be closed)")
+    low = period.start - look_back
+    earlier: list[EarlierClose] = []
+    for record in records:
+        if record.period_until <= low:
+            continue
+        try:
+            earlier.append(EarlierClose.from_report(read_close(record)))
+        except BadClose as exc:
+            warnings.append(f"{exc.message}: its payments are not known here")
+    return earlier, warnings
+
+
+def overlapping(records: Sequence[CloseRecord], period: Period) -> CloseRecord | None:
+    """A close among `records` that overlaps `period` without being exactly it."""
+    for record in records:
+        same = record.period_from == period.start and record.period_until == period.end
+        if not same and record.period_from < period.end and record.period_until > period.start:
+            return record
+    return None
+
+
+# -- the report's shape (docs/books.md "The report") ----------------------------------------------
+
+_PAYMENT_KEYS = ("order", "at", "coin", "currency")
+
+
+def _obj(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} is not an object")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{where} is not a list")
+    return value
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{where} is not text")
+    return value
+
+
+def _count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError(f"{where} is not a count")
+    return value
+
+
+def _amount(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not DECIMAL_TEXT.fullmatch(value):
+        raise ValueError(f"{where} is not decimal text")
+    return value
+
+
+def _time(value: Any, where: str) -> None:
+    try:
+        when = datetime.fromisoformat(_text(value, where))
+    except ValueError:
+        raise ValueError(f"{where} is not an ISO-8601 time") from None
+    if when.tzinfo is None:
+        raise ValueError(f"{where} has no offset")
+
+
+def _check_report(report: Any) -> None:
+    _obj(report, "the report")
+    if report.get("version") != REPORT_VERSION or isinstance(report.get("version"), bool):
+        raise ValueError(f"its version is not {REPORT_VERSION}")
+    period = _obj(report["period"], "period")
+    _time(period["from"], "period.from")
+    _time(period["until"], "period.until")
+    _text(period["zone"], "period.zone")
+    _text(report["till"], "till")
+    _time(report["closed_at"], "closed_at")
+    _text(report["digest"], "digest")
+    orders = _obj(report["orders"], "orders")
+    _count(orders["total"], "orders.total")
+    for state, count in _obj(orders["by_state"], "orders.by_state").items():
+        _count(count, f"orders.by_state.{clean(state, limit=20)}")
+    received = _obj(report["received"], "received")
+    for kind in ("coins", "fiat"):
+        for unit, row in _obj(received[kind], f"received.{kind}").items():
+            _obj(row, f"received.{kind}.{clean(unit, limit=12)}")
+            _amount(row["amount"], f"received.{kind} amount")
+            _count(row["payments"], f"received.{kind} payments")
+    for entry in _list(report["exceptions"], "exceptions"):
+        _obj(entry, "an exception")
+        for key in ("kind", "order", "state", "coin", "currency"):
+            _text(entry[key], f"an exception's {key}")
+        name = next((n for n in FIGURE_NAMES if n in entry), None)
+        if name is None:
+            raise ValueError("an exception has no figure")
+        figure = _obj(entry[name], f"an exception's {name}")
+        _amount(figure["coin"], f"an exception's {name}")
+        _amount(figure["fiat"], f"an exception's {name}")
+    for entry in _list(report["payments"], "payments"):
+        _payment(entry, "a payment")
+    for entry in _list(report["adjustments"], "adjustments"):
+        _payment(entry, "an adjustment")
+        closed = _obj(entry["closed_period"], "an adjustment's closed_period")
+        _time(closed["from"], "an adjustment's closed_period")
+        _time(closed["until"], "an adjustment's closed_period")
+    for warning in _list(report["warnings"], "warnings"):
+        _text(warning, "a warning")
+
+
+def _payment(entry: Any, what: str) -> None:
+    _obj(entry, what)
+    for key in _PAYMENT_KEYS:
+        _text(entry[key], f"{what}'s {key}")
+    _time(entry["at"], f"{what}'s at")
+    if isinstance(entry["id"], bool) or not isinstance(entry["id"], int):
+        raise TypeError(f"{what}'s id is not an integer")
+    _amount(entry["amount"], f"{what}'s amount")
+    _amount(entry["fiat"], f"{what}'s fiat")
