@@ -19,7 +19,12 @@ from pydantic import SecretStr
 
 from conftest import make_settings
 from orderdash.core.ledger import ChargeRecord
-from orderdash.core.ledger.charges import charge_line, outcome_of, resolve_unresolved
+from orderdash.core.ledger.charges import (
+    Resolutions,
+    charge_line,
+    outcome_of,
+    resolve_unresolved,
+)
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.runtime.config import Settings
@@ -117,6 +122,9 @@ def test_a_charge_killed_mid_create_is_resolved_at_the_next_start(server, tmp_pa
     (made,) = set(server.sim.tokens()) - before
     (record,) = _charges(ledger)
     assert (record.token, record.outcome) == (made, "sending")
+    # as if killed ten minutes ago: a charge just started may still be being made
+    _started_earlier(ledger, record.token, timedelta(minutes=10))
+    (record,) = _charges(ledger)
     server.sim.clear_faults()
     again = _charge(env, "1")
     assert again.returncode == 0, again.stderr
@@ -129,10 +137,25 @@ def test_a_charge_killed_mid_create_is_resolved_at_the_next_start(server, tmp_pa
     assert "earlier charge" not in third.stderr
 
 
+def _started_earlier(ledger: Path, token: str, by: timedelta) -> None:
+    from orderdash.core.ledger.store import time_text
+
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        (record,) = [r for r in _charges(ledger) if r.token == token]
+        with book._engine.transaction() as cursor:
+            cursor.execute(
+                "UPDATE charges SET started_at = %s WHERE token = %s",
+                (time_text(record.started_at - by), token),
+            )
+    finally:
+        book.close_connection()
+
+
 def test_an_unresolved_charge_never_made_is_said_not_made(server, tmp_path: Path) -> None:
     ledger = tmp_path / "ledger.sqlite3"
     book = open_book(Settings(ledger=str(ledger)))
-    at = datetime(2026, 11, 27, 10, 2, tzinfo=UTC)
+    at = datetime(2026, 11, 20, 10, 2, tzinfo=UTC)
     book.charge_started(ChargeRecord("never-sent-token-1", Decimal("12.50"), "EUR", "front", at))
     book.charge_started(ChargeRecord("other-till-token-1", Decimal("1"), "EUR", "back", at))
     book.close_connection()
@@ -186,13 +209,21 @@ async def test_the_outcome_of_each_ending(server, tmp_path: Path) -> None:
 
         await one()
         await one(currency="CHF")  # made in EUR: stopped
-        assert await resolve_unresolved(writer, client) == []
-    outcomes = {r.token: r.outcome for r in await writer.call("charges", *_today(), None)}
+        resolutions = await resolve_unresolved(writer, client, gate=_NoWait(), recent=timedelta(0))
+        assert resolutions == Resolutions([], [])
+    outcomes = {r.token: r.outcome for r in await writer.charges(*_today(), None)}
     assert outcomes == {"tok-made": "made", "tok-stopped": "stopped"}
     await writer.aclose()
     assert outcome_of(ChargeOutcomeUnknown("m", "t", "no answer")) == ("unknown", "no answer")
     assert outcome_of(ChargeStopped("stopped: x", "t"))[0] == "stopped"
     assert outcome_of(UsageError("refused")) == ("not_made", "refused")
+
+
+class _NoWait:
+    """A getOrder budget that never makes a lookup wait."""
+
+    async def private_request(self) -> None:
+        pass
 
 
 def _today() -> tuple[datetime, datetime]:
@@ -265,7 +296,7 @@ async def test_the_dashboard_names_an_earlier_unresolved_charge(dash_server, tmp
     made = server.sim.tokens()[0]
     ledger = tmp_path / "ledger.sqlite3"
     book = open_book(Settings(ledger=str(ledger)))
-    at = datetime.now(UTC) - timedelta(minutes=5)
+    at = datetime.now(UTC) - timedelta(minutes=10)
     book.charge_started(ChargeRecord(made, Decimal("12.50"), "EUR", "front", at))
     book.charge_started(ChargeRecord("never-made-token-2", Decimal("3"), "EUR", "front", at))
     book.close_connection()
@@ -320,12 +351,14 @@ async def test_orders_read_are_written_once_per_changed_answer(sim_server, tmp_p
     assert last.till == settings.till
 
 
-def test_the_writer_keeps_the_services_digits_and_skips_unchanged_answers(tmp_path) -> None:
+async def test_the_writer_keeps_the_services_digits_and_skips_unchanged_answers(
+    tmp_path,
+) -> None:
     ledger = tmp_path / "ledger.sqlite3"
     writer = BookWriter(lambda: open_book(Settings(ledger=str(ledger))), "front")
     raw = {"token": "t1", "amount": Decimal("0.000123456789012345678901"), "expirationTime": 5}
     writer.saw("t1", raw)
-    writer.close()
+    await writer.aclose()
     book = open_book(Settings(ledger=str(ledger)))
     try:
         (seen,) = book.orders_seen()
@@ -340,18 +373,24 @@ def test_the_writer_keeps_the_services_digits_and_skips_unchanged_answers(tmp_pa
 
     again = BookWriter(opener, "front")
     again.saw("t1", raw)
-    again.drain()  # a new process writes each order once
+    await _written(again)  # a new process writes each order once
     written: list = []
     real = opened[0].order_seen_many
     opened[0].order_seen_many = lambda rows: (written.append(list(rows)), real(rows))
     again.saw("t1", {**raw, "expirationTime": 4})  # only the countdown moved
     again.saw("t1", raw)
-    again.drain()
+    await _written(again)
     assert written == []
     again.saw("t1", {**raw, "status": "PAID"})
-    again.drain()
+    await _written(again)
     assert len(written) == 1 and '"PAID"' in written[0][0][3]
-    again.close()
+    await again.aclose()
+
+
+async def _written(writer: BookWriter) -> None:
+    """Until what `saw` was given so far is written: the writer's one thread runs its calls in
+    order, so a call made now ends after the batch queued before it."""
+    await writer.call(lambda _book: None)
 
 
 def test_get_writes_the_order_it_read_with_the_services_digits(sim_server, tmp_path) -> None:
@@ -385,7 +424,8 @@ def test_charges_lists_todays_charges_and_resolves_earlier_ones(server, tmp_path
     made = _charge(env, "12.50")
     assert made.returncode == 0, made.stderr
     book = open_book(Settings(ledger=str(ledger)))
-    now = datetime.now(UTC)
+    # started before the window in which a charge may still be being made
+    now = datetime.now(UTC) - timedelta(minutes=10)
     book.charge_started(ChargeRecord("never-made-token-3", Decimal("3"), "EUR", "front", now))
     book.charge_started(ChargeRecord("back-till-token-3", Decimal("4"), "EUR", "back", now))
     book.close_connection()
