@@ -504,3 +504,130 @@ async def test_watch_jsonl_writes_the_orders_it_reads(sim_server, tmp_path) -> N
         assert {s.token for s in book.orders_seen()} == set(tokens)
     finally:
         book.close_connection()
+
+
+# -- looking up unresolved charges -----------------------------------------------------------
+
+
+class _Counted:
+    """A getOrder budget that counts what is spent."""
+
+    def __init__(self) -> None:
+        self.spent = 0
+
+    async def private_request(self) -> None:
+        self.spent += 1
+
+
+def _resolver(server, tmp_path: Path) -> tuple[Settings, BookWriter]:
+    settings = make_settings(server.base_url, ledger=str(tmp_path / "ledger.sqlite3"), till="front")
+    return settings, BookWriter(lambda: open_book(settings), "front")
+
+
+async def test_a_lookup_racing_the_dialog_never_writes_not_made_over_made(
+    server, tmp_path: Path
+) -> None:
+    """The dialog's create answers "made" while a lookup of the same charge is on its way and
+    finds no order yet (the service had not made it when asked): the lookup's "not made"
+    is never written over the dialog's "made", nor said."""
+    settings, writer = _resolver(server, tmp_path)
+    at = datetime.now(UTC) - timedelta(minutes=10)
+    dialog = open_book(settings)
+    dialog.charge_started(ChargeRecord("racing-token-1", Decimal("12.50"), "EUR", "front", at))
+    async with OrderClient.from_settings(settings) as client:
+        asked = client.get_order
+
+        async def get_order(token: str):  # noqa: ANN202 - the dialog ends while it is asked
+            dialog.charge_ended("racing-token-1", "made")
+            return await asked(token)
+
+        client.get_order = get_order  # type: ignore[method-assign]
+        resolutions = await resolve_unresolved(writer, client, gate=_Counted(), recent=timedelta(0))
+    await writer.aclose()
+    assert resolutions.found == []
+    assert dialog.charge("racing-token-1").outcome == "made"
+    dialog.close_connection()
+
+
+async def test_a_charge_started_moments_ago_is_left_for_later(server, tmp_path: Path) -> None:
+    """A charge the same till's dashboard may be making right now is not looked up (the
+    service may not have made its order yet): it stays "sending" and its line says so."""
+    from orderdash.core.ledger.charges import recent_window
+
+    settings, writer = _resolver(server, tmp_path)
+    await writer.charge_started("being-made-token-1", Decimal("12.50"), "EUR")
+    gate = _Counted()
+    server.sim.clear_requests()
+    async with OrderClient.from_settings(settings) as client:
+        resolutions = await resolve_unresolved(
+            writer, client, gate=gate, recent=recent_window(settings.timeout)
+        )
+    (record,) = await writer.charges(*_today(), None)
+    await writer.aclose()
+    assert record.outcome == "sending" and gate.spent == 0 and resolutions.found == []
+    (line,) = resolutions.later
+    assert line.startswith("12.50 EUR at ") and "left for later" in line
+    assert not any(r["endpoint"] == "order" for r in server.sim.requests)
+    # the window covers every try of the create with its whole deadline
+    assert recent_window(600) >= timedelta(seconds=3 * 601)
+
+
+async def test_lookups_are_bounded_newest_first_within_the_budget(server, tmp_path: Path) -> None:
+    settings, writer = _resolver(server, tmp_path)
+    book = open_book(settings)
+    old = datetime.now(UTC) - timedelta(hours=1)
+    for minute in range(12):
+        at = old + timedelta(minutes=minute)
+        book.charge_started(ChargeRecord(f"gone-token-{minute:02}", Decimal(1), "EUR", "front", at))
+    book.close_connection()
+    gate = _Counted()
+    async with OrderClient.from_settings(settings) as client:
+        resolutions = await resolve_unresolved(writer, client, gate=gate, recent=timedelta(0))
+    await writer.aclose()
+    assert gate.spent == 10
+    assert [r.record.token for r in resolutions.found] == [
+        f"gone-token-{minute:02}" for minute in range(11, 1, -1)
+    ]
+    assert resolutions.later == ["and 2 older ones, left for the next start"]
+
+
+def test_a_charge_is_named_in_the_stores_time_zone() -> None:
+    from zoneinfo import ZoneInfo
+
+    at = datetime(2026, 11, 27, 9, 2, tzinfo=UTC)
+    record = ChargeRecord("t", Decimal("12.50"), "EUR", "front", at)
+    now = at + timedelta(hours=2)
+    kiritimati = ZoneInfo("Pacific/Kiritimati")  # UTC+14: 23:02, and now the next day there
+    assert charge_line(record, now=now, zone=kiritimati) == "12.50 EUR at 2026-11-27 23:02"
+    assert charge_line(record, now=now, zone=ZoneInfo("America/Los_Angeles")) == (
+        "12.50 EUR at 01:02"
+    )
+
+
+def test_charges_counts_today_in_the_timezone_setting(server, tmp_path) -> None:
+    """`charges` lists the day as `close` counts it: in the `timezone` setting's zone. A charge
+    13 hours ago is today where the clock now reads after 14:00, yesterday where before 12:00."""
+    from zoneinfo import ZoneInfo
+
+    ledger = tmp_path / "ledger.sqlite3"
+    now = datetime.now(UTC)
+    zones = [f"Etc/GMT{offset:+d}" if offset else "UTC" for offset in range(-14, 13)]
+
+    def since_midnight(zone: str) -> timedelta:
+        local = now.astimezone(ZoneInfo(zone))
+        return local - local.replace(hour=0, minute=0, second=0, microsecond=0)
+
+    today = next(z for z in zones if since_midnight(z) > timedelta(hours=14))
+    yesterday = next(z for z in zones if since_midnight(z) < timedelta(hours=12))
+    book = open_book(Settings(ledger=str(ledger)))
+    at = now - timedelta(hours=13)
+    book.charge_started(ChargeRecord("late-token-1", Decimal(2), "EUR", "front", at, "made"))
+    book.close_connection()
+    argv = [sys.executable, "-m", "orderdash", "charges", "--json"]
+    listed = {}
+    for zone in (today, yesterday):
+        env = {**_env(server, ledger), "ORDERDASH_TIMEZONE": zone}
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        listed[zone] = [r["token"] for r in jsontext.loads(done.stdout)]
+    assert listed == {today: ["late-token-1"], yesterday: []}
