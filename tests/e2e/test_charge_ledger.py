@@ -631,3 +631,118 @@ def test_charges_counts_today_in_the_timezone_setting(server, tmp_path) -> None:
         assert done.returncode == 0, done.stderr
         listed[zone] = [r["token"] for r in jsontext.loads(done.stdout)]
     assert listed == {today: ["late-token-1"], yesterday: []}
+
+
+async def test_the_writer_tells_once_when_orders_stop_being_written(tmp_path) -> None:
+    """Told when orders seen stop being written, not at every batch after; told again only
+    after they were written again and then stopped again."""
+    from orderdash.core.ledger import LedgerError
+
+    ledger = tmp_path / "ledger.sqlite3"
+    broken = [True]
+    told: list[str] = []
+
+    def opener():  # noqa: ANN202
+        book = open_book(Settings(ledger=str(ledger)))
+        real = book.order_seen_many
+
+        def many(rows):  # noqa: ANN001, ANN202
+            if broken[0]:
+                raise LedgerError("the ledger: disk I/O error")
+            return real(rows)
+
+        book.order_seen_many = many
+        return book
+
+    writer = BookWriter(opener, "front")
+    writer.on_problem = told.append
+    for status in ("NEW", "PAID", "EXPIRED"):
+        writer.saw("t1", {"token": "t1", "status": status})
+        await _written(writer)
+    assert told == ["the ledger: disk I/O error"] and writer.problem
+    broken[0] = False
+    writer.saw("t1", {"token": "t1", "status": "DONE"})
+    await _written(writer)
+    assert writer.problem == ""
+    broken[0] = True
+    writer.saw("t1", {"token": "t1", "status": "AGAIN"})
+    await _written(writer)
+    assert len(told) == 2
+    await writer.aclose()
+
+
+async def test_the_dashboard_says_once_when_orders_stop_being_written(dash_server, tmp_path):
+    from test_dashboard_account import account_app
+
+    from conftest import wait_until
+
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the ledger's directory should be")
+    app = account_app(dash_server, ledger=str(blocked / "ledger.sqlite3"))
+    said = "Orders are not being written down: the ledger"
+
+    def notices() -> list:
+        return [n for n in app._notifications if n.message.startswith(said)]
+
+    async with app.run_test(size=(140, 44), notifications=True) as pilot:
+        await wait_until(pilot, lambda: len(notices()) == 1)
+        assert notices()[0].title == "Ledger"
+        writer = app.books.writer
+        for status in ("a", "b", "c"):  # more batches, each failing again
+            writer.saw("t-more", {"token": "t-more", "status": status})
+            await _written_or_failed(writer)
+        await pilot.pause()
+        assert len(notices()) == 1
+
+
+async def _written_or_failed(writer: BookWriter) -> None:
+    from orderdash.core.ledger import LedgerError
+
+    try:
+        await _written(writer)
+    except LedgerError:
+        pass  # the book cannot be opened: the batch before failed the same way
+
+
+def test_the_close_in_the_dashboard_leaves_each_read_to_the_apps_hook(tmp_path) -> None:
+    """The close of day reads through the App's client, whose hook writes every read: the
+    close's book does not write the same read again (it does before the hook is set)."""
+    from types import SimpleNamespace
+
+    from orderdash.tui.books import _ReadsWrittenByTheApp
+
+    settings = Settings(ledger=str(tmp_path / "ledger.sqlite3"))
+    client = SimpleNamespace(on_order_read=lambda fetched: None)
+    book = _ReadsWrittenByTheApp(open_book(settings), client)  # type: ignore[arg-type]
+    at = datetime.now(UTC)
+    try:
+        book.order_seen("by-the-hook", "front", at, '{"token":"by-the-hook"}')
+        client.on_order_read = None
+        book.order_seen("no-hook-yet", "front", at, '{"token":"no-hook-yet"}')
+        assert [s.token for s in book.orders_seen()] == ["no-hook-yet"]
+    finally:
+        book.close_connection()
+
+
+def test_get_waits_briefly_for_a_ledger_server_that_is_away(monkeypatch, capsys) -> None:
+    """`get` has read its order: a PostgreSQL ledger that does not answer delays it by the
+    short bound only, with one warning line."""
+    from types import SimpleNamespace
+
+    psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed")
+    from orderdash.cli.order import LEDGER_CONNECT_SECONDS, _write_seen
+
+    asked: dict = {}
+
+    def connect(url: str, **options):  # noqa: ANN202
+        asked.update(options)
+        raise psycopg.OperationalError("connection timeout expired")
+
+    monkeypatch.setattr(psycopg, "connect", connect)
+    settings = Settings(ledger_url=SecretStr("postgresql://till:pw-Xy9@127.0.0.1:1/shop"))
+    fetched = SimpleNamespace(order=SimpleNamespace(token="t1"), raw={"token": "t1"})
+    _write_seen(settings, fetched)
+    assert asked["connect_timeout"] == LEDGER_CONNECT_SECONDS == 2
+    err = capsys.readouterr().err
+    assert err.startswith("orderdash: warning: the order was not written down: the ledger")
+    assert len(err.strip().splitlines()) == 1 and "pw-Xy9" not in err
