@@ -188,7 +188,7 @@ async def watch_jsonl(
         await _watch(settings, tokens, out, clock or time.time, writer, account=account)
     finally:
         # the end of the command: what is pending is written before it exits
-        writer.close()
+        await writer.aclose()
 
 
 async def _watch(

@@ -19,7 +19,12 @@ from pydantic import SecretStr
 
 from conftest import make_settings
 from orderdash.core.ledger import ChargeRecord
-from orderdash.core.ledger.charges import charge_line, outcome_of, resolve_unresolved
+from orderdash.core.ledger.charges import (
+    Resolutions,
+    charge_line,
+    outcome_of,
+    resolve_unresolved,
+)
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.runtime.config import Settings
@@ -117,6 +122,9 @@ def test_a_charge_killed_mid_create_is_resolved_at_the_next_start(server, tmp_pa
     (made,) = set(server.sim.tokens()) - before
     (record,) = _charges(ledger)
     assert (record.token, record.outcome) == (made, "sending")
+    # as if killed ten minutes ago: a charge just started may still be being made
+    _started_earlier(ledger, record.token, timedelta(minutes=10))
+    (record,) = _charges(ledger)
     server.sim.clear_faults()
     again = _charge(env, "1")
     assert again.returncode == 0, again.stderr
@@ -129,10 +137,25 @@ def test_a_charge_killed_mid_create_is_resolved_at_the_next_start(server, tmp_pa
     assert "earlier charge" not in third.stderr
 
 
+def _started_earlier(ledger: Path, token: str, by: timedelta) -> None:
+    from orderdash.core.ledger.store import time_text
+
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        (record,) = [r for r in _charges(ledger) if r.token == token]
+        with book._engine.transaction() as cursor:
+            cursor.execute(
+                "UPDATE charges SET started_at = %s WHERE token = %s",
+                (time_text(record.started_at - by), token),
+            )
+    finally:
+        book.close_connection()
+
+
 def test_an_unresolved_charge_never_made_is_said_not_made(server, tmp_path: Path) -> None:
     ledger = tmp_path / "ledger.sqlite3"
     book = open_book(Settings(ledger=str(ledger)))
-    at = datetime(2026, 11, 27, 10, 2, tzinfo=UTC)
+    at = datetime(2026, 11, 20, 10, 2, tzinfo=UTC)
     book.charge_started(ChargeRecord("never-sent-token-1", Decimal("12.50"), "EUR", "front", at))
     book.charge_started(ChargeRecord("other-till-token-1", Decimal("1"), "EUR", "back", at))
     book.close_connection()
@@ -186,13 +209,21 @@ async def test_the_outcome_of_each_ending(server, tmp_path: Path) -> None:
 
         await one()
         await one(currency="CHF")  # made in EUR: stopped
-        assert await resolve_unresolved(writer, client) == []
-    outcomes = {r.token: r.outcome for r in await writer.call("charges", *_today(), None)}
+        resolutions = await resolve_unresolved(writer, client, gate=_NoWait(), recent=timedelta(0))
+        assert resolutions == Resolutions([], [])
+    outcomes = {r.token: r.outcome for r in await writer.charges(*_today(), None)}
     assert outcomes == {"tok-made": "made", "tok-stopped": "stopped"}
     await writer.aclose()
     assert outcome_of(ChargeOutcomeUnknown("m", "t", "no answer")) == ("unknown", "no answer")
     assert outcome_of(ChargeStopped("stopped: x", "t"))[0] == "stopped"
     assert outcome_of(UsageError("refused")) == ("not_made", "refused")
+
+
+class _NoWait:
+    """A getOrder budget that never makes a lookup wait."""
+
+    async def private_request(self) -> None:
+        pass
 
 
 def _today() -> tuple[datetime, datetime]:
@@ -265,7 +296,7 @@ async def test_the_dashboard_names_an_earlier_unresolved_charge(dash_server, tmp
     made = server.sim.tokens()[0]
     ledger = tmp_path / "ledger.sqlite3"
     book = open_book(Settings(ledger=str(ledger)))
-    at = datetime.now(UTC) - timedelta(minutes=5)
+    at = datetime.now(UTC) - timedelta(minutes=10)
     book.charge_started(ChargeRecord(made, Decimal("12.50"), "EUR", "front", at))
     book.charge_started(ChargeRecord("never-made-token-2", Decimal("3"), "EUR", "front", at))
     book.close_connection()
@@ -320,12 +351,14 @@ async def test_orders_read_are_written_once_per_changed_answer(sim_server, tmp_p
     assert last.till == settings.till
 
 
-def test_the_writer_keeps_the_services_digits_and_skips_unchanged_answers(tmp_path) -> None:
+async def test_the_writer_keeps_the_services_digits_and_skips_unchanged_answers(
+    tmp_path,
+) -> None:
     ledger = tmp_path / "ledger.sqlite3"
     writer = BookWriter(lambda: open_book(Settings(ledger=str(ledger))), "front")
     raw = {"token": "t1", "amount": Decimal("0.000123456789012345678901"), "expirationTime": 5}
     writer.saw("t1", raw)
-    writer.close()
+    await writer.aclose()
     book = open_book(Settings(ledger=str(ledger)))
     try:
         (seen,) = book.orders_seen()
@@ -340,18 +373,24 @@ def test_the_writer_keeps_the_services_digits_and_skips_unchanged_answers(tmp_pa
 
     again = BookWriter(opener, "front")
     again.saw("t1", raw)
-    again.drain()  # a new process writes each order once
+    await _written(again)  # a new process writes each order once
     written: list = []
     real = opened[0].order_seen_many
     opened[0].order_seen_many = lambda rows: (written.append(list(rows)), real(rows))
     again.saw("t1", {**raw, "expirationTime": 4})  # only the countdown moved
     again.saw("t1", raw)
-    again.drain()
+    await _written(again)
     assert written == []
     again.saw("t1", {**raw, "status": "PAID"})
-    again.drain()
+    await _written(again)
     assert len(written) == 1 and '"PAID"' in written[0][0][3]
-    again.close()
+    await again.aclose()
+
+
+async def _written(writer: BookWriter) -> None:
+    """Until what `saw` was given so far is written: the writer's one thread runs its calls in
+    order, so a call made now ends after the batch queued before it."""
+    await writer.call(lambda _book: None)
 
 
 def test_get_writes_the_order_it_read_with_the_services_digits(sim_server, tmp_path) -> None:
@@ -385,7 +424,8 @@ def test_charges_lists_todays_charges_and_resolves_earlier_ones(server, tmp_path
     made = _charge(env, "12.50")
     assert made.returncode == 0, made.stderr
     book = open_book(Settings(ledger=str(ledger)))
-    now = datetime.now(UTC)
+    # started before the window in which a charge may still be being made
+    now = datetime.now(UTC) - timedelta(minutes=10)
     book.charge_started(ChargeRecord("never-made-token-3", Decimal("3"), "EUR", "front", now))
     book.charge_started(ChargeRecord("back-till-token-3", Decimal("4"), "EUR", "back", now))
     book.close_connection()
@@ -464,3 +504,245 @@ async def test_watch_jsonl_writes_the_orders_it_reads(sim_server, tmp_path) -> N
         assert {s.token for s in book.orders_seen()} == set(tokens)
     finally:
         book.close_connection()
+
+
+# -- looking up unresolved charges -----------------------------------------------------------
+
+
+class _Counted:
+    """A getOrder budget that counts what is spent."""
+
+    def __init__(self) -> None:
+        self.spent = 0
+
+    async def private_request(self) -> None:
+        self.spent += 1
+
+
+def _resolver(server, tmp_path: Path) -> tuple[Settings, BookWriter]:
+    settings = make_settings(server.base_url, ledger=str(tmp_path / "ledger.sqlite3"), till="front")
+    return settings, BookWriter(lambda: open_book(settings), "front")
+
+
+async def test_a_lookup_racing_the_dialog_never_writes_not_made_over_made(
+    server, tmp_path: Path
+) -> None:
+    """The dialog's create answers "made" while a lookup of the same charge is on its way and
+    finds no order yet (the service had not made it when asked): the lookup's "not made"
+    is never written over the dialog's "made", nor said."""
+    settings, writer = _resolver(server, tmp_path)
+    at = datetime.now(UTC) - timedelta(minutes=10)
+    dialog = open_book(settings)
+    dialog.charge_started(ChargeRecord("racing-token-1", Decimal("12.50"), "EUR", "front", at))
+    async with OrderClient.from_settings(settings) as client:
+        asked = client.get_order
+
+        async def get_order(token: str):  # noqa: ANN202 - the dialog ends while it is asked
+            dialog.charge_ended("racing-token-1", "made")
+            return await asked(token)
+
+        client.get_order = get_order  # type: ignore[method-assign]
+        resolutions = await resolve_unresolved(writer, client, gate=_Counted(), recent=timedelta(0))
+    await writer.aclose()
+    assert resolutions.found == []
+    assert dialog.charge("racing-token-1").outcome == "made"
+    dialog.close_connection()
+
+
+async def test_a_charge_started_moments_ago_is_left_for_later(server, tmp_path: Path) -> None:
+    """A charge the same till's dashboard may be making right now is not looked up (the
+    service may not have made its order yet): it stays "sending" and its line says so."""
+    from orderdash.core.ledger.charges import recent_window
+
+    settings, writer = _resolver(server, tmp_path)
+    await writer.charge_started("being-made-token-1", Decimal("12.50"), "EUR")
+    gate = _Counted()
+    server.sim.clear_requests()
+    async with OrderClient.from_settings(settings) as client:
+        resolutions = await resolve_unresolved(
+            writer, client, gate=gate, recent=recent_window(settings.timeout)
+        )
+    (record,) = await writer.charges(*_today(), None)
+    await writer.aclose()
+    assert record.outcome == "sending" and gate.spent == 0 and resolutions.found == []
+    (line,) = resolutions.later
+    assert line.startswith("12.50 EUR at ") and "left for later" in line
+    assert not any(r["endpoint"] == "order" for r in server.sim.requests)
+    # the window covers every try of the create with its whole deadline
+    assert recent_window(600) >= timedelta(seconds=3 * 601)
+
+
+async def test_lookups_are_bounded_newest_first_within_the_budget(server, tmp_path: Path) -> None:
+    settings, writer = _resolver(server, tmp_path)
+    book = open_book(settings)
+    old = datetime.now(UTC) - timedelta(hours=1)
+    for minute in range(12):
+        at = old + timedelta(minutes=minute)
+        book.charge_started(ChargeRecord(f"gone-token-{minute:02}", Decimal(1), "EUR", "front", at))
+    book.close_connection()
+    gate = _Counted()
+    async with OrderClient.from_settings(settings) as client:
+        resolutions = await resolve_unresolved(writer, client, gate=gate, recent=timedelta(0))
+    await writer.aclose()
+    assert gate.spent == 10
+    assert [r.record.token for r in resolutions.found] == [
+        f"gone-token-{minute:02}" for minute in range(11, 1, -1)
+    ]
+    assert resolutions.later == ["and 2 older ones, left for the next start"]
+
+
+def test_a_charge_is_named_in_the_stores_time_zone() -> None:
+    from zoneinfo import ZoneInfo
+
+    at = datetime(2026, 11, 27, 9, 2, tzinfo=UTC)
+    record = ChargeRecord("t", Decimal("12.50"), "EUR", "front", at)
+    now = at + timedelta(hours=2)
+    kiritimati = ZoneInfo("Pacific/Kiritimati")  # UTC+14: 23:02, and now the next day there
+    assert charge_line(record, now=now, zone=kiritimati) == "12.50 EUR at 2026-11-27 23:02"
+    assert charge_line(record, now=now, zone=ZoneInfo("America/Los_Angeles")) == (
+        "12.50 EUR at 01:02"
+    )
+
+
+def test_charges_counts_today_in_the_timezone_setting(server, tmp_path) -> None:
+    """`charges` lists the day as `close` counts it: in the `timezone` setting's zone. A charge
+    13 hours ago is today where the clock now reads after 14:00, yesterday where before 12:00."""
+    from zoneinfo import ZoneInfo
+
+    ledger = tmp_path / "ledger.sqlite3"
+    now = datetime.now(UTC)
+    zones = [f"Etc/GMT{offset:+d}" if offset else "UTC" for offset in range(-14, 13)]
+
+    def since_midnight(zone: str) -> timedelta:
+        local = now.astimezone(ZoneInfo(zone))
+        return local - local.replace(hour=0, minute=0, second=0, microsecond=0)
+
+    today = next(z for z in zones if since_midnight(z) > timedelta(hours=14))
+    yesterday = next(z for z in zones if since_midnight(z) < timedelta(hours=12))
+    book = open_book(Settings(ledger=str(ledger)))
+    at = now - timedelta(hours=13)
+    book.charge_started(ChargeRecord("late-token-1", Decimal(2), "EUR", "front", at, "made"))
+    book.close_connection()
+    argv = [sys.executable, "-m", "orderdash", "charges", "--json"]
+    listed = {}
+    for zone in (today, yesterday):
+        env = {**_env(server, ledger), "ORDERDASH_TIMEZONE": zone}
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        listed[zone] = [r["token"] for r in jsontext.loads(done.stdout)]
+    assert listed == {today: ["late-token-1"], yesterday: []}
+
+
+async def test_the_writer_tells_once_when_orders_stop_being_written(tmp_path) -> None:
+    """Told when orders seen stop being written, not at every batch after; told again only
+    after they were written again and then stopped again."""
+    from orderdash.core.ledger import LedgerError
+
+    ledger = tmp_path / "ledger.sqlite3"
+    broken = [True]
+    told: list[str] = []
+
+    def opener():  # noqa: ANN202
+        book = open_book(Settings(ledger=str(ledger)))
+        real = book.order_seen_many
+
+        def many(rows):  # noqa: ANN001, ANN202
+            if broken[0]:
+                raise LedgerError("the ledger: disk I/O error")
+            return real(rows)
+
+        book.order_seen_many = many
+        return book
+
+    writer = BookWriter(opener, "front")
+    writer.on_problem = told.append
+    for status in ("NEW", "PAID", "EXPIRED"):
+        writer.saw("t1", {"token": "t1", "status": status})
+        await _written(writer)
+    assert told == ["the ledger: disk I/O error"] and writer.problem
+    broken[0] = False
+    writer.saw("t1", {"token": "t1", "status": "DONE"})
+    await _written(writer)
+    assert writer.problem == ""
+    broken[0] = True
+    writer.saw("t1", {"token": "t1", "status": "AGAIN"})
+    await _written(writer)
+    assert len(told) == 2
+    await writer.aclose()
+
+
+async def test_the_dashboard_says_once_when_orders_stop_being_written(dash_server, tmp_path):
+    from test_dashboard_account import account_app
+
+    from conftest import wait_until
+
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the ledger's directory should be")
+    app = account_app(dash_server, ledger=str(blocked / "ledger.sqlite3"))
+    said = "Orders are not being written down: the ledger"
+
+    def notices() -> list:
+        return [n for n in app._notifications if n.message.startswith(said)]
+
+    async with app.run_test(size=(140, 44), notifications=True) as pilot:
+        await wait_until(pilot, lambda: len(notices()) == 1)
+        assert notices()[0].title == "Ledger"
+        writer = app.books.writer
+        for status in ("a", "b", "c"):  # more batches, each failing again
+            writer.saw("t-more", {"token": "t-more", "status": status})
+            await _written_or_failed(writer)
+        await pilot.pause()
+        assert len(notices()) == 1
+
+
+async def _written_or_failed(writer: BookWriter) -> None:
+    from orderdash.core.ledger import LedgerError
+
+    try:
+        await _written(writer)
+    except LedgerError:
+        pass  # the book cannot be opened: the batch before failed the same way
+
+
+def test_the_close_in_the_dashboard_leaves_each_read_to_the_apps_hook(tmp_path) -> None:
+    """The close of day reads through the App's client, whose hook writes every read: the
+    close's book does not write the same read again (it does before the hook is set)."""
+    from types import SimpleNamespace
+
+    from orderdash.tui.books import _ReadsWrittenByTheApp
+
+    settings = Settings(ledger=str(tmp_path / "ledger.sqlite3"))
+    client = SimpleNamespace(on_order_read=lambda fetched: None)
+    book = _ReadsWrittenByTheApp(open_book(settings), client)  # type: ignore[arg-type]
+    at = datetime.now(UTC)
+    try:
+        book.order_seen("by-the-hook", "front", at, '{"token":"by-the-hook"}')
+        client.on_order_read = None
+        book.order_seen("no-hook-yet", "front", at, '{"token":"no-hook-yet"}')
+        assert [s.token for s in book.orders_seen()] == ["no-hook-yet"]
+    finally:
+        book.close_connection()
+
+
+def test_get_waits_briefly_for_a_ledger_server_that_is_away(monkeypatch, capsys) -> None:
+    """`get` has read its order: a PostgreSQL ledger that does not answer delays it by the
+    short bound only, with one warning line."""
+    from types import SimpleNamespace
+
+    psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed")
+    from orderdash.cli.order import LEDGER_CONNECT_SECONDS, _write_seen
+
+    asked: dict = {}
+
+    def connect(url: str, **options):  # noqa: ANN202
+        asked.update(options)
+        raise psycopg.OperationalError("connection timeout expired")
+
+    monkeypatch.setattr(psycopg, "connect", connect)
+    settings = Settings(ledger_url=SecretStr("postgresql://till:pw-Xy9@127.0.0.1:1/shop"))
+    fetched = SimpleNamespace(order=SimpleNamespace(token="t1"), raw={"token": "t1"})
+    _write_seen(settings, fetched)
+    assert asked["connect_timeout"] == LEDGER_CONNECT_SECONDS == 2
+    err = capsys.readouterr().err
+    assert err.startswith("orderdash: warning: the order was not written down: the ledger")
+    assert len(err.strip().splitlines()) == 1 and "pw-Xy9" not in err

@@ -247,3 +247,93 @@ def test_the_made_orders_currency_fills_a_charge_that_had_none(make_book) -> Non
     book.charge_ended("named", "made", currency="CHF")  # a charge's own currency is kept
     assert book.charge("blank").currency == "CHF"
     assert book.charge("named").currency == "EUR"
+
+
+def test_a_looked_up_outcome_never_overwrites_the_charges_own(make_book) -> None:
+    """The lookup of an unresolved charge (another process) and the charge's own end (the
+    dialog, on another connection): the dialog's "made" stays whatever the lookup writes after."""
+    resolver, dialog = make_book(), make_book()
+    resolver.charge_started(charge("racing"))
+    resolver.charge_started(charge("left"))
+    assert {c.token for c in resolver.unresolved_charges("front")} == {"racing", "left"}
+    dialog.charge_ended("racing", "made")
+    assert resolver.charge_resolved("racing", "not_made", "the service has no such order") is False
+    assert resolver.charge("racing").outcome == "made"
+    assert resolver.charge_resolved("left", "not_made", "no such order") is True
+    assert dialog.charge("left").outcome == "not_made"
+
+
+def _sqlite_book(tmp_path: Path) -> tuple[SqlBook, Path]:
+    path = tmp_path / "ledger.sqlite3"
+    return open_book(Settings(ledger=str(path))), path
+
+
+def _tamper(path: Path, sql: str) -> None:
+    import sqlite3
+
+    connection = sqlite3.connect(path)
+    try:
+        connection.execute(sql)
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def test_a_tampered_schema_version_is_one_ledger_error(tmp_path: Path) -> None:
+    book, path = _sqlite_book(tmp_path)
+    book.close_connection()
+    _tamper(path, "UPDATE schema_version SET version = 'x=1; DROP'")
+    with pytest.raises(LedgerError) as raised:
+        open_book(Settings(ledger=str(path)))
+    assert "schema version is not a number" in raised.value.message
+    assert "\n" not in raised.value.message
+
+
+def test_a_dropped_table_is_a_ledger_error(tmp_path: Path) -> None:
+    book, path = _sqlite_book(tmp_path)
+    book.close_connection()
+    _tamper(path, "DROP TABLE charges")
+    book = open_book(Settings(ledger=str(path)))
+    try:
+        with pytest.raises(LedgerError, match="no such table"):
+            book.charge_started(charge("t"))
+        with pytest.raises(LedgerError, match="no such table"):
+            book.charges(T0, T0 + timedelta(days=1), None)
+    finally:
+        book.close_connection()
+
+
+def test_a_transaction_sqlite_ended_itself_fails_as_one_ledger_error(tmp_path: Path) -> None:
+    """Some errors (a full disk, a corrupt page) end SQLite's transaction themselves: the
+    rollback after them must not raise sqlite3's own error instead of the ledger's."""
+    from orderdash.core.ledger.sqlite import SqliteEngine
+
+    engine = SqliteEngine(tmp_path / "ledger.sqlite3")
+    try:
+        with pytest.raises(LedgerError, match="no such table"):
+            with engine.transaction() as cursor:
+                cursor.execute("ROLLBACK")  # as SQLite does on such an error
+                cursor.execute("SELECT * FROM nothing_here")
+        with pytest.raises(ValueError, match="mine"):
+            with engine.transaction() as cursor:
+                cursor.execute("ROLLBACK")
+                raise ValueError("mine")
+        assert engine.query("SELECT 1") == [(1,)]  # usable after
+    finally:
+        engine.close()
+
+
+def test_the_book_protocol_is_what_the_store_has() -> None:
+    """Every call the app and the commands make of a book is in `Book`, with SqlBook's
+    parameters (a type checker sees what is called)."""
+    import inspect
+
+    from orderdash.core.ledger import Book
+
+    names = {n for n in vars(Book) if not n.startswith("_") and callable(getattr(Book, n))}
+    called = {"charge", "charge_resolved", "order_seen_many", "charge_ended"}
+    assert called <= names
+    for name in names:
+        ours = list(inspect.signature(getattr(SqlBook, name)).parameters)
+        theirs = list(inspect.signature(getattr(Book, name)).parameters)
+        assert ours == theirs, name

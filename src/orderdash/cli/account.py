@@ -79,7 +79,7 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
         await writer.open()
         async with OrderClient.from_settings(settings) as client:
             client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
-            await _earlier_charges(writer, client)
+            await _earlier_charges(writer, client, settings)
 
             async def write_down(sending: str) -> None:
                 await writer.charge_started(sending, amount, settings.currency or "")
@@ -122,34 +122,32 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
 
 
 def _run_charges(args: argparse.Namespace) -> ChargeList:
-    """Today's charges (since local midnight) of this till, or of every till; this till's
-    unresolved ones are looked up first."""
+    """Today's charges (since midnight in the store's time zone, the `timezone` setting) of
+    this till, or of every till; this till's unresolved ones are looked up first."""
     import asyncio
-    from datetime import date, datetime, time, timedelta
+    from datetime import datetime
 
-    from orderdash.core.ledger.charges import resolve_unresolved
+    from orderdash.core.books.period import day_period, zone_named
     from orderdash.core.service.client import OrderClient
 
     settings, _ = _load_settings(args)
-    writer = _book_writer(settings)
-    # local midnights, each with its own offset (a day of a clock change is 23 or 25 hours)
-    today = date.today()
-    midnight = datetime.combine(today, time()).astimezone()
-    next_midnight = datetime.combine(today + timedelta(days=1), time()).astimezone()
+    # the day as the close counts it (a day of a clock change is 23 or 25 hours)
+    zone = zone_named(settings.timezone)
+    today = day_period(datetime.now(zone).date().isoformat(), zone)
     till = None if args.all_tills else settings.till
+    writer = _book_writer(settings)
 
     async def read() -> Any:
         await writer.open()
         async with OrderClient.from_settings(settings) as client:
-            resolved = await resolve_unresolved(writer, client)
-        listed = await writer.call("charges", midnight, next_midnight, till)
-        return resolved, listed
+            lines = await _resolve(writer, client, settings)
+        return lines, await writer.charges(today.start, today.end, till)
 
     try:
-        resolved, listed = asyncio.run(read())
+        lines, listed = asyncio.run(read())
     finally:
         writer.close()
-    return ChargeList(listed, [r.line for r in resolved])
+    return ChargeList(listed, lines)
 
 
 def _book_writer(settings: Any) -> Any:
@@ -158,15 +156,32 @@ def _book_writer(settings: Any) -> Any:
     return writer_for(settings)
 
 
-async def _earlier_charges(writer: Any, client: Any) -> None:
+async def _resolve(writer: Any, client: Any, settings: Any) -> list[str]:
+    """This till's unresolved charges looked up within the command's getOrder budget: one
+    line each (those left for later included)."""
+    from orderdash.core.books.period import zone_named
+    from orderdash.core.books.run import gates
+    from orderdash.core.ledger.charges import recent_window, resolve_unresolved
+    from orderdash.core.service.errors import OrderdashError
+
+    try:
+        zone = zone_named(settings.timezone)
+    except OrderdashError:
+        zone = None  # a `timezone` not understood stops no charge: the machine's zone
+    orders, _ = gates(settings)
+    resolutions = await resolve_unresolved(
+        writer, client, gate=orders, recent=recent_window(settings.timeout), zone=zone
+    )
+    return [r.line for r in resolutions.found] + resolutions.later
+
+
+async def _earlier_charges(writer: Any, client: Any, settings: Any) -> None:
     """This till's charges a crash or a lost answer left unresolved: looked up, one line each
     on stderr."""
     import sys
 
-    from orderdash.core.ledger.charges import resolve_unresolved
-
-    for resolved in await resolve_unresolved(writer, client):
-        print(f"orderdash: an earlier charge: {resolved.line}", file=sys.stderr)
+    for line in await _resolve(writer, client, settings):
+        print(f"orderdash: an earlier charge: {line}", file=sys.stderr)
 
 
 def _warn(problem: str) -> None:

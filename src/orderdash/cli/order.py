@@ -11,6 +11,9 @@ from typing import Any
 from orderdash.cli.options import _load_settings
 from orderdash.cli.render import OrderRead
 
+#: How long `get` waits for a PostgreSQL ledger to note the order it read.
+LEDGER_CONNECT_SECONDS = 2
+
 
 def _run_one_shot(args: argparse.Namespace, *, rates: bool) -> OrderRead:
     from orderdash.core.service.client import OrderClient
@@ -45,7 +48,8 @@ def _write_seen(settings: Any, fetched: Any) -> None:
     from orderdash.core.service.jsontext import dumps
 
     try:
-        book = open_book(settings)
+        # the read is done: a ledger server that is away delays its answer a little only
+        book = open_book(settings, connect_seconds=LEDGER_CONNECT_SECONDS)
         try:
             at = datetime.now(UTC)
             book.order_seen(fetched.order.token, settings.till, at, dumps(fetched.raw))

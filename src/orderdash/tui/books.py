@@ -15,15 +15,21 @@ list together stay within the service's limits.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from orderdash.core.service.errors import OrderdashError
 
 if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
+    from collections.abc import Callable
+    from datetime import datetime
+
     from textual.app import App
 
+    from orderdash.core.ledger import Book
     from orderdash.core.ledger.writer import BookWriter
     from orderdash.core.runtime.config import Settings
+    from orderdash.core.service.client import OrderClient
     from orderdash.core.service.results import Fetched
     from orderdash.tui.parts import Parts
 
@@ -44,10 +50,25 @@ class AppBooks:
         """Made when first needed (after the first paint, or at `n`): the ledger's modules are
         no part of the start-up."""
         if self._writer is None:
+            import asyncio
+
             from orderdash.core.ledger.open import writer_for
 
             self._writer = writer_for(self._settings)
+            loop = asyncio.get_running_loop()  # made on the App's loop: told back there
+            self._writer.on_problem = lambda text: _told(loop, self._ledger_problem, text)
         return self._writer
+
+    def _ledger_problem(self, text: str) -> None:
+        """Orders stopped being written down: said once, and again only after they were
+        written again and then stopped again (the writer tells each such change once)."""
+        self._app.notify(
+            f"Orders are not being written down: {text}",
+            title="Ledger",
+            severity="warning",
+            timeout=NOTICE_SECONDS,
+            markup=False,
+        )
 
     def start(self) -> None:
         """After the first paint: orders read from now on are written down, and this till's
@@ -59,19 +80,35 @@ class AppBooks:
         self.writer.saw(fetched.order.token, fetched.raw)
 
     async def _resolve(self) -> None:
+        from orderdash.core.books.period import zone_named
+        from orderdash.core.books.run import BudgetGate
         from orderdash.core.ledger import LedgerError
-        from orderdash.core.ledger.charges import resolve_unresolved
+        from orderdash.core.ledger.charges import recent_window, resolve_unresolved
+        from orderdash.core.polling.refresh import Kind
 
         try:
-            found = await resolve_unresolved(self.writer, self._client)
+            zone = zone_named(self._settings.timezone)
+        except OrderdashError:
+            zone = None  # the close of day says what is wrong with the setting
+        try:
+            # the lookups spend the watcher's getOrder budget, as the close does
+            resolutions = await resolve_unresolved(
+                self.writer,
+                self._client,
+                gate=BudgetGate(self._watcher.scheduler.budgets[Kind.ORDER]),
+                recent=recent_window(self._settings.timeout),
+                zone=zone,
+            )
         except LedgerError as error:
             self._app.notify(error.message, title="Ledger", severity="warning", markup=False)
             return
-        for resolved in found:
+        said = [(r.line, bool(r.outcome)) for r in resolutions.found]
+        said += [(line, True) for line in resolutions.later]
+        for line, known in said:
             self._app.notify(
-                f"An earlier charge: {resolved.line}",
+                f"An earlier charge: {line}",
                 title="Ledger",
-                severity="information" if resolved.outcome else "warning",
+                severity="information" if known else "warning",
                 timeout=NOTICE_SECONDS,
                 markup=False,
             )
@@ -102,7 +139,7 @@ class AppBooks:
             settings=settings,
             zone=zone,
             today=today_in(zone, self._state.clock),
-            open_book=lambda: open_book(settings),
+            open_book=lambda: _ReadsWrittenByTheApp(open_book(settings), self._client),
             order_gate=BudgetGate(self._watcher.scheduler.budgets[Kind.ORDER]),
             private_gate=self._watcher,
         )
@@ -113,3 +150,28 @@ class AppBooks:
         from orderdash.tui.export import export_shown
 
         export_shown(self._app, self._state, self._settings)
+
+
+def _told(loop: AbstractEventLoop, fn: Callable[[str], None], text: str) -> None:
+    """`fn(text)` on `loop`, from the ledger's thread, without waiting for it (a loop that has
+    ended hears nothing)."""
+    try:
+        loop.call_soon_threadsafe(fn, text)
+    except RuntimeError:
+        pass
+
+
+class _ReadsWrittenByTheApp:
+    """The close of day's book in the dashboard: the close reads its orders through the App's
+    client, whose hook writes each read already (`AppBooks._read`), so the close's own write of
+    the same read is left out; everything else is the book's."""
+
+    def __init__(self, book: Book, client: OrderClient) -> None:
+        self._book, self._client = book, client
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._book, name)
+
+    def order_seen(self, token: str, till: str, seen_at: datetime, order_json: str) -> None:
+        if self._client.on_order_read is None:  # before the first paint: nobody else writes
+            self._book.order_seen(token, till, seen_at, order_json)

@@ -110,7 +110,14 @@ class NoBook:
     def charge_started(self, record: ChargeRecord) -> None:
         pass
 
-    def charge_ended(self, token: str, outcome: str, detail: str = "") -> None:
+    def charge_ended(
+        self,
+        token: str,
+        outcome: str,
+        detail: str = "",
+        at: datetime | None = None,
+        currency: str = "",
+    ) -> None:
         pass
 
     def unresolved_charges(self, till: str) -> list[ChargeRecord]:

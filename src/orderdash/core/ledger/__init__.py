@@ -7,6 +7,7 @@ imports textual. The schema and the JSON of a close are documented in docs/books
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -71,7 +72,31 @@ class Book(Protocol):
 
     def charge_started(self, record: ChargeRecord) -> None: ...
 
-    def charge_ended(self, token: str, outcome: str, detail: str = "") -> None: ...
+    def charge_ended(
+        self,
+        token: str,
+        outcome: str,
+        detail: str = "",
+        at: datetime | None = None,
+        currency: str = "",
+    ) -> None:
+        """The charge's outcome (ended `at`, now if None); `currency`: the made order's,
+        written where the charge had none."""
+        ...
+
+    def charge_resolved(
+        self,
+        token: str,
+        outcome: str,
+        detail: str = "",
+        at: datetime | None = None,
+        currency: str = "",
+    ) -> bool:
+        """A looked-up outcome, written only while the charge is "sending" or "unknown" (an
+        outcome its charge wrote meanwhile stays); True if written."""
+        ...
+
+    def charge(self, token: str) -> ChargeRecord | None: ...
 
     def unresolved_charges(self, till: str) -> list[ChargeRecord]: ...
 
@@ -80,6 +105,10 @@ class Book(Protocol):
         ...
 
     def order_seen(self, token: str, till: str, seen_at: datetime, order_json: str) -> None: ...
+
+    def order_seen_many(self, reads: Iterable[tuple[str, str, datetime, str]]) -> None:
+        """Several reads (token, till, seen_at, order_json) in one transaction."""
+        ...
 
     def orders_seen(self, tokens: list[str] | None = None) -> list[SeenOrder]:
         """The newest read of each order (of `tokens`, or all), whichever till saw it."""

@@ -27,13 +27,15 @@ def demo_ledger_path() -> Path:
     return default_ledger_path().with_name(DEMO_LEDGER_FILE)
 
 
-def open_book(settings: Settings) -> SqlBook:
+def open_book(settings: Settings, *, connect_seconds: float | None = None) -> SqlBook:
     """The settings' book, opened and at this orderdash's schema version (LedgerError, one
-    line, when it cannot be)."""
+    line, when it cannot be); `connect_seconds`: how long a PostgreSQL server is waited for
+    (None: `postgres.CONNECT_SECONDS`)."""
     if settings.ledger_url is not None:
-        from orderdash.core.ledger.postgres import PostgresEngine
+        from orderdash.core.ledger.postgres import CONNECT_SECONDS, PostgresEngine
 
-        return SqlBook(PostgresEngine(settings.ledger_url.get_secret_value()))
+        url = settings.ledger_url.get_secret_value()
+        return SqlBook(PostgresEngine(url, connect_seconds=connect_seconds or CONNECT_SECONDS))
     from orderdash.core.ledger.sqlite import SqliteEngine
 
     return SqlBook(SqliteEngine(settings.ledger or default_ledger_path()))

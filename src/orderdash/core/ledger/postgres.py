@@ -60,7 +60,9 @@ class _Cursor:
 class PostgresEngine:
     name = "postgresql"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, connect_seconds: float = CONNECT_SECONDS) -> None:
+        """`connect_seconds`: how long to reach the server (a command that only notes what it
+        read waits less)."""
         try:
             import psycopg
         except ImportError:
@@ -70,6 +72,7 @@ class PostgresEngine:
             ) from None
         self._psycopg = psycopg
         self._url = url
+        self._connect_seconds = connect_seconds
         self._secrets = url_secrets(url)
         self.where = public_url(url)
         self._connection: Any = None
@@ -93,7 +96,8 @@ class PostgresEngine:
             self._connection = self._psycopg.connect(
                 self._url,
                 autocommit=True,
-                connect_timeout=CONNECT_SECONDS,
+                # libpq takes whole seconds, and 2 at least
+                connect_timeout=max(2, round(self._connect_seconds)),
                 application_name="orderdash",
                 # a server gone silent (a network cut) fails a call within about half a minute
                 # instead of holding the ledger's thread, and the quit that waits for it

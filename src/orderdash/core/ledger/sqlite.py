@@ -55,7 +55,6 @@ class SqliteEngine:
         try:
             self._connection.execute("PRAGMA journal_mode=WAL").fetchall()
             self._connection.execute("PRAGMA synchronous=FULL")
-            self._connection.execute("PRAGMA foreign_keys=ON")
         except sqlite3.Error as error:
             self._connection.close()
             raise _failed(self.where, error) from None
@@ -71,17 +70,26 @@ class SqliteEngine:
         try:
             yield _Cursor(connection, self.where)
         except sqlite3.Error as error:
-            connection.execute("ROLLBACK")
+            self._rollback()
             raise _failed(self.where, error) from None
         except BaseException:
-            connection.execute("ROLLBACK")
+            self._rollback()
             raise
         try:
             connection.execute("COMMIT")
         except sqlite3.Error as error:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
+            self._rollback()
             raise _failed(self.where, error) from None
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if SQLite has not undone it already (some errors, a
+        full disk or a corrupt page, end it themselves); a failing rollback is the error
+        already being raised, said once."""
+        try:
+            if self._connection.in_transaction:
+                self._connection.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:

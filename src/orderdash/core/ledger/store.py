@@ -105,6 +105,15 @@ def _amount(text: Any) -> Decimal:
     return value
 
 
+def _version(text: Any) -> int:
+    try:
+        return int(str(text))
+    except ValueError:
+        raise LedgerError(
+            f"the ledger's schema version is not a number: {clean(text, limit=40)!r}"
+        ) from None
+
+
 def _line(text: str, limit: int = MAX_DETAIL) -> str:
     return clean(" ".join(str(text).split()), limit=limit)
 
@@ -137,7 +146,7 @@ class SqlBook:
         with self._engine.transaction(migrating=True) as cursor:
             cursor.execute(VERSION_TABLE)
             rows = cursor.execute("SELECT version FROM schema_version")
-            version = int(rows[0][0]) if rows else 0
+            version = _version(rows[0][0]) if rows else 0
             if version > SCHEMA_VERSION:
                 raise LedgerError(
                     f"the ledger {self.where} is version {version}, newer than this orderdash "
@@ -200,6 +209,30 @@ class SqlBook:
                 " currency = CASE WHEN currency = '' THEN %s ELSE currency END WHERE token = %s",
                 (outcome, _line(detail), ended, _line(currency, 12), token),
             )
+
+    @_once_again
+    def charge_resolved(
+        self,
+        token: str,
+        outcome: str,
+        detail: str = "",
+        at: datetime | None = None,
+        currency: str = "",
+    ) -> bool:
+        """A looked-up outcome, written only while the charge is still "sending" or "unknown":
+        a final outcome (the charge's own, written meanwhile) is never overwritten. True if
+        written."""
+        if outcome not in CHARGE_OUTCOMES:
+            raise ValueError(f"not a charge outcome: {outcome!r}")
+        ended = time_text(at or datetime.now(UTC))
+        with self._lock, self._write() as cursor:
+            rows = cursor.execute(
+                "UPDATE charges SET outcome = %s, detail = %s, ended_at = %s,"
+                " currency = CASE WHEN currency = '' THEN %s ELSE currency END"
+                " WHERE token = %s AND outcome IN ('sending', 'unknown') RETURNING token",
+                (outcome, _line(detail), ended, _line(currency, 12), token),
+            )
+        return bool(rows)
 
     _CHARGE_COLUMNS = "token, amount, currency, till, started_at, outcome, detail, ended_at"
 

@@ -17,12 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from orderdash.core.ledger import Book, ChargeRecord, LedgerError
 from orderdash.core.service import jsontext
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Fields that change at every answer without anything happening to the order: the
 #: milliseconds left (`expirationTime`). Written with the rest, but not a change by themselves.
@@ -52,8 +54,12 @@ class BookWriter:
         self._flush_queued = False
         #: Each order's last answer written (a digest), known to the writer's thread only.
         self._written: dict[str, bytes] = {}
-        #: The last failure to write an order seen (one line), for whoever shows problems.
+        #: Why orders seen are not being written (one line), "" while they are: the last
+        #: batch's failure, cleared when a batch is written again.
         self.problem = ""
+        #: Told (in the writer's thread) when orders seen stop being written: once, and again
+        #: only after a batch was written since.
+        self.on_problem: Callable[[str], None] | None = None
         self._closed = False
 
     def _book_now(self) -> Book:
@@ -63,15 +69,15 @@ class BookWriter:
             self._book = self._open()
         return self._book
 
-    def _in_thread(self, method: str, *args: Any) -> Any:
-        return getattr(self._book_now(), method)(*args)
+    def _in_thread(self, fn: Callable[[Book], T]) -> T:
+        return fn(self._book_now())
 
-    async def call(self, method: str, *args: Any) -> Any:
-        """`Book.<method>(*args)` in the writer's thread, in order with every other call."""
+    async def call(self, fn: Callable[[Book], T]) -> T:
+        """`fn(book)` in the writer's thread, in order with every other call."""
         if self._closed:
             raise LedgerError("the ledger is closed")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, partial(self._in_thread, method, *args))
+        return await loop.run_in_executor(self._executor, partial(self._in_thread, fn))
 
     async def open(self) -> Book:
         loop = asyncio.get_running_loop()
@@ -82,7 +88,7 @@ class BookWriter:
     async def charge_started(self, token: str, amount: Decimal, currency: str) -> None:
         """Written, and durable, before the charge's create is sent (LedgerError: not sent)."""
         record = ChargeRecord(token, amount, currency, self.till, self._now())
-        await self.call("charge_started", record)
+        await self.call(lambda book: book.charge_started(record))
 
     async def charge_ended(
         self, token: str, outcome: str, detail: str = "", *, currency: str = ""
@@ -91,14 +97,28 @@ class BookWriter:
         "" or why it could not be (one line: the charge itself is done, so this never
         raises)."""
         try:
-            await self.call("charge_ended", token, outcome, detail, None, currency)
-        except (LedgerError, RuntimeError) as error:
-            log.warning("charge %s outcome %s not written: %s", token, outcome, error)
-            return f"the ledger could not write the charge's outcome: {error}"
+            await self.call(lambda book: book.charge_ended(token, outcome, detail, None, currency))
+        except LedgerError as error:
+            log.warning("charge %s outcome %s not written: %s", token, outcome, error.message)
+            return f"the ledger could not write the charge's outcome: {error.message}"
         return ""
 
+    async def charge_resolved(
+        self, token: str, outcome: str, detail: str = "", *, currency: str = ""
+    ) -> bool:
+        """A looked-up outcome, written only over "sending" or "unknown" (True: written)."""
+        return await self.call(
+            lambda book: book.charge_resolved(token, outcome, detail, None, currency)
+        )
+
     async def unresolved(self) -> list[ChargeRecord]:
-        return list(await self.call("unresolved_charges", self.till))
+        return list(await self.call(lambda book: book.unresolved_charges(self.till)))
+
+    async def charges(
+        self, since: datetime, until: datetime, till: str | None
+    ) -> list[ChargeRecord]:
+        """Charges started in [since, until), of `till` or (None) of every till."""
+        return list(await self.call(lambda book: book.charges(since, until, till)))
 
     # -- orders seen -----------------------------------------------------------------------
 
@@ -138,22 +158,16 @@ class BookWriter:
         if not changed:
             return
         try:
-            book = self._book_now()
-            many = getattr(book, "order_seen_many", None)
-            if many is not None:
-                many(changed)
-            else:
-                for row in changed:
-                    book.order_seen(*row)
+            self._book_now().order_seen_many(changed)
         except LedgerError as error:
+            first = not self.problem
             self.problem = error.message
             log.warning("orders seen not written: %s", error.message)
+            if first and self.on_problem is not None:
+                self.on_problem(error.message)
             return
+        self.problem = ""
         self._written.update(digests)
-
-    def drain(self) -> None:
-        """Wait (blocking) until what `saw` was given so far is written."""
-        self._executor.submit(self._flush).result()
 
     # -- the end ---------------------------------------------------------------------------
 
