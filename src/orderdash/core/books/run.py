@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -120,6 +120,19 @@ class NoBook:
     ) -> None:
         pass
 
+    def charge_resolved(
+        self,
+        token: str,
+        outcome: str,
+        detail: str = "",
+        at: datetime | None = None,
+        currency: str = "",
+    ) -> bool:
+        return False
+
+    def charge(self, token: str) -> ChargeRecord | None:
+        return None
+
     def unresolved_charges(self, till: str) -> list[ChargeRecord]:
         return []
 
@@ -127,6 +140,9 @@ class NoBook:
         return []
 
     def order_seen(self, token: str, till: str, seen_at: datetime, order_json: str) -> None:
+        pass
+
+    def order_seen_many(self, reads: Iterable[tuple[str, str, datetime, str]]) -> None:
         pass
 
     def orders_seen(self, tokens: list[str] | None = None) -> list[SeenOrder]:
