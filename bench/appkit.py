@@ -325,7 +325,9 @@ def refresh_now(dashboard: Any) -> None:
     watcher for the whole watch list that takes the token)."""
     import inspect
 
-    watcher = dashboard.watcher
+    # the session's (it owns the watching), else the dashboard's own in older trees
+    session = getattr(dashboard, "session", None)
+    watcher = session.watcher if session is not None else dashboard.watcher
     if inspect.signature(watcher.refresh_now).parameters:
         watcher.refresh_now(dashboard.state.token)
     else:
