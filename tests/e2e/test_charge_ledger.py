@@ -222,7 +222,7 @@ async def test_the_outcome_of_each_ending(server, tmp_path: Path) -> None:
 class _NoWait:
     """A getOrder budget that never makes a lookup wait."""
 
-    async def private_request(self) -> None:
+    async def take_turn(self) -> None:
         pass
 
 
@@ -515,7 +515,7 @@ class _Counted:
     def __init__(self) -> None:
         self.spent = 0
 
-    async def private_request(self) -> None:
+    async def take_turn(self) -> None:
         self.spent += 1
 
 

@@ -32,7 +32,7 @@ def _run_orders(args: argparse.Namespace) -> OrderList:
         async with OrderClient.from_settings(settings) as client:
             client.on_extra_private_request = budget.spent  # the log-in
             return await client.account_orders(
-                max_pages=settings.history_max_pages, before_page=budget.private_request
+                max_pages=settings.history_max_pages, before_page=budget.take_turn
             )
 
     orders = asyncio.run(fetch())
