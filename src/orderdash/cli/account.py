@@ -147,7 +147,7 @@ def _run_charges(args: argparse.Namespace) -> ChargeList:
         lines, listed = asyncio.run(read())
     finally:
         writer.close()
-    return ChargeList(listed, lines)
+    return ChargeList(listed, lines, zone=zone)
 
 
 def _book_writer(settings: Any) -> Any:
