@@ -209,7 +209,7 @@ class CountingGate:
     def __init__(self) -> None:
         self.passed = 0
 
-    async def private_request(self) -> None:
+    async def take_turn(self) -> None:
         self.passed += 1
 
 
@@ -315,7 +315,7 @@ class HoldingGate(CountingGate):
         super().__init__()
         self.holds: list[float | None] = []
 
-    def private_limited(self, retry_after: float | None) -> None:
+    def refused_for_limit(self, retry_after: float | None) -> None:
         self.holds.append(retry_after)
 
 

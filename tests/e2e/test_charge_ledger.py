@@ -222,7 +222,7 @@ async def test_the_outcome_of_each_ending(server, tmp_path: Path) -> None:
 class _NoWait:
     """A getOrder budget that never makes a lookup wait."""
 
-    async def private_request(self) -> None:
+    async def take_turn(self) -> None:
         pass
 
 
@@ -515,7 +515,7 @@ class _Counted:
     def __init__(self) -> None:
         self.spent = 0
 
-    async def private_request(self) -> None:
+    async def take_turn(self) -> None:
         self.spent += 1
 
 
@@ -631,6 +631,25 @@ def test_charges_counts_today_in_the_timezone_setting(server, tmp_path) -> None:
         assert done.returncode == 0, done.stderr
         listed[zone] = [r["token"] for r in jsontext.loads(done.stdout)]
     assert listed == {today: ["late-token-1"], yesterday: []}
+    # the time is shown in the zone the day is counted in, not the machine's (St John's is
+    # half an hour off every Etc zone)
+    env = {**_env(server, ledger), "ORDERDASH_TIMEZONE": today, "TZ": "America/St_Johns"}
+    text = subprocess.run(argv[:-1], capture_output=True, text=True, env=env, timeout=60)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith(at.astimezone(ZoneInfo(today)).strftime("%H:%M %z") + "  ")
+
+
+def test_charges_text_shows_each_time_in_the_zone_the_day_is_counted_in() -> None:
+    from zoneinfo import ZoneInfo
+
+    from orderdash.cli.render import ChargeList
+
+    at = datetime(2026, 11, 27, 9, 2, tzinfo=UTC)
+    record = ChargeRecord("token-1", Decimal("12.50"), "EUR", "front", at, "made")
+    berlin = ChargeList([record], [], zone=ZoneInfo("Europe/Berlin")).text()
+    assert berlin[0].startswith("10:02 +0100  ")
+    kiritimati = ChargeList([record], [], zone=ZoneInfo("Pacific/Kiritimati")).text()
+    assert kiritimati[0].startswith("23:02 +1400  ")
 
 
 async def test_the_writer_tells_once_when_orders_stop_being_written(tmp_path) -> None:

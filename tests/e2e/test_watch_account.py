@@ -133,10 +133,10 @@ async def test_every_history_page_read_is_counted_for_the_private_budget(server)
     counted: list[int] = []
 
     class Counting:
-        async def private_request(self) -> None:
+        async def take_turn(self) -> None:
             counted.append(1)
 
-        def private_limited(self, retry_after) -> None:  # noqa: ANN001
+        def refused_for_limit(self, retry_after) -> None:  # noqa: ANN001
             pass
 
     settings = make_settings(server.base_url, bearer=None, access_token=SecretStr(ACCESS))

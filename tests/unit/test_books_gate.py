@@ -24,10 +24,10 @@ async def test_the_gate_spends_the_shared_budget_and_waits_when_it_is_spent() ->
     gate = BudgetGate(budget, reserve=0.0, monotonic=clock)
     started = 0
     while budget.allows(clock.now) and started < 1000:
-        await gate.private_request()  # free: returns at once
+        await gate.take_turn()  # free: returns at once
         started += 1
     assert 0 < started < 1000 and budget.count(clock.now, 60) == started
-    waiting = asyncio.ensure_future(gate.private_request())
+    waiting = asyncio.ensure_future(gate.take_turn())
     await asyncio.sleep(0)
     assert not waiting.done()  # the budget is spent: the next read waits its turn
     waiting.cancel()
@@ -39,7 +39,7 @@ async def test_a_reserve_leaves_part_of_the_burst_to_the_watcher() -> None:
     gate = BudgetGate(budget, reserve=0.5, monotonic=clock)
     started = 0
     while budget.next_free(clock.now, reserve=0.5) <= clock.now:
-        await gate.private_request()
+        await gate.take_turn()
         started += 1
     assert 0 < started < budget.burst
     assert budget.allows(clock.now)  # the watcher may still start reads
@@ -48,5 +48,5 @@ async def test_a_reserve_leaves_part_of_the_burst_to_the_watcher() -> None:
 def test_a_refusal_for_the_rate_holds_the_budget() -> None:
     clock = Clock()
     budget = Budget("order", 60, 3600)
-    BudgetGate(budget, monotonic=clock).private_limited(30.0)
+    BudgetGate(budget, monotonic=clock).refused_for_limit(30.0)
     assert budget.next_free(clock.now) >= clock.now + 30.0

@@ -61,7 +61,7 @@ def order_data(token: str = "t1", base: Any = "0.1", *, code: str = "PAID") -> d
 
 
 class OpenGate:
-    async def private_request(self) -> None:
+    async def take_turn(self) -> None:
         pass
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from orderdash.core.ledger import ChargeRecord, CloseRecord, LedgerError
+from orderdash.core.ledger import ChargeRecord, CloseRecord, LedgerError, OverlappingClose
 from orderdash.core.ledger.open import default_ledger_path, open_book
 from orderdash.core.ledger.schema import SCHEMA_VERSION
 from orderdash.core.ledger.store import SqlBook
@@ -129,6 +130,48 @@ def test_a_close_is_frozen(make_book) -> None:
     book.save_close(CloseRecord("front", T0 - timedelta(days=1), T0, T0, "{}", "d0"))
     assert [c.digest for c in book.closes("front")] == ["d0", "d1"]
     assert [c.digest for c in book.closes("*")] == ["d3"]
+
+
+def test_a_close_overlapping_another_of_its_till_is_refused(make_book) -> None:
+    book = make_book()
+    day = CloseRecord("front", T0, T0 + timedelta(days=1), T0 + timedelta(days=1), "{}", "d1")
+    book.save_close(day)
+    noon = T0 + timedelta(hours=12)
+    half = CloseRecord("front", noon, noon + timedelta(days=1), noon, "{}", "d2")
+    with pytest.raises(OverlappingClose, match="overlaps the close of 2026-11-26T09:00:00"):
+        book.save_close(half)
+    book.save_close(CloseRecord("back", noon, noon + timedelta(days=1), noon, "{}", "d3"))
+    assert [c.digest for c in book.closes("front")] == ["d1"]
+    assert [c.digest for c in book.closes("back")] == ["d3"]
+
+
+def test_two_overlapping_closes_saved_at_once_leave_one(make_book) -> None:
+    """Two tills' connections save overlapping closes of one till at the same instant: the
+    check and the insert are one step, so exactly one is kept and the other refused."""
+    books = [make_book(), make_book()]
+    noon = T0 + timedelta(hours=12)
+    records = [
+        CloseRecord("*", T0, T0 + timedelta(days=1), T0, "{}", "day"),
+        CloseRecord("*", noon, noon + timedelta(days=1), noon, "{}", "noon"),
+    ]
+    start = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def save(book: SqlBook, record: CloseRecord) -> None:
+        start.wait()
+        try:
+            outcomes.append(book.save_close(record).digest)
+        except OverlappingClose:
+            outcomes.append("refused")
+
+    pairs = zip(books, records, strict=True)
+    threads = [threading.Thread(target=save, args=pair) for pair in pairs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    kept = [c.digest for c in make_book().closes("*")]
+    assert len(kept) == 1 and sorted(outcomes) == sorted([kept[0], "refused"])
 
 
 def test_a_newer_book_is_refused_and_an_older_one_migrated(make_book) -> None:

@@ -32,7 +32,7 @@ def _run_orders(args: argparse.Namespace) -> OrderList:
         async with OrderClient.from_settings(settings) as client:
             client.on_extra_private_request = budget.spent  # the log-in
             return await client.account_orders(
-                max_pages=settings.history_max_pages, before_page=budget.private_request
+                max_pages=settings.history_max_pages, before_page=budget.take_turn
             )
 
     orders = asyncio.run(fetch())
@@ -147,7 +147,7 @@ def _run_charges(args: argparse.Namespace) -> ChargeList:
         lines, listed = asyncio.run(read())
     finally:
         writer.close()
-    return ChargeList(listed, lines)
+    return ChargeList(listed, lines, zone=zone)
 
 
 def _book_writer(settings: Any) -> Any:

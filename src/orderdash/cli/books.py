@@ -71,7 +71,7 @@ def _run_export(args: argparse.Namespace) -> ExportLines:
 
     from orderdash.core.books.export import export_lines
     from orderdash.core.books.gather import gather
-    from orderdash.core.books.run import gates, open_book, recorder
+    from orderdash.core.books.run import gates, open_book, till_name
     from orderdash.core.service.client import OrderClient
 
     settings, _ = _load_settings(args)
@@ -87,7 +87,7 @@ def _run_export(args: argparse.Namespace) -> ExportLines:
                 client,
                 book,
                 period,
-                till=recorder(settings),
+                till=till_name(settings),
                 order_gate=orders_gate,
                 private_gate=private_gate,
                 concurrency=settings.concurrency,

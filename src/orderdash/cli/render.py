@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import tzinfo
 from typing import Any, Protocol
 
 
@@ -178,6 +179,9 @@ class ChargeList:
     #: One line each: this till's earlier charges, looked up.
     resolved: list[str]
     exit_code: int = 0
+    #: The zone the day is counted in (the `timezone` setting); each time is shown in it, with
+    #: its offset. None: the machine's.
+    zone: tzinfo | None = None
 
     def notes(self) -> list[str]:
         return [f"orderdash: an earlier charge: {line}" for line in self.resolved]
@@ -204,7 +208,7 @@ class ChargeList:
         lines = []
         for c in self.charges:
             money = fiat_text(c.amount, c.currency) if c.currency else clean(c.amount)
-            when = c.started_at.astimezone().strftime("%H:%M")
+            when = c.started_at.astimezone(self.zone).strftime("%H:%M %z")
             outcome = c.outcome.replace("_", " ")
             line = f"{when}  {money:>14}  {outcome:<8}  {clean(c.till, limit=20)}  "
             line += clean(c.token, limit=80)

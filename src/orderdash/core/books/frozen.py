@@ -13,10 +13,10 @@ from typing import Any
 from orderdash.core.books.orders import DECIMAL_TEXT
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import FIGURE_NAMES, REPORT_VERSION, EarlierClose, digest_of
-from orderdash.core.ledger import Book, CloseRecord
+from orderdash.core.ledger import Book, CloseRecord, OverlappingClose
 from orderdash.core.safetext import clean
 from orderdash.core.service import jsontext
-from orderdash.core.service.errors import OrderdashError, UsageError
+from orderdash.core.service.errors import OrderdashError
 
 #: A close's report longer than this is not read (a month of a busy shop is a few megabytes).
 MAX_REPORT_JSON = 64 << 20
@@ -24,10 +24,6 @@ MAX_REPORT_JSON = 64 << 20
 
 class BadClose(OrderdashError):
     """A close in the ledger is not a report this orderdash wrote (damaged or altered)."""
-
-
-class OverlappingClose(UsageError):
-    """The period overlaps a close of the same till: its payments would be counted twice."""
 
 
 def _bad(record: CloseRecord, why: str) -> BadClose:
@@ -76,13 +72,10 @@ def prior_closes(
     warnings: list[str] = []
     over = overlapping(records, period)
     if over is not None:
-        message = (
-            f"the period overlaps the close of {over.period_from.isoformat()} to "
-            f"{over.period_until.isoformat()} of the same till: its payments would count twice"
-        )
+        refusal = OverlappingClose.of(over)
         if refuse_overlap:
-            raise OverlappingClose(message)
-        warnings.append(message + " (it cannot be closed)")
+            raise refusal
+        warnings.append(refusal.message + " (it cannot be closed)")
     low = period.start - look_back
     earlier: list[EarlierClose] = []
     for record in records:

@@ -52,9 +52,13 @@ MAX_SEEN_JSON = 1 << 20
 
 
 class Gate(Protocol):
-    """A budget's gate: returns once one more request may start, and counts it."""
+    """A budget's gate, the getOrder budget's and the private budget's alike (`order_gate`,
+    `private_gate`). A gate may also have `refused_for_limit(retry_after)`: the service
+    refused a request for its limit, the budget holds for that long."""
 
-    async def private_request(self) -> None: ...
+    async def take_turn(self) -> None:
+        """Return once the budget lets one more request start, counting it."""
+        ...
 
 
 @dataclass
@@ -84,9 +88,7 @@ async def gather(
     """Every order created in [period.start - LOOK_BACK, period.end), as the books see it.
     `progress(done, total)` is told of the getOrder reads: before the first, after each."""
     result = Gathered()
-    history = await client.account_orders(
-        max_pages=max_pages, before_page=private_gate.private_request
-    )
+    history = await client.account_orders(max_pages=max_pages, before_page=private_gate.take_turn)
     result.warnings.extend(clean(w, limit=200) for w in history.warnings())
     if history.truncated:
         result.missing += 1
@@ -158,13 +160,13 @@ async def _read(client: Any, gate: Gate, token: str) -> Any:
     """getOrder through the budget's gate; a refusal for the rate holds the budget (every read
     waits it out) and the read is tried again, `LIMITED_TRIES` times in all."""
     for attempt in range(1, LIMITED_TRIES + 1):
-        await gate.private_request()
+        await gate.take_turn()
         try:
             return await client.get_order(token)
         except RateLimited as limited:
-            if attempt == LIMITED_TRIES or not hasattr(gate, "private_limited"):
+            if attempt == LIMITED_TRIES or not hasattr(gate, "refused_for_limit"):
                 raise
-            gate.private_limited(limited.retry_after)
+            gate.refused_for_limit(limited.retry_after)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

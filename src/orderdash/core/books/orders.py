@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal, Inexact, localcontext
 from typing import Any
 
+from orderdash.core.domain.expiry import EPOCH_MS_FLOOR
 from orderdash.core.domain.status import loose_key, state_key
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import OrderdashError
@@ -54,8 +55,6 @@ _BUCKETS = {
 }
 #: States after which the books need no new read unless the history shows another state.
 SETTLED = frozenset({"paid", "confirmed", "underpaid", "overpaid", "expired", "canceled"})
-#: `expiresAt` below this is not epoch milliseconds (docs/service-api.md#times).
-EPOCH_MS_FLOOR = 10**12
 _MAX_TEXT = 200
 #: An amount as the books write it (`format(amount, "f")`): ASCII digits, one dot at most.
 DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")

@@ -172,15 +172,6 @@ def change_note(confirmed: dict[str, Any], frozen: dict[str, Any]) -> str:
     return "The day changed since the dry run: the close shows it as it is now."
 
 
-def summary_rows(report: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(kind, unit, amount and count) rows of the received sums: the human table's lines."""
-    rows = []
-    for kind in ("coins", "fiat"):
-        for unit, row in sorted(report["received"][kind].items()):
-            rows.append((kind, unit, f"{row['amount']} ({row['payments']} payments)"))
-    return rows
-
-
 def figure_of(entry: dict[str, Any]) -> tuple[str, dict[str, str]]:
     """An exception's figure: its name and its coin and fiat amounts."""
     name = next(n for n in FIGURE_NAMES if n in entry)

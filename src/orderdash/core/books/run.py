@@ -27,7 +27,7 @@ def gates(settings: Any) -> tuple[Any, Any]:
     return orders, private
 
 
-def recorder(settings: Any) -> str:
+def till_name(settings: Any) -> str:
     """This till's name (the `till` setting: the host name unless set)."""
     return str(settings.till)
 
@@ -65,7 +65,7 @@ async def close_with(
         book,
         period,
         till=till,
-        recorder=recorder(settings),
+        recorder=till_name(settings),
         order_gate=order_gate,
         private_gate=private_gate,
         dry_run=dry_run,
@@ -76,9 +76,10 @@ async def close_with(
 
 
 class BudgetGate:
-    """A gate on a budget someone else spends too (the dashboard's getOrder budget, which its
-    watcher keeps): the close's reads wait their turn in it and leave `reserve` of its burst to
-    the orders on screen, and a refusal for the rate holds it for everyone."""
+    """A gate (`gather.Gate`) on a budget someone else spends too (the dashboard's getOrder
+    budget, which its watcher keeps): the close's reads and the charge lookups take their turn
+    in it and leave `reserve` of its burst to the orders on screen, and a refusal for the
+    service's limit holds it for everyone."""
 
     def __init__(
         self, budget: Any, *, reserve: float = 0.5, monotonic: Callable[[], float] = time.monotonic
@@ -87,7 +88,8 @@ class BudgetGate:
         self._reserve = reserve
         self._monotonic = monotonic
 
-    async def private_request(self) -> None:
+    async def take_turn(self) -> None:
+        """Return once the budget, `reserve` kept back, lets one more request start; count it."""
         while True:
             now = self._monotonic()
             free = self._budget.next_free(now, reserve=self._reserve)
@@ -96,7 +98,8 @@ class BudgetGate:
                 return
             await asyncio.sleep(min(free - now, 60.0))
 
-    def private_limited(self, retry_after: float | None) -> None:
+    def refused_for_limit(self, retry_after: float | None) -> None:
+        """The service refused a request for its limit: hold the budget for everyone."""
         from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
 
         hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after

@@ -13,7 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Protocol
 
-from orderdash.core.service.errors import OrderdashError
+from orderdash.core.service.errors import OrderdashError, UsageError
 
 #: A charge's outcome as written down: "sending" is written before the create is sent, and a
 #: charge still "sending" or "unknown" at start is looked up by its token.
@@ -64,6 +64,18 @@ class CloseRecord:
 
 class LedgerError(OrderdashError):
     """The ledger cannot be opened, read or written (one line; never a password)."""
+
+
+class OverlappingClose(UsageError):
+    """The period overlaps a close of the same till: its payments would be counted twice."""
+
+    @classmethod
+    def of(cls, record: CloseRecord) -> OverlappingClose:
+        """The refusal of a period that overlaps `record` (a close of the same till)."""
+        return cls(
+            f"the period overlaps the close of {record.period_from.isoformat()} to "
+            f"{record.period_until.isoformat()} of the same till: its payments would count twice"
+        )
 
 
 class Book(Protocol):
@@ -120,7 +132,9 @@ class Book(Protocol):
 
     def save_close(self, record: CloseRecord) -> CloseRecord:
         """Write a close; if that period and till is closed already, the earlier one is kept and
-        returned (a close never changes)."""
+        returned (a close never changes). OverlappingClose, nothing written, when another close
+        of the same till overlaps the period: checked and written as one step, so that two
+        overlapping closes saved at once leave one."""
         ...
 
     def closes(self, till: str) -> list[CloseRecord]:

@@ -30,7 +30,9 @@ MAX_LOOKUPS = 10
 class Gate(Protocol):
     """The getOrder budget the lookups spend (the command's, or the dashboard's watcher's)."""
 
-    async def private_request(self) -> None: ...
+    async def take_turn(self) -> None:
+        """Return once the budget lets one more getOrder start, counting it."""
+        ...
 
 
 def outcome_of(error: BaseException) -> tuple[str, str]:
@@ -146,7 +148,7 @@ async def resolve_unresolved(
         later.append(f"and {len(old) - limit} older ones, left for the next start")
     found = []
     for record in old[:limit]:
-        await gate.private_request()
+        await gate.take_turn()
         resolved = await resolve(client, record, zone)
         if resolved.outcome:
             try:

@@ -20,6 +20,7 @@ from orderdash.core.ledger import (
     ChargeRecord,
     CloseRecord,
     LedgerError,
+    OverlappingClose,
     SeenOrder,
 )
 from orderdash.core.ledger.schema import MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE
@@ -32,6 +33,9 @@ MAX_DETAIL = 300
 MAX_TILL = 64
 #: Tokens asked for in one `IN (...)` (SQLite's oldest bound on parameters is 999).
 _CHUNK = 500
+#: The first key of PostgreSQL's advisory lock on one till's closes (the second: the till's
+#: hash); the two-key locks are apart from the migration's one-key lock.
+_CLOSES_LOCK = 0x0D0A
 
 T = TypeVar("T")
 
@@ -353,8 +357,25 @@ class SqlBook:
 
     @_once_again
     def save_close(self, record: CloseRecord) -> CloseRecord:
+        """The overlap check and the insert in one transaction, which holds the till's closes
+        (SQLite: the whole file, from BEGIN IMMEDIATE; PostgreSQL: an advisory lock on the
+        till): of two overlapping closes saved at once, the second sees the first."""
         key = (record.till, time_text(record.period_from), time_text(record.period_until))
         with self._lock, self._write() as cursor:
+            if self._engine.name == "postgresql":
+                cursor.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_CLOSES_LOCK, record.till)
+                )
+            # times are fixed-width UTC text: text order is time order
+            over = cursor.execute(
+                f"SELECT {self._CLOSE_COLUMNS} FROM closes WHERE till = %s"
+                " AND period_from < %s AND period_until > %s"
+                " AND NOT (period_from = %s AND period_until = %s)"
+                " ORDER BY period_from, period_until LIMIT 1",
+                (key[0], key[2], key[1], key[1], key[2]),
+            )
+            if over:
+                raise OverlappingClose.of(self._close(over[0]))
             cursor.execute(
                 f"INSERT INTO closes ({self._CLOSE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (till, period_from, period_until) DO NOTHING",

@@ -37,6 +37,11 @@ def order_json(raw: dict[str, Any]) -> str:
 
 
 class BookWriter:
+    """The book as the event loop uses it, reads as well as writes: every call (`call`, the
+    typed charge calls, `unresolved`, `charges`) runs in the one ledger thread, in order, and
+    is awaited; `saw` batches orders seen for it (the module's docstring). Named for what the
+    loop mostly does through it; nothing reaches the book on the loop by another way."""
+
     def __init__(
         self,
         open_book: Callable[[], Book],

@@ -67,16 +67,22 @@ class AccountEvents(Protocol):
 class PrivateBudget(Protocol):
     """The private budget the history reads share with the rate refreshes (the watcher)."""
 
-    async def private_request(self) -> None: ...
+    async def take_turn(self) -> None:
+        """Return once the budget lets one more request start, counting it."""
+        ...
 
-    def private_limited(self, retry_after: float | None) -> None: ...
+    def refused_for_limit(self, retry_after: float | None) -> None:
+        """The service refused a request for its limit: hold the budget `retry_after` s."""
+        ...
 
 
 class CommandBudget:
-    """The private budget of a command that reads the history on its own (`orderdash orders`):
+    """A command's own budget, paced with the gate's calls (`take_turn`, `refused_for_limit`).
+    As the private budget of a command that reads the history (`orderdash orders`, `close`):
     the same limits and pacing as the dashboard's rate budget (`rate_budget_per_minute`,
     `rate_budget_per_hour`: the service counts the history with the rate refreshes, per API
-    app), its log-ins counted too. No tills run beside it, so it keeps no share back for them."""
+    app), its log-ins counted too. `close` and `export` pace their getOrders with another
+    (`core/books/run.py` `gates`). No tills run beside it, so it keeps no share back for them."""
 
     def __init__(
         self,
@@ -92,7 +98,7 @@ class CommandBudget:
         self._monotonic = monotonic
         self._sleep = sleep
 
-    async def private_request(self) -> None:
+    async def take_turn(self) -> None:
         while True:
             now = self._monotonic()
             free = self.budget.next_free(now)
@@ -105,7 +111,7 @@ class CommandBudget:
         """A private request that does not wait for the budget (a log-in) is counted."""
         self.budget.spend(self._monotonic())
 
-    def private_limited(self, retry_after: float | None) -> None:
+    def refused_for_limit(self, retry_after: float | None) -> None:
         from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
 
         hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
@@ -144,12 +150,12 @@ class AccountFeed:
     async def read_once(self) -> None:
         gate: Callable[[], Awaitable[None]] | None = None
         if self._budget is not None:
-            gate = self._budget.private_request
+            gate = self._budget.take_turn
         try:
             orders = await self._client.account_orders(max_pages=self._max_pages, before_page=gate)
         except Exception as error:  # noqa: BLE001 - a bug here must not stop the watching
             if isinstance(error, RateLimited) and self._budget is not None:
-                self._budget.private_limited(error.retry_after)
+                self._budget.refused_for_limit(error.retry_after)
             if not isinstance(error, OrderdashError):
                 error = OrderdashError(f"internal error: {type(error).__name__}: {error}")
             if not self._failing:

@@ -286,7 +286,7 @@ class OrderWatcher:
         shares between every private endpoint, counts it."""
         self._extra_private_request()
 
-    async def private_request(self) -> None:
+    async def take_turn(self) -> None:
         """Wait until the private (rate) budget lets one more request start, then count it:
         a history read goes through this gate, not only into the count. It leaves the tills
         the share of the burst that one-off calls leave them."""
@@ -299,7 +299,7 @@ class OrderWatcher:
                 return
             await asyncio.sleep(min(free - now, 60.0))
 
-    def private_limited(self, retry_after: float | None) -> None:
+    def refused_for_limit(self, retry_after: float | None) -> None:
         """A private request beside the watcher was refused for the limit: hold the budget."""
         hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
         self.scheduler.budgets[Kind.RATES].hold(self._monotonic() + hold)
