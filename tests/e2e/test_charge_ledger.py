@@ -236,7 +236,7 @@ def _today() -> tuple[datetime, datetime]:
 
 @pytest.fixture
 def dash_server() -> Iterator[SimulatorServer]:
-    from test_dashboard_account import ACCESS as DASHBOARD_ACCESS
+    from support.account_dashboard import ACCESS as DASHBOARD_ACCESS
 
     with SimulatorServer(Simulator(seed=7), access_token=DASHBOARD_ACCESS) as s:
         yield s
@@ -249,10 +249,9 @@ async def test_the_dialog_writes_the_charge_before_the_create_and_its_outcome(
     event loop's."""
     import threading
 
-    from test_dashboard_account import account_app, ask_to_charge
-
     from conftest import wait_until
     from orderdash.core.ledger.store import SqlBook
+    from support.account_dashboard import account_app, ask_to_charge
 
     threads: list[tuple[str, str]] = []
     for name in ("charge_started", "charge_ended", "order_seen_many", "unresolved_charges"):
@@ -288,9 +287,8 @@ async def test_the_dialog_writes_the_charge_before_the_create_and_its_outcome(
 async def test_the_dashboard_names_an_earlier_unresolved_charge(dash_server, tmp_path) -> None:
     """A charge a kill -9 left "sending" (its order made) and one never sent: at start both
     are looked up, written resolved, and each named in a notice."""
-    from test_dashboard_account import account_app
-
     from conftest import screen_text, wait_until
+    from support.account_dashboard import account_app
 
     server = dash_server
     made = server.sim.tokens()[0]
@@ -449,9 +447,8 @@ def test_charges_lists_todays_charges_and_resolves_earlier_ones(server, tmp_path
 
 
 async def test_the_dialog_sends_nothing_when_the_ledger_cannot_write(dash_server, tmp_path) -> None:
-    from test_dashboard_account import account_app, ask_to_charge
-
     from conftest import screen_text, wait_until
+    from support.account_dashboard import account_app, ask_to_charge
 
     server = dash_server
     blocked = tmp_path / "file"
@@ -691,9 +688,8 @@ async def test_the_writer_tells_once_when_orders_stop_being_written(tmp_path) ->
 
 
 async def test_the_dashboard_says_once_when_orders_stop_being_written(dash_server, tmp_path):
-    from test_dashboard_account import account_app
-
     from conftest import wait_until
+    from support.account_dashboard import account_app
 
     blocked = tmp_path / "file"
     blocked.write_text("a file where the ledger's directory should be")
