@@ -20,6 +20,7 @@ from orderdash.tui.app import OrderDashApp
 from orderdash.tui.screens.add_tokens import AddTokensScreen
 from orderdash.tui.screens.close_day import CloseDayScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
+from orderdash.tui.screens.help import HelpScreen
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.watch_list import WatchTable
 from support.scenes import scene, scene_app
@@ -87,6 +88,10 @@ async def test_without_read_only_the_same_keys_are_there(sim_server: SimulatorSe
         await wait_until(pilot, lambda: all_loaded(app))
         assert set(OFF_KEYS) <= set(app.screen.active_bindings)
         assert "READ-ONLY" not in screen_text(app)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert "READ-ONLY" not in screen_text(app)
+        await pilot.press("escape")
         assert set(OFF_COMMANDS) <= palette_titles(app)
 
 
@@ -115,6 +120,11 @@ async def test_the_keys_off_do_nothing_and_the_palette_offers_none_of_them(
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, DashboardScreen), app.screen
+        await pilot.press("question_mark")  # the help's first line says what is off
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert "READ-ONLY" in screen_text(app) and "nothing is charged" in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen))
         # adding orders is looking at more of them: it stays
         await pilot.press("a")
         await wait_until(pilot, lambda: isinstance(app.screen, AddTokensScreen))

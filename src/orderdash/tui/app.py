@@ -84,7 +84,9 @@ class OrderDashApp(App[None]):
         self.pos_only = pos_only
         self._notices = list(parts.notices)
         #: Help, the alerts log, the budgets, the token editor (tui/overlays.py).
-        self.overlays = Overlays(self, session, load=lambda token: self.dashboard.load(token))
+        self.overlays = Overlays(
+            self, session, load=lambda token: self.dashboard.load(token), readonly=settings.readonly
+        )
         #: The point of sale and the customer display (`p`, `x`, `X`).
         self.counter = Counter(self, parts, settings, show=super().notify, standalone=pos_only)
         #: The start-up until its one first paint, with the order it opens (tui/first_paint.py).
