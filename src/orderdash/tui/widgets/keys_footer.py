@@ -7,7 +7,7 @@ the start-up, measured with bench/run.py --case startup). This footer draws the 
 itself: a key in the footer's key style, its description in the description style, the
 command palette's key at the right end. What changes is a repaint of one line, and only when
 what it shows changes. A click on a key presses it; the mouse over a key highlights it and
-shows its tooltip.
+shows its tooltip. A mark (READ-ONLY) given to it stands first on the line at every width.
 """
 
 from __future__ import annotations
