@@ -360,8 +360,9 @@ def scene_book(wanted: bool) -> Iterator[None]:
 
 
 @contextmanager
-def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
-    """The app of `chosen`, connected to a frozen-clock simulator that runs while inside."""
+def scene_app(chosen: Scene, **settings_given: object) -> Iterator[OrderDashApp]:
+    """The app of `chosen`, connected to a frozen-clock simulator that runs while inside;
+    `settings_given` are settings on top of the scene's (a test's own, e.g. readonly)."""
     simulator = Simulator(seed=7, clock=lambda: FROZEN_NOW)
     chosen.prepare(simulator)
     account = {"access_token": SCENE_ACCESS} if chosen.account else {}
@@ -383,6 +384,7 @@ def scene_app(chosen: Scene) -> Iterator[OrderDashApp]:
             bell=False,
             persist_watchlist=False,
             **credentials,
+            **settings_given,  # type: ignore[arg-type]
         )
         app = make_app(
             settings,

@@ -107,10 +107,21 @@ def _add_customer_options(group: argparse._ArgumentGroup) -> None:
     )
 
 
+def _add_readonly_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--readonly",
+        action="store_true",
+        default=None,
+        help="read-only: watch and read, but no charge, no removing from the list, no point of "
+        "sale or customer display, no closing the day (or ORDERDASH_READONLY)",
+    )
+
+
 def _tui_arguments(tui: argparse.ArgumentParser) -> None:
     tui.add_argument("token", nargs="*", help="order tokens to watch; the first one opens")
     _add_connection_options(tui)
     _add_dashboard_options(tui)
+    _add_readonly_option(tui)
 
 
 def _watch_arguments(watch: argparse.ArgumentParser) -> None:
@@ -138,6 +149,7 @@ def _watch_arguments(watch: argparse.ArgumentParser) -> None:
     )
     _add_connection_options(watch)
     _add_dashboard_options(watch)
+    _add_readonly_option(watch)
 
 
 def _pos_arguments(pos: argparse.ArgumentParser) -> None:
@@ -165,6 +177,7 @@ def _demo_arguments(demo: argparse.ArgumentParser) -> None:
     )
     _add_history_days(demo, 2)
     _add_dashboard_options(demo)
+    _add_readonly_option(demo)
 
 
 def _add_history_days(parser: argparse.ArgumentParser, default: int) -> None:
@@ -443,6 +456,7 @@ SETTING_OPTIONS = (
     "poll_interval",
     "refresh_interval",
     "bell",
+    "readonly",
     "qr_content",
     "qr_uppercase",
     "pos_primary",
@@ -475,11 +489,29 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
     settings, warnings = load_settings({**_settings_overrides(args), **extra}, env)
     for warning in warnings:
         print(f"orderdash: warning: {warning}", file=sys.stderr)
+    if settings.readonly:
+        _refuse_in_readonly(args)
     from orderdash.core.runtime.logs import configure_logging
 
     # the log file, or nowhere: never the terminal (the dashboard owns it, --jsonl owns stdout)
     configure_logging(settings.log_file, secrets=[settings.bearer_token, settings.access_token])
     return settings, warnings
+
+
+def _refuse_in_readonly(args: argparse.Namespace) -> None:
+    """A command that makes something, or puts an order before a customer, is refused with
+    the `readonly` setting: before anything is sent or written."""
+    from orderdash.core.service.errors import UsageError
+
+    command = getattr(args, "command", None)
+    if command == "charge":
+        raise UsageError("read-only (the readonly setting): charge makes no order")
+    if command == "pos":
+        raise UsageError("read-only (the readonly setting): no point of sale for a customer")
+    if command == "close" and not getattr(args, "dry_run", False):
+        raise UsageError(
+            "read-only (the readonly setting): close --dry-run shows the report, closing nothing"
+        )
 
 
 def parse_command_line(line: Sequence[str]) -> argparse.Namespace:

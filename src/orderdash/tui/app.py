@@ -21,7 +21,7 @@ from orderdash.core.runtime.config import Settings
 from orderdash.core.watching.state import Freshness, Shown
 from orderdash.tui.account_switch import AccountSwitch
 from orderdash.tui.alarms import Alarms
-from orderdash.tui.bindings import OPERATOR_ACTIONS, POS_ONLY_OFF
+from orderdash.tui.bindings import OPERATOR_ACTIONS, POS_ONLY_OFF, READONLY_OFF
 from orderdash.tui.books import AppBooks
 from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
@@ -84,7 +84,9 @@ class OrderDashApp(App[None]):
         self.pos_only = pos_only
         self._notices = list(parts.notices)
         #: Help, the alerts log, the budgets, the token editor (tui/overlays.py).
-        self.overlays = Overlays(self, session, load=lambda token: self.dashboard.load(token))
+        self.overlays = Overlays(
+            self, session, load=lambda token: self.dashboard.load(token), readonly=settings.readonly
+        )
         #: The point of sale and the customer display (`p`, `x`, `X`).
         self.counter = Counter(self, parts, settings, show=super().notify, standalone=pos_only)
         #: The start-up until its one first paint, with the order it opens (tui/first_paint.py).
@@ -111,7 +113,9 @@ class OrderDashApp(App[None]):
     def get_default_screen(self) -> DashboardScreen:
         # The dashboard is the first screen: Textual's default, an empty screen under it, was
         # mounted, styled, resumed and styled again for nothing. Made after `on_load`.
-        dashboard = DashboardScreen(self.session, first_paint_held=self.first_paint.held)
+        dashboard = DashboardScreen(
+            self.session, first_paint_held=self.first_paint.held, readonly=self.settings.readonly
+        )
         self._reporter.target = dashboard
         if self.state.store is not None:
             # the saved list is read in a worker while the dashboard mounts: its answer is
@@ -181,6 +185,8 @@ class OrderDashApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.pos_only and action in POS_ONLY_OFF:
             return False
+        if self.settings.readonly and action in READONLY_OFF:
+            return False  # gone from the footer and the palette; the key does nothing
         # hidden from the customer's footer, and the keys do nothing there (Esc first)
         return not (action in OPERATOR_ACTIONS and self.customer_facing)
 

@@ -114,3 +114,14 @@ POS_ONLY_OFF = OPERATOR_ACTIONS | {
     "show_on_display", "clear_display", "copy_address", "copy_amount", "copy_token",
     "copy_hash", "toggle_bell",
 }  # fmt: skip
+#: Off for a read-only operator (the `readonly` setting), the app's and the dashboard's: what
+#: makes an order (a charge), puts one before a customer (the point of sale, the customer
+#: display) or takes one off the watch list (remove, and its undo). Looking an order up or
+#: adding orders still works: more is watched, nothing is lost from sight. The close of day's
+#: `c` is its screen's (`screens/close_day.py`).
+READONLY_OFF = frozenset({
+    "new_charge", "point_of_sale", "show_on_display", "clear_display", "remove_order",
+    "undo_remove",
+})  # fmt: skip
+#: What the footer shows, whatever its width, while read-only.
+READONLY_MARK = "READ-ONLY"

@@ -58,11 +58,14 @@ DASHBOARD_COMMANDS = (
 
 
 def system_commands(app: App[None], screen: Screen[object]) -> Iterable[SystemCommand]:
-    """The app's entries, and the dashboard's while it is the screen."""
+    """The app's entries, and the dashboard's while it is the screen; an action its owner
+    turns off (`check_action`, e.g. read-only) is not offered, as its key is not shown."""
     for title, help_text, action in APP_COMMANDS:
-        yield SystemCommand(title, help_text, getattr(app, f"action_{action}"))
+        if app.check_action(action, ()) is not False:
+            yield SystemCommand(title, help_text, getattr(app, f"action_{action}"))
     if not isinstance(screen, DashboardScreen):
         return
     for title, help_text, whose, action in DASHBOARD_COMMANDS:
         owner = app if whose == "app" else screen
-        yield SystemCommand(title, help_text, getattr(owner, f"action_{action}"))
+        if owner.check_action(action, ()) is not False:
+            yield SystemCommand(title, help_text, getattr(owner, f"action_{action}"))

@@ -13,16 +13,23 @@ from orderdash.core.watching.session import WatchSession
 
 class Overlays:
     def __init__(
-        self, app: App[None], session: WatchSession, *, load: Callable[[str], None]
+        self,
+        app: App[None],
+        session: WatchSession,
+        *,
+        load: Callable[[str], None],
+        readonly: bool = False,
     ) -> None:
-        """`app` shows the screens; `load` opens an order on the dashboard (an alert chosen)."""
+        """`app` shows the screens; `load` opens an order on the dashboard (an alert chosen);
+        `readonly`: the help says which keys are off."""
         self._app, self._session, self._load = app, session, load
+        self._readonly = readonly
 
     def help(self) -> None:
         from orderdash.tui.screens.help import HelpScreen
 
         if not isinstance(self._app.screen, HelpScreen):
-            self._app.push_screen(HelpScreen())
+            self._app.push_screen(HelpScreen(readonly=self._readonly))
 
     def budgets(self) -> None:
         from orderdash.tui.screens.budgets import BudgetsScreen

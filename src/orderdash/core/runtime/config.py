@@ -107,6 +107,10 @@ class Settings(BaseModel):
     allow_insecure_http: bool = False
     #: Ring the terminal bell when a payment arrives.
     bell: bool = True
+    #: A read-only operator: watch and read, but make nothing (no charge, no close of day)
+    #: and put nothing before a customer (no point of sale, no customer display); nothing
+    #: leaves the watch list either.
+    readonly: bool = False
     #: What the QR code encodes: auto (payment URI where the coin has one, else the address),
     #: address, uri, or server (the service's own qrCode image).
     qr_content: Literal["auto", "address", "uri", "server"] = "auto"

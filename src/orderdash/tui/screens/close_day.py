@@ -32,6 +32,7 @@ from orderdash.core.books.report import change_note, report_lines
 from orderdash.core.books.run import NoBook, close_with
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import OrderdashError
+from orderdash.tui.bindings import READONLY_MARK
 from orderdash.tui.widgets.keys_footer import KeysFooter
 
 log = logging.getLogger(__name__)
@@ -102,7 +103,7 @@ class CloseDayScreen(Screen[None]):
         yield Static(id="close-status")
         with VerticalScroll(id="close-report"):
             yield Static(id="close-lines")
-        yield KeysFooter(first=FOOTER_FIRST)
+        yield KeysFooter(first=FOOTER_FIRST, mark=READONLY_MARK if self._readonly else "")
 
     def on_mount(self) -> None:
         self._read(dry_run=True)
@@ -113,7 +114,14 @@ class CloseDayScreen(Screen[None]):
 
     # -- the keys ---------------------------------------------------------------------------------
 
+    @property
+    def _readonly(self) -> bool:
+        """A read-only operator: the report shows, the day is never closed from here."""
+        return bool(self._settings.readonly)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close_day" and self._readonly:
+            return False
         # today has no day after it yet: the key shows, dimmed
         if action == "day" and parameters == (1,) and self.day >= self._today:
             return None
@@ -210,7 +218,10 @@ class CloseDayScreen(Screen[None]):
         book_line.display = bool(self.no_book)
         self.query_one("#close-lines", Static).update(Text("\n".join(lines), overflow="fold"))
         self._show_title()
-        self._status(f"Closed, but {note}" if note else self._outcome(result, closed, dry_run))
+        outcome = self._outcome(result, closed, dry_run)
+        if self._readonly and not closed and not result.missing:
+            outcome = "Read-only: the report only, the day is not closed from here."
+        self._status(f"Closed, but {note}" if note else outcome)
 
     def _book(self) -> tuple[Any, str]:
         """The shop's book, or a book that keeps nothing and why (in a thread: opening may

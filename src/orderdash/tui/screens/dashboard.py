@@ -21,7 +21,7 @@ from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
 from orderdash.core.watching.session import WatchSession
 from orderdash.tui import messages
-from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST
+from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST, READONLY_MARK
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.screens.watch_list_keys import WatchListKeys
 from orderdash.tui.text import literal
@@ -47,8 +47,12 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
     AUTO_FOCUS = ""
     BINDINGS = DASHBOARD_BINDINGS
 
-    def __init__(self, session: WatchSession, *, first_paint_held: bool = False) -> None:
+    def __init__(
+        self, session: WatchSession, *, first_paint_held: bool = False, readonly: bool = False
+    ) -> None:
         super().__init__()
+        #: A read-only operator (the `readonly` setting): the footer says so.
+        self.readonly = readonly
         #: Every change to what is watched goes through the session (it owns state and watcher).
         self.session = session
         self.state = session.state
@@ -67,7 +71,7 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
         # the order over its transactions, the QR docked beside both (app.tcss)
         yield OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
         yield StatusLine(monotonic=self.state.monotonic, id="status")
-        yield KeysFooter(first=FOOTER_FIRST)
+        yield KeysFooter(first=FOOTER_FIRST, mark=READONLY_MARK if self.readonly else "")
 
     def end_of_hold(self) -> None:
         super().end_of_hold()

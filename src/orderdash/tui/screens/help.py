@@ -50,6 +50,12 @@ KEYS = (
     ("q", "quit"),
 )
 
+#: The first line of the help while read-only (the `readonly` setting).
+READONLY_NOTE = (
+    "n, p, x, X, d, u and the close of day's c are off: nothing is charged, removed, closed "
+    "or shown to a customer"
+)
+
 ABOUT = (
     "The order on screen is polled every poll interval; a new transaction refreshes the exchange "
     "rate at once, rings the bell and is marked \u25cf in the table. The rate is refreshed every "
@@ -68,10 +74,17 @@ class HelpScreen(ModalScreen[None]):
         Binding("q", "dismiss", "Close", show=False),
     ]
 
+    def __init__(self, *, readonly: bool = False) -> None:
+        super().__init__()
+        #: A read-only operator: the first line says which keys are off.
+        self.readonly = readonly
+
     def compose(self) -> ComposeResult:
         keys = Table.grid(padding=(0, 2))
         keys.add_column(style="bold", no_wrap=True)
         keys.add_column()
+        if self.readonly:
+            keys.add_row("READ-ONLY", READONLY_NOTE)
         for key, what in KEYS:
             keys.add_row(key, what)
         with VerticalScroll(id="help-body") as body:

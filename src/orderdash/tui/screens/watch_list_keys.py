@@ -14,6 +14,7 @@ from textual.screen import Screen
 from orderdash.core.service.models import Transaction
 from orderdash.core.watching.session import WatchSession
 from orderdash.core.watching.state import DashboardState
+from orderdash.tui.bindings import READONLY_OFF
 from orderdash.tui.widgets.order_view import OrderView
 from orderdash.tui.widgets.watch_list import WatchListPane
 
@@ -26,6 +27,8 @@ class WatchListKeys(Screen[None]):
 
     session: WatchSession
     state: DashboardState
+    #: A read-only operator: the keys that change the list or turn to a customer are off.
+    readonly: bool = False
 
     @property
     def _app(self) -> DashboardHost:
@@ -39,6 +42,9 @@ class WatchListKeys(Screen[None]):
 
     def selected_transaction(self) -> Transaction | None:
         return self.query_one(OrderView).selected_transaction()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.readonly and action in READONLY_OFF)
 
     def action_remove_order(self) -> None:
         self.session.unwatch(self.target_token())

@@ -7,7 +7,7 @@ the start-up, measured with bench/run.py --case startup). This footer draws the 
 itself: a key in the footer's key style, its description in the description style, the
 command palette's key at the right end. What changes is a repaint of one line, and only when
 what it shows changes. A click on a key presses it; the mouse over a key highlights it and
-shows its tooltip.
+shows its tooltip. A mark (READ-ONLY) given to it stands first on the line at every width.
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ def key_width(key_display: str, description: str) -> int:
     return cell_len(key_display) + 2 + (cell_len(description) + 1 if description else 0)
 
 
+def mark_width(mark: str) -> int:
+    """Cells the mark takes at the left end: " mark "."""
+    return cell_len(mark) + 2
+
+
 def palette_width(key: Key) -> int:
     """Cells the command palette's key takes at the right end: "▏key description "."""
     return 1 + cell_len(key.display) + 1 + cell_len(key.description) + 1
@@ -74,6 +79,7 @@ class KeysFooter(Widget, can_focus=False):
         "keys-footer--description",
         "keys-footer--hover",
         "keys-footer--bar",
+        "keys-footer--mark",
     }
     DEFAULT_CSS = """
     KeysFooter {
@@ -98,12 +104,21 @@ class KeysFooter(Widget, can_focus=False):
         .keys-footer--bar {
             color: $foreground 20%;
         }
+        .keys-footer--mark {
+            color: $background;
+            background: $warning;
+            text-style: bold;
+        }
     }
     """
 
-    def __init__(self, *, first: Iterable[str] = ("help", "quit"), **kwargs: object) -> None:
+    def __init__(
+        self, *, first: Iterable[str] = ("help", "quit"), mark: str = "", **kwargs: object
+    ) -> None:
+        """`mark`: a word drawn first on the line at every width, before any key (read-only)."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.first = tuple(first)
+        self.mark = mark
         #: What the line shows: the keys from the left, and the palette's key at the right.
         self.shown: tuple[tuple[Key, ...], Key | None] = ((), None)
         #: Each key's cells on the line, for the mouse: (start, end, key).
@@ -125,6 +140,8 @@ class KeysFooter(Widget, can_focus=False):
         bindings = self.screen.active_bindings
         palette = None
         room = self.size.width or app.size.width
+        if self.mark:
+            room -= mark_width(self.mark)
         if app.ENABLE_COMMAND_PALETTE:
             found = bindings.get(app.COMMAND_PALETTE_BINDING)
             if found is not None:
@@ -165,6 +182,9 @@ class KeysFooter(Widget, can_focus=False):
         parts: list[tuple[str, Style] | str] = []
         spans: list[tuple[int, int, Key]] = []
         at = 0
+        if self.mark:
+            parts.append((f" {self.mark} ", self.get_visual_style("keys-footer--mark")))
+            at += mark_width(self.mark)
 
         def add(key: Key, key_text: str, description_text: str) -> None:
             nonlocal at
