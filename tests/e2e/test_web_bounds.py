@@ -179,10 +179,14 @@ def test_hostile_websockets_leave_at_most_the_cap_and_end_with_their_sockets(
     assert outlived <= OUTLIVE, f"display processes outlived their sockets by {outlived:.1f} s"
     print(f"most processes at once: {most}; outlived their sockets by {outlived:.1f} s")
 
-    # room again: a new connection is served
-    raw, answer = handshake(display, f"width=80&height=24&key={display.key}")
-    raw.close()
-    assert answer.startswith(b"HTTP/1.1 101")
+    # room again: a new connection is served (once the server has counted the ended sessions
+    # out, a moment after their processes are gone)
+    def served() -> bool:
+        raw, answer = handshake(display, f"width=80&height=24&key={display.key}")
+        raw.close()
+        return answer.startswith(b"HTTP/1.1 101")
+
+    assert wait_for(served, timeout=10, what="a connection served after the others ended")
 
 
 def test_a_full_display_says_so_politely(display: Display) -> None:

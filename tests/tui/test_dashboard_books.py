@@ -10,6 +10,7 @@ import asyncio
 import csv
 import io
 import json
+import os
 import time
 from collections.abc import Iterator
 from decimal import Decimal
@@ -382,3 +383,34 @@ async def test_a_damaged_close_in_the_book_is_one_line_in_z(
         assert len(failed) == 1 and failed[0].lstrip().startswith("Failed, nothing closed")
         assert not screen.closed and "Digest" not in screen_text(app)
         assert "2026-10-25 \u00b7 Europe/Berlin \u00b7 not closed yet" in screen_text(app)
+
+
+async def test_a_day_another_till_closed_meanwhile_is_closed_already_not_ours(
+    server: SimulatorServer, book: LedgerFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shop's day closed by `orderdash close` (another till) while the person reads the
+    question: `y` shows that close, says "Closed already", and claims no close of its own."""
+    from support.books_scene import berlin
+
+    sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
+    monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
+    monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
+    monkeypatch.setenv("ORDERDASH_CONFIG", os.devnull)
+    app = books_app(server)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_day_before(app, pilot)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        tx = sim.add_transaction(scene["unconf"], "0.0001", age_s=berlin("2026-10-25T18:00"))
+        try:
+            day = ["close", "--day", "2026-10-25", "--tz", "Europe/Berlin", "--all-tills"]
+            assert await asyncio.to_thread(main, day) == 0
+            (theirs,) = book.saved()
+            await pilot.press("y")
+            await wait_until(pilot, lambda: screen.closed and not screen.reading, timeout=10)
+        finally:
+            order = sim._orders[scene["unconf"]]  # the module's scene as it was
+            order.transactions[:] = [t for t in order.transactions if t["id"] != tx["id"]]
+        assert screen.result.report["digest"] == theirs.digest and len(book.saved()) == 1
+        text = screen_text(app)
+        assert "Closed already." in text and "Closed, but" not in text

@@ -383,3 +383,52 @@ def test_the_book_protocol_is_what_the_store_has() -> None:
         for book in (SqlBook, NoBook):  # the ledger, and the stand-in where none opens
             ours = list(inspect.signature(getattr(book, name)).parameters)
             assert ours == theirs, (book.__name__, name)
+
+
+def test_overlapping_closes_stay_one_where_the_server_defaults_to_repeatable_read(
+    pg_server,  # noqa: ANN001
+) -> None:
+    """A server whose transactions default to REPEATABLE READ (a DBA's choice): the check after
+    the till's lock must still see a close committed while it waited, so the ledger asks for
+    READ COMMITTED itself."""
+    from urllib.parse import quote
+
+    url = pg_server.schema_url()  # its options come last: more can be appended
+    url += quote(" -cdefault_transaction_isolation=repeatable\\ read", safe="")
+    settings = Settings(ledger_url=SecretStr(url))
+    books = [open_book(settings), open_book(settings)]
+    try:
+        noon = T0 + timedelta(hours=12)
+        for round_ in range(3):
+            till = f"shop-{round_}"
+            records = [
+                CloseRecord(till, T0, T0 + timedelta(days=1), T0, "{}", "day"),
+                CloseRecord(till, noon, noon + timedelta(days=1), noon, "{}", "noon"),
+            ]
+            outcomes = _saved_at_once(books, records)
+            kept = [c.digest for c in books[0].closes(till)]
+            assert len(kept) == 1 and sorted(outcomes) == sorted([kept[0], "refused"]), round_
+    finally:
+        for book in books:
+            book.close_connection()
+
+
+def _saved_at_once(books: list[SqlBook], records: list[CloseRecord]) -> list[str]:
+    """Each book saves its close at the same instant: the digests kept, or "refused"."""
+    start = threading.Barrier(len(books))
+    outcomes: list[str] = []
+
+    def save(book: SqlBook, record: CloseRecord) -> None:
+        start.wait()
+        try:
+            outcomes.append(book.save_close(record).digest)
+        except OverlappingClose:
+            outcomes.append("refused")
+
+    pairs = zip(books, records, strict=True)
+    threads = [threading.Thread(target=save, args=pair) for pair in pairs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return outcomes

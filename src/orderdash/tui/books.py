@@ -103,7 +103,7 @@ class AppBooks:
             self._app.notify(error.message, title="Ledger", severity="warning", markup=False)
             return
         said = [(r.line, bool(r.outcome)) for r in resolutions.found]
-        said += [(line, True) for line in resolutions.later]
+        said += [(line, False) for line in resolutions.later]  # unresolved yet: a warning
         for line, known in said:
             self._app.notify(
                 f"An earlier charge: {line}",

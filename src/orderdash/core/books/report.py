@@ -157,8 +157,8 @@ def _adjustments(
 
 
 def change_note(confirmed: dict[str, Any], frozen: dict[str, Any]) -> str:
-    """One line when `frozen` (the close as made) differs from `confirmed` (the dry run the
-    person agreed to) in anything but when it was built; "" when they agree."""
+    """What follows "Closed, but" when `frozen` (the close as made) differs from `confirmed` (the
+    dry run the person agreed to) in anything but when it was built; "" when they agree."""
 
     def body(report: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in report.items() if k not in ("closed_at", "digest")}
@@ -169,7 +169,7 @@ def change_note(confirmed: dict[str, Any], frozen: dict[str, Any]) -> str:
     if arrived > 0:
         payments = "payment" if arrived == 1 else "payments"
         return f"{arrived} {payments} arrived since the dry run: the close shows them."
-    return "The day changed since the dry run: the close shows it as it is now."
+    return "the day changed since the dry run: the close shows it as it is now."
 
 
 def figure_of(entry: dict[str, Any]) -> tuple[str, dict[str, str]]:

@@ -109,6 +109,10 @@ class PostgresEngine:
             )
         except self._psycopg.Error as error:
             raise self._failed(error) from None
+        # a transaction's statements each see what was committed before them, whatever the
+        # server's default: the closes' overlap check runs after waiting for the till's lock
+        # and must see a close committed meanwhile (REPEATABLE READ would hide it)
+        self._connection.isolation_level = self._psycopg.IsolationLevel.READ_COMMITTED
         return self._connection
 
     @contextmanager

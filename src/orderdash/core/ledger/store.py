@@ -229,14 +229,24 @@ class SqlBook:
         if outcome not in CHARGE_OUTCOMES:
             raise ValueError(f"not a charge outcome: {outcome!r}")
         ended = time_text(at or datetime.now(UTC))
+        # the row is held from the check to the write (SQLite: the file, from BEGIN IMMEDIATE;
+        # PostgreSQL: FOR UPDATE); no UPDATE ... RETURNING, which SQLite has only from 3.35
+        held = " FOR UPDATE" if self._engine.name == "postgresql" else ""
         with self._lock, self._write() as cursor:
-            rows = cursor.execute(
+            still_open = cursor.execute(
+                "SELECT token FROM charges WHERE token = %s"
+                " AND outcome IN ('sending', 'unknown')" + held,
+                (token,),
+            )
+            if not still_open:
+                return False
+            cursor.execute(
                 "UPDATE charges SET outcome = %s, detail = %s, ended_at = %s,"
                 " currency = CASE WHEN currency = '' THEN %s ELSE currency END"
-                " WHERE token = %s AND outcome IN ('sending', 'unknown') RETURNING token",
+                " WHERE token = %s",
                 (outcome, _line(detail), ended, _line(currency, 12), token),
             )
-        return bool(rows)
+        return True
 
     _CHARGE_COLUMNS = "token, amount, currency, till, started_at, outcome, detail, ended_at"
 

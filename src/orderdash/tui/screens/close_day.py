@@ -197,8 +197,13 @@ class CloseDayScreen(Screen[None]):
             book, self.no_book = await asyncio.to_thread(self._book)
             result, closed = await self._report(book, period, dry_run)
             lines = await asyncio.to_thread(report_lines, result.report, closed=closed)
-            confirmed = self._confirmed_report if not dry_run else None
-            note = "" if confirmed is None else change_note(confirmed, result.report)
+            # (only a close this screen saved: another till's, found instead, is "Closed already")
+            confirmed = self._confirmed_report if result.saved else None
+            note = (
+                ""
+                if confirmed is None
+                else await asyncio.to_thread(change_note, confirmed, result.report)
+            )
         except OrderdashError as error:
             self._failed(day, error.message)
             return
