@@ -263,3 +263,23 @@ def test_no_tui_module_holds_the_app_typed_any() -> None:
     }
     assert len(list(tui.rglob("*.py"))) > 20  # the TUI's modules were read
     assert found == {}
+
+
+#: Lines a module may have: one job a file (the App and the dashboard screen hand theirs on;
+#: the client is split by job, httpx's way).
+SIZE_LIMITS = {"tui/app.py": 300, "tui/screens/dashboard.py": 250, "core/service/": 400}
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_outgrows_its_job() -> None:
+    package = PACKAGE_ROOT
+    over = []
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).as_posix()
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        limit = next(
+            (n for prefix, n in SIZE_LIMITS.items() if name.startswith(prefix)), MAX_MODULE_LINES
+        )
+        if lines > limit:
+            over.append(f"{name}: {lines} lines (at most {limit})")
+    assert over == []

@@ -39,8 +39,7 @@ QR_MIN_SCREEN_WIDTH = 100
 
 
 class DashboardScreen(WatchListKeys, HeldRenderScreen):
-    # (HeldRenderScreen: rendered once the start-up's hold on painting ends, not under it;
-    # WatchListKeys: the keys on the watch list and on the order a key acts on)
+    # (HeldRenderScreen: rendered once the start-up's hold on painting ends, not under it)
     #: `start` focuses what fits the start (the order's table, the list or the token input).
     #: Textual's default would focus the token input first, a frame earlier, and the footer
     #: would show that input's keys (only "/") and then rebuild for the table's.
@@ -51,16 +50,14 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
         self, session: WatchSession, *, first_paint_held: bool = False, readonly: bool = False
     ) -> None:
         super().__init__()
-        #: A read-only operator (the `readonly` setting): the footer says so.
-        self.readonly = readonly
+        self.readonly = readonly  # (the setting: READ-ONLY in the footer, changes off)
         #: Every change to what is watched goes through the session (it owns state and watcher).
         self.session = session
         self.state = session.state
         self._mismatch_shown = False
         #: The app holds painting until the first order is on this screen (`end_of_hold`).
         self._first_paint_held = first_paint_held
-        #: Set once its widgets are mounted (it is the app's first screen: nothing awaits
-        #: its mount as `push_screen` would).
+        #: Set once its widgets are mounted (the app's first screen: no push_screen awaits it).
         self.composed = asyncio.Event()
 
     def compose(self) -> ComposeResult:
