@@ -761,3 +761,29 @@ def test_get_waits_briefly_for_a_ledger_server_that_is_away(monkeypatch, capsys)
     err = capsys.readouterr().err
     assert err.startswith("orderdash: warning: the order was not written down: the ledger")
     assert len(err.strip().splitlines()) == 1 and "pw-Xy9" not in err
+
+
+async def test_a_call_as_the_writer_closes_is_a_ledger_error_and_reopens_nothing(
+    tmp_path: Path,
+) -> None:
+    """The app quitting while a charge's outcome is being written: the call that passed the
+    closed check just before the close fails as the ledger's one-line error (the charge's
+    outcome says so), never a RuntimeError, and no book is opened again after the close."""
+    from orderdash.core.ledger import LedgerError
+
+    opened: list = []
+
+    def opener():  # noqa: ANN202
+        opened.append(open_book(Settings(ledger=str(tmp_path / "ledger.sqlite3"))))
+        return opened[-1]
+
+    writer = BookWriter(opener, "front")
+    await writer.charge_started("t1", Decimal("1.00"), "EUR")
+    writer.close()  # the executor is shut down
+    writer._closed = False  # as seen by a call that checked just before the close
+    said = await writer.charge_ended("t1", "made", "made")
+    assert said.startswith("the ledger could not write") and "closed" in said
+    with pytest.raises(LedgerError):
+        day = datetime(2026, 11, 27, tzinfo=UTC)
+        await writer.call(lambda book: book.charges(day, day, None))
+    assert len(opened) == 1  # opened once, by the first call; never after the close

@@ -75,14 +75,21 @@ class BookWriter:
         return self._book
 
     def _in_thread(self, fn: Callable[[Book], T]) -> T:
+        if self._closed and self._book is None:  # queued behind the close: no book reopened
+            raise LedgerError("the ledger is closed")
         return fn(self._book_now())
 
     async def call(self, fn: Callable[[Book], T]) -> T:
-        """`fn(book)` in the writer's thread, in order with every other call."""
+        """`fn(book)` in the writer's thread, in order with every other call; LedgerError once
+        the writer is closed (the app quitting), even if it closes as this is asked."""
         if self._closed:
             raise LedgerError("the ledger is closed")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, partial(self._in_thread, fn))
+        try:
+            answer = loop.run_in_executor(self._executor, partial(self._in_thread, fn))
+        except RuntimeError:  # the thread ended between the check and the hand-over
+            raise LedgerError("the ledger is closed") from None
+        return await answer
 
     async def open(self) -> Book:
         loop = asyncio.get_running_loop()
