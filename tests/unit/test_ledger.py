@@ -154,22 +154,7 @@ def test_two_overlapping_closes_saved_at_once_leave_one(make_book) -> None:
         CloseRecord("*", T0, T0 + timedelta(days=1), T0, "{}", "day"),
         CloseRecord("*", noon, noon + timedelta(days=1), noon, "{}", "noon"),
     ]
-    start = threading.Barrier(2)
-    outcomes: list[str] = []
-
-    def save(book: SqlBook, record: CloseRecord) -> None:
-        start.wait()
-        try:
-            outcomes.append(book.save_close(record).digest)
-        except OverlappingClose:
-            outcomes.append("refused")
-
-    pairs = zip(books, records, strict=True)
-    threads = [threading.Thread(target=save, args=pair) for pair in pairs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    outcomes = _saved_at_once(books, records)
     kept = [c.digest for c in make_book().closes("*")]
     assert len(kept) == 1 and sorted(outcomes) == sorted([kept[0], "refused"])
 
