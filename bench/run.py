@@ -30,6 +30,7 @@ CASES: dict[str, tuple[str, str]] = {
     "idle": ("case_idle", "CPU and repaints with one order open"),
     "watchlist": ("case_watchlist", "500 orders in the watch list"),
     "close": ("case_close", "the close of day of 1,000 orders"),
+    "responsive": ("case_responsive", "the event loop while a hostile server QR image is read"),
 }
 
 
