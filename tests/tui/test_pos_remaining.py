@@ -134,21 +134,26 @@ async def test_m_shows_exactly_what_is_still_due_and_goes_back(
         assert still_due not in screen_text(app)
 
 
+@pytest.mark.parametrize("size", [(80, 24), SIZE])
 async def test_server_image_mode_still_gets_our_code_for_what_is_due(
-    sim_server: SimulatorServer,
+    sim_server: SimulatorServer, size: tuple[int, int]
 ) -> None:
     token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="5.00")
     address = sim_server.sim.order_wire(token, with_qr=False)["address"]
     app = pos_app(sim_server, token, settings={"qr_content": "server"})
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: qr_of(app).source == "server")
-        due, _ = pay_part(sim_server, token)
+        due, due_fiat = pay_part(sim_server, token)
         await wait_until(pilot, lambda: part_paid_on_screen(app))
         await wait_until(pilot, lambda: qr_of(app).source == "server" and decoded(app) == [address])
         await pilot.press("m")
         remaining = f"BITCOIN:{address.upper()}?amount={due}"
         await wait_until(pilot, lambda: decoded(app) == [remaining])
         assert qr_of(app).source == "text", "ours, not the server's image"
+        statement = WORDS.text("qr_still_due", coin=f"{due} BTC", fiat=f"{due_fiat} EUR")
+        region = pos_of(app).query_one("#pos-due-label").region
+        rows = screen_text(app).splitlines()[region.y : region.bottom]
+        assert squeezed(statement) in squeezed("".join(row[region.x :] for row in rows))
         await pilot.press("m")
         await wait_until(pilot, lambda: qr_of(app).source == "server" and decoded(app) == [address])
 
