@@ -14,6 +14,8 @@ import pytest
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.customer.catalogue import LANGUAGES, catalogue
 from orderdash.core.customer.channel import Publisher, channel_path
+from orderdash.core.customer.face import CustomerFace
+from orderdash.core.customer.reading import Reader
 from orderdash.core.domain.text import amount_text
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp
@@ -115,13 +117,20 @@ async def test_m_shows_exactly_what_is_still_due_and_goes_back(
         assert qr_of(app).caption_text == f"bitcoin:{address}?amount={due}"
         assert still_due in screen_text(app)
         assert footer_keys(app)["m"] == "Order QR"
-        # what a customer is shown of this order, the customer display included
-        shown = app.state.face_for(token)
-        assert shown is not None and shown.remaining and shown.qr_text == remaining
+
+        # the customer display (terminal and browser) reads the same off the channel
+        def published() -> CustomerFace | None:
+            assert app.publisher is not None
+            return Reader(app.publisher.path, clock=app.publisher.clock).poll().face
+
+        await wait_until(pilot, lambda: (face := published()) is not None and face.remaining)
+        face = published()
+        assert face is not None and face.qr_text == remaining and face.coin_amount == due
 
         await pilot.press("m")
         await wait_until(pilot, lambda: decoded(app) == [address])
         assert still_due not in screen_text(app)
+        await wait_until(pilot, lambda: (face := published()) is not None and not face.remaining)
         assert footer_keys(app)["m"] == "Still-due QR"
 
         await pilot.press("m")
