@@ -108,6 +108,9 @@ class CustomerFace(BaseModel):
     trouble: Trouble = ""
     #: The QR is the service's checkout page (`qr_text`): the customer chooses a coin there.
     checkout: bool = False
+    #: The QR asks for what is still due on a part-paid order (`qr_text`, our payment URI
+    #: with the shortfall), and says so under it: "Still due X (≈ Y)".
+    remaining: bool = False
 
     @field_validator(
         "label", "coin", "currency", "unit", "headline_amount", "qr_text", "qr_caption",
@@ -138,6 +141,10 @@ class CustomerFace(BaseModel):
             raise ValueError("checkout without an http(s) link")
         if self.trouble and (self.payable or self.qr_text or rows):
             raise ValueError("a code that cannot be checked")
+        if self.remaining and not (
+            self.payable and self.phase == "PARTLY_PAID" and self.qr_text and not rows
+        ):
+            raise ValueError("a remaining-amount code on an order not part-paid")
         return self
 
     @property
@@ -187,7 +194,9 @@ def customer_face(
 
     `trouble`: the order cannot be checked now. Not found, the customer is told so whatever
     the state; unreachable, only an order still to be paid loses its QR (a paid order stays
-    paid). `payment_url`: the service's checkout page, the QR while no coin is chosen.
+    paid). `payment_url`: the service's checkout page, the QR while no coin is chosen. A
+    `payload` of kind "remaining" (`remaining_payload`) is shown only while the order is
+    part-paid, under the same rules as the main code.
     """
     if trouble == "not_found" or (trouble == "unreachable" and state.takes_payment):
         return trouble_face(trouble, order)
@@ -219,6 +228,7 @@ def customer_face(
         headline_amount = f"{amount_text(state.excess_coin)} {state.coin}".strip()
 
     qr_text, modules, note, caption = "", (), "", payload.caption
+    remaining = payload.kind == "remaining" and state.phase is Phase.PARTLY_PAID
     if state.payable:
         note = payload.note_key
         if payload.server_image:
@@ -266,6 +276,7 @@ def customer_face(
         rate_renews_at=rate_renews_at,
         connection_problem=connection_problem,
         payments=len(order.transactions),
+        remaining=remaining and bool(qr_text),
     )
 
 
@@ -327,6 +338,7 @@ def face_at(face: CustomerFace, now: float) -> CustomerFace:
             "qr_caption": "",
             "qr_note": "",
             "rate_renews_at": None,
+            "remaining": False,
         }
     )
 

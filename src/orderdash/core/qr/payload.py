@@ -14,6 +14,10 @@ alphanumeric mode, which takes 5.5 bits a character instead of 8, so the code ha
 larger modules. The parameters (`?amount=...`) stay as they are (BIP21 keys are lower case)
 and qrcode encodes that tail in byte mode; the caption under the code keeps the ordinary
 lower-case form.
+
+The remaining amount (`remaining_payload`) is a code of our own for a part-paid order: the
+payment URI for exactly what is still due, built as the main code's URI is, whatever
+`qr_content` says (the server's image asks for the whole order, the bare address for nothing).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from enum import StrEnum
 
-from orderdash.core.domain.payment import PaymentState
+from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.domain.units import sendable
 from orderdash.core.safetext import clean
 from orderdash.core.service.models import Order
@@ -58,7 +62,8 @@ class QRPayload:
     """What the QR shows for an order, and the words under it."""
 
     #: What the code holds: "address", "uri" (with the amount due when one is due), "server"
-    #: (the service's image), or "none".
+    #: (the service's image), "remaining" (our URI for what is still due on a part-paid
+    #: order, `remaining_payload`), or "none".
     kind: str
     #: Text to encode; None when the server's image is shown or there is nothing to encode.
     text: str | None
@@ -176,3 +181,31 @@ def qr_payload(
             "address", address, caption=address, note=note, note_key="note_no_uri_standard"
         )
     return QRPayload("address", address, caption=address)
+
+
+def remaining_payload(
+    order: Order, state: PaymentState, *, uppercase: bool = True
+) -> QRPayload | None:
+    """The code for what is still due on an open part-paid order: the payment URI with the
+    shortfall (the server's underPaid, `state.due_coin`) rounded up to the coin's unit, as the
+    main code's URI is; None when the order is not part-paid or no URI with an amount can be
+    made for its coin (a token: its wallet needs the figure typed). Never the server's image."""
+    if (
+        state.phase is not Phase.PARTLY_PAID
+        or sendable(order.coin_base_name, state.due_coin) is None
+    ):
+        return None
+    due = state.due_coin
+    uri = payment_uri(order.coin_base_name, order.address, due, coin_name=order.coin)
+    if uri is None:
+        return None
+    encoded = payment_uri(
+        order.coin_base_name, order.address, due, coin_name=order.coin, uppercase=uppercase
+    )
+    return QRPayload("remaining", encoded, caption=uri)
+
+
+def offers_remaining(main: QRPayload, remaining: QRPayload | None) -> bool:
+    """A code for the remaining amount changes what is scanned: the main code is the server's
+    image or the bare address. (`auto` and `uri` already ask for what is still due.)"""
+    return remaining is not None and (main.server_image is not None or main.text != remaining.text)

@@ -16,7 +16,7 @@ from orderdash.core.domain.payment import PaymentState, Phase, payment_state
 from orderdash.core.domain.text import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, is_outage
-from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload
+from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload, remaining_payload
 from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
@@ -152,6 +152,9 @@ class DashboardState:
         self.customer_token: str | None = None
         #: A point-of-sale screen shows the order on screen.
         self.pos_up = False
+        #: The order whose code asks only for what is still due (the point of sale's `m`),
+        #: on the POS and the customer display alike, while it is part-paid.
+        self.remaining_for: str | None = None
         #: Watched but not in the saved list yet: a token is kept only after its first good
         #: answer, so a mistyped one is not saved and polled for ever.
         self.unsaved: set[str] = set()
@@ -327,6 +330,8 @@ class DashboardState:
             payment = entry.payment or payment_state(order, entry.fetched.received_at)
             payload = qr_payload(order, payment, self.qr_content, None, uppercase=self.qr_uppercase)
             renews, problem = None, entry.failing
+        if token == self.remaining_for:
+            payload = remaining_payload(order, payment, uppercase=self.qr_uppercase) or payload
         face = customer_face(
             order,
             payment,

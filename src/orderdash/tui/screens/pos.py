@@ -28,6 +28,7 @@ from textual.screen import Screen
 from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.customer.face import CustomerFace, Trouble
 from orderdash.core.domain.payment import PaymentState
+from orderdash.core.qr.payload import offers_remaining, remaining_payload
 from orderdash.core.service.models import Order
 from orderdash.core.watching.state import DashboardState, Freshness, Shown
 from orderdash.tui.widgets.customer import CustomerPanel
@@ -49,6 +50,10 @@ class PosScreen(Screen[None]):
         Binding("p", "back", "Back", show=False),
         # staff: the next customer's charge without leaving the counter
         Binding("n", "app.new_charge", "New charge", show=False),
+        # a part-paid order: a code for what is still due, and back (one key, shown when it
+        # applies)
+        Binding("m", "remaining(True)", "Still-due QR", tooltip="A QR for what is still due"),
+        Binding("m", "remaining(False)", "Order QR", tooltip="Back to the order's own QR"),
     ]
     #: Read by the app: while such a screen is up, notifications are held for the operator and
     #: the app's operator keys are off.
@@ -77,6 +82,8 @@ class PosScreen(Screen[None]):
         self.face: CustomerFace | None = None
         self.connection_problem = False
         self._trouble: Trouble = ""
+        #: `m` applies (the footer shows it): the order is open, part-paid, checkable.
+        self._remaining_applies = False
 
     def compose(self) -> ComposeResult:
         yield CustomerPanel(primary=self.primary, language=self.language, id="pos-panel")
@@ -114,7 +121,7 @@ class PosScreen(Screen[None]):
         self.connection_problem = face.connection_problem
         self.face = face
         self.panel.show(face)
-        if shown is not None and shown.payload.server_image and face.payable:
+        if shown is not None and shown.payload.server_image and face.payable and not face.remaining:
             self.panel.decode_server_image(shown.payload.server_image)
         self._tick()
 
@@ -138,7 +145,41 @@ class PosScreen(Screen[None]):
         still arrive while the screen is being taken down."""
         return self.is_mounted and bool(self.query("#pos-banner"))
 
+    def _remaining_now(self) -> bool:
+        """`m` applies: the order on screen is open and part-paid by its latest answer and by
+        this machine's clock, can be checked, and a code for what is still due would change
+        what is scanned (or is up)."""
+        state, face = self._dashboard_state, self.panel.face if self._ready else None
+        shown = state.shown
+        if shown is None or face is None or not face.payable or face.phase != "PARTLY_PAID":
+            return False
+        if face.remaining:
+            return True
+        remaining = remaining_payload(shown.order, shown.payment, uppercase=state.qr_uppercase)
+        return offers_remaining(shown.payload, remaining)
+
+    def _check_remaining(self) -> None:
+        applies = self._remaining_now()
+        if applies != self._remaining_applies:
+            self._remaining_applies = applies
+            self.refresh_bindings()
+
+    def action_remaining(self, on: bool) -> None:
+        """The code for what is still due (on), or the order's own code (off); the customer
+        display shows the same."""
+        state = self._dashboard_state
+        if not self._remaining_applies or state.token is None:
+            return
+        state.remaining_for = state.token if on else None
+        self._show()
+        self.refresh_bindings()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "remaining":
+            if not self._remaining_applies:
+                return False
+            showing = self.face is not None and self.face.remaining
+            return bool(parameters) and parameters[0] is not showing
         if action == "back":
             return not self.standalone
         if action == "ask_quit":
@@ -170,3 +211,4 @@ class PosScreen(Screen[None]):
             self._show()
             return
         self.panel.tick(self.clock())
+        self._check_remaining()

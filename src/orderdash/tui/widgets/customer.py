@@ -99,6 +99,18 @@ def headline(face: CustomerFace, words: Catalogue) -> str:
             return words.text(f"headline_{phase.name.lower()}")
 
 
+def still_due(face: CustomerFace, words: Catalogue) -> str:
+    """Over the figure when the code asks only for what is still due: both amounts, so nobody
+    takes it for the whole order ("" for any other code)."""
+    if not face.remaining:
+        return ""
+    coin = f"{face.coin_amount} {face.coin}".strip()
+    if face.fiat_amount:
+        fiat = f"{face.fiat_amount} {face.currency}".strip()
+        return words.text("qr_still_due", coin=coin, fiat=fiat)
+    return words.text("qr_still_due_coin", coin=coin)
+
+
 def times_text(face: CustomerFace, words: Catalogue, now: float) -> str:
     """Connection trouble and the countdowns, at wall-clock `now`."""
     parts = []
@@ -312,7 +324,10 @@ class CustomerPanel(Vertical):
         else:
             big, big_unit, small = coin_text, face.coin, f"{fiat_text} {face.currency}"
         label = words.text(face.amount_label) if face.amount_label else ""
-        self.query_one("#pos-due-label", Static).update(Text(label, "dim"))
+        statement = still_due(face, words)
+        self.query_one("#pos-due-label", Static).update(
+            Text(statement, "bold") if statement else Text(label, "dim")
+        )
         self.query_one(BigFigure).show(big, big_unit if big else "")
         self._big_text = big
         # the longest figure (a unit may go to the next line; a number never breaks)
