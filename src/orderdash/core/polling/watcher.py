@@ -413,10 +413,11 @@ class OrderWatcher:
             return Change(identity=(seen.identity, now.identity))
         new = tuple(tx.id for tx in order.transactions if tx.id not in seen.ids)
         was_closed_unpaid = seen.state in CLOSED_UNPAID
+        fresh = set(new)
         late = tuple(
             tx.id
             for tx in order.transactions
-            if tx.id in new and is_late(tx, order, was_closed_unpaid=was_closed_unpaid)
+            if tx.id in fresh and is_late(tx, order, was_closed_unpaid=was_closed_unpaid)
         )
         now.ids |= seen.ids  # a transaction that vanished and comes back is not new
         status = None
