@@ -1,9 +1,11 @@
 """`orderdash watch --jsonl`: the watch list without a screen, one JSON line per event.
 
 Same scheduler and budget as the dashboard. Events: `state` (each order's state once first
-read), `transaction` (a new payment), `status` (the status code changed), `identity` (the token
-now names another order: the service was reset), `error` (a read failed; again whenever the
-kind of failure changes, e.g. "cannot-connect" then "not-found") and `recovered`.
+read), `transaction` (a new payment), `late-payment` (after its `transaction` line: that payment
+came into an order closed unpaid, docs/limits.md#late-payments), `status` (the status code
+changed), `identity` (the token now names another order: the service was reset), `error` (a read
+failed; again whenever the kind of failure changes, e.g. "cannot-connect" then "not-found") and
+`recovered`.
 With `--account`: the account's open orders are watched too, and `order` reports each order
 the history lists after start (then it is watched if open); a failed history read is an
 `error` with `"source": "account"` and a null token, an incomplete one (stopped at
@@ -22,6 +24,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import IO, TYPE_CHECKING, Any
 
+from orderdash.core.domain.late_payment import after_expiry, after_expiry_text
 from orderdash.core.domain.payment import payment_state
 from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.refresh import Kind, TrackStatus
@@ -32,6 +35,7 @@ from orderdash.core.runtime.logs import ensure_configured
 from orderdash.core.service import jsontext
 from orderdash.core.service.client import Fetched, OrderClient
 from orderdash.core.service.errors import OrderdashError
+from orderdash.core.service.models import Order, Transaction
 
 if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter
@@ -88,6 +92,8 @@ class JsonLinesEvents:
                 overPaid=tx.amount.over_paid,
                 state=state.phase.value,
             )
+            if tx_id in change.late_ids:
+                self._late(token, order, tx, state.phase.value)
         if change.status is not None:
             before, after = change.status
             self.emit(
@@ -98,6 +104,27 @@ class JsonLinesEvents:
                 label=order.status.label,
                 state=state.phase.value,
             )
+
+    def _late(self, token: str, order: Order, tx: Transaction, phase: str) -> None:
+        after = after_expiry(tx, order)
+        expires = order.expires_at if after is not None else None
+        self.emit(
+            "late-payment",
+            token,
+            id=tx.id,
+            hash=tx.hash,
+            amount=tx.amount.base,
+            amountFiat=tx.amount_fiat.base,
+            coin=order.coin_base_name,
+            currency=order.currency.abbreviation,
+            createdAtMiliseconds=tx.created_at_ms,
+            expiresAt=expires,
+            # whole seconds by the service's clock; null when its deadline is not known
+            afterExpirySeconds=None if after is None else int(after),
+            afterExpiry=after_expiry_text(after),
+            code=order.status.code,
+            state=phase,
+        )
 
     def _state(self, token: str, fetched: Fetched, phase: str) -> None:
         order = fetched.order
@@ -175,9 +202,10 @@ async def watch_jsonl(
     clock: Callable[[], float] | None = None,
     *,
     account: bool = False,
+    monotonic: Callable[[], float] | None = None,
 ) -> None:
     """Watch `tokens` (and with `account`, the account's orders) until cancelled, writing
-    events to `out`."""
+    events to `out`. `clock` (wall) and `monotonic` (the schedule's) are injected by tests."""
     import time
 
     from orderdash.core.ledger.open import writer_for
@@ -185,7 +213,15 @@ async def watch_jsonl(
     # every order read goes into the ledger (docs/books.md), written in the ledger's thread
     writer = writer_for(settings)
     try:
-        await _watch(settings, tokens, out, clock or time.time, writer, account=account)
+        await _watch(
+            settings,
+            tokens,
+            out,
+            clock or time.time,
+            writer,
+            account=account,
+            monotonic=monotonic or time.monotonic,
+        )
     finally:
         # the end of the command: what is pending is written before it exits
         await writer.aclose()
@@ -199,8 +235,9 @@ async def _watch(
     writer: BookWriter,
     *,
     account: bool,
+    monotonic: Callable[[], float],
 ) -> None:
-    async with OrderClient.from_settings(settings) as client:
+    async with OrderClient.from_settings(settings, clock=clock) as client:
         client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
         lines = JsonLinesEvents(out, clock)
         watcher = OrderWatcher(
@@ -209,6 +246,8 @@ async def _watch(
             poll_interval=settings.poll_interval,
             refresh_interval=settings.refresh_interval,
             concurrency=settings.concurrency,
+            monotonic=monotonic,
+            late_window=settings.late_window,
             **settings.budgets,
         )
         for token in tokens:

@@ -75,6 +75,7 @@ def build_parts(
         refresh_interval=settings.refresh_interval,
         concurrency=settings.concurrency,
         customer_poll_interval=settings.customer_poll_interval,
+        late_window=settings.late_window,
         **settings.budgets,
     )
     from orderdash.core.customer.channel import Publisher, channel_path, channel_unusable

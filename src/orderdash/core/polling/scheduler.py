@@ -14,6 +14,9 @@ Retry-After); this scheduler decides which of the due requests may start now:
   on a point-of-sale screen or the customer display, every customer poll interval, so that a
   payment shows within seconds), then orders with recent
   activity, then the rest round-robin, closed orders (paid, expired, canceled) rarely;
+- an order that closed unpaid (expired, canceled, underpaid) is watched for a late payment for
+  `late_window` after it closed (its expiry, else when first seen closed) at the pace of
+  `late.py`; after the window it is no longer read unless it is on screen;
 - the rate call runs for the orders on a point-of-sale screen and on screen, and once for any
   order right after a new transaction; when the rate budget is short it goes first to the POS
   orders, then to the order on screen, and the one-off calls stop (getOrder goes on);
@@ -31,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from orderdash.core.polling.budget import Budget
 from orderdash.core.polling.due_queue import HEAD_START, DueIndex, Lane, Priority
+from orderdash.core.polling.late import DEFAULT_LATE_WINDOW, LATE_INTERVAL, late_interval
 from orderdash.core.polling.refresh import Kind, RefreshPolicy, TrackStatus
 
 if TYPE_CHECKING:
@@ -43,7 +47,7 @@ DEFAULT_LIMIT_HOLD = 60.0
 RATE_ONCE_RESERVE = 0.5
 #: An order with a new transaction or status change within this many seconds is "recent".
 RECENT_SECONDS = 300.0
-#: Closed orders are still read now and then: a late payment or a refund can arrive.
+#: Closed orders are still read now and then: a refund or a confirmation can arrive.
 CLOSED_INTERVAL = 600.0
 #: A background order that keeps failing waits up to this many times its interval.
 MAX_BACKGROUND_BACKOFF = 8
@@ -67,12 +71,19 @@ class Watched:
     #: On a point-of-sale screen / customer display: its rate comes first.
     pos: bool = False
     closed: bool = False
+    #: Closed unpaid: watched for a late payment until this (monotonic) time; None: not such
+    #: an order (open, or closed paid).
+    late_until: float | None = None
     last_activity: float | None = None
     #: A one-off rate call is wanted (new transaction on an order not on screen).
     rate_once: bool = False
     #: When the one-off rate call was asked for (its place in the queue).
     rate_once_since: float = 0.0
     rate_in_flight: bool = False
+
+    def late_over(self, now: float) -> bool:
+        """Closed unpaid and its late window has passed: no longer read unless on screen."""
+        return self.late_until is not None and now >= self.late_until
 
     def priority(self, now: float) -> Priority:
         if self.focused:
@@ -100,6 +111,8 @@ class Scheduler:
     rate_budget_per_hour: int = 1_000
     #: getOrder interval of the orders before a customer (None: `poll_interval`).
     customer_poll_interval: float | None = None
+    #: Seconds an order closed unpaid stays watched for a late payment after it closed.
+    late_window: float = DEFAULT_LATE_WINDOW
     orders: dict[str, Watched] = field(default_factory=dict, init=False)
     budgets: dict[Kind, Budget] = field(init=False)
     _last_background_start: float = field(default=-1e18, init=False)
@@ -116,6 +129,8 @@ class Scheduler:
     #: Seconds between background starts that leave the orders on screen their share of each
     #: minute (0: none on screen, the budget's even pace alone), from the last retune.
     _background_step: float = field(default=0.0, init=False)
+    #: How often an order within its late window is read, from the last retune.
+    _late_interval: float = field(default=LATE_INTERVAL, init=False)
     #: Orders not read successfully yet (their first reads are staggered).
     _unread: int = field(default=0, init=False)
 
@@ -176,13 +191,30 @@ class Scheduler:
                 watched.policy.request_now(Kind.RATES, now)
                 self._reindex(watched)
 
-    def note_result(self, token: str, now: float, *, activity: bool, closed: bool) -> None:
-        """After a successful read: `activity` = new transaction or status change."""
+    def note_result(
+        self,
+        token: str,
+        now: float,
+        *,
+        activity: bool,
+        closed: bool,
+        closed_unpaid_for: float | None = None,
+    ) -> None:
+        """After a successful read: `activity` = new transaction or status change;
+        `closed_unpaid_for` = seconds since the order closed unpaid (expired, canceled), None
+        when it did not (its late window runs from then, set once)."""
         watched = self.orders.get(token)
         if watched is None:
             return
         was_closed = watched.closed
         watched.closed = closed
+        if closed_unpaid_for is None:
+            late_changed = watched.late_until is not None
+            watched.late_until = None
+        else:
+            late_changed = watched.late_until is None
+            if late_changed:
+                watched.late_until = now - max(closed_unpaid_for, 0.0) + self.late_window
         if activity:
             watched.last_activity = now
             if watched.focused:
@@ -190,7 +222,7 @@ class Scheduler:
             elif self.rates_enabled and not watched.rate_once:
                 watched.rate_once = True
                 watched.rate_once_since = now
-        if activity or closed != was_closed:
+        if activity or closed != was_closed or late_changed:
             # this order's interval now; the list's share at the next full retune
             self._tune(watched, now)
         self._reindex(watched)
@@ -258,19 +290,34 @@ class Scheduler:
         """How often a background order can be read, all of them sharing what the budget leaves
         (a recent order counts `RECENT_SPEEDUP` times, a closed one at its own slow pace)."""
         capacity = self.budgets[Kind.ORDER].per_minute_paced
-        focused = recent = closed = 0
+        focused = recent = closed = late = 0
         for watched in self.orders.values():
             if watched.focused:
                 focused += 1
             elif now is not None and watched.priority(now) is Priority.RECENT:
                 recent += 1
-            elif watched.closed:
+            elif watched.closed and watched.late_until is None:
                 closed += 1
-        closed_cost = closed * WINDOW / CLOSED_INTERVAL
+            elif watched.closed:
+                # within its late window it costs its pace; after it, nothing
+                late += now is None or not watched.late_over(now)
+                closed += 1
+        closed_cost = (closed - late) * WINDOW / CLOSED_INTERVAL
+        if late:
+            closed_cost += late * WINDOW / self.late_interval(now)
         spare = capacity * (1 - HEADROOM) - self._focused_cost() - closed_cost
         spare = max(spare, capacity * HEADROOM)
         shares = len(self.orders) - focused - closed + extra + (RECENT_SPEEDUP - 1) * recent
         return max(self.poll_interval * 3, WINDOW * shares / spare)
+
+    def late_interval(self, now: float | None = None) -> float:
+        """How often an order within its late window is read (`late.py`)."""
+        late = sum(
+            1
+            for w in self.orders.values()
+            if w.late_until is not None and not w.focused and (now is None or not w.late_over(now))
+        )
+        return late_interval(late, self.budgets[Kind.ORDER].per_minute_paced)
 
     def sweep_bound(self) -> float:
         """Seconds within which every background order is read at least once (the round robin)."""
@@ -329,6 +376,7 @@ class Scheduler:
             capacity = self.budgets[Kind.ORDER].per_minute_paced
             spare = capacity * (1 - HEADROOM) - self._focused_cost()
             self._background_step = WINDOW / max(spare, capacity * HEADROOM)
+        self._late_interval = self.late_interval(now)
         self._plan = (
             self.background_interval(now=now),
             screen_interval,
@@ -350,10 +398,14 @@ class Scheduler:
             interval = customer_interval if watched.pos else focused_interval
         elif priority is Priority.RECENT:
             interval = max(self.poll_interval * 2, background / RECENT_SPEEDUP)
+        elif priority is Priority.CLOSED and watched.late_until is not None:
+            interval = self._late_interval
         elif priority is Priority.CLOSED:
             interval = max(CLOSED_INTERVAL, background)
         else:
             interval = background
+        # an order closed unpaid whose late window is over is read only while on screen
+        order_track.enabled = watched.focused or not watched.late_over(now)
         if interval < order_track.interval and order_track.failures == 0:
             order_track.next_due = min(order_track.next_due, now + interval)
         order_track.interval = interval

@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol
 
+from orderdash.core.domain.late_payment import (
+    CLOSED_UNPAID,
+    closed_unpaid_for,
+    is_late,
+)
 from orderdash.core.domain.status import Tone, state_key, tone_of
+from orderdash.core.polling.late import DEFAULT_LATE_WINDOW
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD, RATE_ONCE_RESERVE, Scheduler
 from orderdash.core.service.client import Fetched, OrderClient
@@ -116,6 +122,9 @@ class Change:
     #: (before, now) when the token names another order than before (the service was reset
     #: and reused it): nothing else is compared then, the new order is the new baseline.
     identity: tuple[Identity, Identity] | None = None
+    #: Those of `new_transaction_ids` that are late payments: into an order closed unpaid
+    #: (expired, canceled), or after its deadline (`core/domain/late_payment.py`).
+    late_ids: tuple[int, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(
@@ -182,6 +191,7 @@ class OrderWatcher:
         monotonic: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         customer_poll_interval: float | None = None,
+        late_window: float = DEFAULT_LATE_WINDOW,
     ) -> None:
         self._client = client
         self._events = events
@@ -198,6 +208,7 @@ class OrderWatcher:
             concurrency=concurrency,
             rng=rng or random.Random(),
             customer_poll_interval=customer_poll_interval,
+            late_window=late_window,
         )
         # log-ins and their retries are private requests too: the rate budget counts them
         client.on_extra_private_request = self._extra_private_request
@@ -359,7 +370,13 @@ class OrderWatcher:
                     Tone.OPEN,
                     Tone.UNKNOWN,
                 )
-                self.scheduler.note_result(token, now, activity=bool(change), closed=closed)
+                self.scheduler.note_result(
+                    token,
+                    now,
+                    activity=bool(change),
+                    closed=closed,
+                    closed_unpaid_for=closed_unpaid_for(fetched.order, fetched.received_at),
+                )
                 self._report(self._events.on_fetched, token, kind, fetched, change)
         finally:
             if token in self.scheduler.orders:
@@ -395,6 +412,13 @@ class OrderWatcher:
         if now.identity != seen.identity:
             return Change(identity=(seen.identity, now.identity))
         new = tuple(tx.id for tx in order.transactions if tx.id not in seen.ids)
+        was_closed_unpaid = seen.state in CLOSED_UNPAID
+        fresh = set(new)
+        late = tuple(
+            tx.id
+            for tx in order.transactions
+            if tx.id in fresh and is_late(tx, order, was_closed_unpaid=was_closed_unpaid)
+        )
         now.ids |= seen.ids  # a transaction that vanished and comes back is not new
         status = None
         if order.status.code != seen.status:
@@ -404,4 +428,4 @@ class OrderWatcher:
             regression = "a paid order is no longer paid"
         elif now.paid < seen.paid:
             regression = "the amount paid went down"
-        return Change(new, status, regression)
+        return Change(new, status, regression, late_ids=late)

@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from orderdash.core.polling.late import DEFAULT_LATE_WINDOW
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import ConfigError
 from orderdash.core.service.net import Timeouts, is_loopback_host
@@ -45,8 +46,20 @@ _SECRET_SETTINGS = frozenset(name for pair in _SECRET_FILES.items() for name in 
 #: The variables that hold a secret or name the file that does: no child process (clipboard
 #: tool, browser, web display process) is given them (`child_environment`).
 SECRET_VARIABLES = frozenset(ENV_PREFIX + name.upper() for name in _SECRET_SETTINGS)
+#: The longest late window: BTCPay's is a day; a month bounds what a typo can cost.
+MAX_LATE_WINDOW = 30 * 86400.0
+_DURATION = re.compile(r"([0-9]{1,9}(?:\.[0-9]{1,6})?)\s*(s|m|h|d)?")
+_DURATION_UNITS = {None: 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 #: A till's name: what the ledger files each charge under.
 _TILL_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def _duration(value: Any) -> Any:
+    """A duration as text ("24h", "90m", "2d", "3600s", "3600") in seconds; anything else is
+    left for the field's own check."""
+    if isinstance(value, str) and (found := _DURATION.fullmatch(value.strip().lower())):
+        return float(found.group(1)) * _DURATION_UNITS[found.group(2)]
+    return value
 
 
 def default_till() -> str:
@@ -98,6 +111,12 @@ class Settings(BaseModel):
     #: Seconds between getOrder polls of an order a customer is looking at (the point-of-sale
     #: screen, the customer display): a payment shows within about this long.
     customer_poll_interval: float = Field(1.5, gt=0, le=86400)
+    #: How long an order that closed unpaid (expired, canceled) is still read for a late
+    #: payment after it closed (its expiry, else when first seen closed), as BTCPay's
+    #: monitoring window: seconds, or a duration ("24h", "90m", "2d"); 0 reads it no more.
+    late_window: Annotated[float, BeforeValidator(_duration), Field(ge=0, le=MAX_LATE_WINDOW)] = (
+        DEFAULT_LATE_WINDOW
+    )
     connect_timeout: float = Field(5.0, gt=0, le=600)
     read_timeout: float = Field(10.0, gt=0, le=600)
     #: Overall deadline of one request, connect to last byte.

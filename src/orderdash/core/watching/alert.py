@@ -15,5 +15,13 @@ class Alert:
     company: str
     text: str
     #: An alarm: the service is unreachable or back, an order is not found, a paid order is
-    #: paid no longer, a token names another order. Shown apart from ordinary payments.
+    #: paid no longer, a token names another order, a late payment. Shown apart from ordinary
+    #: payments.
     alarm: bool = False
+    #: What kind of news it is, by a stable name a listener may pick alerts by ("" for those
+    #: not named yet): `LATE_PAYMENT`.
+    kind: str = ""
+
+
+#: A payment into an order closed unpaid (expired, canceled): docs/limits.md#late-payments.
+LATE_PAYMENT = "late-payment"

@@ -533,14 +533,22 @@ class DashboardState:
                 f"{clean(before.status.code, limit=30) if before else '?'}, now{paid_now} "
                 f"{clean(order.status.code, limit=30)})"
             )
-        if change.identity is None and change.new_transaction_ids:
-            by_id = {tx.id: tx for tx in order.transactions}
+        kind = ""
+        if change.identity is None and change.late_ids:
+            from orderdash.core.domain.late_payment import after_expiry, after_expiry_text
+            from orderdash.core.watching.alert import LATE_PAYMENT
+
+            alarm, kind = True, LATE_PAYMENT
+            late = [tx for tx in order.transactions if tx.id in change.late_ids]
             paid = [
-                f"{amount_text(tx.amount.base)} {coin_code(order)} "
-                f"({fiat_text(tx.amount_fiat.base, order.currency.abbreviation)})"
-                for tx in (by_id.get(i) for i in change.new_transaction_ids)
-                if tx is not None
+                f"{_tx_text(order, tx)}, {after_expiry_text(after_expiry(tx, order))}"
+                for tx in late
             ]
+            texts.append(f"Late payment into a closed order: {'; '.join(paid)}")
+        on_time = [i for i in change.new_transaction_ids if i not in change.late_ids]
+        if change.identity is None and on_time:
+            by_id = {tx.id: tx for tx in order.transactions}
+            paid = [_tx_text(order, tx) for tx in (by_id.get(i) for i in on_time) if tx]
             texts.append(f"Payment received: {', '.join(paid) or 'new transaction'}")
         if change.status is not None and change.identity is None:
             code_before, code_after = change.status
@@ -553,9 +561,15 @@ class DashboardState:
         text = clean("; ".join(texts), limit=480)
         from orderdash.core.watching.alert import Alert
 
-        alert = Alert(self.clock(), entry.token, company, text, alarm=alarm)
+        alert = Alert(self.clock(), entry.token, company, text, alarm=alarm, kind=kind)
         self.alerts.append(alert)
         return alert
+
+
+def _tx_text(order: Order, tx: Transaction) -> str:
+    """One payment: "0.00050000 BTC (25.00 EUR)", every digit the service sent."""
+    fiat = fiat_text(tx.amount_fiat.base, order.currency.abbreviation)
+    return f"{amount_text(tx.amount.base)} {coin_code(order)} ({fiat})"
 
 
 def _paid_text(order: Order, code: str) -> str:
