@@ -291,6 +291,24 @@ def test_the_till_defaults_to_a_clean_host_name(monkeypatch) -> None:
             Settings(till=bad)
 
 
+def test_the_operator_defaults_to_the_login_name(monkeypatch) -> None:
+    import getpass
+
+    monkeypatch.setattr(getpass, "getuser", lambda: "anna\x1b[2J  b")
+    assert Settings().operator == "anna\ufffd[2J b"
+    assert Settings().operator.isprintable()
+
+    def no_user() -> str:
+        raise OSError("no user")
+
+    monkeypatch.setattr(getpass, "getuser", no_user)
+    assert Settings().operator == "operator"
+    assert load_settings({}, {"ORDERDASH_OPERATOR": "Bob B."})[0].operator == "Bob B."
+    for bad in ("", " ", "a\nb", "x" * 65):
+        with pytest.raises(ValueError):
+            Settings(operator=bad)
+
+
 def test_a_ledger_url_password_is_never_shown(tmp_path: Path, caplog) -> None:
     password = "pw-Sekr3t-never-shown"
     url = f"postgresql://shop:{password}@/books?host={tmp_path}/nowhere&password={password}"
