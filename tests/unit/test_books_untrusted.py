@@ -251,7 +251,10 @@ def test_a_frozen_close_read_back_is_checked_against_its_digest() -> None:
         lambda r: r["received"]["coins"]["BTC"].update(amount="=HYPERLINK(1)"),
         lambda r: r["orders"].update(total="3"),
         lambda r: r.pop("payments"),
-        lambda r: r.update(version=2),
+        lambda r: r.update(version=3),
+        lambda r: r.pop("resolutions"),
+        lambda r: r["resolutions"].append({"order": "a", "kind": 1}),
+        lambda r: r["exceptions"][0].update(resolution={"order": "b"}),
     ):
         bad = json.loads(json.dumps(report))
         damage(bad)

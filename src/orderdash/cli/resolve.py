@@ -68,8 +68,8 @@ def _run_resolve(args: argparse.Namespace) -> Resolved:
         refund_basis,
         resolution_line,
     )
-    from orderdash.core.books.run import gates
-    from orderdash.core.ledger.open import writer_for
+    from orderdash.core.books.run import gates, open_book
+    from orderdash.core.ledger.writer import BookWriter
     from orderdash.core.service.errors import UsageError
     from orderdash.core.service.tokens import normalize_token
 
@@ -92,7 +92,8 @@ def _run_resolve(args: argparse.Namespace) -> Resolved:
     except UsageError:
         zone = None
     orders_gate, private_gate = gates(settings)
-    writer = writer_for(settings)
+    # the book the other commands open (`core/books/run.py`), in the writer's thread
+    writer = BookWriter(lambda: open_book(settings), settings.till)
 
     async def run() -> Any:
         await writer.open()  # a ledger that cannot be opened: nothing is read
