@@ -113,7 +113,7 @@ def _add_readonly_option(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         default=None,
         help="read-only: watch and read, but no charge, no removing from the list, no point of "
-        "sale or customer display, no closing the day (or ORDERDASH_READONLY)",
+        "sale or customer display, no closing the day, no resolving (or ORDERDASH_READONLY)",
     )
 
 
