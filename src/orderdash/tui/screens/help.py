@@ -53,8 +53,8 @@ KEYS = (
 
 #: The first line of the help while read-only (the `readonly` setting).
 READONLY_NOTE = (
-    "n, p, x, X, d, u, R and the close of day's c are off: nothing is charged, removed, "
-    "resolved, closed or shown to a customer"
+    "n, p, x, X, d, u, R and Z's c are off: nothing is charged, removed, resolved, closed "
+    "or shown to a customer"
 )
 
 ABOUT = (
