@@ -65,8 +65,9 @@ async def test_r_resolves_the_order_with_its_refund_and_writes_it_down(
         await wait_until(pilot, lambda: isinstance(app.screen, ResolveScreen))
         screen = app.screen
         assert isinstance(screen, ResolveScreen) and screen.token == token
-        await pilot.pause()
+        await wait_until(pilot, lambda: screen.known)
         text = screen_text(app)
+        assert "nothing is sent to the service" in text
         assert "Owes back the excess: 0.0005" in text and "BTC" in text, text
         screen.query("#resolve-kind RadioButton")[1].value = True  # refunded
         await type_into(pilot, screen, "#resolve-reason", "sent back [b]x[/b]")
@@ -186,6 +187,7 @@ async def test_a_failed_write_confirmed_again_is_the_same_resolution() -> None:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ResolveScreen)
+        await wait_until(pilot, lambda: screen.known)
         assert "owes nothing back" in screen_text(app)
         await type_into(pilot, screen, "#resolve-reason", "paid in cash")
         await pilot.press("ctrl+s")

@@ -12,6 +12,7 @@ sends the same one (written once however often it is tried). Nothing is sent to 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import tzinfo
@@ -52,6 +53,14 @@ class Writer(Protocol):
     async def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord: ...
 
 
+#: The dialog's first word on what confirming does.
+NOTHING_SENT = "Written to the ledger only: nothing is sent to the service."
+
+
+def _owed(raw: dict[str, Any]) -> Owed | None:
+    return owed_by(read_order(raw))
+
+
 def _line(text: str, style: str = "") -> Text:
     return Text(clean(text, limit=400), style)
 
@@ -66,6 +75,7 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         border: round $accent; background: $surface; padding: 0 1;
     }
     ResolveScreen RadioSet { width: 100%; height: auto; layout: horizontal; border: none; }
+    ResolveScreen RadioButton { width: auto; }
     ResolveScreen #resolve-figures { height: auto; }
     ResolveScreen #resolve-figures Input { width: 1fr; }
     ResolveScreen #resolve-refund { color: $success; }
@@ -113,7 +123,8 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         #: The resolution written (the dialog is done).
         self.written: ResolutionRecord | None = None
         self.writing = False
-        self.known = order is not None
+        #: The order was read (and what it owes worked out): it can be resolved.
+        self.known = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="resolve-body") as body:
@@ -130,9 +141,9 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
             )
             yield RadioSet(
                 RadioButton("No refund", value=True),
-                RadioButton("At the payment's rate"),
-                RadioButton("At today's rate"),
-                RadioButton("At a typed rate"),
+                RadioButton("Payment's rate"),
+                RadioButton("Today's rate"),
+                RadioButton("Typed rate"),
                 id="resolve-basis",
             )
             with Horizontal(id="resolve-figures"):
@@ -158,34 +169,36 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
     AUTO_FOCUS = "#resolve-reason"
 
     def on_mount(self) -> None:
-        if self._raw is not None:
-            self._know(self._raw)
-        elif self._read is not None:
-            self._status("Reading the order\u2026")
-            self._fetch()
+        self._status(NOTHING_SENT)
         self._work_out()
+        self._fetch()
 
     @work(group="resolve-read", exclusive=True, exit_on_error=False)
     async def _fetch(self) -> None:
-        assert self._read is not None
+        """The order (read now when not given), and what it owes back: worked out in a thread
+        (its cost grows with its payments)."""
+        raw = self._raw
+        if raw is None:
+            if self._read is None:
+                return
+            self._owed_line("Reading the order\u2026")
+            try:
+                fetched = await self._read()
+            except OrderdashError as error:
+                self._owed_line(f"The order could not be read: {error.message}")
+                return
+            raw, self._today = fetched.raw, fetched.order.exchange_rate
         try:
-            fetched = await self._read()
-        except OrderdashError as error:
-            self._status(f"The order could not be read: {error.message}", failed=True)
-            return
-        self.known = True
-        self._today = fetched.order.exchange_rate
-        self._know(fetched.raw)
-        self._status("")
-        self._work_out()
-
-    def _know(self, raw: dict[str, Any]) -> None:
-        try:
-            self.owed = owed_by(read_order(raw))
+            self.owed = await asyncio.to_thread(_owed, raw)
         except BadOrder as error:
             self.owed = None
             self._owed_line(f"Its figures cannot be read for a refund: {error}")
-            return
+        else:
+            self._know()
+        self.known = True
+        self._work_out()
+
+    def _know(self) -> None:
         owed = self.owed
         if owed is None:
             self._owed_line("It owes nothing back: no excess and no payment after expiry.")
