@@ -111,7 +111,7 @@ def test_unknown_tokens_bad_figures_and_read_only_are_refused(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["resolve", "nosuchorder", "--as", "settled", "--reason", "x"]) != 0
+    assert main(["resolve", "nosuchorder", "--as", "settled", "--reason", "x"]) == 3
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     for argv, said in [

@@ -103,6 +103,7 @@ async def test_r_resolves_the_order_with_its_refund_and_writes_it_down(
         )
         assert record.refund.amount == expected and record.refund.rate == Decimal(20000)
         assert record.refund.basis == "typed" and record.refund.fee == Decimal("0.00001")
+        assert await app.books.writer.resolutions_of([token]) == [record]  # off the loop
         await pilot.press("ctrl+s")  # Done
         await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen))
         assert len(written(ledger, token)) == 1
