@@ -219,6 +219,8 @@ def test_resolutions_are_written_once_and_the_latest_is_the_state(make_book) -> 
     # the same id again (a retry whose answer was lost) is kept once, as first written
     assert book.resolution_made(resolution("r1", "tok", minutes=30, kind="settled")) == first
     book.resolution_made(resolution("r3", "other", minutes=60, till="back"))
+    with pytest.raises(ValueError):
+        book.resolution_made(resolution("r4", "tok", kind="forgotten"))
     again = make_book()
     of_tok = again.resolutions_of(["tok", "nope"])
     assert [r.id for r in of_tok] == ["r1", "r2"] and of_tok[-1].kind == "refunded"

@@ -17,6 +17,8 @@ from typing import Any, Protocol, TypeVar
 
 from orderdash.core.ledger import (
     CHARGE_OUTCOMES,
+    REFUND_BASES,
+    RESOLUTION_KINDS,
     ChargeRecord,
     CloseRecord,
     LedgerError,
@@ -452,6 +454,10 @@ class SqlBook:
         """Written once: the same `id` again (a retry whose commit's answer was lost) keeps
         the first and returns it."""
         refund = record.refund
+        if record.kind not in RESOLUTION_KINDS:
+            raise ValueError(f"not a resolution: {record.kind!r}")
+        if refund is not None and refund.basis not in REFUND_BASES:
+            raise ValueError(f"not a refund's basis: {refund.basis!r}")
         with self._lock, self._write() as cursor:
             cursor.execute(
                 f"INSERT INTO resolutions ({self._RESOLUTION_COLUMNS})"
