@@ -62,7 +62,8 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
     code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
     assert code == 0, err
     report = json.loads(out)
-    assert report["version"] == 1
+    assert report["version"] == 2 and report["resolutions"] == []
+    assert all(e["resolution"] is None for e in report["exceptions"])
     assert report["period"] == {
         "from": "2026-10-25T00:00:00+02:00",
         "until": "2026-10-26T00:00:00+01:00",
@@ -387,3 +388,82 @@ def test_the_csv_of_a_closed_day_lists_the_states_in_their_own_order(
         rows = list(csv.reader(io.StringIO(out)))
         shown.append([row[1] for row in rows if row[0] == "orders"])
     assert shown[0] == shown[1] == shown[2] == list(STATES)
+
+
+def test_a_resolution_appears_in_the_next_close_with_its_reason(
+    server: SimulatorServer,
+    book: LedgerFile,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from orderdash.core.ledger import ResolutionRecord
+
+    scene = server.sim.scene  # type: ignore[attr-defined]
+    code = main(
+        ["resolve", scene["over"], "--as", "refunded", "--reason", "sent back [b]all[/b]"]
+        + ["--refund-at", "payment", "--operator", "anna"]
+    )
+    assert code == 0, capsys.readouterr().err
+    # another till's word on the underpaid order, made within the day
+    other = book.open()
+    within = datetime(2026, 10, 25, 15, 0, tzinfo=UTC)
+    other.resolution_made(
+        ResolutionRecord("r-under", scene["under"], "written-off", "fee", "back", "bob", within)
+    )
+    other.close_connection()
+    capsys.readouterr()
+    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    by_kind = {e["kind"]: e for e in report["exceptions"]}
+    over = by_kind["overpaid"]["resolution"]
+    assert (over["kind"], over["reason"], over["operator"]) == (
+        "refunded",
+        "sent back [b]all[/b]",
+        "anna",
+    )
+    excess = Decimal(by_kind["overpaid"]["excess"]["coin"])
+    assert Decimal(over["refund"]["amount"]) == excess.quantize(Decimal("1E-8"), "ROUND_FLOOR")
+    assert over["refund"]["basis"] == "payment" and over["refund"]["coin"] == "BTC"
+    assert by_kind["underpaid"]["resolution"]["kind"] == "written-off"
+    assert by_kind["unconfirmed"]["resolution"] is None
+    # made in the period: the other till's, not the one made today
+    assert [(r["order"], r["till"], r["at"]) for r in report["resolutions"]] == [
+        (scene["under"], "back", "2026-10-25T16:00:00+01:00")
+    ]
+    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin")
+    assert code == 0, err
+    assert "resolved: refunded" in out and "sent back [b]all[/b]" in out
+    assert "Resolutions: 1" in out
+
+
+def test_a_close_made_before_resolutions_still_reads_back_against_its_digest(
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    day = ("--day", "2026-10-25", "--tz", "Europe/Berlin")
+    code, out, err = close(capsys, *day, "--json")
+    assert code == 0, err
+    old = json.loads(out)
+    # the report as version 1 wrote it: no resolutions anywhere, its own digest
+    old["version"] = 1
+    del old["resolutions"]
+    for entry in old["exceptions"]:
+        del entry["resolution"]
+    old["digest"] = digest_of(old)
+    text = json.dumps(old, sort_keys=True, separators=(",", ":"))
+    with closing(sqlite3.connect(book.path)) as connection, connection:
+        connection.execute("UPDATE closes SET report_json = ?, digest = ?", (text, old["digest"]))
+    code, out, err = close(capsys, *day, "--json")
+    assert code == 0 and "closed already" in err, err
+    assert json.loads(out) == old
+    code, out, err = close(capsys, *day)
+    assert code == 0 and "report version 1" in out and "Resolutions" not in out
+    # altered after the fact: its digest says so
+    with closing(sqlite3.connect(book.path)) as connection, connection:
+        connection.execute(
+            "UPDATE closes SET report_json = ?", (text.replace('"version":1', '"version":2'),)
+        )
+    code, out, err = close(capsys, *day)
+    assert code == 5 and "cannot be read" in err, err

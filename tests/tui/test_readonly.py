@@ -27,8 +27,8 @@ from support.scenes import scene, scene_app
 
 OPEN, OTHER = DEMO_TOKENS[0], DEMO_TOKENS[1]
 #: The keys a read-only operator does without: charge, point of sale, customer display (show
-#: and clear), remove and its undo.
-OFF_KEYS = ("n", "p", "x", "X", "d", "u")
+#: and clear), remove and its undo, resolve.
+OFF_KEYS = ("n", "p", "x", "X", "d", "u", "R")
 #: The palette's entries for the same actions.
 OFF_COMMANDS = (
     "New charge",
@@ -36,6 +36,7 @@ OFF_COMMANDS = (
     "Show on customer display",
     "Clear customer display",
     "Undo remove",
+    "Resolve the order",
 )
 ACCESS = "access-readonly"
 

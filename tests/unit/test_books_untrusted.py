@@ -251,7 +251,10 @@ def test_a_frozen_close_read_back_is_checked_against_its_digest() -> None:
         lambda r: r["received"]["coins"]["BTC"].update(amount="=HYPERLINK(1)"),
         lambda r: r["orders"].update(total="3"),
         lambda r: r.pop("payments"),
-        lambda r: r.update(version=2),
+        lambda r: r.update(version=3),
+        lambda r: r.pop("resolutions"),
+        lambda r: r["resolutions"].append({"order": "a", "kind": 1}),
+        lambda r: r["exceptions"][0].update(resolution={"order": "b"}),
     ):
         bad = json.loads(json.dumps(report))
         damage(bad)
@@ -267,11 +270,23 @@ def test_report_lines_show_every_text_of_a_report_literally() -> None:
     report["till"] = "A\x1b]52;c;aGk=\x07"
     report["exceptions"][0]["kind"] = "under\x1b[31m"
     report["period"]["zone"] = "Zone\x9b2J"
+    hostile = {
+        "order": "b\x1b[2J",
+        "kind": "settled\x07",
+        "reason": "[bold]why[/]\x1b]8;;https://evil\x07",
+        "operator": "op\x9b",
+        "till": "T",
+        "at": "2026-10-25T10:00:00+02:00",
+        "refund": {"coin": "BTC\x1b", "amount": "1", "basis": "typed", "rate": "2", "fee": "0"},
+    }
+    report["exceptions"][0]["resolution"] = hostile
+    report["resolutions"] = [hostile]
     report["digest"] = digest_of(report)
     record = frozen_record(report)
     lines = report_lines(read_close(record))
     assert not any(ch in line for line in lines for ch in "\x1b\x07\x9b")
     assert any("evil 1" in line for line in lines)
+    assert sum("[bold]why[/]" in line for line in lines) == 2  # literal text, both places
 
 
 def test_only_the_earlier_closes_that_can_matter_are_read_in_a_thread(

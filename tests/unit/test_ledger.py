@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from orderdash.core.ledger import ChargeRecord, CloseRecord, LedgerError, OverlappingClose
+from orderdash.core.ledger import (
+    ChargeRecord,
+    CloseRecord,
+    LedgerError,
+    OverlappingClose,
+    RefundRecord,
+    ResolutionRecord,
+)
 from orderdash.core.ledger.open import default_ledger_path, open_book
 from orderdash.core.ledger.schema import SCHEMA_VERSION
 from orderdash.core.ledger.store import SqlBook
@@ -172,12 +179,80 @@ def test_a_newer_book_is_refused_and_an_older_one_migrated(make_book) -> None:
     with book._engine.transaction() as cursor:
         cursor.execute("UPDATE schema_version SET version = 0")
         # a book of version 0 has none of the tables yet
-        for table in ("charges", "orders_seen", "closes"):
+        for table in ("charges", "orders_seen", "closes", "resolutions"):
             cursor.execute(f"DROP TABLE {table}")
     migrated = make_book()
     assert migrated.version == SCHEMA_VERSION
     assert migrated.charges(T0, T0 + timedelta(hours=1), None) == []
     assert book._engine.query("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+
+
+def test_a_version_1_book_gains_resolutions_and_keeps_its_rows(make_book) -> None:
+    book = make_book()
+    book.charge_started(charge("kept"))
+    with book._engine.transaction() as cursor:
+        cursor.execute("DROP TABLE resolutions")
+        cursor.execute("UPDATE schema_version SET version = 1")
+    migrated = make_book()
+    assert migrated.version == SCHEMA_VERSION == 2
+    assert [c.token for c in migrated.charges(T0, T0 + timedelta(hours=1), None)] == ["kept"]
+    assert migrated.resolutions_of(["kept"]) == []
+
+
+def resolution(
+    ident: str, token: str, *, minutes: int = 0, kind: str = "settled", till: str = "front"
+) -> ResolutionRecord:
+    return ResolutionRecord(
+        ident, token, kind, "the customer agreed", till, "anna", T0 + timedelta(minutes=minutes)
+    )
+
+
+def test_resolutions_are_written_once_and_the_latest_is_the_state(make_book) -> None:
+    book = make_book()
+    refund = RefundRecord("BTC", Decimal("0.00004268"), "typed", Decimal("9205.6"), Decimal("1E-6"))
+    first = resolution("r1", "tok", kind="asked-customer")
+    later = ResolutionRecord(
+        "r2", "tok", "refunded", "sent back", "back", "bob", T0 + timedelta(minutes=9), refund
+    )
+    assert book.resolution_made(first) == first
+    book.resolution_made(later)
+    # the same id again (a retry whose answer was lost) is kept once, as first written
+    assert book.resolution_made(resolution("r1", "tok", minutes=30, kind="settled")) == first
+    book.resolution_made(resolution("r3", "other", minutes=60, till="back"))
+    with pytest.raises(ValueError):
+        book.resolution_made(resolution("r4", "tok", kind="forgotten"))
+    again = make_book()
+    of_tok = again.resolutions_of(["tok", "nope"])
+    assert [r.id for r in of_tok] == ["r1", "r2"] and of_tok[-1].kind == "refunded"
+    assert of_tok[-1].refund == refund and str(of_tok[-1].refund.amount) == "0.00004268"
+    assert of_tok[-1].refund.fee == Decimal("0.000001") and of_tok[0].refund is None
+    made = again.resolutions_made(T0, T0 + timedelta(minutes=60), None)
+    assert [r.id for r in made] == ["r1", "r2"]  # [since, until)
+    assert [r.id for r in again.resolutions_made(T0, T0 + timedelta(days=1), "back")] == [
+        "r2",
+        "r3",
+    ]
+
+
+def test_resolutions_read_back_are_bounded_clean_lines(make_book) -> None:
+    book = make_book()
+    hostile = "[bold]x[/]\x1b]52;c;AAAA\x07\n" + "y" * 5000
+    book.resolution_made(ResolutionRecord("r1", "tok", "settled", hostile, "front", "op\x9b", T0))
+    with book._engine.transaction() as cursor:  # written by something else, not orderdash
+        cursor.execute(
+            "INSERT INTO resolutions (id, token, kind, reason, till, operator, resolved_at)"
+            " VALUES ('r2', 'tok', %s, %s, 'front', 'x', '2026-11-26T09:05:00.000000Z')",
+            ("k\x1b" * 50, "z" * 100_000),
+        )
+    read = book.resolutions_of(["tok"])
+    for record in read:
+        for text in (record.reason, record.kind, record.operator):
+            assert text.isprintable() and len(text) <= 300
+    assert read[0].reason.startswith("[bold]x[/]")
+    with book._engine.transaction() as cursor:
+        cursor.execute("UPDATE resolutions SET refund_amount = 'NaN' WHERE id = 'r2'")
+    with pytest.raises(LedgerError, match="not one"):
+        book.resolutions_of(["tok"])
 
 
 def test_naive_times_are_refused(make_book) -> None:
@@ -216,6 +291,24 @@ def test_the_till_defaults_to_a_clean_host_name(monkeypatch) -> None:
     for bad in ("", "*", "a b", "x" * 65, "[red]"):
         with pytest.raises(ValueError):
             Settings(till=bad)
+
+
+def test_the_operator_defaults_to_the_login_name(monkeypatch) -> None:
+    import getpass
+
+    monkeypatch.setattr(getpass, "getuser", lambda: "anna\x1b[2J  b")
+    assert Settings().operator == "anna\ufffd[2J b"
+    assert Settings().operator.isprintable()
+
+    def no_user() -> str:
+        raise OSError("no user")
+
+    monkeypatch.setattr(getpass, "getuser", no_user)
+    assert Settings().operator == "operator"
+    assert load_settings({}, {"ORDERDASH_OPERATOR": "Bob B."})[0].operator == "Bob B."
+    for bad in ("", " ", "a\nb", "x" * 65):
+        with pytest.raises(ValueError):
+            Settings(operator=bad)
 
 
 def test_a_ledger_url_password_is_never_shown(tmp_path: Path, caplog) -> None:

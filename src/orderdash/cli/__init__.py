@@ -53,6 +53,7 @@ _LAZY = {
     "DEMO_CUSTOMER_ID": "screens",
     "_run_close": "books",
     "_run_export": "books",
+    "_run_resolve": "resolve",
     "_run_simulate": "simulate",
     "_simulator_run": "simulate",
 }
@@ -126,6 +127,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from orderdash.cli import account, render
 
         return render.render(account._run_charges(args), as_json=args.json)
+    if command == "resolve":
+        from orderdash.cli import render, resolve
+
+        return render.render(resolve._run_resolve(args), as_json=args.json)
     if command == "simulate":
         from orderdash.cli import simulate
 

@@ -113,7 +113,7 @@ def _add_readonly_option(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         default=None,
         help="read-only: watch and read, but no charge, no removing from the list, no point of "
-        "sale or customer display, no closing the day (or ORDERDASH_READONLY)",
+        "sale or customer display, no closing the day, no resolving (or ORDERDASH_READONLY)",
     )
 
 
@@ -370,6 +370,32 @@ def _simulate_arguments(simulate: argparse.ArgumentParser) -> None:
     _add_history_days(simulate, 0)
 
 
+def _resolve_arguments(resolve: argparse.ArgumentParser) -> None:
+    resolve.add_argument("token", help="order token")
+    resolve.add_argument(
+        "--as",
+        dest="kind",
+        required=True,
+        choices=("settled", "refunded", "written-off", "asked-customer"),
+        help="how the order was resolved",
+    )
+    resolve.add_argument("--reason", required=True, metavar="TEXT", help="why, in one line")
+    resolve.add_argument(
+        "--refund-at",
+        metavar="payment|today|RATE",
+        help="work out the refund: the excess (or late payment) in coin at the payment's rate, "
+        "today's rate (the rate endpoint), or a typed rate (fiat for one coin)",
+    )
+    resolve.add_argument(
+        "--fee", metavar="AMOUNT", help="network fee in coin taken off the refund (digits)"
+    )
+    resolve.add_argument(
+        "--operator", metavar="NAME", help="who resolves it (the operator setting; login name)"
+    )
+    resolve.add_argument("--json", action="store_true", help="print the resolution as JSON")
+    _add_connection_options(resolve)
+
+
 #: Every command, in the order `orderdash --help` lists them: its help line and what adds its
 #: arguments.
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
@@ -412,6 +438,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "charges": (
         "today's charges at this till, from the ledger (earlier unresolved ones looked up)",
         _charges_arguments,
+    ),
+    "resolve": (
+        "write down how an order that needed a human was resolved, and why (the ledger only: "
+        "nothing is sent to the service)",
+        _resolve_arguments,
     ),
     "simulate": ("serve the simulated order service over HTTP", _simulate_arguments),
 }
@@ -471,6 +502,7 @@ SETTING_OPTIONS = (
     "language",
     "display_channel",
     "display_title",
+    "operator",
 )
 
 
@@ -508,6 +540,8 @@ def _refuse_in_readonly(args: argparse.Namespace) -> None:
         raise UsageError("read-only (the readonly setting): charge makes no order")
     if command == "pos":
         raise UsageError("read-only (the readonly setting): no point of sale for a customer")
+    if command == "resolve":
+        raise UsageError("read-only (the readonly setting): resolve writes nothing down")
     if command == "close" and not getattr(args, "dry_run", False):
         raise UsageError(
             "read-only (the readonly setting): close --dry-run shows the report, closing nothing"

@@ -240,6 +240,11 @@ class OrderDashApp(App[None]):
     def action_export_list(self) -> None:
         self.books.export_list()
 
+    def action_resolve_order(self, token: str = "") -> None:
+        from orderdash.tui.resolutions import open_resolve  # the attention view calls this too
+
+        open_resolve(self, token or self.state.token)
+
     def action_undo_remove(self) -> None:
         self.session.undo()
 

@@ -1,5 +1,5 @@
 """The dashboard's keys. The footer and `?` explain them; an `app.` action is the app's (the
-command palette calls the same ones). `d`, `c`, `y` and `o` act on the watch list's highlighted
+command palette calls the same ones). `d`, `c`, `y`, `o` and `R` act on the watch list's highlighted
 row while the list has the focus (`g`), else on the order open in the panes."""
 
 from __future__ import annotations
@@ -52,6 +52,13 @@ DASHBOARD_BINDINGS = [
         "remove_order",
         "Remove",
         tooltip="Remove the highlighted order (list focused) or the open one",
+    ),
+    Binding(
+        "R",
+        "resolve_order",
+        "Resolve",
+        show=False,
+        tooltip="Resolve the highlighted order (list focused) or the open one: how, why, a refund",
     ),
     Binding("u", "app.undo_remove", "Undo", show=False, tooltip="Put the last removed order back"),
     Binding("f", "filter", "Filter", tooltip="Filter the watch list by text"),
@@ -106,7 +113,9 @@ FOOTER_FIRST = (
 )
 
 #: App actions that are the operator's alone: off while a customer-facing screen is up.
-OPERATOR_ACTIONS = frozenset({"quit", "help", "command_palette", "close_day", "export_list"})
+OPERATOR_ACTIONS = frozenset(
+    {"quit", "help", "command_palette", "close_day", "export_list", "resolve_order"}
+)
 #: Off for good in a standalone point of sale (`orderdash pos`): the other orders, charges,
 #: copies and the customer display are the operator's, and no operator is at that screen.
 POS_ONLY_OFF = OPERATOR_ACTIONS | {
@@ -116,12 +125,12 @@ POS_ONLY_OFF = OPERATOR_ACTIONS | {
 }  # fmt: skip
 #: Off for a read-only operator (the `readonly` setting), the app's and the dashboard's: what
 #: makes an order (a charge), puts one before a customer (the point of sale, the customer
-#: display) or takes one off the watch list (remove, and its undo). Looking an order up or
-#: adding orders still works: more is watched, nothing is lost from sight. The close of day's
-#: `c` is its screen's (`screens/close_day.py`).
+#: display), takes one off the watch list (remove, and its undo) or writes a resolution down.
+#: Looking an order up or adding orders still works: more is watched, nothing is lost from
+#: sight. The close of day's `c` is its screen's (`screens/close_day.py`).
 READONLY_OFF = frozenset({
     "new_charge", "point_of_sale", "show_on_display", "clear_display", "remove_order",
-    "undo_remove",
+    "undo_remove", "resolve_order",
 })  # fmt: skip
 #: What the footer shows, whatever its width, while read-only.
 READONLY_MARK = "READ-ONLY"

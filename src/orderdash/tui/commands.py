@@ -53,6 +53,12 @@ DASHBOARD_COMMANDS = (
     ("Alerts log", "Every alert, newest last (l)", "app", "alerts"),
     ("Request budgets", "Use in the last minute and hour (b)", "app", "budgets"),
     ("Close of day", "The day's report per coin and fiat; close it (Z)", "app", "close_day"),
+    (
+        "Resolve the order",
+        "How it was resolved, why, and a refund worked out; written down (R)",
+        "screen",
+        "resolve_order",
+    ),
     ("Export the list", "The watch list's rows as shown, to a CSV file (e)", "app", "export_list"),
 )
 

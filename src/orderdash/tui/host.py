@@ -70,6 +70,8 @@ class DashboardHost(Protocol):
 
     def action_point_of_sale(self) -> None: ...
 
+    def action_resolve_order(self, token: str = "") -> None: ...
+
     def notify(
         self,
         message: str,

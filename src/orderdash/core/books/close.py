@@ -16,7 +16,7 @@ from orderdash.core.books.frozen import find_frozen, prior_closes, read_close
 from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, gather
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import build_report
-from orderdash.core.ledger import Book, CloseRecord
+from orderdash.core.ledger import Book, CloseRecord, ResolutionRecord
 from orderdash.core.service.client import MAX_HISTORY_PAGES
 from orderdash.core.service.errors import OrderdashError
 
@@ -83,6 +83,7 @@ async def close_period(
             f"({'; '.join(gathered.warnings[:3])}); try again, or --dry-run to see the rest"
         )
     await _only_till(book, period, till, gathered)
+    resolutions, made = await asyncio.to_thread(_resolutions, book, period, till, gathered)
     closed_at = now()
     # its cost grows with the orders: a thread, so that a dashboard's event loop keeps going
     report = await asyncio.to_thread(
@@ -93,6 +94,8 @@ async def close_period(
         closed_at=closed_at,
         earlier=earlier,
         warnings=close_warnings + gathered.warnings,
+        resolutions=resolutions,
+        made=made,
     )
     if dry_run:
         return CloseResult(
@@ -121,6 +124,16 @@ async def close_period(
         gathered.read,
         gathered.from_ledger,
     )
+
+
+def _resolutions(
+    book: Book, period: Period, till: str, gathered: Gathered
+) -> tuple[list[ResolutionRecord], list[ResolutionRecord]]:
+    """In a thread: the resolutions of the orders gathered (an exception shows its latest), and
+    those made in the period (at `till`, or at every till for the shop's close)."""
+    of_orders = book.resolutions_of([o.token for o in gathered.orders])
+    made = book.resolutions_made(period.start, period.end, None if till == ALL_TILLS else till)
+    return of_orders, made
 
 
 async def _only_till(book: Book, period: Period, till: str, gathered: Gathered) -> None:

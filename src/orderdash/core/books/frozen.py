@@ -12,7 +12,12 @@ from typing import Any
 
 from orderdash.core.books.orders import DECIMAL_TEXT
 from orderdash.core.books.period import Period
-from orderdash.core.books.report import FIGURE_NAMES, REPORT_VERSION, EarlierClose, digest_of
+from orderdash.core.books.report import (
+    FIGURE_NAMES,
+    READABLE_VERSIONS,
+    EarlierClose,
+    digest_of,
+)
 from orderdash.core.ledger import Book, CloseRecord, OverlappingClose
 from orderdash.core.safetext import clean
 from orderdash.core.service import jsontext
@@ -143,8 +148,9 @@ def _time(value: Any, where: str) -> None:
 
 def _check_report(report: Any) -> None:
     _obj(report, "the report")
-    if report.get("version") != REPORT_VERSION or isinstance(report.get("version"), bool):
-        raise ValueError(f"its version is not {REPORT_VERSION}")
+    version = report.get("version")
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        raise ValueError(f"its version is not one of {', '.join(map(str, READABLE_VERSIONS))}")
     period = _obj(report["period"], "period")
     _time(period["from"], "period.from")
     _time(period["until"], "period.until")
@@ -172,6 +178,8 @@ def _check_report(report: Any) -> None:
         figure = _obj(entry[name], f"an exception's {name}")
         _amount(figure["coin"], f"an exception's {name}")
         _amount(figure["fiat"], f"an exception's {name}")
+        if version >= 2 and entry["resolution"] is not None:
+            _resolution(entry["resolution"], "an exception's resolution")
     for entry in _list(report["payments"], "payments"):
         _payment(entry, "a payment")
     for entry in _list(report["adjustments"], "adjustments"):
@@ -181,6 +189,26 @@ def _check_report(report: Any) -> None:
         _time(closed["until"], "an adjustment's closed_period")
     for warning in _list(report["warnings"], "warnings"):
         _text(warning, "a warning")
+    if version >= 2:
+        for entry in _list(report["resolutions"], "resolutions"):
+            _resolution(entry, "a resolution")
+
+
+def _resolution(entry: Any, what: str) -> None:
+    _obj(entry, what)
+    for key in ("order", "kind", "reason", "operator", "till"):
+        _text(entry[key], f"{what}'s {key}")
+    _time(entry["at"], f"{what}'s at")
+    refund = entry["refund"]
+    if refund is None:
+        return
+    _obj(refund, f"{what}'s refund")
+    _text(refund["coin"], f"{what}'s refund coin")
+    _text(refund["basis"], f"{what}'s refund basis")
+    _amount(refund["amount"], f"{what}'s refund amount")
+    _amount(refund["fee"], f"{what}'s refund fee")
+    if refund["rate"] is not None:
+        _amount(refund["rate"], f"{what}'s refund rate")
 
 
 def _payment(entry: Any, what: str) -> None:

@@ -18,9 +18,13 @@ from typing import Any
 
 from orderdash.core.books.orders import STATES, BookOrder, Payment, exact_sum, exceptions_of
 from orderdash.core.books.period import Period, iso
+from orderdash.core.ledger import ResolutionRecord
 from orderdash.core.safetext import clean
 
-REPORT_VERSION = 1
+#: 2: exceptions carry their `resolution`, and the report lists the `resolutions` made in the
+#: period. A close of version 1 still reads back (`frozen.py`).
+REPORT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 #: An exception's figure, by its kind: what is missing, what is too much, or what came.
 FIGURE_NAMES = ("shortfall", "excess", "received")
 #: The human report's heading of each block of `received`, in its order.
@@ -88,6 +92,28 @@ def _payment_entry(payment: Payment, period: Period) -> dict[str, Any]:
     }
 
 
+def resolution_entry(record: ResolutionRecord, period: Period) -> dict[str, Any]:
+    """A resolution as the report keeps it (docs/books.md "Resolutions")."""
+    refund = record.refund
+    return {
+        "order": record.token,
+        "kind": record.kind,
+        "reason": record.reason,
+        "operator": record.operator,
+        "till": record.till,
+        "at": iso(record.at.astimezone(period.zone)),
+        "refund": None
+        if refund is None
+        else {
+            "coin": refund.coin,
+            "amount": format(refund.amount, "f"),
+            "basis": refund.basis,
+            "rate": None if refund.rate is None else format(refund.rate, "f"),
+            "fee": format(refund.fee, "f"),
+        },
+    }
+
+
 def build_report(
     orders: Sequence[BookOrder],
     period: Period,
@@ -96,9 +122,12 @@ def build_report(
     closed_at: datetime,
     earlier: Sequence[EarlierClose] = (),
     warnings: Sequence[str] = (),
+    resolutions: Sequence[ResolutionRecord] = (),
+    made: Sequence[ResolutionRecord] = (),
 ) -> dict[str, Any]:
     """The close of `period` from `orders` (those created in it and in the look-back before
-    it), its digest included."""
+    it), its digest included. `resolutions`: those of the orders (oldest first: an order's
+    last is its state); `made`: those made in the period, listed whatever their order."""
     of_period = [o for o in orders if period.contains_ms(o.created_ms)]
     counts = dict.fromkeys(STATES, 0)
     for order in of_period:
@@ -106,6 +135,10 @@ def build_report(
     received = [p for o in orders for p in o.payments if period.contains_ms(p.at_ms)]
     received.sort(key=lambda p: (p.at_ms, p.id, p.order))
     exceptions = [e for o in sorted(of_period, key=_when) for e in exceptions_of(o)]
+    latest = {record.token: record for record in resolutions}
+    for entry in exceptions:
+        record = latest.get(entry["order"])
+        entry["resolution"] = None if record is None else resolution_entry(record, period)
     report: dict[str, Any] = {
         "version": REPORT_VERSION,
         "period": {
@@ -120,6 +153,7 @@ def build_report(
         "exceptions": exceptions,
         "adjustments": _adjustments(orders, period, earlier),
         "payments": [_payment_entry(p, period) for p in received],
+        "resolutions": [resolution_entry(r, period) for r in made],
         "warnings": list(warnings),
     }
     report["digest"] = digest_of(report)
@@ -236,6 +270,9 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
             f"{name} {c(figure['coin'], 200)} {c(entry['coin'], 12)} "
             f"({c(figure['fiat'], 200)} {c(entry['currency'], 12)})"
         )
+        resolution = entry.get("resolution")
+        if resolution:
+            lines.append(f"    resolved: {_resolution_words(resolution)}")
     lines += ["", f"Adjustments: {len(report['adjustments'])}"]
     for entry in report["adjustments"]:
         lines.append(
@@ -244,4 +281,29 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
             f"{c(entry['currency'], 12)}), order of the close "
             f"{c(entry['closed_period']['from'])}"
         )
+    if "resolutions" in report:  # version 2 on
+        lines += ["", f"Resolutions: {len(report['resolutions'])}"]
+        for entry in report["resolutions"]:
+            lines.append(f"  {c(entry['at'])}  {c(entry['order'], 40)}  {_resolution_words(entry)}")
     return lines
+
+
+def _resolution_words(entry: dict[str, Any]) -> str:
+    """'refunded 0.00049 BTC (payment, fee 0.00001) by anna at front, 10:02: the reason'."""
+
+    def c(value: Any, limit: int = 60) -> str:
+        return clean(str(value), limit=limit)
+
+    refund = entry.get("refund")
+    money = ""
+    if refund:
+        rate = f" {c(refund['rate'], 40)}" if refund.get("rate") else ""
+        fee = f", fee {c(refund['fee'], 40)}" if refund.get("fee") not in (None, "0") else ""
+        money = (
+            f" {c(refund['amount'], 60)} {c(refund['coin'], 12)} "
+            f"({c(refund['basis'], 12)}{rate}{fee})"
+        )
+    return (
+        f"{c(entry['kind'], 20)}{money} by {c(entry['operator'], 64)} at "
+        f"{c(entry['till'], 64)}, {c(entry['at'])}: {c(entry['reason'], 300)}"
+    )

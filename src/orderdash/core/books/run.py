@@ -14,7 +14,13 @@ from typing import Any
 from orderdash.core.books.close import CloseResult, close_period
 from orderdash.core.books.gather import Gate
 from orderdash.core.books.period import Period
-from orderdash.core.ledger import Book, ChargeRecord, CloseRecord, SeenOrder
+from orderdash.core.ledger import (
+    Book,
+    ChargeRecord,
+    CloseRecord,
+    ResolutionRecord,
+    SeenOrder,
+)
 
 
 def gates(settings: Any) -> tuple[Any, Any]:
@@ -160,6 +166,17 @@ class NoBook:
         raise RuntimeError("no book to keep the close in")
 
     def closes(self, till: str) -> list[CloseRecord]:
+        return []
+
+    def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
+        raise RuntimeError("no book to keep the resolution in")
+
+    def resolutions_of(self, tokens: list[str]) -> list[ResolutionRecord]:
+        return []
+
+    def resolutions_made(
+        self, since: datetime, until: datetime, till: str | None
+    ) -> list[ResolutionRecord]:
         return []
 
     def close_connection(self) -> None:

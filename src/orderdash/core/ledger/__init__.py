@@ -18,6 +18,11 @@ from orderdash.core.service.errors import OrderdashError, UsageError
 #: A charge's outcome as written down: "sending" is written before the create is sent, and a
 #: charge still "sending" or "unknown" at start is looked up by its token.
 CHARGE_OUTCOMES = ("sending", "made", "not_made", "unknown", "stopped")
+#: How an order that needed a human was resolved (`orderdash resolve --as`).
+RESOLUTION_KINDS = ("settled", "refunded", "written-off", "asked-customer")
+#: What a refund's coin amount was worked out at: the payment's own figure, today's rate, or
+#: a rate the person typed.
+REFUND_BASES = ("payment", "today", "typed")
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,43 @@ class CloseRecord:
     #: The canonical report (JSON text) and its SHA-256 (hex).
     report_json: str
     digest: str
+
+
+@dataclass(frozen=True)
+class RefundRecord:
+    """The coin to return, as worked out (`core/books/refund.py`) and written with its
+    resolution."""
+
+    #: The coin's code, upper case ("BTC").
+    coin: str
+    #: What to send back: rounded down to the coin's smallest unit, the fee taken off.
+    amount: Decimal
+    #: One of REFUND_BASES.
+    basis: str
+    #: Fiat units for one coin the amount was worked out at (None: the payment's own figure).
+    rate: Decimal | None
+    #: The network fee taken off, in coin.
+    fee: Decimal
+
+
+@dataclass(frozen=True)
+class ResolutionRecord:
+    """A person's word on an order that needed one. A token's resolutions are never changed or
+    removed: its latest is its state."""
+
+    #: Made once, before the first write: the same resolution written again stays one.
+    id: str
+    token: str
+    #: One of RESOLUTION_KINDS.
+    kind: str
+    #: Why, in one line (required).
+    reason: str
+    till: str
+    #: Who (the `operator` setting, or the login name).
+    operator: str
+    #: When (aware, UTC).
+    at: datetime
+    refund: RefundRecord | None = None
 
 
 class LedgerError(OrderdashError):
@@ -139,6 +181,22 @@ class Book(Protocol):
 
     def closes(self, till: str) -> list[CloseRecord]:
         """Every close of `till` ("*": the shop's), oldest period first."""
+        ...
+
+    def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
+        """Write a resolution; one of the same `id` written already is kept and returned (a
+        retry writes nothing more)."""
+        ...
+
+    def resolutions_of(self, tokens: list[str]) -> list[ResolutionRecord]:
+        """Every resolution of `tokens`, oldest first (a token's last is its state)."""
+        ...
+
+    def resolutions_made(
+        self, since: datetime, until: datetime, till: str | None
+    ) -> list[ResolutionRecord]:
+        """Resolutions made in [since, until), at `till` or (None) at every till, oldest
+        first."""
         ...
 
     def close_connection(self) -> None: ...

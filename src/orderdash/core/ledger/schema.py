@@ -40,6 +40,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (till, period_from, period_until)
         )""",
     ),
+    (
+        # a person's word on an order: never updated, never deleted (the latest is its state)
+        """CREATE TABLE resolutions (
+            id TEXT PRIMARY KEY,
+            token TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            till TEXT NOT NULL,
+            operator TEXT NOT NULL,
+            resolved_at TEXT NOT NULL,
+            refund_coin TEXT,
+            refund_amount TEXT,
+            refund_basis TEXT,
+            refund_rate TEXT,
+            refund_fee TEXT
+        )""",
+        "CREATE INDEX resolutions_token ON resolutions (token, resolved_at)",
+        "CREATE INDEX resolutions_made ON resolutions (resolved_at)",
+    ),
 )
 
 #: The version this orderdash writes: a book of a newer version is refused, an older migrated.

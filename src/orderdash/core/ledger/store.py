@@ -17,10 +17,14 @@ from typing import Any, Protocol, TypeVar
 
 from orderdash.core.ledger import (
     CHARGE_OUTCOMES,
+    REFUND_BASES,
+    RESOLUTION_KINDS,
     ChargeRecord,
     CloseRecord,
     LedgerError,
     OverlappingClose,
+    RefundRecord,
+    ResolutionRecord,
     SeenOrder,
 )
 from orderdash.core.ledger.schema import MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE
@@ -31,6 +35,11 @@ TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 #: Longest one-line detail and till name written.
 MAX_DETAIL = 300
 MAX_TILL = 64
+#: Longest reason and operator's name written (and read back).
+MAX_REASON = 300
+MAX_OPERATOR = 64
+#: Most resolutions read for one period: a close lists no more (a shop resolves a few a day).
+MAX_RESOLUTIONS = 10_000
 #: Tokens asked for in one `IN (...)` (SQLite's oldest bound on parameters is 999).
 _CHUNK = 500
 #: The first key of PostgreSQL's advisory lock on one till's closes (the second: the till's
@@ -407,6 +416,100 @@ class SqlBook:
                 (till,),
             )
         return [self._close(row) for row in rows]
+
+    # -- resolutions -------------------------------------------------------------------------
+
+    _RESOLUTION_COLUMNS = (
+        "id, token, kind, reason, till, operator, resolved_at,"
+        " refund_coin, refund_amount, refund_basis, refund_rate, refund_fee"
+    )
+
+    @staticmethod
+    def _resolution(row: tuple[Any, ...]) -> ResolutionRecord:
+        """A row read back: untrusted like anything on disk, so every text is one bounded line
+        and every amount a finite decimal (LedgerError otherwise)."""
+        ident, token, kind, reason, till, operator, at, coin, amount, basis, rate, fee = row
+        refund = None
+        if amount is not None:
+            refund = RefundRecord(
+                coin=_line(coin or "", 12),
+                amount=_amount(amount),
+                basis=_line(basis or "", 12),
+                rate=None if rate is None else _amount(rate),
+                fee=_amount(fee if fee is not None else "0"),
+            )
+        return ResolutionRecord(
+            id=_line(ident, 64),
+            token=_line(token, 200),
+            kind=_line(kind, 20),
+            reason=_line(reason, MAX_REASON),
+            till=_line(till, MAX_TILL),
+            operator=_line(operator, MAX_OPERATOR),
+            at=parse_time(at),
+            refund=refund,
+        )
+
+    @_once_again
+    def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
+        """Written once: the same `id` again (a retry whose commit's answer was lost) keeps
+        the first and returns it."""
+        refund = record.refund
+        if record.kind not in RESOLUTION_KINDS:
+            raise ValueError(f"not a resolution: {record.kind!r}")
+        if refund is not None and refund.basis not in REFUND_BASES:
+            raise ValueError(f"not a refund's basis: {refund.basis!r}")
+        with self._lock, self._write() as cursor:
+            cursor.execute(
+                f"INSERT INTO resolutions ({self._RESOLUTION_COLUMNS})"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (id) DO NOTHING",
+                (
+                    record.id,
+                    record.token,
+                    record.kind,
+                    _line(record.reason, MAX_REASON),
+                    _line(record.till, MAX_TILL),
+                    _line(record.operator, MAX_OPERATOR),
+                    time_text(record.at),
+                    None if refund is None else _line(refund.coin, 12),
+                    None if refund is None else format(refund.amount, "f"),
+                    None if refund is None else refund.basis,
+                    None if refund is None or refund.rate is None else format(refund.rate, "f"),
+                    None if refund is None else format(refund.fee, "f"),
+                ),
+            )
+            rows = cursor.execute(
+                f"SELECT {self._RESOLUTION_COLUMNS} FROM resolutions WHERE id = %s", (record.id,)
+            )
+        return self._resolution(rows[0])
+
+    @_once_again
+    def resolutions_of(self, tokens: list[str]) -> list[ResolutionRecord]:
+        select = f"SELECT {self._RESOLUTION_COLUMNS} FROM resolutions"
+        rows: list[tuple[Any, ...]] = []
+        with self._lock:
+            for chunk in _chunks(list(dict.fromkeys(tokens))):
+                marks = ", ".join(["%s"] * len(chunk))
+                rows += self._engine.query(f"{select} WHERE token IN ({marks})", chunk)
+        rows.sort(key=lambda row: (str(row[6]), str(row[0])))
+        return [self._resolution(row) for row in rows]
+
+    @_once_again
+    def resolutions_made(
+        self, since: datetime, until: datetime, till: str | None
+    ) -> list[ResolutionRecord]:
+        sql = (
+            f"SELECT {self._RESOLUTION_COLUMNS} FROM resolutions"
+            " WHERE resolved_at >= %s AND resolved_at < %s"
+        )
+        params: list[Any] = [time_text(since), time_text(until)]
+        if till is not None:
+            sql += " AND till = %s"
+            params.append(till)
+        sql += f" ORDER BY resolved_at, id LIMIT {MAX_RESOLUTIONS}"
+        with self._lock:
+            rows = self._engine.query(sql, params)
+        return [self._resolution(row) for row in rows]
 
     def close_connection(self) -> None:
         with self._lock:

@@ -19,7 +19,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any, TypeVar
 
-from orderdash.core.ledger import Book, ChargeRecord, LedgerError
+from orderdash.core.ledger import Book, ChargeRecord, LedgerError, ResolutionRecord
 from orderdash.core.service import jsontext
 
 log = logging.getLogger(__name__)
@@ -131,6 +131,15 @@ class BookWriter:
     ) -> list[ChargeRecord]:
         """Charges started in [since, until), of `till` or (None) of every till."""
         return list(await self.call(lambda book: book.charges(since, until, till)))
+
+    # -- resolutions -------------------------------------------------------------------------
+
+    async def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
+        """The resolution written, and durable, once this returns (LedgerError: not written)."""
+        return await self.call(lambda book: book.resolution_made(record))
+
+    async def resolutions_of(self, tokens: list[str]) -> list[ResolutionRecord]:
+        return list(await self.call(lambda book: book.resolutions_of(tokens)))
 
     # -- orders seen -----------------------------------------------------------------------
 

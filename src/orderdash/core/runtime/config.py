@@ -70,6 +70,18 @@ def default_till() -> str:
     return name or "till"
 
 
+def default_operator() -> str:
+    """Who is at the till, for the ledger's resolutions: the login name, kept to one line
+    (else "operator")."""
+    import getpass
+
+    try:
+        name = getpass.getuser()
+    except (OSError, KeyError, ImportError):  # no login name (a container without a user)
+        return "operator"
+    return clean(" ".join(name.split()), limit=64) or "operator"
+
+
 def child_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment to start a child process with: this one's (or `env`) without the
     secrets' variables."""
@@ -184,6 +196,8 @@ class Settings(BaseModel):
     ledger_url: SecretStr | None = None
     #: This till's name in the ledger (default: the host name).
     till: str = Field(default_factory=default_till)
+    #: Who is at the till: written with each resolution (default: the login name).
+    operator: str = Field(default_factory=default_operator, min_length=1, max_length=64)
     #: Log request outcomes and timings here (rotated at 1 MiB, 3 kept, mode 0600; secrets
     #: redacted). Never logged to the terminal.
     log_file: str | None = None
@@ -264,6 +278,8 @@ class Settings(BaseModel):
         # the URL is never repeated back: it may hold the database's password
         if url and not (url.isprintable() and url.split(":", 1)[0] in ("postgresql", "postgres")):
             raise ValueError("ledger_url must be one line starting postgresql://")
+        if not (self.operator.strip() and self.operator.isprintable()):
+            raise ValueError("operator must be one line of printable text")
         if self.ledger is not None and not (self.ledger.strip() and self.ledger.isprintable()):
             raise ValueError("ledger must be a file path")
         return self

@@ -37,6 +37,7 @@ KEYS = (
         "close of day: today's report (orders by state, received per coin and fiat, "
         "exceptions); \u2190 \u2192 other days, c closes the day after a yes",
     ),
+    ("R", "resolve the order: how, why, a refund worked out; written to the ledger"),
     ("e", "export the watch list's rows as shown (filters, order) to a CSV file"),
     ("b", "the request budgets: use now and the next hour's plan"),
     ("w", "hide or show the watch list"),
@@ -52,7 +53,7 @@ KEYS = (
 
 #: The first line of the help while read-only (the `readonly` setting).
 READONLY_NOTE = (
-    "n, p, x, X, d, u and the close of day's c are off: nothing is charged, removed, closed "
+    "n, p, x, X, d, u, R and Z's c are off: nothing is charged, removed, resolved, closed "
     "or shown to a customer"
 )
 

@@ -1,5 +1,5 @@
 """The dashboard's keys on the watch list, and on the order a key acts on (`tui/bindings.py`):
-`d`, `c`, `y` and `o` act on the list's highlighted row while the list has the focus, else on
+`d`, `c`, `y`, `o` and `R` act on the list's highlighted row while the list has the focus, else on
 the order open in the panes; `g`, `f`, `t`, `s`, `S` and `w` on the list itself. The list pane
 (`widgets/watch_list.py`) keeps the rows, the session (`core/watching/session.py`) what is
 watched, the desk (`tui/desk.py`) the clipboard and the browser: these keys hand each its part.
@@ -48,6 +48,9 @@ class WatchListKeys(Screen[None]):
 
     def action_remove_order(self) -> None:
         self.session.unwatch(self.target_token())
+
+    def action_resolve_order(self) -> None:
+        self._app.action_resolve_order(self.target_token() or "")
 
     def action_copy_address(self) -> None:
         self._app.desk.copy_address(self.target_token())

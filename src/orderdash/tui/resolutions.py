@@ -1,0 +1,76 @@
+"""Opening the resolve dialog (`screens/resolve.py`) on one order: `R` on the dashboard's
+highlighted order, the palette, or any screen through the App's `resolve_order(token)` (the
+attention view's rows). The order comes from the watch list's last answer, or is read once
+through the App's client within the watcher's getOrder budget; the resolution is written
+through the ledger's writer (`tui/books.py`). Nothing is sent to the service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from orderdash.core.safetext import clean
+from orderdash.core.service.errors import OrderdashError
+
+if TYPE_CHECKING:
+    from orderdash.core.ledger import ResolutionRecord
+    from orderdash.tui.host import DashboardHost
+
+
+def open_resolve(
+    app: DashboardHost,
+    token: str | None,
+    *,
+    then: Callable[[ResolutionRecord | None], None] | None = None,
+) -> None:
+    """The dialog on `token` (a notice when there is none); `then` is told what was written
+    (None: nothing) when the dialog closes."""
+    from orderdash.core.books.period import zone_named
+    from orderdash.core.books.run import BudgetGate
+    from orderdash.core.polling.refresh import Kind
+    from orderdash.tui.screens.resolve import ResolveScreen
+
+    if app.settings.readonly:  # (its key and the palette's entry are off already)
+        app.notify("Read-only: no resolution is written.", timeout=3, markup=False)
+        return
+    if not token:
+        app.notify("No order to resolve: choose one first.", timeout=3, markup=False)
+        return
+    if isinstance(app.screen, ResolveScreen):
+        return
+    entry = app.state.entries.get(token)
+    fetched = entry.fetched if entry is not None else None
+    gate = BudgetGate(app.watcher.scheduler.budgets[Kind.ORDER])
+
+    async def read() -> Any:
+        await gate.take_turn()
+        return await app.client.get_order(token)
+
+    try:
+        zone = zone_named(app.settings.timezone)
+    except OrderdashError:
+        zone = None
+    screen = ResolveScreen(
+        token,
+        writer=app.books.writer,
+        till=app.settings.till,
+        operator=app.settings.operator,
+        order=fetched.raw if fetched is not None else None,
+        today_rate=fetched.order.exchange_rate if fetched is not None else None,
+        read=read,
+        zone=zone,
+    )
+
+    def closed(record: ResolutionRecord | None) -> None:
+        if record is not None:
+            app.notify(
+                f"Resolved {clean(record.token, limit=40)}: {clean(record.kind, limit=20)}",
+                title="Ledger",
+                timeout=4,
+                markup=False,
+            )
+        if then is not None:
+            then(record)
+
+    app.push_screen(screen, callback=closed)

@@ -1,0 +1,334 @@
+"""The resolve dialog (`R`, the palette, or any screen through the App's `resolve_order`): a
+person's word on one order, written to the ledger (`core/books/resolve.py`).
+
+Choose how it was resolved, type the reason, and for an order that owes something back (an
+excess, a payment after expiry) work the refund out: at the payment's rate, today's (the
+order's latest rate on screen) or a typed rate, less a typed network fee, shown live as it is
+typed (`core/books/refund.py`, exact decimals, rounded down to the coin's unit); `ctrl+y` copies
+the amount. Confirming writes through the ledger's writer, off the event loop, and says the
+result in one line. The resolution's id is made once: confirming again after a failed write
+sends the same one (written once however often it is tried). Nothing is sent to the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import tzinfo
+from decimal import Decimal
+from typing import Any, Protocol
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+
+from orderdash.core.books.orders import BadOrder, read_order
+from orderdash.core.books.refund import Owed, Refund, RefundRefused, owed_by, work_out
+from orderdash.core.books.resolve import (
+    KIND_WORDS,
+    clean_reason,
+    new_resolution,
+    resolution_line,
+)
+from orderdash.core.domain.text import amount_text
+from orderdash.core.ledger import RESOLUTION_KINDS, LedgerError, ResolutionRecord
+from orderdash.core.ledger.store import MAX_REASON
+from orderdash.core.safetext import clean
+from orderdash.core.service.errors import OrderdashError
+
+log = logging.getLogger(__name__)
+
+#: The refund's bases, in the order the dialog offers them ("" : no refund).
+BASES = ("", "payment", "today", "typed")
+
+
+class Writer(Protocol):
+    """What the dialog needs of the ledger's writer (`core/ledger/writer.py`)."""
+
+    async def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord: ...
+
+
+#: The dialog's first word on what confirming does.
+NOTHING_SENT = "Written to the ledger only: nothing is sent to the service."
+
+
+def _owed(raw: dict[str, Any]) -> Owed | None:
+    return owed_by(read_order(raw))
+
+
+def _line(text: str, style: str = "") -> Text:
+    return Text(clean(text, limit=400), style)
+
+
+class ResolveScreen(ModalScreen[ResolutionRecord | None]):
+    """Dismissed with the resolution written, or None when left without one."""
+
+    DEFAULT_CSS = """
+    ResolveScreen { align: center middle; }
+    ResolveScreen > #resolve-body {
+        width: 90%; max-width: 96; height: auto; max-height: 100%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    ResolveScreen RadioSet { width: 100%; height: auto; layout: horizontal; border: none; }
+    ResolveScreen RadioButton { width: auto; }
+    ResolveScreen #resolve-figures { height: auto; }
+    ResolveScreen #resolve-figures Input { width: 1fr; }
+    ResolveScreen #resolve-refund { color: $success; }
+    ResolveScreen #resolve-refund.-refused { color: $warning; }
+    ResolveScreen #resolve-status.-failed { color: $error; text-style: bold; }
+    ResolveScreen #resolve-buttons { height: auto; }
+    """
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", tooltip="Back, nothing written"),
+        Binding("ctrl+s", "confirm", "Resolve", tooltip="Write the resolution down"),
+        Binding("ctrl+y", "copy_refund", "Copy refund", tooltip="Copy the refund's amount"),
+    ]
+
+    def __init__(
+        self,
+        token: str,
+        *,
+        writer: Writer,
+        till: str,
+        operator: str,
+        order: dict[str, Any] | None = None,
+        today_rate: Decimal | None = None,
+        read: Callable[[], Awaitable[Any]] | None = None,
+        zone: tzinfo | None = None,
+    ) -> None:
+        """`order`: getOrder's `data` as last read (None: `read` reads it, a `Fetched`);
+        `today_rate`: the order's latest rate."""
+        super().__init__()
+        self.token = token
+        self._writer = writer
+        self._till, self._operator = till, operator
+        self._raw = order
+        self._today = today_rate
+        self._read = read
+        self._zone = zone
+        #: What the order owes back (None: nothing, or not read yet).
+        self.owed: Owed | None = None
+        #: The refund as last worked out (None: none asked, or refused).
+        self.refund: Refund | None = None
+        #: The resolution made at a confirm whose write failed: confirming the same again
+        #: writes it, with its id (never a second one).
+        self._pending: ResolutionRecord | None = None
+        #: Why no refund can be worked out for what is chosen ("" when one can).
+        self.refusal = ""
+        #: The resolution written (the dialog is done).
+        self.written: ResolutionRecord | None = None
+        self.writing = False
+        #: The order was read (and what it owes worked out): it can be resolved.
+        self.known = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="resolve-body") as body:
+            body.border_title = "Resolve an order"
+            body.border_subtitle = "ctrl+s: resolve \u00b7 ctrl+y: copy refund \u00b7 Esc: back"
+            yield Static(_line(f"Order {self.token}", "bold"), id="resolve-title")
+            yield Static(id="resolve-owed")
+            yield RadioSet(
+                *(RadioButton(KIND_WORDS[k], value=i == 0) for i, k in enumerate(RESOLUTION_KINDS)),
+                id="resolve-kind",
+            )
+            yield Input(
+                placeholder="Why (required, one line)", max_length=MAX_REASON, id="resolve-reason"
+            )
+            yield RadioSet(
+                RadioButton("No refund", value=True),
+                RadioButton("Payment's rate"),
+                RadioButton("Today's rate"),
+                RadioButton("Typed rate"),
+                id="resolve-basis",
+            )
+            with Horizontal(id="resolve-figures"):
+                yield Input(
+                    placeholder="rate: fiat for one coin",
+                    restrict=r"[0-9.]*",
+                    max_length=40,
+                    id="resolve-rate",
+                )
+                yield Input(
+                    placeholder="network fee in coin (0)",
+                    restrict=r"[0-9.]*",
+                    max_length=40,
+                    id="resolve-fee",
+                )
+            yield Static(id="resolve-refund")
+            yield Static(id="resolve-status")
+            with Horizontal(id="resolve-buttons"):
+                yield Button("Resolve", variant="primary", id="resolve-confirm")
+                yield Button("Copy refund", id="resolve-copy")
+                yield Button("Cancel", id="resolve-cancel")
+
+    AUTO_FOCUS = "#resolve-reason"
+
+    def on_mount(self) -> None:
+        self._status(NOTHING_SENT)
+        self._work_out()
+        self._fetch()
+
+    @work(group="resolve-read", exclusive=True, exit_on_error=False)
+    async def _fetch(self) -> None:
+        """The order (read now when not given), and what it owes back: worked out in a thread
+        (its cost grows with its payments)."""
+        raw = self._raw
+        if raw is None:
+            if self._read is None:
+                return
+            self._owed_line("Reading the order\u2026")
+            try:
+                fetched = await self._read()
+            except OrderdashError as error:
+                self._owed_line(f"The order could not be read: {error.message}")
+                return
+            raw, self._today = fetched.raw, fetched.order.exchange_rate
+        try:
+            self.owed = await asyncio.to_thread(_owed, raw)
+        except BadOrder as error:
+            self.owed = None
+            self._owed_line(f"Its figures cannot be read for a refund: {error}")
+        else:
+            self._know()
+        self.known = True
+        self._work_out()
+
+    def _know(self) -> None:
+        owed = self.owed
+        if owed is None:
+            self._owed_line("It owes nothing back: no excess and no payment after expiry.")
+            return
+        self._owed_line(
+            f"Owes back {owed.words}: {amount_text(owed.coin_amount)} "
+            f"{owed.coin.upper()} ({amount_text(owed.fiat_amount)} {owed.currency})"
+        )
+
+    def _owed_line(self, text: str) -> None:
+        self.query_one("#resolve-owed", Static).update(_line(text))
+
+    def _status(self, text: str, *, failed: bool = False) -> None:
+        status = self.query_one("#resolve-status", Static)
+        status.update(_line(text))
+        status.set_class(failed, "-failed")
+
+    # -- the refund, live -------------------------------------------------------------------
+
+    @property
+    def basis(self) -> str:
+        return BASES[max(0, self.query_one("#resolve-basis", RadioSet).pressed_index)]
+
+    @on(RadioSet.Changed, "#resolve-basis")
+    @on(Input.Changed, "#resolve-rate, #resolve-fee")
+    def _changed(self) -> None:
+        self._work_out()
+
+    def _work_out(self) -> None:
+        """The refund for what is chosen and typed, or why there is none (one line)."""
+        shown = self.query_one("#resolve-refund", Static)
+        self.refund, self.refusal = None, ""
+        try:
+            self.refund = self._refund()
+        except RefundRefused as refused:
+            self.refusal = refused.message
+            shown.update(_line(refused.message))
+            shown.add_class("-refused")
+            return
+        shown.remove_class("-refused")
+        shown.update(_line(f"Refund: {self.refund.text}" if self.refund else ""))
+
+    def _refund(self) -> Refund | None:
+        from orderdash.core.books.refund import typed_decimal
+
+        basis = self.basis
+        if not basis:
+            return None
+        if self.owed is None:
+            raise RefundRefused("nothing to refund: the order owes nothing back")
+        fee_text = self.query_one("#resolve-fee", Input).value
+        fee = typed_decimal(fee_text, "fee") if fee_text.strip() else Decimal(0)
+        rate = None
+        if basis == "today":
+            rate = self._today
+        elif basis == "typed":
+            rate = typed_decimal(self.query_one("#resolve-rate", Input).value, "rate")
+        return work_out(self.owed, basis, rate=rate, fee=fee)
+
+    def action_copy_refund(self) -> None:
+        if self.refund is None:
+            self.notify("No refund worked out to copy.", timeout=3, markup=False)
+            return
+        amount = amount_text(self.refund.record.amount)
+        self.app.copy_to_clipboard(amount)
+        self.notify(f"Refund amount sent to the clipboard: {amount}", timeout=4, markup=False)
+
+    # -- confirm ----------------------------------------------------------------------------
+
+    @on(Button.Pressed, "#resolve-confirm")
+    def action_confirm(self) -> None:
+        if self.written is not None:
+            self.dismiss(self.written)
+            return
+        if self.writing:
+            return
+        if not self.known:
+            self._status("The order is not known yet: nothing to resolve.", failed=True)
+            return
+        try:
+            record = self._record()
+        except OrderdashError as error:
+            self._status(error.message, failed=True)
+            return
+        self.writing = True
+        self._status("Writing it down\u2026")
+        self._write(record)
+
+    def _record(self) -> ResolutionRecord:
+        kind = RESOLUTION_KINDS[max(0, self.query_one("#resolve-kind", RadioSet).pressed_index)]
+        reason = clean_reason(self.query_one("#resolve-reason", Input).value)
+        self._work_out()
+        if self.basis and self.refund is None:
+            raise RefundRefused(self.refusal or "the refund cannot be worked out")
+        refund = self.refund.record if self.refund is not None else None
+        pending = self._pending
+        if pending is not None and (pending.kind, pending.reason, pending.refund) == (
+            kind,
+            reason,
+            refund,
+        ):
+            return pending  # a retry of the write that failed: the same id
+        self._pending = new_resolution(
+            self.token, kind, reason, till=self._till, operator=self._operator, refund=refund
+        )
+        return self._pending
+
+    @work(group="resolve-write", exclusive=True, exit_on_error=False)
+    async def _write(self, record: ResolutionRecord) -> None:
+        try:
+            written = await self._writer.resolution_made(record)
+        except LedgerError as error:
+            self._status(f"Not written: {error.message} (confirm again to retry)", failed=True)
+            return
+        except Exception as error:  # never the app's end: said, and the dialog stays
+            log.exception("resolution %s not written", record.id)
+            self._status(f"Not written: {type(error).__name__}", failed=True)
+            return
+        finally:
+            self.writing = False
+        self.written = written
+        self._pending = None
+        self._status(resolution_line(written, self._zone))
+        self.query_one("#resolve-confirm", Button).label = "Done"
+        self.query_one("#resolve-cancel", Button).display = False
+
+    @on(Button.Pressed, "#resolve-copy")
+    def _copy_pressed(self) -> None:
+        self.action_copy_refund()
+
+    @on(Button.Pressed, "#resolve-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(self.written)

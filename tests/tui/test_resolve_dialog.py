@@ -1,0 +1,225 @@
+"""The resolve dialog, driven by Pilot against the simulator over loopback: `R` on an overpaid
+order, the kind, the reason, the refund worked out live (basis, rate, fee), copied, confirmed
+and written to the ledger (read back from the file), one line of result; the App's
+`resolve_order(token)` on an order not watched reads it first; a failed write confirmed again
+writes the same resolution (one id); read-only has no `R`."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.widgets import Input
+
+from conftest import make_settings, screen_text, wait_until
+from orderdash.core.ledger import LedgerError, ResolutionRecord
+from orderdash.core.ledger.open import open_book
+from orderdash.core.runtime.config import Settings
+from orderdash.simulator import SimulatorServer
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
+from orderdash.tui.screens.dashboard import DashboardScreen
+from orderdash.tui.screens.resolve import ResolveScreen
+
+SIZE = (120, 40)
+
+
+def overpaid(sim_server: SimulatorServer) -> str:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount="0.001")
+    sim_server.sim.add_transaction(token, "0.0015")
+    return token
+
+
+def resolve_app(sim_server: SimulatorServer, ledger: Path, tokens: tuple[str, ...], **more):
+    settings = make_settings(
+        sim_server.base_url, ledger=str(ledger), till="front", operator="anna", **more
+    )
+    return make_app(settings, tokens=tokens)
+
+
+def written(ledger: Path, token: str) -> list[ResolutionRecord]:
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        return book.resolutions_of([token])
+    finally:
+        book.close_connection()
+
+
+async def type_into(pilot, screen: ResolveScreen, selector: str, text: str) -> None:  # noqa: ANN001
+    screen.query_one(selector, Input).focus()
+    await pilot.pause()
+    await pilot.press(*text)
+
+
+async def test_r_resolves_the_order_with_its_refund_and_writes_it_down(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    token = overpaid(sim_server)
+    ledger = tmp_path / "ledger.sqlite3"
+    app = resolve_app(sim_server, ledger, (token,))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        await pilot.press("escape", "R")
+        await wait_until(pilot, lambda: isinstance(app.screen, ResolveScreen))
+        screen = app.screen
+        assert isinstance(screen, ResolveScreen) and screen.token == token
+        await wait_until(pilot, lambda: screen.known)
+        text = screen_text(app)
+        assert "nothing is sent to the service" in text
+        assert "Owes back the excess: 0.0005" in text and "BTC" in text, text
+        screen.query("#resolve-kind RadioButton")[1].value = True  # refunded
+        await type_into(pilot, screen, "#resolve-reason", "sent back [b]x[/b]")
+        screen.query("#resolve-basis RadioButton")[3].value = True  # a typed rate
+        await pilot.pause()
+        assert "no rate given" in screen_text(app)
+        await type_into(pilot, screen, "#resolve-rate", "20000")
+        await type_into(pilot, screen, "#resolve-fee", "0.00001")
+        await pilot.pause()
+        fiat = screen.owed.fiat_amount
+        expected = (fiat / Decimal(20000)).quantize(Decimal("1E-8"), "ROUND_FLOOR")
+        expected -= Decimal("0.00001")
+        assert screen.refund is not None and screen.refund.record.amount == expected
+        assert f"Refund: {expected:f} BTC" in screen_text(app)
+        await pilot.press("ctrl+y")
+        assert app.clipboard == f"{expected:f}"
+        # a fee over the refund: refused in one line, nothing worked out
+        screen.query_one("#resolve-fee", Input).value = "9"
+        await pilot.pause()
+        assert screen.refund is None and "nothing to refund" in screen_text(app)
+        screen.query_one("#resolve-fee", Input).value = "0.00001"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: screen.written is not None)
+        assert f"order {token} resolved: refunded" in screen_text(app)
+        assert "sent back [b]x[/b]" in screen_text(app)  # literal, never markup
+        (record,) = written(ledger, token)
+        assert (record.kind, record.reason, record.operator, record.till) == (
+            "refunded",
+            "sent back [b]x[/b]",
+            "anna",
+            "front",
+        )
+        assert record.refund.amount == expected and record.refund.rate == Decimal(20000)
+        assert record.refund.basis == "typed" and record.refund.fee == Decimal("0.00001")
+        assert await app.books.writer.resolutions_of([token]) == [record]  # off the loop
+        await pilot.press("ctrl+s")  # Done
+        await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen))
+        assert len(written(ledger, token)) == 1
+
+
+async def test_no_reason_no_resolution(sim_server: SimulatorServer, tmp_path: Path) -> None:
+    token = overpaid(sim_server)
+    ledger = tmp_path / "ledger.sqlite3"
+    app = resolve_app(sim_server, ledger, (token,))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        app.action_resolve_order()  # the order on screen
+        await wait_until(pilot, lambda: isinstance(app.screen, ResolveScreen))
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "needs a reason" in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen))
+    assert written(ledger, token) == []
+
+
+async def test_the_apps_resolve_order_reads_an_order_not_watched(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    watched = overpaid(sim_server)
+    other = overpaid(sim_server)
+    ledger = tmp_path / "ledger.sqlite3"
+    app = resolve_app(sim_server, ledger, (watched,))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        app.action_resolve_order(other)
+        await wait_until(pilot, lambda: isinstance(app.screen, ResolveScreen))
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.owed is not None)
+        assert screen.token == other and other not in app.state.entries
+        screen.query("#resolve-basis RadioButton")[2].value = True  # today's rate
+        await pilot.pause()
+        assert screen.refund is not None and screen.refund.record.basis == "today"
+        assert screen.refund.record.rate == screen._today is not None
+        await type_into(pilot, screen, "#resolve-reason", "asked by mail")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: screen.written is not None)
+    (record,) = written(ledger, other)
+    assert record.refund.basis == "today" and record.kind == "settled"
+
+
+class FlakyWriter:
+    """A ledger whose first write fails."""
+
+    def __init__(self) -> None:
+        self.asked: list[ResolutionRecord] = []
+
+    async def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
+        self.asked.append(record)
+        if len(self.asked) == 1:
+            raise LedgerError("the ledger x: disk I/O error")
+        return record
+
+
+async def test_a_failed_write_confirmed_again_is_the_same_resolution() -> None:
+    writer = FlakyWriter()
+    data = {
+        "token": "tok",
+        "id": 1,
+        "createdAtMiliseconds": 1_700_000_000_000,
+        "status": {"code": "PAID", "label": "PAID"},
+        "currency": {"abbreviation": "EUR"},
+        "coinBaseName": "btc",
+        "amountFiat": "10",
+        "amount": Decimal("0.001"),
+        "transactions": [],
+    }
+
+    class Host(App[None]):
+        def on_ready(self) -> None:
+            self.push_screen(
+                ResolveScreen("tok", writer=writer, till="front", operator="anna", order=data)
+            )
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ResolveScreen)
+        await wait_until(pilot, lambda: screen.known)
+        assert "owes nothing back" in screen_text(app)
+        await type_into(pilot, screen, "#resolve-reason", "paid in cash")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not screen.writing and "Not written" in screen_text(app))
+        assert "disk I/O error" in screen_text(app) and screen.written is None
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: screen.written is not None)
+    assert len(writer.asked) == 2 and writer.asked[0].id == writer.asked[1].id
+
+
+@pytest.mark.parametrize("readonly", [True, False])
+async def test_read_only_has_no_r(
+    sim_server: SimulatorServer, tmp_path: Path, readonly: bool
+) -> None:
+    token = overpaid(sim_server)
+    app: OrderDashApp = resolve_app(
+        sim_server, tmp_path / "ledger.sqlite3", (token,), readonly=readonly
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        await pilot.press("escape")
+        assert ("R" in app.screen.active_bindings) is not readonly
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert ("Resolve the order" in titles) is not readonly
+        await pilot.press("R")
+        await pilot.pause()
+        assert isinstance(app.screen, ResolveScreen) is not readonly
+        if readonly:
+            # the App's way is off too: through its actions, and called directly
+            assert app.check_action("resolve_order", ()) is False
+            await app.run_action("resolve_order")
+            app.action_resolve_order(token)
+            await pilot.pause()
+            assert isinstance(app.screen, DashboardScreen)
