@@ -145,6 +145,12 @@ async def test_the_apps_resolve_order_reads_an_order_not_watched(
         assert screen.refund.record.rate == screen._today is not None
         await type_into(pilot, screen, "#resolve-reason", "asked by mail")
         await pilot.press("ctrl+s")
+        await pilot.pause()
+        # what was done is never a default: nothing is written until it is chosen
+        assert "Choose what was done" in screen_text(app) and screen.written is None
+        screen.query("#resolve-kind RadioButton")[0].value = True  # settled
+        await pilot.pause()
+        await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: screen.written is not None)
     (record,) = written(ledger, other)
     assert record.refund.basis == "today" and record.kind == "settled"
@@ -191,6 +197,8 @@ async def test_a_failed_write_confirmed_again_is_the_same_resolution() -> None:
         await wait_until(pilot, lambda: screen.known)
         assert "owes nothing back" in screen_text(app)
         await type_into(pilot, screen, "#resolve-reason", "paid in cash")
+        screen.query("#resolve-kind RadioButton")[0].value = True  # settled
+        await pilot.pause()
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: not screen.writing and "Not written" in screen_text(app))
         assert "disk I/O error" in screen_text(app) and screen.written is None

@@ -133,7 +133,8 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
             yield Static(_line(f"Order {self.token}", "bold"), id="resolve-title")
             yield Static(id="resolve-owed")
             yield RadioSet(
-                *(RadioButton(KIND_WORDS[k], value=i == 0) for i, k in enumerate(RESOLUTION_KINDS)),
+                # nothing chosen beforehand: what was done is the person's word, never a default
+                *(RadioButton(KIND_WORDS[k]) for k in RESOLUTION_KINDS),
                 id="resolve-kind",
             )
             yield Input(
@@ -288,8 +289,13 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         self._write(record)
 
     def _record(self) -> ResolutionRecord:
-        kind = RESOLUTION_KINDS[max(0, self.query_one("#resolve-kind", RadioSet).pressed_index)]
         reason = clean_reason(self.query_one("#resolve-reason", Input).value)
+        chosen = self.query_one("#resolve-kind", RadioSet).pressed_index
+        if chosen < 0:
+            raise OrderdashError(
+                "Choose what was done: " + ", ".join(KIND_WORDS[kind] for kind in RESOLUTION_KINDS)
+            )
+        kind = RESOLUTION_KINDS[chosen]
         self._work_out()
         if self.basis and self.refund is None:
             raise RefundRefused(self.refusal or "the refund cannot be worked out")
