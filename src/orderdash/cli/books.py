@@ -102,9 +102,16 @@ def _run_export(args: argparse.Namespace) -> ExportLines:
     return ExportLines(lines, warnings=gathered.warnings, missing=gathered.missing)
 
 
+def _now() -> Any:
+    """Now, for `attention`'s period and ages (tests put the simulator's clock here)."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)
+
+
 def _run_attention(args: argparse.Namespace) -> Any:
     import asyncio
-    from datetime import UTC, datetime, timedelta
+    from datetime import timedelta
 
     from orderdash.cli.render import AttentionShown
     from orderdash.core.books.attention import needing_attention
@@ -118,7 +125,7 @@ def _run_attention(args: argparse.Namespace) -> Any:
     if not 1 <= args.days <= 31:
         raise UsageError("--days is 1 to 31")
     _needs_account(settings, "attention")
-    now = datetime.now(UTC)
+    now = _now()
     period = Period(now - timedelta(days=args.days), now, zone_named(settings.timezone))
     orders_gate, private_gate = gates(settings)
     book = open_book(settings)
@@ -141,7 +148,7 @@ def _run_attention(args: argparse.Namespace) -> Any:
         gathered = asyncio.run(run())
     finally:
         book.close_connection()
-    now_ms = int(datetime.now(UTC).timestamp() * 1000)
+    now_ms = int(_now().timestamp() * 1000)
     # the gathering reads a day before the period too (a close's look-back): only the period
     of_period = [o for o in gathered.orders if o.created_ms >= period.start_ms]
     found = needing_attention(
