@@ -90,7 +90,9 @@ def test_every_kind_in_json_then_a_reused_token_and_the_text(
     code, out, err = attention(capsys)
     lines = out.splitlines()
     assert code == 1 and lines[0].startswith("ORDER") and "NEXT STEP" in lines[0]
-    assert len(lines) == 1 + len(by_token)
+    # put back, the token names the first order again: changed since the last read, again
+    assert len(lines) == 1 + len(by_token) + 1
+    assert any(line.startswith(scene["paid"]) and "identity_changed" in line for line in lines)
     assert any(line.startswith(scene["open_short"]) and "shortfall" in line for line in lines)
 
 
