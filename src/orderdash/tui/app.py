@@ -9,6 +9,7 @@ the alarms; the clock tick and the order on screen go down as reactives.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
@@ -18,6 +19,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from orderdash.core.runtime.config import Settings
+from orderdash.core.watching.attention import AttentionKeeper
 from orderdash.core.watching.state import Freshness, Shown
 from orderdash.tui.account_switch import AccountSwitch
 from orderdash.tui.alarms import Alarms
@@ -56,6 +58,8 @@ class OrderDashApp(App[None]):
     customer_display: var[str] = var("", init=False)
     #: Bumped when orders join or leave the watch list (the list pane rebuilds).
     roster: var[int] = var(0, init=False)
+    #: Watched orders that need a human (the title counts them; `!` lists them).
+    attention: var[int] = var(0, init=False)
 
     def __init__(
         self,
@@ -87,6 +91,10 @@ class OrderDashApp(App[None]):
         self.overlays = Overlays(
             self, session, load=lambda token: self.dashboard.load(token), readonly=settings.readonly
         )
+        self.attention_keeper = AttentionKeeper(
+            state, changed=partial(setattr, self, "attention"),
+            unconfirmed_after=settings.attention_unconfirmed_after,
+        )  # fmt: skip
         #: The point of sale and the customer display (`p`, `x`, `X`).
         self.counter = Counter(self, parts, settings, show=super().notify, standalone=pos_only)
         #: The start-up until its one first paint, with the order it opens (tui/first_paint.py).
@@ -152,6 +160,7 @@ class OrderDashApp(App[None]):
     def _tick(self) -> None:
         self.tick += 1
         self._file.tick()
+        self.attention_keeper.update()
         self.session.publish_display()
 
     # -- what the session tells (core/watching/session.py: SessionEvents) ----------------------
@@ -233,6 +242,9 @@ class OrderDashApp(App[None]):
 
     def action_alerts(self) -> None:
         self.overlays.alerts()
+
+    def action_attention(self) -> None:
+        self.overlays.attention(self.attention_keeper)
 
     def action_close_day(self) -> None:
         self.books.close_day()  # the books: tui/books.py

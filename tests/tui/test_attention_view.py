@@ -1,0 +1,163 @@
+"""The attention view (`!`) and the title's count, against the simulator on loopback: every kind
+(underpaid while open, overpaid, expired with a payment, paid after expiry, unconfirmed past the
+threshold, a token reused for another order) appears in the view and is counted in the title at
+80x24 and 120x40 and narrower; Enter shows the order, `r` asks to resolve it (read-only: not),
+a resolved order leaves, Escape goes back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from textual.widgets import DataTable
+
+from conftest import make_settings, screen_text, serving, wait_until
+from orderdash.simulator import Simulator, SimulatorServer
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
+from orderdash.tui.messages import ResolveRequested
+from orderdash.tui.screens.attention import AttentionScreen
+from orderdash.tui.screens.dashboard import DashboardScreen
+
+UNDER, OVER, PAID = "demo-btc-eur", "demo-bch-usd", "demo-ltc-gbp"
+EXPIRED, LATE, UNCONF, REUSED = "att-expired", "att-late", "att-unconf", "att-reused"
+KINDS = {
+    UNDER: "underpaid",
+    OVER: "overpaid",
+    EXPIRED: "expired with payment",
+    LATE: "paid after expiry",
+    UNCONF: "unconfirmed",
+}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SimulatorServer]:
+    sim = Simulator(seed=31)
+    # paid in part before its expiry, then expired
+    sim.create_order(token=EXPIRED, age_s=3600, lifetime_s=600)
+    sim.add_transaction(EXPIRED, "0.00001", age_s=3300)
+    sim.set_status(EXPIRED, "EXPIRED", "Expired")
+    # paid in full 40 minutes after it expired
+    sim.create_order(token=LATE, age_s=3600, lifetime_s=600)
+    sim.add_transaction(LATE, None, age_s=600)
+    # paid two hours ago, still waiting for its confirmations
+    sim.create_order(token=UNCONF, age_s=9000, lifetime_s=7200)
+    sim.add_transaction(UNCONF, None, age_s=7200)
+    sim.set_status(UNCONF, "PAID_UNCONFIRMED", "Paid / Unconfirmed")
+    # open, nothing paid yet: nothing to do until its token names another order
+    sim.create_order(token=REUSED, age_s=60)
+    with serving(SimulatorServer(sim, port=0)) as server:
+        yield server
+
+
+def attention_app(server: SimulatorServer, **settings: object) -> OrderDashApp:
+    values = make_settings(
+        server.base_url, poll_interval=0.2, refresh_interval=60.0, budget_per_minute=1200,
+        **settings,
+    )  # fmt: skip
+    return make_app(values, tokens=[UNDER, OVER, PAID, EXPIRED, LATE, UNCONF, REUSED])
+
+
+def title_line(app: OrderDashApp) -> str:
+    return screen_text(app).splitlines()[0]
+
+
+async def test_every_kind_in_the_view_then_a_reused_token_enter_and_resolve(
+    server: SimulatorServer,
+) -> None:
+    app = attention_app(server)
+    asked: list[str] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, ResolveRequested):
+            asked.append(message.token)
+
+    async with app.run_test(size=(120, 40), notifications=True, message_hook=hook) as pilot:
+        await wait_until(pilot, lambda: app.attention == 5, timeout=10)
+        assert "! 5 need attention" in title_line(app)
+        await pilot.press("exclamation_mark")
+        assert isinstance(app.screen, AttentionScreen)
+        await pilot.pause()
+        text = screen_text(app)
+        rows = {line.split()[0]: line for line in text.splitlines() if " ago " in line}
+        for token, kind in KINDS.items():
+            assert token in rows and kind in rows[token], (token, text)
+        assert PAID not in rows and REUSED not in rows  # paid in full; open, unpaid
+        # a shortfall and an excess, signed, in coin and in fiat
+        assert "-" in rows[UNDER] and " BTC" in rows[UNDER] and " EUR" in rows[UNDER]
+        assert "+" in rows[OVER] and " BCH" in rows[OVER] and " USD" in rows[OVER]
+        assert "refund" in rows[OVER]
+        # the highlighted order in full below the table: every kind, its figure, the next step
+        assert "underpaid: shortfall " in text and "Next step: ask the customer" in text
+
+        # the service reset: the open order's token names another order now
+        server.sim.set_fields(REUSED, {"id": 4242, "createdAtMiliseconds": 1_790_000_000_000})
+        await wait_until(pilot, lambda: "identity changed" in screen_text(app), timeout=10)
+        assert app.attention == 6
+
+        # r on the highlighted row asks to resolve it: the exact command, until a dialog does
+        screen = app.screen
+        token = screen.highlighted
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "orderdash resolve" in screen_text(app))
+        assert set(asked) == {token}  # (once on the screen, then bubbled to the app)
+        (note,) = [n.message for n in app._notifications if n.title == "Resolve"]
+        assert note == (
+            f"To resolve it: orderdash resolve {token} "
+            "--as settled|refunded|written-off|asked-customer --reason TEXT"
+        )
+
+        # Enter shows the order on the dashboard
+        await pilot.press("down", "enter")
+        assert isinstance(app.screen, DashboardScreen)
+        await wait_until(pilot, lambda: app.state.token == screen._tokens[1])
+
+
+async def test_a_resolved_order_leaves_and_escape_goes_back(server: SimulatorServer) -> None:
+    app = attention_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.attention >= 5, timeout=10)
+        before = app.attention
+        await pilot.press("exclamation_mark")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == before
+        app.attention_keeper.resolved = {OVER}
+        await wait_until(pilot, lambda: app.attention == before - 1)
+        await wait_until(pilot, lambda: table.row_count == before - 1)
+        assert OVER not in screen_text(app)
+        await pilot.press("escape")
+        assert isinstance(app.screen, DashboardScreen)
+        assert f"! {before - 1} need attention" in title_line(app)
+
+
+@pytest.mark.parametrize(
+    ("size", "shown"),
+    [((120, 40), "need attention"), ((80, 24), "need attention"), ((40, 24), "!")],
+)
+async def test_the_title_counts_them_at_every_width(
+    server: SimulatorServer, size: tuple[int, int], shown: str
+) -> None:
+    app = attention_app(server)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.attention >= 5, timeout=10)
+        count = app.attention
+        await wait_until(pilot, lambda: f"{count}" in title_line(app))
+        line = title_line(app)
+        assert shown in line and (f"! {count}" in line or f"!{count}" in line), line
+        # the title gives way to the count, cut with a sign
+        assert size[0] > 80 or "\u2026" in line or "orderdash" in line
+
+
+async def test_a_readonly_operator_resolves_nothing(server: SimulatorServer) -> None:
+    app = attention_app(server, readonly=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.attention >= 5, timeout=10)
+        await pilot.press("exclamation_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, AttentionScreen)
+        assert app.screen.check_action("resolve", ()) is False
+        await pilot.press("r")
+        await pilot.pause()
+        assert "orderdash resolve" not in screen_text(app)
+        assert "READ-ONLY" in screen_text(app)
