@@ -33,6 +33,8 @@ KINDS = {
 @pytest.fixture(scope="module")
 def server() -> Iterator[SimulatorServer]:
     sim = Simulator(seed=31)
+    # hostile text from the service: shown literally, never as markup or a terminal control
+    sim.set_fields(UNDER, {"companyName": "[/] ACME [@click=app.quit]x[/]\x1b[2J"})
     # paid in part before its expiry, then expired
     sim.create_order(token=EXPIRED, age_s=3600, lifetime_s=600)
     sim.add_transaction(EXPIRED, "0.00001", age_s=3300)
@@ -89,6 +91,7 @@ async def test_every_kind_in_the_view_then_a_reused_token_enter_and_resolve(
         assert "refund" in rows[OVER]
         # the highlighted order in full below the table: every kind, its figure, the next step
         assert "underpaid: shortfall " in text and "Next step: ask the customer" in text
+        assert "[/] ACME [@click=app.quit]x[/]" in text and "\x1b" not in text
 
         # the service reset: the open order's token names another order now
         server.sim.set_fields(REUSED, {"id": 4242, "createdAtMiliseconds": 1_790_000_000_000})
