@@ -94,7 +94,12 @@ async def test_every_kind_in_the_view_then_a_reused_token_enter_and_resolve(
         assert "[/] ACME [@click=app.quit]x[/]" in text and "\x1b" not in text
 
         # the service reset: the open order's token names another order now
-        server.sim.set_fields(REUSED, {"id": 4242, "createdAtMiliseconds": 1_790_000_000_000})
+        # (another identity than any earlier: the module's tests share one server, in any order)
+        was = server.sim.order_wire(REUSED, with_qr=False)
+        server.sim.set_fields(
+            REUSED,
+            {"id": was["id"] + 1000, "createdAtMiliseconds": was["createdAtMiliseconds"] + 1000},
+        )
         await wait_until(pilot, lambda: "identity changed" in screen_text(app), timeout=10)
         assert app.attention == 6
 
@@ -111,9 +116,12 @@ async def test_every_kind_in_the_view_then_a_reused_token_enter_and_resolve(
         )
 
         # Enter shows the order on the dashboard
-        await pilot.press("down", "enter")
+        await pilot.press("down")
+        target = screen.highlighted
+        assert target is not None and target != token
+        await pilot.press("enter")
         assert isinstance(app.screen, DashboardScreen)
-        await wait_until(pilot, lambda: app.state.token == screen._tokens[1])
+        await wait_until(pilot, lambda: app.state.token == target)
 
 
 async def test_a_resolved_order_leaves_and_escape_goes_back(server: SimulatorServer) -> None:
