@@ -75,6 +75,18 @@ async def _watching(pilot: Pilot) -> None:
     await _until(pilot, lambda: all(e.fetched for e in app.state.entries.values()))
 
 
+async def _attention(pilot: Pilot) -> None:
+    """`!` over every demo order: the ones that need a human, the first in full below."""
+    from orderdash.tui.screens.attention import AttentionScreen
+
+    await _watching(pilot)
+    app: OrderDashApp = pilot.app  # type: ignore[assignment]
+    await _until(pilot, lambda: app.attention > 0)
+    await pilot.press("exclamation_mark")
+    await _until(pilot, lambda: isinstance(app.screen, AttentionScreen))
+    await pilot.pause()
+
+
 async def _account(pilot: Pilot) -> None:
     """The account's open orders have filled the list by themselves, every one read."""
     from orderdash.core.domain.status import is_open
@@ -204,6 +216,22 @@ SCENES = (
         DEMO_TOKENS[1],
         _watching,
         also_watch=DEMO_TOKENS[:1] + DEMO_TOKENS[2:],
+    ),
+    Scene(
+        "attention-120x40",
+        "Need attention (!): under- and overpaid orders, their figures, ages and next steps",
+        (120, 40),
+        DEMO_TOKENS[0],
+        _attention,
+        also_watch=DEMO_TOKENS[1:],
+    ),
+    Scene(
+        "attention-80x24",
+        "Need attention at 80x24: the highlighted order in full below the table",
+        (80, 24),
+        DEMO_TOKENS[0],
+        _attention,
+        also_watch=DEMO_TOKENS[1:],
     ),
     Scene(
         "account",

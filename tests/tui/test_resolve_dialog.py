@@ -22,6 +22,7 @@ from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.resolve import ResolveScreen
+from support.typed import type_into
 
 SIZE = (120, 40)
 
@@ -45,12 +46,6 @@ def written(ledger: Path, token: str) -> list[ResolutionRecord]:
         return book.resolutions_of([token])
     finally:
         book.close_connection()
-
-
-async def type_into(pilot, screen: ResolveScreen, selector: str, text: str) -> None:  # noqa: ANN001
-    screen.query_one(selector, Input).focus()
-    await pilot.pause()
-    await pilot.press(*text)
 
 
 async def test_r_resolves_the_order_with_its_refund_and_writes_it_down(

@@ -1,7 +1,7 @@
 """Command line: the dashboard, the demo, the simulator and one-shot reads for scripts.
 
 `options` holds the parsers and the settings they give; each command family has its module
-(`order`: get, rates; `account`: orders, charge; `books`: close, export; `screens`: tui,
+(`order`: get, rates; `account`: orders, charge; `books`: close, export, attention; `screens`: tui,
 watch, pos, demo, display; `simulate`), and `render` prints what the one-shot commands return.
 Only the command that runs is imported: `orderdash get` must stay fast and never load textual,
 the simulator or qrcode, and `--help` loads neither httpx nor pydantic.
@@ -54,6 +54,7 @@ _LAZY = {
     "_run_close": "books",
     "_run_export": "books",
     "_run_resolve": "resolve",
+    "_run_attention": "books",
     "_run_simulate": "simulate",
     "_simulator_run": "simulate",
 }
@@ -119,6 +120,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
 
         shown = books._run_close(args)
         return render.render(shown, as_json=shown.fmt == "json")
+    if command == "attention":
+        from orderdash.cli import books, render
+
+        return render.render(books._run_attention(args), as_json=args.json)
     if command == "export":
         from orderdash.cli import books
 

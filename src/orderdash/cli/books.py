@@ -100,3 +100,64 @@ def _run_export(args: argparse.Namespace) -> ExportLines:
         book.close_connection()
     lines = export_lines(gathered.orders, period, table=args.table, fmt=args.format)
     return ExportLines(lines, warnings=gathered.warnings, missing=gathered.missing)
+
+
+def _now() -> Any:
+    """Now, for `attention`'s period and ages (tests put the simulator's clock here)."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)
+
+
+def _run_attention(args: argparse.Namespace) -> Any:
+    import asyncio
+    from datetime import timedelta
+
+    from orderdash.cli.render import AttentionShown
+    from orderdash.core.books.attention import needing_attention
+    from orderdash.core.books.gather import gather
+    from orderdash.core.books.period import Period, zone_named
+    from orderdash.core.books.run import gates, open_book, till_name
+    from orderdash.core.service.client import OrderClient
+    from orderdash.core.service.errors import UsageError
+
+    settings, _ = _load_settings(args)
+    if not 1 <= args.days <= 31:
+        raise UsageError("--days is 1 to 31")
+    _needs_account(settings, "attention")
+    now = _now()
+    period = Period(now - timedelta(days=args.days), now, zone_named(settings.timezone))
+    orders_gate, private_gate = gates(settings)
+    book = open_book(settings)
+
+    async def run() -> Any:
+        async with OrderClient.from_settings(settings) as client:
+            client.on_extra_private_request = private_gate.spent
+            return await gather(
+                client,
+                book,
+                period,
+                till=till_name(settings),
+                order_gate=orders_gate,
+                private_gate=private_gate,
+                concurrency=settings.concurrency,
+                max_pages=settings.history_max_pages,
+            )
+
+    try:
+        gathered = asyncio.run(run())
+        # the gathering reads a day before the period too (a close's look-back): only the period
+        of_period = [o for o in gathered.orders if o.created_ms >= period.start_ms]
+        # an order resolved in the ledger (`orderdash resolve`, `R`, any till) is no more listed
+        resolved = {r.token for r in book.resolutions_of([o.token for o in of_period])}
+    finally:
+        book.close_connection()
+    now_ms = int(_now().timestamp() * 1000)
+    found = needing_attention(
+        of_period,
+        now_ms=now_ms,
+        unconfirmed_after=settings.attention_unconfirmed_after,
+        resolved=resolved,
+        was=gathered.earlier,
+    )
+    return AttentionShown(found, now_ms, warnings=gathered.warnings, missing=gathered.missing)

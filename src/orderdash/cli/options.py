@@ -301,6 +301,20 @@ def _close_arguments(close: argparse.ArgumentParser) -> None:
     _add_connection_options(close)
 
 
+def _attention_arguments(attention: argparse.ArgumentParser) -> None:
+    attention.add_argument(
+        "--days",
+        type=int,
+        default=7,
+        metavar="N",
+        help="the orders created in the last N days, 1 to 31 (7)",
+    )
+    attention.add_argument(
+        "--json", action="store_true", help="print one JSON object (version 1), exact digits"
+    )
+    _add_connection_options(attention)
+
+
 def _export_arguments(export: argparse.ArgumentParser) -> None:
     _add_period_options(export, day=False)
     export.add_argument(
@@ -430,6 +444,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
         "the close of day: what the shop took, its exceptions, frozen once closed (needs the "
         "access token)",
         _close_arguments,
+    ),
+    "attention": (
+        "the orders that need a human: under- or overpaid, paid late, unconfirmed too long, "
+        "token reused (needs the access token; exit 1 when any does)",
+        _attention_arguments,
     ),
     "export": (
         "a period's orders or payments as CSV or JSON lines (needs the access token)",

@@ -382,3 +382,40 @@ class ExportLines:
             out.write(line)
         out.flush()
         return EXIT_SERVICE if self.missing else EXIT_OK
+
+
+@dataclass(frozen=True, slots=True)
+class AttentionShown:
+    """The orders that need a human (`orderdash attention`), as aligned text or JSON."""
+
+    found: list[Any]
+    now_ms: int
+    warnings: Sequence[str] = ()
+    missing: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        from orderdash.core.books.attention import EXIT_NEEDS_ATTENTION
+        from orderdash.core.service.errors import EXIT_OK, EXIT_SERVICE
+
+        if self.missing:
+            return EXIT_SERVICE
+        return EXIT_NEEDS_ATTENTION if self.found else EXIT_OK
+
+    def notes(self) -> list[str]:
+        return _warnings(self.warnings)
+
+    def json(self) -> Any:
+        from orderdash.core.books.attention import as_json
+
+        return as_json(self.found, now_ms=self.now_ms)
+
+    def text(self) -> list[str]:
+        if not self.found:
+            return []
+        from orderdash.core.books.attention import attention_lines
+
+        return attention_lines(self.found, now_ms=self.now_ms)
+
+    def empty(self) -> str | None:
+        return "orderdash: no order needs attention"

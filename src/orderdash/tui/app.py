@@ -26,9 +26,10 @@ from orderdash.tui.books import AppBooks
 from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
 from orderdash.tui.first_paint import FirstPaint
-from orderdash.tui.messages import WatchStatusChanged
+from orderdash.tui.messages import ResolveRequested, WatchStatusChanged
 from orderdash.tui.overlays import Overlays
 from orderdash.tui.parts import Parts
+from orderdash.tui.resolutions import open_resolve
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.watchlist_sync import WatchListSync
 
@@ -56,6 +57,8 @@ class OrderDashApp(App[None]):
     customer_display: var[str] = var("", init=False)
     #: Bumped when orders join or leave the watch list (the list pane rebuilds).
     roster: var[int] = var(0, init=False)
+    #: Watched orders that need a human (the title counts them; `!` lists them).
+    attention: var[int] = var(0, init=False)
 
     def __init__(
         self,
@@ -106,6 +109,7 @@ class OrderDashApp(App[None]):
         self.account = AccountSwitch(self, enabled=account)
         #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
         self.books = AppBooks(self, settings, parts)
+        self.attention_keeper = self.books.attention
 
     async def on_load(self) -> None:
         await self.first_paint.prefetch()  # before any screen composes
@@ -152,6 +156,7 @@ class OrderDashApp(App[None]):
     def _tick(self) -> None:
         self.tick += 1
         self._file.tick()
+        self.attention_keeper.update()
         self.session.publish_display()
 
     # -- what the session tells (core/watching/session.py: SessionEvents) ----------------------
@@ -234,6 +239,9 @@ class OrderDashApp(App[None]):
     def action_alerts(self) -> None:
         self.overlays.alerts()
 
+    def action_attention(self) -> None:
+        self.overlays.attention(self.attention_keeper)
+
     def action_close_day(self) -> None:
         self.books.close_day()  # the books: tui/books.py
 
@@ -241,9 +249,10 @@ class OrderDashApp(App[None]):
         self.books.export_list()
 
     def action_resolve_order(self, token: str = "") -> None:
-        from orderdash.tui.resolutions import open_resolve  # the attention view calls this too
-
         open_resolve(self, token or self.state.token)
+
+    def on_resolve_requested(self, message: ResolveRequested) -> None:
+        open_resolve(self, message.token)  # from the attention view
 
     def action_undo_remove(self) -> None:
         self.session.undo()

@@ -67,6 +67,12 @@ DASHBOARD_BINDINGS = [
     Binding("S", "reverse_sort", "Reverse sort", show=False, tooltip="Reverse the list's sort"),
     Binding("l", "app.alerts", "Alerts", tooltip="The log of alerts"),
     Binding(
+        "exclamation_mark",
+        "app.attention",
+        "Attention",
+        tooltip="The orders that need a human: under- or overpaid, paid late, unconfirmed",
+    ),
+    Binding(
         "Z",
         "app.close_day",
         "Close day",
@@ -114,7 +120,7 @@ FOOTER_FIRST = (
 
 #: App actions that are the operator's alone: off while a customer-facing screen is up.
 OPERATOR_ACTIONS = frozenset(
-    {"quit", "help", "command_palette", "close_day", "export_list", "resolve_order"}
+    {"quit", "help", "command_palette", "close_day", "export_list", "resolve_order", "attention"}
 )
 #: Off for good in a standalone point of sale (`orderdash pos`): the other orders, charges,
 #: copies and the customer display are the operator's, and no operator is at that screen.

@@ -15,9 +15,11 @@ list together stay within the service's limits.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from orderdash.core.service.errors import OrderdashError
+from orderdash.core.watching.attention import AttentionKeeper
 
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
@@ -39,11 +41,21 @@ NOTICE_SECONDS = 30
 
 class AppBooks:
     def __init__(self, app: App[object], settings: Settings, parts: Parts) -> None:
-        """`app`: where notices, workers and screens go; `parts.client`: whose order reads are
-        written, and through which the close of day reads."""
+        """`app`: where notices, workers and screens go, and whose `attention` is the count of
+        orders that need a human; `parts.client`: whose order reads are written, and through
+        which the close of day reads."""
         self._app, self._client, self._settings = app, parts.client, settings
         self._state, self._watcher = parts.state, parts.watcher
         self._writer: BookWriter | None = None
+        #: The watched orders that need a human, less those the ledger holds resolved.
+        self.attention = AttentionKeeper(
+            parts.state,
+            changed=partial(setattr, app, "attention"),
+            unconfirmed_after=settings.attention_unconfirmed_after,
+        )
+        self.attention.asking = self._resolutions_of
+        #: Orders that need a human, found before the ledger was open: asked at `start`.
+        self._asking: list[str] | None = []
 
     @property
     def writer(self) -> BookWriter:
@@ -75,6 +87,33 @@ class AppBooks:
         unresolved charges are looked up (in a worker)."""
         self._client.on_order_read = self._read
         self._app.run_worker(self._resolve(), group="ledger", exclusive=True, exit_on_error=False)
+        waiting, self._asking = self._asking, None
+        if waiting:
+            self._resolutions_of(waiting)
+
+    def _resolutions_of(self, tokens: list[str]) -> None:
+        """Which of `tokens` (orders that newly need a human) are resolved: asked of the ledger
+        in a worker (the writer's thread), once it is open."""
+        if self._asking is not None:
+            self._asking += tokens
+            return
+        self._app.run_worker(
+            self._resolved_of(tokens), group="ledger-resolutions", exit_on_error=False
+        )
+
+    async def _resolved_of(self, tokens: list[str]) -> None:
+        from orderdash.core.ledger import LedgerError
+
+        try:
+            records = await self.writer.resolutions_of(tokens)
+        except LedgerError:
+            return  # the ledger's trouble is told by its writer; the orders stay in the view
+        self.resolved({record.token for record in records})
+
+    def resolved(self, tokens: set[str]) -> None:
+        """`tokens` were resolved: they leave the attention view."""
+        if tokens:
+            self.attention.resolved = {*self.attention.resolved, *tokens}
 
     def _read(self, fetched: Fetched) -> None:
         self.writer.saw(fetched.order.token, fetched.raw)

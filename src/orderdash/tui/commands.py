@@ -51,6 +51,7 @@ DASHBOARD_COMMANDS = (
     ),
     ("Order details", "The service's field names and raw values (i)", "screen", "toggle_details"),
     ("Alerts log", "Every alert, newest last (l)", "app", "alerts"),
+    ("Need attention", "The orders that need a human, and what to do (!)", "app", "attention"),
     ("Request budgets", "Use in the last minute and hour (b)", "app", "budgets"),
     ("Close of day", "The day's report per coin and fiat; close it (Z)", "app", "close_day"),
     (

@@ -114,3 +114,11 @@ class WatchListSaved(Message):
         self.warning = warning
         self.error = error
         super().__init__()
+
+
+class ResolveRequested(Message):
+    """The operator asked to resolve an order that needs a human (`r` in the attention view)."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        super().__init__()

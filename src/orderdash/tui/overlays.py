@@ -1,5 +1,6 @@
 """The screens the operator opens over the dashboard and closes again: the keys and what the
-screen shows, the alerts log, the request budgets, the token editor. Each is imported when first
+screen shows, the alerts log, the orders that need a human, the request budgets, the token
+editor. Each is imported when first
 opened: the start-up does without them."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from collections.abc import Callable
 
 from textual.app import App
 
+from orderdash.core.watching.attention import AttentionKeeper
 from orderdash.core.watching.session import WatchSession
 
 
@@ -46,6 +48,19 @@ class Overlays:
     def _alert_chosen(self, token: str | None) -> None:
         if token is not None and token in self._session.state.entries:
             self._load(token)
+
+    def attention(self, keeper: AttentionKeeper) -> None:
+        """The watched orders that need a human (`!`); Enter there opens one here."""
+        from orderdash.tui.screens.attention import AttentionScreen
+
+        if isinstance(self._app.screen, AttentionScreen):
+            return
+        keeper.update()
+        clock = self._session.state.clock
+        screen = AttentionScreen(
+            keeper, now_ms=lambda: int(clock() * 1000), readonly=self._readonly
+        )
+        self._app.push_screen(screen, callback=self._alert_chosen)
 
     def add_tokens(self) -> None:
         from orderdash.tui.screens.add_tokens import AddTokensScreen

@@ -64,6 +64,7 @@ def open_resolve(
 
     def closed(record: ResolutionRecord | None) -> None:
         if record is not None:
+            app.books.resolved({record.token})  # it leaves the attention view
             app.notify(
                 f"Resolved {clean(record.token, limit=40)}: {clean(record.kind, limit=20)}",
                 title="Ledger",

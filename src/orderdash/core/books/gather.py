@@ -70,6 +70,9 @@ class Gathered:
     warnings: list[str] = field(default_factory=list)
     #: Orders that could not be read (a close is refused while any is missing).
     missing: int = 0
+    #: The identity (id, creation in epoch ms) each token named at the ledger's newest read
+    #: before this gathering: a token that names another order now was reset and reused.
+    earlier: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 async def gather(
@@ -99,7 +102,7 @@ async def gather(
     for item in history.items:
         if low <= item.created_at_ms < period.end_ms:
             wanted[item.token] = item
-    kept, ledger_warnings = await asyncio.to_thread(_ledger_reads, book, wanted)
+    kept, ledger_warnings, result.earlier = await asyncio.to_thread(_ledger_reads, book, wanted)
     result.warnings.extend(ledger_warnings)
     to_read: list[str] = []
     for token in wanted:
@@ -178,11 +181,14 @@ def _first(failed: BaseExceptionGroup[Any]) -> BaseException:
     return first
 
 
-def _ledger_reads(book: Book, wanted: dict[str, Any]) -> tuple[dict[str, BookOrder], list[str]]:
-    """In a thread: the ledger's reads of `wanted` that can stand for new ones, by token, and a
-    warning for each row too long to be read."""
+def _ledger_reads(
+    book: Book, wanted: dict[str, Any]
+) -> tuple[dict[str, BookOrder], list[str], dict[str, tuple[int, int]]]:
+    """In a thread: the ledger's reads of `wanted` that can stand for new ones, by token, a
+    warning for each row too long to be read, and the identity each read names."""
     kept: dict[str, BookOrder] = {}
     warnings: list[str] = []
+    identities: dict[str, tuple[int, int]] = {}
     for seen in book.orders_seen(list(wanted)):
         item = wanted.get(seen.token)
         if item is None:
@@ -193,22 +199,31 @@ def _ledger_reads(book: Book, wanted: dict[str, Any]) -> tuple[dict[str, BookOrd
                 f"{MAX_SEEN_JSON >> 20} MiB: read from the service instead"
             )
             continue
-        order = _from_ledger(seen, item)
+        try:
+            data = jsontext.loads(seen.order_json)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            found, created = data.get("id"), data.get("createdAtMiliseconds")
+            if type(found) is int and type(created) is int:
+                identities[seen.token] = (found, created)
+        order = _from_ledger(seen, item, data)
         if order is not None:
             kept[seen.token] = order
-    return kept, warnings
+    return kept, warnings, identities
 
 
-def _from_ledger(seen: Any, item: Any) -> BookOrder | None:
-    """The ledger's read, when it can stand for a new one (see the module's docstring)."""
-    if seen is None or len(seen.order_json) > MAX_SEEN_JSON:
-        return None
+def _from_ledger(seen: Any, item: Any, data: Any) -> BookOrder | None:
+    """The ledger's read (`data`, parsed), when it can stand for a new one (see the module's
+    docstring)."""
     try:
-        order = read_order(jsontext.loads(seen.order_json))
-    except (BadOrder, ValueError):
+        order = read_order(data)
+    except BadOrder:
         return None
     if order.token != seen.token or seen.token != item.token:
         return None  # a row filed under another order's token
+    if order.created_ms != item.created_at_ms:
+        return None  # the token names another order now (reset and reused): read it again
     if order.state not in SETTLED:
         return None
     if state_of(item.status.code, item.status.label) != order.state:

@@ -236,48 +236,65 @@ def _payment(token: str, coin: str, currency: str, tx: Any) -> Payment:
     )
 
 
-def exceptions_of(order: BookOrder) -> list[dict[str, Any]]:
-    """What is exceptional about one order (docs/books.md "Exceptions"), each with its figure
-    (coin and fiat, the service's own digits): shortfall, excess or what was received."""
-    found: list[dict[str, Any]] = []
-    latest = order.latest
+@dataclass(frozen=True)
+class Exceptional:
+    """One thing exceptional about an order (docs/books.md "Exceptions"): its kind, the name
+    of its figure (shortfall, excess or received), the figure in coin and in fiat (the
+    service's own digits) and when it happened (the payment that made it, epoch ms)."""
 
-    def entry(kind: str, figure: str, coin: Decimal, fiat: Decimal) -> None:
-        found.append(
-            {
-                "kind": kind,
-                "order": order.token,
-                "state": order.state,
-                "coin": order.coin,
-                "currency": order.currency,
-                figure: {"coin": format(coin, "f"), "fiat": format(fiat, "f")},
-            }
-        )
+    kind: str
+    figure: str
+    coin: Decimal
+    fiat: Decimal
+    at_ms: int | None
+
+
+def exceptional(order: BookOrder, *, open_shortfall: bool = False) -> list[Exceptional]:
+    """What is exceptional about one order, the one definition the close of day and the
+    attention view share. `open_shortfall`: an order still in progress whose latest payment
+    left a shortfall counts as underpaid too (the attention view; the close leaves it, the
+    customer may still pay)."""
+    found: list[Exceptional] = []
+    latest = order.latest
+    at = latest.at_ms if latest is not None else None
 
     if latest is not None and (order.state == "underpaid" or latest.under_paid < 0):
-        if order.state not in ("in_progress", "expired"):
+        if order.state != "expired" and (open_shortfall or order.state != "in_progress"):
             shortfall = latest.under_paid.copy_negate()
-            entry("underpaid", "shortfall", shortfall, latest.under_paid_fiat.copy_negate())
+            fiat = latest.under_paid_fiat.copy_negate()
+            found.append(Exceptional("underpaid", "shortfall", shortfall, fiat, at))
     if latest is not None and (order.state == "overpaid" or latest.over_paid > 0):
-        entry("overpaid", "excess", latest.over_paid, latest.over_paid_fiat)
+        found.append(Exceptional("overpaid", "excess", latest.over_paid, latest.over_paid_fiat, at))
     if order.state == "expired" and order.payments:
-        entry(
-            "expired_with_payment",
-            "received",
-            exact_sum(p.amount for p in order.payments),
-            exact_sum(p.fiat for p in order.payments),
-        )
+        coin = exact_sum(p.amount for p in order.payments)
+        fiat = exact_sum(p.fiat for p in order.payments)
+        found.append(Exceptional("expired_with_payment", "received", coin, fiat, at))
     if order.expires_ms is not None:
         late = [p for p in order.payments if p.at_ms > order.expires_ms]
         if late:
-            entry(
-                "paid_after_expiry",
-                "received",
-                exact_sum(p.amount for p in late),
-                exact_sum(p.fiat for p in late),
-            )
+            coin = exact_sum(p.amount for p in late)
+            fiat = exact_sum(p.fiat for p in late)
+            first = min(p.at_ms for p in late)
+            found.append(Exceptional("paid_after_expiry", "received", coin, fiat, first))
     if order.state == "unconfirmed":
         total = latest.total if latest is not None else Decimal(0)
         fiat = exact_sum(p.fiat for p in order.payments)
-        entry("unconfirmed", "received", total, fiat)
+        found.append(Exceptional("unconfirmed", "received", total, fiat, at))
     return found
+
+
+def exceptions_of(order: BookOrder) -> list[dict[str, Any]]:
+    """What is exceptional about one order as the close of day lists it (`exceptional`), each
+    with its figure (coin and fiat, the service's own digits): shortfall, excess or what was
+    received."""
+    return [
+        {
+            "kind": e.kind,
+            "order": order.token,
+            "state": order.state,
+            "coin": order.coin,
+            "currency": order.currency,
+            e.figure: {"coin": format(e.coin, "f"), "fiat": format(e.fiat, "f")},
+        }
+        for e in exceptional(order)
+    ]

@@ -116,6 +116,9 @@ class Settings(BaseModel):
     #: History pages one read of the account's orders asks for at most (`orders`, account
     #: mode): 50 pages of 100 are the 5,000 orders the watch list holds.
     history_max_pages: int = Field(50, ge=1, le=1000)
+    #: Seconds an unconfirmed payment may wait for its confirmations before the attention
+    #: view lists it (`core/books/attention.py`).
+    attention_unconfirmed_after: float = Field(3600.0, ge=0, le=30 * 86400)
     #: Seconds between rate refreshes (the service renews the rate every minute).
     refresh_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between getOrder polls, which is how new transactions are seen.

@@ -61,7 +61,7 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
         self.composed = asyncio.Event()
 
     def compose(self) -> ComposeResult:
-        yield TitleHeader()
+        yield TitleHeader(count_from="attention")
         # (the account's banner goes here with its first problem: `account_problem`)
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")

@@ -32,6 +32,7 @@ KEYS = (
     ("S", "reverse the list's sort (\u25b2/\u25bc in the header; s on a header's column too)"),
     ("Enter", "in the list: open that order in the panes"),
     ("l", "the alerts log"),
+    ("!", "the orders that need a human: under- or overpaid, paid late, unconfirmed too long"),
     (
         "Z",
         "close of day: today's report (orders by state, received per coin and fiat, "

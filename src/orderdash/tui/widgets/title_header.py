@@ -9,6 +9,10 @@ centred between it and the clock's 10 empty cells, in the same colours. It keeps
 does for the mouse: the icon is highlighted under the mouse, tells what it does in a tooltip and
 opens the command palette when clicked; a click elsewhere makes the header three lines tall and
 another one line again.
+
+A count of the orders that need a human (`attention`, watched on the app when `count_from`
+names its reactive) stands at the right of the title, in the warning colour, shortened to fit
+("! 3 need attention", "! 3 attention", "!3"): the title gives way to it, cut with "…".
 """
 
 from __future__ import annotations
@@ -27,6 +31,19 @@ ICON_WIDTH = 8
 CLOCK_WIDTH = 10
 ICON_TOOLTIP = "Open the command palette"
 NOT_REVERSE = RichStyle(reverse=False)
+
+
+def attention_badge(count: int, room: int) -> str:
+    """The count of orders needing a human in at most about `room` cells: the longest form
+    that fits, else the shortest ("" for none)."""
+    if count <= 0:
+        return ""
+    forms = (
+        f"! {count} {'needs' if count == 1 else 'need'} attention",
+        f"! {count} attention",
+        f"!{count}",
+    )
+    return next((form for form in forms if len(form) <= room), forms[-1])
 
 
 def offsets(segments: list[Segment]) -> list[Segment]:
@@ -60,15 +77,21 @@ class TitleHeader(Widget, can_focus=False):
     tall: reactive[bool] = reactive(False)
     #: The character at the top left.
     icon: reactive[str] = reactive("\u2b58")
+    #: Orders that need a human (0: no count shown).
+    attention: reactive[int] = reactive(0)
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, *, count_from: str | None = None, **kwargs: object) -> None:
+        """`count_from`: the app's reactive holding the count of orders needing a human."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._icon_hover = False
+        self._count_from = count_from
 
     def on_mount(self) -> None:
         for node in (self.app, self.screen):
             self.watch(node, "title", self.refresh, init=False)
             self.watch(node, "sub_title", self.refresh, init=False)
+        if self._count_from is not None:
+            self.watch(self.app, self._count_from, lambda n: setattr(self, "attention", n))
 
     def watch_tall(self, tall: bool) -> None:
         self.set_class(tall, "-tall")
@@ -112,12 +135,21 @@ class TitleHeader(Widget, can_focus=False):
             segments.append(Segment(" " * rest, back))
             return Strip(segments, width)
         title_width = max(0, rest - CLOCK_WIDTH)
+        badge = attention_badge(self.attention, title_width // 2)
+        if badge:
+            title_width = max(0, title_width - len(badge) - 1)
         title = self.app.format_title(self.screen_title, self.screen_sub_title)
         title = title.rstrip().truncate(title_width, ellipsis=True)
         left = (title_width - title.cell_length) // 2  # HeaderTitle's `content-align: center`
         segments.append(Segment(" " * left, aligned))
         segments += offsets(title.render_segments(self.visual_style))
         segments.append(Segment(" " * (title_width - title.cell_length - left), aligned))
+        if badge:
+            warning = self.app.current_theme.warning or "yellow"
+            segments += [
+                Segment(" ", aligned),
+                Segment(badge, base + RichStyle.parse(f"bold {warning}")),
+            ]
         # HeaderClockSpace: its padding, its empty render, its blank
         segments += [Segment(" ", back), *offsets([Segment("", base)])]
         segments += [Segment(" " * (CLOCK_WIDTH - 2), back), Segment(" ", back)]

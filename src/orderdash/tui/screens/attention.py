@@ -1,0 +1,181 @@
+"""The attention view (`!`): only the watched orders that need a human, one row each: what
+happened, the shortfall or excess in coin and fiat (exact), how long ago, the next step
+(`core/books/attention.py`, kept by `core/watching/attention.py`). Keyboard only: the arrows
+move, Enter shows the order on the dashboard, `r` asks the App to resolve it (`ResolveRequested`),
+Escape goes back. The rows follow the orders as they change, kept by token (the highlighted
+row stays on its order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from orderdash.core.books.attention import OrderAttention, age_text, figure_text
+from orderdash.core.safetext import clean
+from orderdash.core.watching.attention import AttentionKeeper
+from orderdash.tui.bindings import READONLY_MARK
+from orderdash.tui.messages import ResolveRequested
+from orderdash.tui.widgets.keys_footer import KeysFooter
+from orderdash.tui.widgets.title_header import TitleHeader
+
+COLUMNS = ("Order", "What happened", "Coin", "Fiat", "When", "Next step")
+#: The footer's keys chosen first, whatever the width.
+FOOTER_FIRST = ("help", "back", "show", "resolve", "quit")
+
+
+def row_cells(found: OrderAttention, now_ms: int) -> tuple[Text, ...]:
+    """One row: literal text (service text cleaned, never markup), amounts right-aligned."""
+    item = found.first
+    coin = fiat = Text("")
+    if item.coin_amount is not None and item.fiat_amount is not None:
+        sign = "-" if item.figure == "shortfall" else "+" if item.figure == "excess" else ""
+        coin = Text(
+            f"{sign}{format(item.coin_amount, 'f')} {clean(item.coin, limit=12)}", justify="right"
+        )
+        fiat = Text(
+            f"{sign}{format(item.fiat_amount, 'f')} {clean(item.currency, limit=12)}",
+            justify="right",
+        )
+    what = ", ".join(kind.replace("_", " ") for kind in found.kinds)
+    return (
+        Text(clean(found.token, limit=40), "bold"),
+        Text(what, "bold"),
+        coin,
+        fiat,
+        Text(f"{age_text(item.age_seconds(now_ms))} ago", justify="right"),
+        Text(item.next_step, "dim"),
+    )
+
+
+class AttentionScreen(Screen[str | None]):
+    """The orders that need a human; dismissed with the token to show (Enter) or None."""
+
+    DEFAULT_CSS = """
+    AttentionScreen {
+        #attention-note { height: 1; padding: 0 1; color: $text-muted; }
+        #attention-table { height: 1fr; }
+        #attention-detail { height: auto; max-height: 6; padding: 0 1; border-top: solid $primary; }
+    }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back", tooltip="Back to the dashboard"),
+        Binding("enter", "show", "Show", priority=True, tooltip="Show this order"),
+        Binding("r", "resolve", "Resolve", tooltip="Resolve this order, with a reason"),
+    ]
+
+    def __init__(
+        self, keeper: AttentionKeeper, *, now_ms: Callable[[], int], readonly: bool = False
+    ) -> None:
+        super().__init__()
+        self._keeper = keeper
+        self._now_ms = now_ms
+        self._readonly = readonly
+        self._tokens: list[str] = []
+        self._found: dict[str, OrderAttention] = {}
+
+    def compose(self) -> ComposeResult:
+        yield TitleHeader()
+        yield Static(id="attention-note", markup=False)
+        table: DataTable[Text] = DataTable(
+            id="attention-table", cursor_type="row", zebra_stripes=True
+        )
+        yield table
+        yield Static(id="attention-detail", markup=False)
+        yield KeysFooter(first=FOOTER_FIRST, mark=READONLY_MARK if self._readonly else "")
+
+    def on_mount(self) -> None:
+        self.title = "Need attention"
+        table = self.query_one(DataTable)
+        for name in COLUMNS:
+            table.add_column(name, key=name)
+        self.watch(self.app, "attention", lambda _: self.show_rows(), init=False)
+        self.watch(self.app, "tick", lambda _: self.show_rows(), init=False)
+        self.show_rows()
+        table.focus()
+
+    def show_rows(self) -> None:
+        """The rows as the keeper has them now: same orders, cells updated in place; else the
+        table rebuilt with the highlight kept on its order."""
+        found = self._keeper.found
+        now_ms = self._now_ms()
+        table: DataTable[Text] = self.query_one(DataTable)
+        tokens = [o.token for o in found]
+        self.sub_title = f"{len(found)} of the watched orders"
+        note = self.query_one("#attention-note", Static)
+        note.update(
+            "No watched order needs attention."
+            if not found
+            else "Enter shows the order \u00b7 r resolves it \u00b7 Esc goes back"
+        )
+        self._found = {o.token: o for o in found}
+        if tokens == self._tokens:
+            for o in found:
+                for name, cell in zip(COLUMNS, row_cells(o, now_ms), strict=True):
+                    if table.get_cell(o.token, name).plain != cell.plain:
+                        table.update_cell(o.token, name, cell)
+        else:
+            current = self.highlighted
+            table.clear()
+            for o in found:
+                table.add_row(*row_cells(o, now_ms), key=o.token)
+            self._tokens = tokens
+            if current in tokens:
+                table.move_cursor(row=tokens.index(current))
+        self._show_detail()
+
+    @on(DataTable.RowHighlighted)
+    def _show_detail(self) -> None:
+        """The highlighted order in full, wrapped (the table's row may be cut at the edge)."""
+        found = self._found.get(self.highlighted or "")
+        detail = self.query_one("#attention-detail", Static)
+        if found is None:
+            detail.update("")
+            return
+        text = Text(clean(found.token, limit=60), "bold")
+        if found.first.company:
+            text.append(f" \u00b7 {clean(found.first.company, limit=60)}")
+        for item in found.items:
+            figure = figure_text(item)
+            text.append(f"\n{item.kind.replace('_', ' ')}" + (f": {figure}" if figure else ""))
+        text.append(f"\nNext step: {found.first.next_step}", "italic")
+        detail.update(text)
+
+    @property
+    def tokens_shown(self) -> tuple[str, ...]:
+        """The orders in the view, in their order."""
+        return tuple(self._tokens)
+
+    @property
+    def highlighted(self) -> str | None:
+        """The token of the highlighted row (None when there is none)."""
+        table = self.query_one(DataTable)
+        if not self._tokens or not 0 <= table.cursor_row < len(self._tokens):
+            return None
+        return self._tokens[table.cursor_row]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resolve" and self._readonly:
+            return False  # a read-only operator resolves nothing
+        if action in ("show", "resolve") and not self._tokens:
+            return None  # shown dimmed: no row
+        return True
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_show(self) -> None:
+        token = self.highlighted
+        if token is not None:
+            self.dismiss(token)
+
+    def action_resolve(self) -> None:
+        token = self.highlighted
+        if token is not None:
+            self.post_message(ResolveRequested(token))

@@ -1,0 +1,209 @@
+"""The attention view (`!`) and the title's count, against the simulator on loopback: every kind
+(underpaid while open, overpaid, expired with a payment, paid after expiry, unconfirmed past the
+threshold, a token reused for another order) appears in the view and is counted in the title at
+80x24 and 120x40 and narrower; Enter shows the order, `r` resolves it through the dialog
+(read-only: not) and it leaves, a resolution in the ledger leaves, Escape goes back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+
+from conftest import make_settings, screen_text, serving, wait_until
+from orderdash.core.books.resolve import new_resolution
+from orderdash.core.ledger.open import open_book
+from orderdash.core.runtime.config import Settings
+from orderdash.simulator import Simulator, SimulatorServer
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
+from orderdash.tui.messages import ResolveRequested
+from orderdash.tui.screens.attention import AttentionScreen
+from orderdash.tui.screens.dashboard import DashboardScreen
+from orderdash.tui.screens.resolve import ResolveScreen
+from support.typed import type_into
+
+UNDER, OVER, PAID = "demo-btc-eur", "demo-bch-usd", "demo-ltc-gbp"
+EXPIRED, LATE, UNCONF, REUSED = "att-expired", "att-late", "att-unconf", "att-reused"
+KINDS = {
+    UNDER: "underpaid",
+    OVER: "overpaid",
+    EXPIRED: "expired with payment",
+    LATE: "paid after expiry",
+    UNCONF: "unconfirmed",
+}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SimulatorServer]:
+    sim = Simulator(seed=31)
+    # hostile text from the service: shown literally, never as markup or a terminal control
+    sim.set_fields(UNDER, {"companyName": "[/] ACME [@click=app.quit]x[/]\x1b[2J"})
+    # paid in part before its expiry, then expired
+    sim.create_order(token=EXPIRED, age_s=3600, lifetime_s=600)
+    sim.add_transaction(EXPIRED, "0.00001", age_s=3300)
+    sim.set_status(EXPIRED, "EXPIRED", "Expired")
+    # paid in full 40 minutes after it expired
+    sim.create_order(token=LATE, age_s=3600, lifetime_s=600)
+    sim.add_transaction(LATE, None, age_s=600)
+    # paid two hours ago, still waiting for its confirmations
+    sim.create_order(token=UNCONF, age_s=9000, lifetime_s=7200)
+    sim.add_transaction(UNCONF, None, age_s=7200)
+    sim.set_status(UNCONF, "PAID_UNCONFIRMED", "Paid / Unconfirmed")
+    # open, nothing paid yet: nothing to do until its token names another order
+    sim.create_order(token=REUSED, age_s=60)
+    with serving(SimulatorServer(sim, port=0)) as server:
+        yield server
+
+
+def attention_app(server: SimulatorServer, **settings: object) -> OrderDashApp:
+    values = make_settings(
+        server.base_url, poll_interval=0.2, refresh_interval=60.0, budget_per_minute=1200,
+        **settings,
+    )  # fmt: skip
+    return make_app(values, tokens=[UNDER, OVER, PAID, EXPIRED, LATE, UNCONF, REUSED])
+
+
+def title_line(app: OrderDashApp) -> str:
+    return screen_text(app).splitlines()[0]
+
+
+async def test_every_kind_in_the_view_then_a_reused_token_enter_and_resolve(
+    server: SimulatorServer,
+) -> None:
+    app = attention_app(server)
+    asked: list[str] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, ResolveRequested):
+            asked.append(message.token)
+
+    async with app.run_test(size=(120, 40), notifications=True, message_hook=hook) as pilot:
+        await wait_until(pilot, lambda: app.attention == 5, timeout=10)
+        assert "! 5 need attention" in title_line(app)
+        await pilot.press("exclamation_mark")
+        assert isinstance(app.screen, AttentionScreen)
+        await pilot.pause()
+        text = screen_text(app)
+        rows = {line.split()[0]: line for line in text.splitlines() if " ago " in line}
+        for token, kind in KINDS.items():
+            assert token in rows and kind in rows[token], (token, text)
+        assert PAID not in rows and REUSED not in rows  # paid in full; open, unpaid
+        # a shortfall and an excess, signed, in coin and in fiat
+        assert "-" in rows[UNDER] and " BTC" in rows[UNDER] and " EUR" in rows[UNDER]
+        assert "+" in rows[OVER] and " BCH" in rows[OVER] and " USD" in rows[OVER]
+        assert "refund" in rows[OVER]
+        # the highlighted order in full below the table: every kind, its figure, the next step
+        assert "underpaid: shortfall " in text and "Next step: ask the customer" in text
+        assert "[/] ACME [@click=app.quit]x[/]" in text and "\x1b" not in text
+
+        # the service reset: the open order's token names another order now
+        # (another identity than any earlier: the module's tests share one server, in any order)
+        was = server.sim.order_wire(REUSED, with_qr=False)
+        server.sim.set_fields(
+            REUSED,
+            {"id": was["id"] + 1000, "createdAtMiliseconds": was["createdAtMiliseconds"] + 1000},
+        )
+        await wait_until(pilot, lambda: "identity changed" in screen_text(app), timeout=10)
+        assert app.attention == 6
+
+        # r on the highlighted row: the resolve dialog; once written, the order leaves
+        screen = app.screen
+        token = screen.highlighted
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ResolveScreen))
+        assert set(asked) == {token}  # (posted by the view, answered by the app)
+        dialog = app.screen
+        assert dialog.token == token
+        await wait_until(pilot, lambda: dialog.known)
+        dialog.query("#resolve-kind RadioButton")[3].value = True  # customer asked
+        await type_into(pilot, dialog, "#resolve-reason", "mailed the customer")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: dialog.written is not None)
+        await pilot.press("ctrl+s")  # Done
+        await wait_until(pilot, lambda: app.screen is screen)
+        await wait_until(pilot, lambda: app.attention == 5)
+        assert token not in screen.tokens_shown
+        await wait_until(pilot, lambda: "5 of the watched orders" in title_line(app))
+
+        # Enter shows the order on the dashboard
+        await pilot.press("down")
+        target = screen.highlighted
+        assert target is not None and target != token
+        await pilot.press("enter")
+        assert isinstance(app.screen, DashboardScreen)
+        await wait_until(pilot, lambda: app.state.token == target)
+
+
+async def test_a_resolved_order_leaves_and_escape_goes_back(server: SimulatorServer) -> None:
+    app = attention_app(server)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.attention >= 5, timeout=10)
+        before = app.attention
+        await pilot.press("exclamation_mark")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == before
+        app.attention_keeper.resolved = {OVER}
+        await wait_until(pilot, lambda: app.attention == before - 1)
+        await wait_until(pilot, lambda: table.row_count == before - 1)
+        assert OVER not in screen_text(app)
+        await pilot.press("escape")
+        assert isinstance(app.screen, DashboardScreen)
+        assert f"! {before - 1} need attention" in title_line(app)
+
+
+@pytest.mark.parametrize(
+    ("size", "shown"),
+    [((120, 40), "need attention"), ((80, 24), "need attention"), ((40, 24), "!")],
+)
+async def test_the_title_counts_them_at_every_width(
+    server: SimulatorServer, size: tuple[int, int], shown: str
+) -> None:
+    app = attention_app(server)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.attention >= 5, timeout=10)
+        count = app.attention
+        await wait_until(pilot, lambda: f"{count}" in title_line(app))
+        line = title_line(app)
+        assert shown in line and (f"! {count}" in line or f"!{count}" in line), line
+        # the title gives way to the count, cut with a sign
+        assert size[0] > 80 or "\u2026" in line or "orderdash" in line
+
+
+async def test_a_readonly_operator_resolves_nothing(server: SimulatorServer) -> None:
+    app = attention_app(server, readonly=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.attention >= 5, timeout=10)
+        await pilot.press("exclamation_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, AttentionScreen)
+        assert app.screen.check_action("resolve", ()) is False
+        await pilot.press("r")
+        await pilot.pause()
+        assert "orderdash resolve" not in screen_text(app)
+        assert "READ-ONLY" in screen_text(app)
+
+
+async def test_an_order_resolved_in_the_ledger_is_not_counted(
+    server: SimulatorServer, tmp_path: Path
+) -> None:
+    """A resolution written before the dashboard starts (`orderdash resolve`, another till):
+    the order is asked of the ledger when it first needs a human, and leaves the count."""
+    ledger = tmp_path / "ledger.sqlite3"
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        book.resolution_made(
+            new_resolution(OVER, "refunded", "sent back by hand", till="back", operator="eve")
+        )
+    finally:
+        book.close_connection()
+    app = attention_app(server, ledger=str(ledger))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.attention == 4, timeout=10)
+        await pilot.pause(0.5)
+        assert app.attention == 4  # the resolved order does not come back
+        assert OVER not in {found.token for found in app.attention_keeper.found}
+        assert "! 4 need attention" in title_line(app)

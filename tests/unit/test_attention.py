@@ -1,0 +1,173 @@
+"""The attention classifier, pure: every kind appears with its exact figure, its time and its
+next step; a resolved order leaves; the close of day's exceptions are the same definition."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from orderdash.core.books.attention import (
+    KINDS,
+    NEXT_STEPS,
+    age_text,
+    as_json,
+    attention_lines,
+    attention_of,
+    identity_of,
+    needing_attention,
+)
+from orderdash.core.books.orders import exceptions_of, read_order
+from orderdash.core.service import jsontext
+
+CREATED = 1_792_900_000_000
+HOUR = 3_600_000
+
+
+def tx(
+    tx_id: int, at_ms: int, base: str, under: str = "0", over: str = "0", fiat: str = "10.00"
+) -> dict[str, Any]:
+    return {
+        "id": tx_id,
+        "createdAtMiliseconds": at_ms,
+        "hash": f"h{tx_id}",
+        "amount": {"base": base, "total": base, "underPaid": under, "overPaid": over},
+        "amountFiat": {
+            "base": fiat,
+            "total": fiat,
+            "underPaid": "-2.50" if under != "0" else "0.00",
+            "overPaid": "5.54" if over != "0" else "0.00",
+        },
+    }
+
+
+def order(code: str, *txs: dict[str, Any], token: str = "t1", **fields: Any) -> Any:
+    data = {
+        "token": token,
+        "id": 1,
+        "createdAtMiliseconds": CREATED,
+        "status": {"code": code, "label": code.title()},
+        "companyName": "ACME",
+        "coinBaseName": "btc",
+        "currency": {"abbreviation": "EUR"},
+        "amountFiat": "10.00",
+        "amount": "0.0001",
+        "expiresAt": CREATED + HOUR,
+        "transactions": list(txs),
+        **fields,
+    }
+    # as the service's JSON arrives: exact digits
+    return read_order(jsontext.loads(jsontext.dumps(data)))
+
+
+NOW = CREATED + 5 * HOUR
+PAID_AT = CREATED + 600_000
+
+
+def kinds(found: Any) -> tuple[str, ...]:
+    return () if found is None else found.kinds
+
+
+def test_an_open_order_with_a_shortfall_is_underpaid_which_the_close_leaves_open() -> None:
+    o = order("IN_PROGRESS", tx(1, PAID_AT, "0.00007", under="-0.000030000000000000000001"))
+    found = attention_of(o, now_ms=NOW)
+    assert kinds(found) == ("underpaid",)
+    item = found.first
+    assert item.coin_amount == Decimal("0.000030000000000000000001")
+    assert str(item.fiat_amount) == "2.50" and item.figure == "shortfall"
+    assert item.at_ms == PAID_AT and item.age_seconds(NOW) == (NOW - PAID_AT) / 1000
+    assert item.next_step == NEXT_STEPS["underpaid"]
+    assert exceptions_of(o) == []  # the customer may still pay: not an exception of the day
+
+
+def test_a_closed_part_paid_order_is_underpaid_in_both() -> None:
+    o = order("UNDERPAID", tx(1, PAID_AT, "0.00007", under="-0.00003"))
+    assert kinds(attention_of(o, now_ms=NOW)) == ("underpaid",)
+    assert [e["kind"] for e in exceptions_of(o)] == ["underpaid"]
+
+
+def test_overpaid_has_the_excess_in_coin_and_fiat() -> None:
+    o = order("OVERPAID", tx(1, PAID_AT, "0.00015", over="0.00005", fiat="15.54"))
+    item = attention_of(o, now_ms=NOW).first
+    assert (item.kind, item.figure, item.coin_amount, str(item.fiat_amount)) == (
+        "overpaid",
+        "excess",
+        Decimal("0.00005"),
+        "5.54",
+    )
+
+
+def test_expired_with_a_payment_and_paid_after_expiry() -> None:
+    late_at = CREATED + 2 * HOUR
+    o = order("EXPIRED", tx(1, PAID_AT, "0.00002", fiat="2.00"), tx(2, late_at, "0.00001"))
+    found = attention_of(o, now_ms=NOW)
+    assert kinds(found) == ("expired_with_payment", "paid_after_expiry")
+    expired, late = found.items
+    assert expired.coin_amount == Decimal("0.00003") and expired.fiat_amount == Decimal("12.00")
+    assert late.coin_amount == Decimal("0.00001") and late.at_ms == late_at
+
+
+def test_unconfirmed_needs_a_human_only_past_the_threshold() -> None:
+    o = order("UNCONFIRMED", tx(1, PAID_AT, "0.0001"))
+    assert attention_of(o, now_ms=PAID_AT + 59_000, unconfirmed_after=60) is None
+    found = attention_of(o, now_ms=PAID_AT + 60_000, unconfirmed_after=60)
+    assert kinds(found) == ("unconfirmed",) and found.first.figure == "received"
+    assert kinds(attention_of(o, now_ms=NOW)) == ("unconfirmed",)  # the default: an hour
+
+
+def test_an_identity_changed_since_an_earlier_read() -> None:
+    before = order("PAID", tx(1, PAID_AT, "0.0001"))
+    after = order("IN_PROGRESS", id=7, createdAtMiliseconds=CREATED + HOUR)
+    assert attention_of(after, now_ms=NOW, was=identity_of(after)) is None
+    found = attention_of(after, now_ms=NOW, was=identity_of(before))
+    assert kinds(found) == ("identity_changed",)
+    assert found.first.coin_amount is None and found.first.at_ms == CREATED + HOUR
+
+
+def test_nothing_for_a_paid_order_and_a_resolved_order_leaves() -> None:
+    assert attention_of(order("PAID", tx(1, PAID_AT, "0.0001")), now_ms=NOW) is None
+    assert attention_of(order("IN_PROGRESS"), now_ms=NOW) is None
+    over = order("OVERPAID", tx(1, PAID_AT, "0.00015", over="0.00005"))
+    assert attention_of(over, now_ms=NOW, resolved={"t1"}) is None
+    assert needing_attention([over], now_ms=NOW, resolved=frozenset({"t1"})) == []
+    assert len(needing_attention([over], now_ms=NOW)) == 1
+
+
+def test_the_json_and_the_lines_keep_every_digit_and_clean_text() -> None:
+    under = order(
+        "UNDERPAID",
+        tx(1, PAID_AT, "0.00007", under="-0.000030000000000000000001"),
+        token="u\x1b[2J",
+    )
+    over = order("OVERPAID", tx(1, CREATED + HOUR, "0.00015", over="0.00005"), token="o")
+    found = needing_attention([under, over], now_ms=NOW)
+    assert [o.token for o in found] == ["o", "u\x1b[2J"]  # the most recent trouble first
+    data = as_json(found, now_ms=NOW)
+    assert data["version"] == 1 and data["count"] == 2
+    item = data["orders"][1]["items"][0]
+    assert item["amount"] == {"coin": "0.000030000000000000000001", "fiat": "2.50"}
+    assert item["age_seconds"] == (NOW - PAID_AT) // 1000 and item["figure"] == "shortfall"
+    lines = attention_lines(found, now_ms=NOW)
+    assert len(lines) == 3 and all("\x1b" not in line for line in lines)
+    assert "0.000030000000000000000001 BTC" in lines[2] and "4h 50m ago" in lines[2]
+    # the amounts right-aligned in their columns
+    assert lines[1].index(" BTC") == lines[2].index(" BTC")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (None, "?"),
+        (5, "5s"),
+        (65, "1m"),
+        (3 * 3600 + 300, "3h 05m"),
+        (2 * 86400 + 4 * 3600, "2d 04h"),
+    ],
+)
+def test_age_text(seconds: float | None, text: str) -> None:
+    assert age_text(seconds) == text
+
+
+def test_every_kind_has_a_next_step() -> None:
+    assert set(KINDS) == set(NEXT_STEPS)
