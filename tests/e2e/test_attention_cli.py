@@ -112,12 +112,17 @@ def test_none_in_the_days_asked_is_exit_0(
 def test_an_order_resolved_leaves_the_list(
     server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Every kind, resolved in turn with `orderdash resolve`, leaves the list."""
     scene = server.sim.scene  # type: ignore[attr-defined]
     code, out, err = attention(capsys, "--json")
     before = {o["token"] for o in json.loads(out)["orders"]}
     assert code == 1 and scene["over"] in before, err
-    assert main(["resolve", scene["over"], "--as", "refunded", "--reason", "sent back"]) == 0
-    capsys.readouterr()
-    code, out, err = attention(capsys, "--json")
-    after = {o["token"] for o in json.loads(out)["orders"]}
-    assert after == before - {scene["over"]}, err
+    kinds = ("under", "open_short", "over", "late", "exp_paid", "unconf")
+    for resolved, name in enumerate(kinds, 1):
+        token = scene[name]
+        assert main(["resolve", token, "--as", "settled", "--reason", f"{name} seen to"]) == 0
+        capsys.readouterr()
+        code, out, err = attention(capsys, "--json")
+        after = {o["token"] for o in json.loads(out)["orders"]}
+        assert after == before - {scene[k] for k in kinds[:resolved]}, err
+    assert code == (1 if after else 0)

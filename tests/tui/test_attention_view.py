@@ -171,6 +171,15 @@ async def test_the_title_counts_them_at_every_width(
         assert shown in line and (f"! {count}" in line or f"!{count}" in line), line
         # the title gives way to the count, cut with a sign
         assert size[0] > 80 or "\u2026" in line or "orderdash" in line
+        # each kind resolved in turn leaves the count, down to none
+        for token in KINDS:
+            app.books.resolved({token})
+            count -= 1
+            await wait_until(pilot, lambda count=count: app.attention == count)
+            if count:
+                await wait_until(pilot, lambda count=count: f"{count}" in title_line(app))
+                assert token not in {found.token for found in app.attention_keeper.found}
+        await wait_until(pilot, lambda: "!" not in title_line(app))
 
 
 async def test_a_readonly_operator_resolves_nothing(server: SimulatorServer) -> None:
