@@ -2,7 +2,8 @@
 
 `options` holds the parsers and the settings they give; each command family has its module
 (`order`: get, rates; `account`: orders, charge; `books`: close, export; `screens`: tui,
-watch, pos, demo, display; `simulate`), and `render` prints what the one-shot commands return.
+watch, pos, demo, display; `notify`: notify --test; `simulate`), and `render` prints what the
+one-shot commands return.
 Only the command that runs is imported: `orderdash get` must stay fast and never load textual,
 the simulator or qrcode, and `--help` loads neither httpx nor pydantic.
 """
@@ -126,6 +127,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from orderdash.cli import account, render
 
         return render.render(account._run_charges(args), as_json=args.json)
+    if command == "notify":
+        from orderdash.cli import notify
+
+        return notify._run_notify_test(args)
     if command == "simulate":
         from orderdash.cli import simulate
 
