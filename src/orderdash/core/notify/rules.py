@@ -20,7 +20,7 @@ EVENTS = ("payment", "attention", "late-payment", "outage", "recovery", "close")
 #: `notify --test`'s message: sent to every rule whatever its events.
 TEST_EVENT = "test"
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,31})://")
-_QUIET = re.compile(r"([01][0-9]|2[0-3]):([0-5][0-9])-([01][0-9]|2[0-3]):([0-5][0-9])")
+_QUIET = re.compile(r"([01]?[0-9]|2[0-3]):([0-5][0-9])-([01]?[0-9]|2[0-3]):([0-5][0-9])")
 #: A URL longer than this is refused (Apprise's longest are well under it).
 MAX_URL = 2000
 

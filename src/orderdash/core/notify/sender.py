@@ -99,24 +99,29 @@ class _Captured(logging.Handler):
 _captured = _Captured()
 
 
-def _quiet_apprise_logger() -> None:
-    """Apprise logs under "apprise", its URLs' hosts included: kept out of the root logger
-    (our log file) and the last-resort handler (the terminal); debug records (the payload)
-    are not even made."""
-    logger = logging.getLogger("apprise")
-    logger.propagate = False
-    logger.setLevel(logging.WARNING)
-    if _captured not in logger.handlers:
-        logger.addHandler(_captured)
+#: The loggers of Apprise and of the HTTP library under it (its records name the URL's host and
+#: path): kept to themselves.
+_THEIR_LOGGERS = ("apprise", "urllib3", "requests")
+
+
+def _quiet_their_loggers() -> None:
+    """Apprise's records (and those of the HTTP library it sends with) name the URL's host
+    and path: kept out of the root logger (our log file) and the last-resort handler (the
+    terminal); below a warning they are not even made (a debug record holds the payload)."""
+    for name in _THEIR_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.propagate = False
+        logger.setLevel(logging.WARNING)
+        if _captured not in logger.handlers:
+            logger.addHandler(_captured)
 
 
 class AppriseDelivery:
     """Sends through Apprise (the `notify` extra); built in the sender's thread."""
 
     def __init__(self, timeout: float = 10.0) -> None:
-        import apprise  # the extra: ImportError when absent, said once by the caller
-
-        _quiet_apprise_logger()
+        _quiet_their_loggers()  # before the import: Apprise logs as it loads
+        import apprise  # the extra: ImportError when absent, said by the caller
         self._apprise = apprise
         # memory only: Apprise writes nothing to disk for us; no plugin paths (no code loaded
         # from the user's directories)
