@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -28,64 +27,19 @@ from orderdash.core.notify.sender import Notifier, redact
 from orderdash.core.runtime.config import Settings, load_settings
 from orderdash.core.service.errors import ConfigError
 from orderdash.core.watching.alert import Alert
+from support.notify_endpoint import KEY, PASSWORD, USER, Endpoint
 
 needs_apprise = pytest.mark.skipif(
     find_spec("apprise") is None,
     reason="Apprise is not installed (pip install 'orderdash[notify]')",
 )
 
-#: Parts of a URL that must never be seen outside the request itself.
-USER, PASSWORD, KEY = "owner-x7", "pw-S3cretValue", "hook-K3y-9f81"
-
-
-class Endpoint:
-    """A JSON webhook on 127.0.0.1: records each POST by path; `/fail...` answers 500 always,
-    `/flaky...` answers 500 to its first request only."""
-
-    def __init__(self) -> None:
-        self.received: list[tuple[str, dict[str, object]]] = []
-        self._lock = threading.Lock()
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                with endpoint._lock:
-                    seen = sum(1 for path, _ in endpoint.received if path == self.path)
-                    endpoint.received.append((self.path, json.loads(body)))
-                failing = self.path.startswith("/fail") or (
-                    self.path.startswith("/flaky") and seen == 0
-                )
-                self.send_response(500 if failing else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self, path: str, *, secret: bool = False) -> str:
-        who = f"{USER}:{PASSWORD}@" if secret else ""
-        return f"json://{who}127.0.0.1:{self.port}/{path}"
-
-    def at(self, path: str) -> list[dict[str, object]]:
-        with self._lock:
-            return [body for where, body in self.received if where == f"/{path}"]
-
-    def clear(self) -> None:
-        with self._lock:
-            self.received.clear()
-
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[Endpoint]:
     served = Endpoint()
     yield served
-    served.server.shutdown()
-    served.server.server_close()
+    served.close()
 
 
 @dataclass
@@ -444,3 +398,23 @@ def test_no_rules_load_nothing_and_rules_do_not_load_apprise_at_start() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_watch_jsonl_says_an_outage_once_and_its_end(notifiers) -> None:
+    from orderdash.core.polling.refresh import Kind
+    from orderdash.core.polling.watcher import Failure
+    from orderdash.core.service.errors import NetworkError, NotFound
+    from orderdash.headless import JsonLinesEvents
+
+    notifier, delivery = recording(notifiers, ["outage", "recovery"])
+    out = io.StringIO()
+    lines = JsonLinesEvents(out, lambda: at_utc(12), Notices(notifier))
+    down = NetworkError("cannot connect to the service")
+    for token in ("tok-1", "tok-2", "tok-1"):  # every order fails: one outage
+        lines.on_failure(token, Failure(Kind.ORDER, down, 1.0))
+    lines.on_failure("tok-3", Failure(Kind.ORDER, NotFound("no such order"), 1.0))
+    assert notifier.drain(5)
+    assert [m.event for _, m in delivery.sent] == ["outage"]
+    assert "cannot connect to the service" in delivery.sent[0][1].body
+    # the JSON lines are what they were: notifications add none
+    assert [json.loads(line)["event"] for line in out.getvalue().splitlines()] == ["error"] * 3

@@ -124,7 +124,8 @@ def close_digest(report: Mapping[str, Any]) -> Message:
         lines.append(f"{heading}:" if rows else f"{heading}: nothing")
         for unit, row in sorted(rows.items()):
             count = _text(row.get("payments"), 12)
-            lines.append(f"  {_text(unit, 12)} {amount(row.get('amount'))} ({count} payments)")
+            payments = "payment" if count == "1" else "payments"
+            lines.append(f"  {_text(unit, 12)} {amount(row.get('amount'))} ({count} {payments})")
     lines.append(f"Exceptions: {len(report.get('exceptions') or ())}")
     digest = _text(report.get("digest"), 80)[:DIGEST_SHOWN]
     lines.append(f"Digest: {digest}\u2026")
