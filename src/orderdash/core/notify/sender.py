@@ -122,6 +122,7 @@ class AppriseDelivery:
     def __init__(self, timeout: float = 10.0) -> None:
         _quiet_their_loggers()  # before the import: Apprise logs as it loads
         import apprise  # the extra: ImportError when absent, said by the caller
+
         self._apprise = apprise
         # memory only: Apprise writes nothing to disk for us; no plugin paths (no code loaded
         # from the user's directories)
