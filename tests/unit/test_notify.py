@@ -418,3 +418,14 @@ def test_watch_jsonl_says_an_outage_once_and_its_end(notifiers) -> None:
     assert "cannot connect to the service" in delivery.sent[0][1].body
     # the JSON lines are what they were: notifications add none
     assert [json.loads(line)["event"] for line in out.getvalue().splitlines()] == ["error"] * 3
+
+
+def test_a_config_file_with_urls_readable_by_others_is_warned_about(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[notify]]\nevents = "payment"\nurls = "tgram://{KEY}/1"\n')
+    config.chmod(0o644)
+    _, warnings = load_settings(env={"ORDERDASH_CONFIG": str(config)})
+    assert any("holds notification URLs" in w and "chmod 600" in w for w in warnings)
+    assert not any(KEY in w for w in warnings)
+    config.chmod(0o600)
+    assert load_settings(env={"ORDERDASH_CONFIG": str(config)})[1] == []

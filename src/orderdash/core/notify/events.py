@@ -31,6 +31,9 @@ ATTENTION = {
 }
 #: The same, by the phase's name as `watch --jsonl` writes it.
 _ATTENTION_NAMES = {phase.value: step for phase, step in ATTENTION.items()}
+#: The events read from what the state knows, whatever kind an alert carries: a payment's
+#: figures come from the order, an outage is the state's.
+_READ_FROM_STATE = frozenset({"payment", "outage", "recovery"})
 #: The words of a payment in the state's alert text (`core/watching/state.py`).
 _PAID_WORDS = "Payment received: "
 
@@ -77,11 +80,9 @@ class Notices:
         """An alert as the dashboard announces it, with its order and payment phase as the
         state holds them, and whether the service is out now."""
         kind = getattr(alert, "kind", None)
-        if isinstance(kind, str) and kind in EVENTS:
-            if kind == "outage":
-                self.outage(alert.text)
-            elif kind == "recovery":
-                self.recovered()
+        if isinstance(kind, str) and kind in EVENTS and kind not in _READ_FROM_STATE:
+            if kind == "attention":
+                self.attention(alert.token, alert.text)
             else:
                 self.notifier.submit(messages.event_fields(kind, alert.token, alert.text, {}))
             return

@@ -333,6 +333,14 @@ def read_token_file(
     return SecretStr(token)
 
 
+def _readable_by_others(path: Path) -> bool:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return os.name == "posix" and bool(mode & (stat.S_IRWXG | stat.S_IRWXO))
+
+
 def _layer_from_env(env: Mapping[str, str]) -> dict[str, Any]:
     names = set(Settings.model_fields) | set(_SECRET_FILES)
     layer = {}
@@ -396,6 +404,11 @@ def load_settings(
         _layer_from_env(env),
         {k: v for k, v in (cli or {}).items() if v is not None},
     ]
+    if layers[0].get("notify") and _readable_by_others(path):
+        warnings.append(
+            f"the config file {path} holds notification URLs (secrets) and is readable by "
+            "others: chmod 600 it"
+        )
     merged: dict[str, Any] = {}
     for layer in layers:
         if not with_token:
