@@ -429,3 +429,22 @@ def test_a_config_file_with_urls_readable_by_others_is_warned_about(tmp_path: Pa
     assert not any(KEY in w for w in warnings)
     config.chmod(0o600)
     assert load_settings(env={"ORDERDASH_CONFIG": str(config)})[1] == []
+
+
+def test_the_demo_tells_the_owner_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`orderdash demo` reads the user's config file, but its simulated payments are nobody's
+    news: its rules are left out."""
+    from orderdash import cli
+    from orderdash.tui import run
+
+    config = tmp_path / "orderdash" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[[notify]]\nevents = "payment"\nurls = "json://127.0.0.1:9/"\n')
+    config.chmod(0o600)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    seen = {}
+    monkeypatch.setattr(
+        run, "run_dashboard", lambda settings, *_, **__: seen.setdefault("s", settings) and 0
+    )
+    assert cli.main(["demo", "--customer-interval", "0"]) == 0
+    assert seen["s"].notify == ()
