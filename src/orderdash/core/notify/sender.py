@@ -223,12 +223,13 @@ class Notifier:
         atexit.unregister(self.close)
         if not self._thread.is_alive():
             return
+        deadline = time.monotonic() + timeout
         try:
             self._queue.put(_STOP, timeout=timeout)
         except queue.Full:
             pass
-        self._thread.join(timeout)
-        self._stop.set()
+        self._thread.join(max(0.0, deadline - time.monotonic()))
+        self._stop.set()  # a retry's wait ends now; a send under way is left to finish alone
         self._thread.join(0.5)
 
     # -- the thread -------------------------------------------------------------------------------
