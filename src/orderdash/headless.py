@@ -13,6 +13,9 @@ the history lists after start (then it is watched if open); a failed history rea
 the orders it found.
 Lines are written with ASCII escapes, so no control character from the service reaches the
 terminal; money keeps every digit.
+With notification rules (the `notify` setting), each line is heard by them too: a payment, an
+order that needs attention, any event a rule names, and the service out and back
+(docs/notify.md).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from orderdash.core.domain.late_payment import after_expiry, after_expiry_text
 from orderdash.core.domain.payment import payment_state
 from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.refresh import Kind, TrackStatus
-from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
+from orderdash.core.polling.watcher import Change, Failure, OrderWatcher, is_outage
 from orderdash.core.runtime import startup
 from orderdash.core.runtime.config import Settings
 from orderdash.core.runtime.logs import ensure_configured
@@ -39,12 +42,17 @@ from orderdash.core.service.models import Order, Transaction
 
 if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter
+    from orderdash.core.notify.events import Notices
 
 
 class JsonLinesEvents:
-    def __init__(self, out: IO[str], clock: Callable[[], float]) -> None:
+    def __init__(
+        self, out: IO[str], clock: Callable[[], float], notices: Notices | None = None
+    ) -> None:
         self._out = out
         self._clock = clock
+        #: The notification rules, if any: they hear every line (and the outages).
+        self._notices = notices
         #: Per failing order, the kind of its latest error (an `error` line when it changes).
         self._failing: dict[str, str] = {}
         #: The orders whose `state` line is out.
@@ -55,9 +63,13 @@ class JsonLinesEvents:
         line = jsontext.dumps({"time": moment, "event": event, "token": token, **fields})
         self._out.write(line + "\n")
         self._out.flush()
+        if self._notices is not None:
+            self._notices.line(event, token, fields)
 
     def on_fetched(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None:
         order = fetched.order
+        if self._notices is not None:
+            self._notices.recovered()
         if token in self._failing:
             del self._failing[token]
             self.emit("recovered", token)
@@ -147,6 +159,8 @@ class JsonLinesEvents:
 
     def on_failure(self, token: str, failure: Failure) -> None:
         kind = failure.error_kind
+        if self._notices is not None and is_outage(failure.error):
+            self._notices.outage(failure.error.message)
         if failure.kind is Kind.ORDER and self._failing.get(token) != kind:
             self._failing[token] = kind
             retry_in = Decimal(f"{failure.retry_in:.1f}")
@@ -239,7 +253,9 @@ async def _watch(
 ) -> None:
     async with OrderClient.from_settings(settings, clock=clock) as client:
         client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
-        lines = JsonLinesEvents(out, clock)
+        from orderdash.core.notify.events import notices_for
+
+        lines = JsonLinesEvents(out, clock, notices_for(settings))
         watcher = OrderWatcher(
             client,
             lines,
@@ -269,10 +285,18 @@ async def _watch(
 
 def run_jsonl(settings: Settings, tokens: Sequence[str], *, account: bool = False) -> int:
     # stdout carries the JSON lines: logging goes to the log file or nowhere
-    ensure_configured(settings.log_file, [settings.bearer_token, settings.access_token])
+    from orderdash.core.notify.events import close_all
+    from orderdash.core.notify.rules import url_secrets
+
+    ensure_configured(
+        settings.log_file,
+        [settings.bearer_token, settings.access_token, *url_secrets(settings.notify)],
+    )
     startup.resume()  # from here on it runs for hours: the collector back on
     try:
         asyncio.run(watch_jsonl(settings, tokens, account=account))
     except KeyboardInterrupt:
         return 0
+    finally:
+        close_all()  # what is queued goes out, within a bounded wait
     return 0

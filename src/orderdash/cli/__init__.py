@@ -1,8 +1,9 @@
 """Command line: the dashboard, the demo, the simulator and one-shot reads for scripts.
 
 `options` holds the parsers and the settings they give; each command family has its module
-(`order`: get, rates; `account`: orders, charge; `books`: close, export, attention; `screens`: tui,
-watch, pos, demo, display; `simulate`), and `render` prints what the one-shot commands return.
+(`order`: get, rates; `account`: orders, charge; `books`: close, export, attention; `resolve`;
+`screens`: tui, watch, pos, demo, display; `notify`: notify --test; `simulate`), and `render`
+prints what the one-shot commands return.
 Only the command that runs is imported: `orderdash get` must stay fast and never load textual,
 the simulator or qrcode, and `--help` loads neither httpx nor pydantic.
 """
@@ -136,6 +137,11 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from orderdash.cli import render, resolve
 
         return render.render(resolve._run_resolve(args), as_json=args.json)
+
+    if command == "notify":
+        from orderdash.cli import notify
+
+        return notify._run_notify_test(args)
     if command == "simulate":
         from orderdash.cli import simulate
 

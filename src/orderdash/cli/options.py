@@ -337,6 +337,23 @@ def _charges_arguments(charges: argparse.ArgumentParser) -> None:
     _add_connection_options(charges)
 
 
+def _notify_arguments(notify: argparse.ArgumentParser) -> None:
+    notify.add_argument(
+        "--test",
+        action="store_true",
+        required=True,
+        help="send one test message through each rule of the notify setting; prints each "
+        "rule's outcome (never its URLs) and exits nonzero if any failed",
+    )
+    notify.add_argument("--config", metavar="PATH", help="TOML config file (or ORDERDASH_CONFIG)")
+    notify.add_argument(
+        "--log",
+        dest="log_file",
+        metavar="FILE",
+        help="log the outcomes to FILE, secrets redacted (or ORDERDASH_LOG_FILE)",
+    )
+
+
 def _simulate_arguments(simulate: argparse.ArgumentParser) -> None:
     simulate.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     simulate.add_argument("--port", type=int, default=8765, help="port (8765)")
@@ -463,6 +480,10 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
         "nothing is sent to the service)",
         _resolve_arguments,
     ),
+    "notify": (
+        "the notification rules (the notify extra): --test sends one message through each",
+        _notify_arguments,
+    ),
     "simulate": ("serve the simulated order service over HTTP", _simulate_arguments),
 }
 
@@ -542,10 +563,12 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
         print(f"orderdash: warning: {warning}", file=sys.stderr)
     if settings.readonly:
         _refuse_in_readonly(args)
+    from orderdash.core.notify.rules import url_secrets
     from orderdash.core.runtime.logs import configure_logging
 
     # the log file, or nowhere: never the terminal (the dashboard owns it, --jsonl owns stdout)
-    configure_logging(settings.log_file, secrets=[settings.bearer_token, settings.access_token])
+    secrets = [settings.bearer_token, settings.access_token, *url_secrets(settings.notify)]
+    configure_logging(settings.log_file, secrets=secrets)
     return settings, warnings
 
 

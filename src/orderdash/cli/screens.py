@@ -108,6 +108,8 @@ def _run_demo(args: argparse.Namespace) -> int:
                 # nor the shop's books: its charges and orders go to a ledger of its own
                 "ledger": str(demo_ledger_path()),
                 "ledger_url": "",
+                # nor the owner's phone: simulated payments are nobody's news
+                "notify": (),
             },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
         )

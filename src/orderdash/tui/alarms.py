@@ -1,11 +1,12 @@
 """Alerts as the operator hears and sees them: the bell and a toast for each, and the one
-notice that the rate is not refreshed. (Which alert an answer makes is the state's:
+notice that the rate is not refreshed; and as an owner who is away hears of them, through the
+notification rules (`core/notify/events.py`). (Which alert an answer makes is the state's:
 `core/watching/state.py`.)
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
@@ -13,6 +14,7 @@ from orderdash.core.safetext import clean
 from orderdash.core.watching.state import DashboardState
 
 if TYPE_CHECKING:
+    from orderdash.core.notify.events import Notices
     from orderdash.core.watching.alert import Alert
 
 NO_BEARER = (
@@ -22,15 +24,31 @@ NO_BEARER = (
 
 
 class Alarms:
-    def __init__(self, app: App[None], state: DashboardState) -> None:
-        """`app` rings (its `bell` keeps to the state's switch) and shows the toasts."""
+    def __init__(self, app: App[None], state: DashboardState, settings: Any = None) -> None:
+        """`app` rings (its `bell` keeps to the state's switch) and shows the toasts; the
+        `settings`' notification rules, if any, hear of each alert too."""
         self._app, self._state = app, state
         self._told_no_bearer = False
+        #: The notification rules' sender (None without rules: nothing is loaded for it).
+        self.notices: Notices | None = None
+        if settings is not None and settings.notify:
+            from orderdash.core.notify.events import notices_for
+
+            self.notices = notices_for(settings)
 
     def announce(self, alert: Alert) -> None:
         """A payment or a status change: the bell and a toast (the log line is the state's).
         With the customer's screen up, only its own order rings (the toast is held). An alarm
         (outage, recovery, not found, a payment taken back) is an error toast that stays."""
+        if self.notices is not None:
+            entry = self._state.entries.get(alert.token)
+            payment = entry.payment if entry is not None else None
+            self.notices.alert(
+                alert,
+                order=entry.order if entry is not None else None,
+                phase=payment.phase if payment is not None else None,
+                outage=self._state.outage,
+            )
         if not self._state.pos_up or alert.token == self._state.token:
             self._app.bell()
         where = [part for part in (alert.company, clean(alert.token, limit=30)) if part]

@@ -81,7 +81,7 @@ class OrderDashApp(App[None]):
         self.watcher = parts.watcher
         self.desk = Desk(self, state)
         #: The bell and the alerts' toasts (tui/alarms.py).
-        self.alarms = Alarms(self, state)
+        self.alarms = Alarms(self, state, settings)
         self._reporter = parts.reporter
         #: `orderdash pos`: the point of sale is all there is; Esc asks to quit.
         self.pos_only = pos_only

@@ -65,8 +65,9 @@ async def close_with(
     progress: Callable[[int, int], None] | None = None,
 ) -> CloseResult:
     """Close (or show, `dry_run`) `period` for `till` through `client`, within the settings'
-    budgets (`core/books/close.py`)."""
-    return await close_period(
+    budgets (`core/books/close.py`). A close made now is the day's digest to the notification
+    rules that name "close" (`core/notify`)."""
+    result = await close_period(
         client,
         book,
         period,
@@ -79,6 +80,13 @@ async def close_with(
         max_pages=settings.history_max_pages,
         progress=progress,
     )
+    if result.saved and not result.frozen and getattr(settings, "notify", None):
+        from orderdash.core.notify.events import notices_for
+
+        notices = notices_for(settings)
+        if notices is not None:
+            notices.closed(result.report)
+    return result
 
 
 class BudgetGate:

@@ -28,6 +28,7 @@ from pydantic import (
 )
 
 from orderdash.core.polling.late import DEFAULT_LATE_WINDOW
+from orderdash.core.notify.rules import NotifyRule, QuietHours
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import ConfigError
 from orderdash.core.service.net import Timeouts, is_loopback_host
@@ -39,9 +40,10 @@ ACCESS_TOKEN_FILE_KEY = "access_token_file"
 #: Each file setting and the secret setting it fills.
 _SECRET_FILES = {TOKEN_FILE_KEY: "bearer_token", ACCESS_TOKEN_FILE_KEY: "access_token"}
 #: The settings that are a secret or name its file (the customer display reads none of them);
-#: `ledger_url` may hold the database's password.
+#: `ledger_url` may hold the database's password, `notify` the notification services' keys.
 _SECRET_SETTINGS = frozenset(name for pair in _SECRET_FILES.items() for name in pair) | {
-    "ledger_url"
+    "ledger_url",
+    "notify",
 }
 #: The variables that hold a secret or name the file that does: no child process (clipboard
 #: tool, browser, web display process) is given them (`child_environment`).
@@ -90,7 +92,8 @@ def child_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # an error never repeats what was given: it may be a token or a notification URL
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     base_url: str = DEFAULT_BASE_URL
     bearer_token: SecretStr | None = None
@@ -201,6 +204,12 @@ class Settings(BaseModel):
     till: str = Field(default_factory=default_till)
     #: Who is at the till: written with each resolution (default: the login name).
     operator: str = Field(default_factory=default_operator, min_length=1, max_length=64)
+    #: Word to an owner who is away (the `notify` extra, docs/notify.md): each rule sends the
+    #: events it names to its Apprise URLs. The URLs are secrets: never shown or logged.
+    notify: tuple[NotifyRule, ...] = Field((), max_length=20)
+    #: Nothing is sent between these times ("22:00-07:00", in `timezone`): what came meanwhile
+    #: is summed up in one message per rule when they end.
+    quiet_hours: str | None = None
     #: Log request outcomes and timings here (rotated at 1 MiB, 3 kept, mode 0600; secrets
     #: redacted). Never logged to the terminal.
     log_file: str | None = None
@@ -252,6 +261,13 @@ class Settings(BaseModel):
     def _empty_ledger_url(cls, value: Any) -> Any:
         # "" (the demo's) undoes a ledger_url of the config file
         return None if value == "" else value
+
+    @field_validator("quiet_hours")
+    @classmethod
+    def _check_quiet_hours(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        return str(QuietHours.parse(value))
 
     @field_validator("currency", mode="before")
     @classmethod
@@ -355,6 +371,14 @@ def read_token_file(
     return SecretStr(token)
 
 
+def _readable_by_others(path: Path) -> bool:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return os.name == "posix" and bool(mode & (stat.S_IRWXG | stat.S_IRWXO))
+
+
 def _layer_from_env(env: Mapping[str, str]) -> dict[str, Any]:
     names = set(Settings.model_fields) | set(_SECRET_FILES)
     layer = {}
@@ -418,6 +442,11 @@ def load_settings(
         _layer_from_env(env),
         {k: v for k, v in (cli or {}).items() if v is not None},
     ]
+    if layers[0].get("notify") and _readable_by_others(path):
+        warnings.append(
+            f"the config file {path} holds notification URLs (secrets) and is readable by "
+            "others: chmod 600 it"
+        )
     merged: dict[str, Any] = {}
     for layer in layers:
         if not with_token:

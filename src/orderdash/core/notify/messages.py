@@ -1,0 +1,150 @@
+"""The messages an owner receives: plain text, built from validated data only.
+
+Every text from the service (a company name, a status, an alert's words) passes `clean` (one
+printable line, bounded); amounts are the exact decimals the service sent, never rounded; an
+order is named by its token. Apprise is told the body is plain text, so a service that renders
+Markdown or HTML escapes it rather than reading markup in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from orderdash.core.safetext import clean
+
+#: The title every message starts with, so an owner's filter can find them.
+PREFIX = "orderdash"
+#: Characters of the close's digest a message shows (enough to compare with the report).
+DIGEST_SHOWN = 16
+#: A message body at most this long (a close with many currencies is cut, never refused).
+MAX_BODY = 4000
+
+
+@dataclass(frozen=True)
+class Message:
+    #: The event it is ("payment", ..., or "test"): which rules send it.
+    event: str
+    title: str
+    body: str
+
+
+def _text(value: Any, limit: int = 80) -> str:
+    return clean(value, limit=limit)
+
+
+def amount(value: Decimal | str | None) -> str:
+    """An amount with exactly the digits it came with ("?" when absent)."""
+    if value is None:
+        return "?"
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return _text(value, 60)
+
+
+def _message(event: str, title: str, lines: Iterable[str]) -> Message:
+    body = "\n".join(lines)
+    if len(body) > MAX_BODY:
+        body = body[: MAX_BODY - 1] + "\u2026"
+    return Message(event, f"{PREFIX}: {title}", body)
+
+
+def payment(
+    token: str,
+    paid: Decimal | str | None,
+    coin: str,
+    fiat: Decimal | str | None,
+    currency: str,
+    *,
+    state: str = "",
+    company: str = "",
+) -> Message:
+    """A new payment on a watched order."""
+    lines = [
+        f"Order {_text(token)}" + (f" ({_text(company, 40)})" if company else ""),
+        f"Paid: {amount(paid)} {_text(coin, 12)} ({amount(fiat)} {_text(currency, 12)})",
+    ]
+    if state:
+        lines.append(f"Order now: {_text(state, 40)}")
+    return _message("payment", f"payment {amount(paid)} {_text(coin, 12)}", lines)
+
+
+def attention(token: str, what: str, next_step: str = "") -> Message:
+    """An order newly needs a human: what happened and, if known, what to do next."""
+    lines = [f"Order {_text(token)}: {_text(what, 200)}"]
+    if next_step:
+        lines.append(f"Next step: {_text(next_step, 200)}")
+    return _message("attention", f"order needs attention ({_text(what, 40)})", lines)
+
+
+def outage(reason: str) -> Message:
+    return _message(
+        "outage",
+        "service unreachable",
+        [
+            f"The service is unreachable: {_text(reason, 200)}",
+            "Orders are not read until it answers again.",
+        ],
+    )
+
+
+def recovery() -> Message:
+    return _message(
+        "recovery", "service reachable again", ["The service answers again: orders are read again."]
+    )
+
+
+def event_fields(event: str, token: str | None, text: str, fields: Mapping[str, Any]) -> Message:
+    """Any other event by its name (an alert kind such as "late-payment"): its words and its
+    plain fields (text, numbers, exact amounts), each cleaned."""
+    lines = [f"Order {_text(token)}" if token else "The service"]
+    if text:
+        lines.append(_text(text, 480))
+    for name, value in fields.items():
+        if isinstance(value, str | Decimal | int | bool) and name.isidentifier():
+            shown = amount(value) if isinstance(value, Decimal) else _text(value, 80)
+            lines.append(f"{_text(name, 30)}: {shown}")
+    return _message(event, _text(event, 30).replace("-", " "), lines)
+
+
+def close_digest(report: Mapping[str, Any]) -> Message:
+    """The close of day in a few lines: totals per coin and per fiat currency (exact), the
+    exceptions' count and the digest's start (the report read back is as untrusted as the
+    service: every part cleaned)."""
+    period = report.get("period", {})
+    received = report.get("received", {})
+    lines = [
+        f"Close of day {_text(period.get('from'), 40)} to {_text(period.get('until'), 40)}",
+        f"Orders: {_text(report.get('orders', {}).get('total'), 12)}",
+    ]
+    for kind, heading in (("coins", "Received in coin"), ("fiat", "Received in fiat")):
+        rows = received.get(kind) or {}
+        lines.append(f"{heading}:" if rows else f"{heading}: nothing")
+        for unit, row in sorted(rows.items()):
+            count = _text(row.get("payments"), 12)
+            payments = "payment" if count == "1" else "payments"
+            lines.append(f"  {_text(unit, 12)} {amount(row.get('amount'))} ({count} {payments})")
+    lines.append(f"Exceptions: {len(report.get('exceptions') or ())}")
+    digest = _text(report.get("digest"), 80)[:DIGEST_SHOWN]
+    lines.append(f"Digest: {digest}\u2026")
+    day = _text(period.get("from"), 40)[:10]
+    return _message("close", f"close of day {day}", lines)
+
+
+def test() -> Message:
+    return _message("test", "test message", ["A test from orderdash: this rule reaches you."])
+
+
+def held_summary(quiet: str, held: list[tuple[str, Message]], more: int) -> Message:
+    """What the quiet hours held back, as one message when they end: each held message's time
+    and title, and a close of day in full (its figures are the day's)."""
+    lines = [f"While quiet ({quiet}), {len(held) + more} messages were held:"]
+    lines += [f"  {at} {message.title.removeprefix(PREFIX + ': ')}" for at, message in held]
+    if more:
+        lines.append(f"  \u2026 and {more} more")
+    for _, message in held:
+        if message.event == "close":
+            lines += ["", message.body]
+    return _message("summary", f"{len(held) + more} held during quiet hours", lines)

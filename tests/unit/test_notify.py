@@ -1,0 +1,450 @@
+"""Notifications (core/notify): Apprise's `json://` URLs deliver to a JSON endpoint served here
+on loopback, one per rule that names the event, none for an event no rule names, none while the
+quiet hours hold; a failure is tried again; `notify --test` says per rule what happened; the
+URLs' parts are never in the output or the logs."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, run_python
+from orderdash.core.notify import messages
+from orderdash.core.notify.events import Notices
+from orderdash.core.notify.messages import Message
+from orderdash.core.notify.rules import NotifyRule, QuietHours
+from orderdash.core.notify.sender import Notifier, redact
+from orderdash.core.runtime.config import Settings, load_settings
+from orderdash.core.service.errors import ConfigError
+from orderdash.core.watching.alert import Alert
+from support.notify_endpoint import KEY, PASSWORD, USER, Endpoint
+
+needs_apprise = pytest.mark.skipif(
+    find_spec("apprise") is None,
+    reason="Apprise is not installed (pip install 'orderdash[notify]')",
+)
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[Endpoint]:
+    served = Endpoint()
+    yield served
+    served.close()
+
+
+@dataclass
+class Clock:
+    now: float
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def at_utc(hour: int, minute: int = 0) -> float:
+    return datetime(2026, 11, 27, hour, minute, tzinfo=UTC).timestamp()
+
+
+def rule(events: list[str], *urls: str) -> NotifyRule:
+    return NotifyRule.model_validate({"events": events, "urls": list(urls)})
+
+
+@pytest.fixture
+def notifiers() -> Iterator[list[Notifier]]:
+    made: list[Notifier] = []
+    yield made
+    for notifier in made:
+        notifier.close(timeout=2)
+
+
+def make_notifier(made: list[Notifier], rules: list[NotifyRule], **options: object) -> Notifier:
+    options.setdefault("zone", UTC)
+    options.setdefault("backoff", (0.01,))
+    notifier = Notifier(rules, **options)  # type: ignore[arg-type]
+    made.append(notifier)
+    return notifier
+
+
+PAYMENT = messages.payment(
+    "tok-1", Decimal("0.000123456789012345678901"), "BTC", Decimal("12.50"), "EUR", state="paid"
+)
+
+
+# -- through Apprise, to the local endpoint -------------------------------------------------------
+
+
+@needs_apprise
+def test_one_message_per_rule_that_names_the_event(endpoint, notifiers) -> None:
+    endpoint.clear()
+    notifier = make_notifier(
+        notifiers,
+        [
+            rule(["payment"], endpoint.url("a")),
+            rule(["payment", "close"], endpoint.url("b")),
+            rule(["outage"], endpoint.url("c")),
+        ],
+    )
+    assert notifier.submit(PAYMENT)
+    # no rule names "recovery": not even queued
+    assert not notifier.submit(messages.recovery())
+    assert notifier.drain(10)
+    assert len(endpoint.at("a")) == len(endpoint.at("b")) == 1
+    assert endpoint.at("c") == []
+    body = endpoint.at("a")[0]
+    assert body["title"] == "orderdash: payment 0.000123456789012345678901 BTC"
+    # the service's digits, every one of them, and the order's token
+    assert "0.000123456789012345678901 BTC (12.50 EUR)" in str(body["message"])
+    assert "tok-1" in str(body["message"])
+    assert len(endpoint.received) == 2
+
+
+@needs_apprise
+def test_quiet_hours_hold_messages_then_one_summary_per_rule(endpoint, notifiers) -> None:
+    endpoint.clear()
+    clock = Clock(at_utc(23, 15))
+    notifier = make_notifier(
+        notifiers,
+        [rule(["payment"], endpoint.url("q1")), rule(["outage"], endpoint.url("q2"))],
+        quiet=QuietHours.parse("22:00-07:00"),
+        clock=clock,
+    )
+    notifier.submit(PAYMENT)
+    notifier.submit(PAYMENT)
+    assert notifier.drain(10)
+    assert endpoint.received == []  # nothing while quiet
+    clock.now = at_utc(6, 59)
+    notifier.wake()
+    assert notifier.drain(10)
+    assert endpoint.received == []
+    clock.now = at_utc(7, 0)
+    notifier.wake()
+    assert notifier.drain(10)
+    summaries = endpoint.at("q1")
+    assert len(summaries) == 1 and endpoint.at("q2") == []  # q2's rule held nothing
+    assert summaries[0]["title"] == "orderdash: 2 held during quiet hours"
+    text = str(summaries[0]["message"])
+    assert "While quiet (22:00-07:00)" in text
+    assert text.count("23:15 payment 0.000123456789012345678901 BTC") == 2
+
+
+@needs_apprise
+def test_a_failed_send_is_tried_again(endpoint, notifiers, caplog) -> None:
+    endpoint.clear()
+    caplog.set_level(logging.DEBUG)
+    notifier = make_notifier(notifiers, [rule(["payment"], endpoint.url("flaky-1"))])
+    notifier.submit(PAYMENT)
+    assert notifier.drain(10)
+    # a 500, then the same message again, delivered
+    assert [body["title"] for body in endpoint.at("flaky-1")] == [PAYMENT.title] * 2
+    assert notifier.failed == {}
+    assert "notification sent: rule 0 (json), payment" in caplog.text
+
+
+@needs_apprise
+def test_a_url_never_reaches_the_logs(endpoint, notifiers, caplog, capfd) -> None:
+    endpoint.clear()
+    caplog.set_level(logging.DEBUG)
+    closed_port = f"json://{USER}:{PASSWORD}@127.0.0.1:9/{KEY}"  # discard port: refused
+    notifier = make_notifier(
+        notifiers,
+        [
+            rule(["payment"], endpoint.url(f"fail-{KEY}", secret=True)),
+            rule(["payment"], closed_port),
+        ],
+    )
+    notifier.submit(PAYMENT)
+    assert notifier.drain(20)
+    assert notifier.failed == {0: 1, 1: 1}
+    assert "notification failed: rule 0 (json), payment" in caplog.text
+    out, err = capfd.readouterr()
+    for text in (caplog.text, out, err):
+        for part in (USER, PASSWORD, KEY, f"127.0.0.1:{endpoint.port}", "127.0.0.1"):
+            assert part not in text
+    # Apprise's own records stay with it (its failures name the host)
+    assert not [r for r in caplog.records if r.name.startswith("apprise")]
+
+
+@needs_apprise
+def test_notify_test_says_per_rule_what_happened(endpoint, tmp_path: Path) -> None:
+    endpoint.clear()
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[[notify]]\nevents = ["payment"]\nurls = ["{endpoint.url("t-ok", secret=True)}"]\n'
+        f'[[notify]]\nevents = "close"\nurls = ["{endpoint.url("fail-" + KEY, secret=True)}"]\n'
+    )
+    log = tmp_path / "notify.log"
+    done = run_cli("notify", "--test", "--log", str(log), env={"ORDERDASH_CONFIG": str(config)})
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "rule 0 (json): sent"
+    assert lines[1].startswith("rule 1 (json): failed: ")
+    assert "500" in lines[1]
+    assert len(endpoint.at("t-ok")) == 1
+    assert endpoint.at("t-ok")[0]["title"] == "orderdash: test message"
+    for text in (done.stdout, done.stderr, log.read_text() if log.exists() else ""):
+        for part in (USER, PASSWORD, KEY, str(endpoint.port)):
+            assert part not in text
+
+
+def test_notify_test_without_rules_says_so() -> None:
+    done = run_cli("notify", "--test")
+    assert done.returncode == 2
+    assert "no notification rules" in done.stderr
+
+
+# -- without Apprise: the rules, the messages, what turns events into messages -------------------
+
+
+class Recorded:
+    """A delivery that records what it was given (no network, no Apprise)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Message]] = []
+
+    def send(self, url: str, message: Message) -> str | None:
+        self.sent.append((url, message))
+        return None
+
+
+def recording(made: list[Notifier], events: list[str]) -> tuple[Notifier, Recorded]:
+    delivery = Recorded()
+    notifier = make_notifier(made, [rule(events, "json://hook")], delivery=lambda: delivery)
+    return notifier, delivery
+
+
+def test_rules_refuse_unknown_events_and_never_repeat_a_url(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    secret = f"tgram://{KEY}/{PASSWORD}"
+    config.write_text(f'[[notify]]\nevents = ["payment", "paid"]\nurls = ["{secret}"]\n')
+    with pytest.raises(ConfigError, match=r"notify\.0\.events: unknown event 'paid'"):
+        load_settings(env={"ORDERDASH_CONFIG": str(config)})
+    config.write_text(f'[[notify]]\nevents = "payment"\nurls = ["{secret}", "no scheme {KEY}"]\n')
+    with pytest.raises(ConfigError) as refused:
+        load_settings(env={"ORDERDASH_CONFIG": str(config)})
+    assert "notify.0.urls: URL 1 must be one line" in refused.value.message
+    assert KEY not in refused.value.message
+    with pytest.raises(ValueError) as direct:
+        Settings(notify=[{"events": ["payment"], "urls": [f"bad {KEY}"]}])
+    assert KEY not in str(direct.value)
+    settings = Settings(notify=[{"events": "payment", "urls": secret}], quiet_hours="22:00-7:00")
+    assert settings.quiet_hours == "22:00-07:00"
+    assert settings.notify[0].schemes() == ["tgram"]
+    for shown in (repr(settings), str(settings), repr(settings.notify)):
+        assert KEY not in shown and PASSWORD not in shown
+
+
+def test_the_urls_are_kept_from_child_processes() -> None:
+    from orderdash.core.runtime.config import child_environment
+
+    assert "ORDERDASH_NOTIFY" not in child_environment({"ORDERDASH_NOTIFY": "json://x"})
+
+
+def test_quiet_hours_over_midnight_and_within_a_day() -> None:
+    night, noon = QuietHours.parse("22:00-07:00"), QuietHours.parse("12:00-13:30")
+
+    def at(hour: int, minute: int) -> datetime:
+        return datetime(2026, 11, 27, hour, minute, tzinfo=UTC)
+
+    assert night.holds(at(22, 0)) and night.holds(at(3, 0)) and night.holds(at(6, 59))
+    assert not night.holds(at(7, 0)) and not night.holds(at(21, 59))
+    assert noon.holds(at(13, 29)) and not noon.holds(at(13, 30)) and not noon.holds(at(11, 59))
+    for bad in ("22-07", "24:00-01:00", "07:00-07:00", "7:00 to 9:00"):
+        with pytest.raises(ValueError):
+            QuietHours.parse(bad)
+
+
+def test_redact_cuts_every_part_of_the_url() -> None:
+    url = f"json://{USER}:{PASSWORD}@hooks.example:8443/{KEY}/x?token={KEY}2"
+    text = f"Failed to reach hooks.example:8443 as {USER} ({PASSWORD}) at /{KEY}/x, {KEY}2"
+    cleaned = redact(text, url)
+    for part in (USER, PASSWORD, KEY, "hooks.example", "8443"):
+        assert part not in cleaned
+
+
+def test_the_close_digest_has_the_totals_exceptions_and_digest() -> None:
+    report = {
+        "period": {"from": "2026-11-26T00:00:00+01:00", "until": "2026-11-27T00:00:00+01:00"},
+        "orders": {"total": 7},
+        "received": {
+            "coins": {"BTC": {"amount": "0.000123456789012345678901", "payments": 2}},
+            "fiat": {"EUR": {"amount": "25.10", "payments": 2}},
+        },
+        "exceptions": [{"kind": "underpaid"}, {"kind": "overpaid"}],
+        "digest": "ab" * 32,
+    }
+    digest = messages.close_digest(report)
+    assert digest.event == "close"
+    assert digest.title == "orderdash: close of day 2026-11-26"
+    assert "BTC 0.000123456789012345678901 (2 payments)" in digest.body
+    assert "EUR 25.10 (2 payments)" in digest.body
+    assert "Exceptions: 2" in digest.body
+    assert f"Digest: {'ab' * 8}\u2026" in digest.body
+
+
+def test_text_from_the_service_is_one_clean_line() -> None:
+    hostile = messages.payment(
+        "tok\x1b[2J", Decimal("1"), "BTC", None, "EUR", company="ACME [/] \x1b]8;;x\x07Corp\nnext"
+    )
+    assert "\x1b" not in hostile.body and "\x07" not in hostile.body
+    assert hostile.body.count("\n") == 1  # the message's own two lines only
+
+
+@dataclass(frozen=True)
+class KindedAlert:
+    """An alert that carries its kind by name, as new kinds do."""
+
+    at: float
+    token: str
+    company: str
+    text: str
+    alarm: bool = True
+    kind: str = "late-payment"
+
+
+def test_alerts_map_to_events_by_kind_and_by_what_the_state_knows(notifiers) -> None:
+    from orderdash.core.domain.payment import Phase
+
+    notifier, delivery = recording(
+        notifiers, ["late-payment", "outage", "recovery", "attention", "payment"]
+    )
+    notices = Notices(notifier)
+    notices.alert(
+        KindedAlert(0, "tok-9", "", "Paid 3 h after expiry"), order=None, phase=None, outage=False
+    )
+    down = Alert(0, "", "", "Service unreachable: cannot connect", alarm=True)
+    notices.alert(down, order=None, phase=None, outage=True)
+    notices.alert(down, order=None, phase=None, outage=True)  # one outage, one message
+    notices.alert(
+        Alert(0, "", "", "Service reachable again", alarm=True),
+        order=None,
+        phase=None,
+        outage=False,
+    )
+    assert notices.attention("tok-2", Phase.UNDERPAID.value, "ask for the rest")
+    assert not notices.attention("tok-2", Phase.UNDERPAID.value, "ask for the rest")  # told once
+    assert notifier.drain(5)
+    sent = [(m.event, m.title) for _, m in delivery.sent]
+    assert sent == [
+        ("late-payment", "orderdash: late payment"),
+        ("outage", "orderdash: service unreachable"),
+        ("recovery", "orderdash: service reachable again"),
+        ("attention", "orderdash: order needs attention (underpaid)"),
+    ]
+    assert (
+        "tok-9" in delivery.sent[0][1].body and "Paid 3 h after expiry" in delivery.sent[0][1].body
+    )
+    assert "cannot connect" in delivery.sent[1][1].body
+
+
+def test_watch_jsonl_lines_are_heard_by_name(notifiers) -> None:
+    from orderdash.headless import JsonLinesEvents
+
+    notifier, delivery = recording(notifiers, ["payment", "late-payment", "attention"])
+    lines = JsonLinesEvents(io.StringIO(), lambda: at_utc(12), Notices(notifier))
+    lines.emit(
+        "transaction",
+        "tok-3",
+        amount=Decimal("0.10000000"),
+        amountFiat=Decimal("9.99"),
+        coin="btc",
+        currency="EUR",
+        state="underpaid",
+    )
+    lines.emit("late-payment", "tok-4", amount=Decimal("0.5"), coin="LTC")
+    lines.emit("status", "tok-5", previous="new", code="paid", state="paid")  # no rule: nothing
+    assert notifier.drain(5)
+    events = [m.event for _, m in delivery.sent]
+    assert events == ["payment", "attention", "late-payment"]
+    assert "0.10000000 BTC (9.99 EUR)" in delivery.sent[0][1].body
+    assert "amount: 0.5" in delivery.sent[2][1].body
+
+
+def test_a_full_queue_drops_and_never_blocks(notifiers) -> None:
+    gate = threading.Event()
+
+    class Stuck(Recorded):
+        def send(self, url: str, message: Message) -> str | None:
+            gate.wait(5)
+            return super().send(url, message)
+
+    stuck = Stuck()
+    notifier = make_notifier(
+        notifiers, [rule(["payment"], "json://hook")], delivery=lambda: stuck, max_queue=2
+    )
+    accepted = [notifier.submit(PAYMENT) for _ in range(6)]
+    assert accepted.count(False) >= 3 and notifier.dropped == accepted.count(False)
+    gate.set()
+    assert notifier.drain(5)
+
+
+def test_no_rules_load_nothing_and_rules_do_not_load_apprise_at_start() -> None:
+    done = run_python(
+        "import sys\n"
+        "from orderdash.core.runtime.config import Settings\n"
+        "from orderdash.core.notify.events import notices_for\n"
+        "assert notices_for(Settings()) is None\n"
+        "n = notices_for(Settings(notify=[{'events': 'payment', 'urls': 'json://127.0.0.1:9/'}]))\n"
+        "print('apprise' in sys.modules, 'orderdash.core.notify.sender' in sys.modules)\n"
+        "n.notifier.close(1)\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
+
+
+def test_watch_jsonl_says_an_outage_once_and_its_end(notifiers) -> None:
+    from orderdash.core.polling.refresh import Kind
+    from orderdash.core.polling.watcher import Failure
+    from orderdash.core.service.errors import NetworkError, NotFound
+    from orderdash.headless import JsonLinesEvents
+
+    notifier, delivery = recording(notifiers, ["outage", "recovery"])
+    out = io.StringIO()
+    lines = JsonLinesEvents(out, lambda: at_utc(12), Notices(notifier))
+    down = NetworkError("cannot connect to the service")
+    for token in ("tok-1", "tok-2", "tok-1"):  # every order fails: one outage
+        lines.on_failure(token, Failure(Kind.ORDER, down, 1.0))
+    lines.on_failure("tok-3", Failure(Kind.ORDER, NotFound("no such order"), 1.0))
+    assert notifier.drain(5)
+    assert [m.event for _, m in delivery.sent] == ["outage"]
+    assert "cannot connect to the service" in delivery.sent[0][1].body
+    # the JSON lines are what they were: notifications add none
+    assert [json.loads(line)["event"] for line in out.getvalue().splitlines()] == ["error"] * 3
+
+
+def test_a_config_file_with_urls_readable_by_others_is_warned_about(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[[notify]]\nevents = "payment"\nurls = "tgram://{KEY}/1"\n')
+    config.chmod(0o644)
+    _, warnings = load_settings(env={"ORDERDASH_CONFIG": str(config)})
+    assert any("holds notification URLs" in w and "chmod 600" in w for w in warnings)
+    assert not any(KEY in w for w in warnings)
+    config.chmod(0o600)
+    assert load_settings(env={"ORDERDASH_CONFIG": str(config)})[1] == []
+
+
+def test_the_demo_tells_the_owner_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`orderdash demo` reads the user's config file, but its simulated payments are nobody's
+    news: its rules are left out."""
+    from orderdash import cli
+    from orderdash.tui import run
+
+    config = tmp_path / "orderdash" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[[notify]]\nevents = "payment"\nurls = "json://127.0.0.1:9/"\n')
+    config.chmod(0o600)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    seen = {}
+    monkeypatch.setattr(
+        run, "run_dashboard", lambda settings, *_, **__: seen.setdefault("s", settings) and 0
+    )
+    assert cli.main(["demo", "--customer-interval", "0"]) == 0
+    assert seen["s"].notify == ()
