@@ -7,6 +7,7 @@ threshold, a token reused for another order) appears in the view and is counted 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from orderdash.tui.messages import ResolveRequested
 from orderdash.tui.screens.attention import AttentionScreen
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.screens.resolve import ResolveScreen
+from support.notify_endpoint import Endpoint
 from support.typed import type_into
 
 UNDER, OVER, PAID = "demo-btc-eur", "demo-bch-usd", "demo-ltc-gbp"
@@ -216,3 +218,42 @@ async def test_an_order_resolved_in_the_ledger_is_not_counted(
         assert app.attention == 4  # the resolved order does not come back
         assert OVER not in {found.token for found in app.attention_keeper.found}
         assert "! 4 need attention" in title_line(app)
+
+
+@pytest.mark.skipif(find_spec("apprise") is None, reason="Apprise is not installed")
+async def test_the_owner_hears_of_each_order_that_needs_a_human_once(
+    server: SimulatorServer, tmp_path: Path
+) -> None:
+    """An `attention` rule: one message per order of every kind (the view's kind and next
+    step), none for an order the ledger holds resolved, none again at later reads."""
+    ledger = tmp_path / "ledger.sqlite3"
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        book.resolution_made(
+            new_resolution(OVER, "settled", "kept as credit", till="a", operator="b")
+        )
+    finally:
+        book.close_connection()
+    endpoint = Endpoint()
+    app = attention_app(
+        server,
+        ledger=str(ledger),
+        notify=[{"events": ["attention"], "urls": [endpoint.url("owner")]}],
+    )
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.attention == 4, timeout=10)
+            await wait_until(pilot, lambda: len(endpoint.at("owner")) >= 4, timeout=10)
+            await pilot.pause(1.0)  # more reads: nothing more is sent
+        assert app.alarms.notices is not None and app.alarms.notices.notifier.drain(5)
+        bodies = [str(body["message"]) for body in endpoint.at("owner")]
+        told = {token for token in KINDS if any(token in body for body in bodies)}
+        assert told == set(KINDS) - {OVER} and len(bodies) == 4, bodies
+        for token, kind in KINDS.items():
+            if token != OVER:
+                (body,) = [b for b in bodies if token in b]
+                assert kind.replace(" ", "_").split("_")[0] in body and "Next step:" in body
+    finally:
+        if app.alarms.notices is not None:
+            app.alarms.notices.notifier.close(2)
+        endpoint.close()

@@ -108,7 +108,7 @@ class OrderDashApp(App[None]):
         #: Account mode (the access token): the watch list fills itself; `n` charges.
         self.account = AccountSwitch(self, enabled=account)
         #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
-        self.books = AppBooks(self, settings, parts)
+        self.books = AppBooks(self, settings, parts, self.alarms.notices)
         self.attention_keeper = self.books.attention
 
     async def on_load(self) -> None:

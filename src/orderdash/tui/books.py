@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from orderdash.core.ledger import Book
     from orderdash.core.ledger.writer import BookWriter
+    from orderdash.core.notify.events import Notices
     from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
     from orderdash.core.service.results import Fetched
@@ -40,11 +41,16 @@ NOTICE_SECONDS = 30
 
 
 class AppBooks:
-    def __init__(self, app: App[object], settings: Settings, parts: Parts) -> None:
+    def __init__(
+        self, app: App[object], settings: Settings, parts: Parts, notices: Notices | None = None
+    ) -> None:
         """`app`: where notices, workers and screens go, and whose `attention` is the count of
         orders that need a human; `parts.client`: whose order reads are written, and through
-        which the close of day reads."""
+        which the close of day reads; `notices`: the owner's notifications, if any rule."""
         self._app, self._client, self._settings = app, parts.client, settings
+        self._notices = notices
+        if notices is not None:
+            notices.attention_from_phases = False  # told from the keeper below, every kind
         self._state, self._watcher = parts.state, parts.watcher
         self._writer: BookWriter | None = None
         #: The watched orders that need a human, less those the ledger holds resolved.
@@ -105,10 +111,15 @@ class AppBooks:
         from orderdash.core.ledger import LedgerError
 
         try:
-            records = await self.writer.resolutions_of(tokens)
+            resolved = {record.token for record in await self.writer.resolutions_of(tokens)}
         except LedgerError:
-            return  # the ledger's trouble is told by its writer; the orders stay in the view
-        self.resolved({record.token for record in records})
+            resolved = set()  # the ledger's trouble is told by its writer; the orders stay
+        self.resolved(resolved)
+        if self._notices is not None:  # the owner hears of each, once, unless resolved already
+            for token in tokens:
+                found = self.attention.trouble(token)
+                if token not in resolved and found is not None:
+                    self._notices.attention(token, found.first.kind, found.first.next_step)
 
     def resolved(self, tokens: set[str]) -> None:
         """`tokens` were resolved: they leave the attention view."""

@@ -2,9 +2,9 @@
 close of day, and the one entry point for an order that newly needs a human (`attention`).
 
 Events are matched by name: an alert that carries a `kind` naming an event ("late-payment",
-...) and a JSON line whose `event` is one go out as that event with no more code here. The
-alerts of today carry no kind; they are read from what the state knows (the outage, the
-order's payments and phase).
+...) and a JSON line whose `event` is one go out as that event with no more code here. An
+alert without a kind is read from what the state knows (the outage, the order's payments and
+phase).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from orderdash.core.books.attention import NEXT_STEPS
 from orderdash.core.domain.payment import Phase
 from orderdash.core.notify import messages
 from orderdash.core.notify.rules import EVENTS, QuietHours
@@ -24,11 +25,10 @@ if TYPE_CHECKING:
     from orderdash.core.service.models import Order
     from orderdash.core.watching.alert import Alert
 
-#: The phases that need a human, and the next step to suggest for each.
-ATTENTION = {
-    Phase.UNDERPAID: "ask the customer for the rest, or settle for what came",
-    Phase.OVERPAID: "work out the refund of the excess",
-}
+#: The phases that need a human, and the next step to suggest for each (the attention view's:
+#: one table, `core/books/attention.py`). The dashboard tells every kind from the view's keeper
+#: (`tui/books.py`); `watch --jsonl`, which has no keeper, tells these two from the phases.
+ATTENTION = {Phase.UNDERPAID: NEXT_STEPS["underpaid"], Phase.OVERPAID: NEXT_STEPS["overpaid"]}
 #: The same, by the phase's name as `watch --jsonl` writes it.
 _ATTENTION_NAMES = {phase.value: step for phase, step in ATTENTION.items()}
 #: The events read from what the state knows, whatever kind an alert carries: a payment's
@@ -49,6 +49,9 @@ class Notices:
         self._paid: dict[str, set[int]] = {}
         #: `watch --jsonl`: the service is out (an outage's message sent).
         self._out = False
+        #: An alert's phase (underpaid, overpaid) tells `attention`: off where the attention
+        #: view's keeper tells every kind, resolved orders left out (the dashboard).
+        self.attention_from_phases = True
 
     def attention(self, token: str, what: str, next_step: str = "") -> bool:
         """An order newly needs a human (`what`: what happened); once per order and `what`.
@@ -96,7 +99,7 @@ class Notices:
             return
         if _PAID_WORDS in alert.text:
             self._payments(order, phase)
-        if phase in ATTENTION:
+        if self.attention_from_phases and phase in ATTENTION:
             self.attention(order.token, phase.value, ATTENTION[phase])
 
     def _payments(self, order: Order, phase: Phase | None) -> None:

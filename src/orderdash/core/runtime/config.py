@@ -27,8 +27,8 @@ from pydantic import (
     model_validator,
 )
 
-from orderdash.core.polling.late import DEFAULT_LATE_WINDOW
 from orderdash.core.notify.rules import NotifyRule, QuietHours
+from orderdash.core.polling.late import DEFAULT_LATE_WINDOW
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import ConfigError
 from orderdash.core.service.net import Timeouts, is_loopback_host

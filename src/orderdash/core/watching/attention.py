@@ -68,6 +68,10 @@ class AttentionKeeper:
         found = [o for t, o in self._found.items() if t not in self._resolved]
         return sorted(found, key=lambda o: (-(o.first.at_ms or 0), o.token))
 
+    def trouble(self, token: str) -> OrderAttention | None:
+        """What `token` needs, resolved or not (None: nothing)."""
+        return self._found.get(token)
+
     def update(self) -> None:
         """Bring the view up to date with the watched orders (a tick)."""
         from orderdash.core.books.attention import attention_of
