@@ -68,8 +68,12 @@ def fake_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_secret_variables_are_the_configs_own() -> None:
     from orderdash.core.runtime.config import SECRET_VARIABLES, child_environment
 
-    assert SECRET_VARIABLES == set(SECRETS)
-    assert not leaked(json.dumps(child_environment({**SECRETS, "HOME": "/h"})))
+    # the notification rules' URLs hold the services' keys: a config file setting, never
+    # given to a child even if set in the environment
+    notify = {"ORDERDASH_NOTIFY": '[{"urls": ["tgram://NoTiFyKeY-55/1"]}]'}
+    assert SECRET_VARIABLES == set(SECRETS) | set(notify)
+    given = json.dumps(child_environment({**SECRETS, **notify, "HOME": "/h"}))
+    assert not leaked(given) and "NoTiFyKeY" not in given and '"/h"' in given
 
 
 def test_the_clipboard_tool_sees_no_secret(fake_tools: Path) -> None:

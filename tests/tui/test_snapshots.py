@@ -22,6 +22,8 @@ from support.scenes import scene, scene_app
         "account",
         "close-day-120x40",
         "close-day-80x24",
+        "attention-120x40",
+        "attention-80x24",
         "pos-scan-to-pay",
         "pos-partly-paid",
         "pos-paid",

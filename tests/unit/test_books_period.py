@@ -101,6 +101,7 @@ def test_the_report_keeps_every_digit_and_its_digest_is_of_the_canonical_text() 
             "coin": "BTC",
             "currency": "EUR",
             "excess": {"coin": "0.000071298765432109876554", "fiat": "5.54"},
+            "resolution": None,
         }
     ]
     text = canonical(report)

@@ -30,6 +30,7 @@ DISPLAYS = {
     "end": "end",
     "enter": "⏎",
     "escape": "esc",
+    "exclamation_mark": "!",
     "home": "home",
     "left": "←",
     "pagedown": "pgdn",
@@ -37,6 +38,7 @@ DISPLAYS = {
     "question_mark": "?",
     "right": "→",
     "slash": "/",
+    "space": "space",
     "tab": "tab",
     "up": "↑",
 }
@@ -48,6 +50,7 @@ CHARACTERS: dict[str, str | None] = {
     "end": None,
     "enter": None,
     "escape": "\x1b",
+    "exclamation_mark": "!",
     "home": None,
     "left": None,
     "pagedown": None,
@@ -55,6 +58,7 @@ CHARACTERS: dict[str, str | None] = {
     "question_mark": "?",
     "right": None,
     "slash": None,
+    "space": " ",
     "tab": "\t",
     "up": None,
 }
