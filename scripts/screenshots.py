@@ -25,7 +25,7 @@ OUT = ROOT / "screenshots"
 async def render(chosen: Scene) -> Path:
     with scene_app(chosen) as app:
         async with app.run_test(size=chosen.size) as pilot:
-            await chosen.settle(pilot)
+            await chosen.taken(pilot)
             path = OUT / f"{chosen.name}.svg"
             app.save_screenshot(filename=path.name, path=str(OUT))
             return path

@@ -180,6 +180,14 @@ class Scene:
     #: The books in a ledger of the scene's own (`scene_book`), not in the user's ledger.
     book: bool = False
 
+    async def taken(self, pilot: Pilot) -> None:
+        """Settled, and the title's attention count as of now (it is otherwise counted at the
+        next tick, which a loaded machine may take after the picture)."""
+        await self.settle(pilot)
+        app: OrderDashApp = pilot.app  # type: ignore[assignment]
+        app.attention_keeper.update()
+        await pilot.pause()
+
 
 SCENES = (
     Scene("empty", "Start: type or paste an order token", (120, 36), None, _empty),

@@ -35,4 +35,4 @@ from support.scenes import scene, scene_app
 def test_scene_snapshot(snap_compare, name: str) -> None:  # noqa: ANN001 - pytest-textual-snapshot fixture
     chosen = scene(name)
     with scene_app(chosen) as app:
-        assert snap_compare(app, terminal_size=chosen.size, run_before=chosen.settle)
+        assert snap_compare(app, terminal_size=chosen.size, run_before=chosen.taken)
