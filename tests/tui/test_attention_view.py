@@ -257,3 +257,38 @@ async def test_the_owner_hears_of_each_order_that_needs_a_human_once(
         if app.alarms.notices is not None:
             app.alarms.notices.notifier.close(2)
         endpoint.close()
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+async def test_every_figure_shown_is_whole_at_every_width(
+    server: SimulatorServer, width: int
+) -> None:
+    """Columns that do not fit are left out and counted, never cut at the edge: each amount
+    on screen is the whole figure, and the hidden ones are said."""
+    app = attention_app(server)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await wait_until(pilot, lambda: app.attention >= 5, timeout=10)
+        await pilot.press("exclamation_mark")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AttentionScreen)
+        text = screen_text(app)
+        for found in app.attention_keeper.found:
+            item = found.first
+            if item.coin_amount is None or item.fiat_amount is None:
+                continue
+            coin, fiat = format(item.coin_amount, "f"), format(item.fiat_amount, "f")
+            # the table's row (the detail below names the token with its company after a dot)
+            (row,) = [
+                line for line in text.splitlines() if found.token in line and "\u00b7" not in line
+            ]
+            shown = screen.query_one(DataTable).ordered_columns
+            names = [str(column.label) for column in shown]
+            if "Coin" in names:
+                assert f"{coin} {item.coin}".upper() in row.upper(), row
+            if "Fiat" in names:
+                assert f"{fiat} {item.currency}" in row, row
+        names = [str(column.label) for column in screen.query_one(DataTable).ordered_columns]
+        hidden = 6 - len(names)
+        assert (f"{hidden} column" in text) == (hidden > 0), (names, text)
+        assert names[:2] == ["Order", "What happened"]

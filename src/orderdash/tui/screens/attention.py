@@ -18,20 +18,27 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from orderdash.core.books.attention import OrderAttention, age_text, figure_text
-from orderdash.core.safetext import clean
+from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.watching.attention import AttentionKeeper
 from orderdash.tui.bindings import READONLY_MARK
 from orderdash.tui.messages import ResolveRequested
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.title_header import TitleHeader
 
-COLUMNS = ("Order", "What happened", "Coin", "Fiat", "When", "Next step")
+#: The columns, in the order they are given room: a narrow screen keeps the first ones whole
+#: and says how many it left out (the highlighted order is in full below the table).
+COLUMNS = ("Order", "What happened", "Fiat", "Coin", "When", "Next step")
+#: The order's token in the table, shortened in the middle beyond this (whole below).
+TOKEN_WIDTH = 20
+#: The next step is cut to the room left, with a sign, when at least this much is left.
+MIN_NEXT_STEP = 16
 #: The footer's keys chosen first, whatever the width.
 FOOTER_FIRST = ("help", "back", "show", "resolve", "quit")
 
 
-def row_cells(found: OrderAttention, now_ms: int) -> tuple[Text, ...]:
-    """One row: literal text (service text cleaned, never markup), amounts right-aligned."""
+def row_cells(found: OrderAttention, now_ms: int) -> dict[str, Text]:
+    """One row by column: literal text (service text cleaned, never markup), amounts
+    right-aligned."""
     item = found.first
     coin = fiat = Text("")
     if item.coin_amount is not None and item.fiat_amount is not None:
@@ -44,14 +51,32 @@ def row_cells(found: OrderAttention, now_ms: int) -> tuple[Text, ...]:
             justify="right",
         )
     what = ", ".join(kind.replace("_", " ") for kind in found.kinds)
-    return (
-        Text(clean(found.token, limit=40), "bold"),
-        Text(what, "bold"),
-        coin,
-        fiat,
-        Text(f"{age_text(item.age_seconds(now_ms))} ago", justify="right"),
-        Text(item.next_step, "dim"),
-    )
+    return {
+        "Order": Text(shorten_middle(clean(found.token, limit=60), TOKEN_WIDTH), "bold"),
+        "What happened": Text(what, "bold"),
+        "Fiat": fiat,
+        "Coin": coin,
+        "When": Text(f"{age_text(item.age_seconds(now_ms))} ago", justify="right"),
+        "Next step": Text(item.next_step, "dim"),
+    }
+
+
+def fitting(rows: list[dict[str, Text]], room: int) -> tuple[tuple[str, ...], int | None]:
+    """The columns that fit `room` cells whole, in `COLUMNS`' order (the first always), and
+    the width the next step is cut to (None: whole or left out)."""
+    chosen: list[str] = []
+    used = 0
+    for name in COLUMNS:
+        width = max([len(name), *(row[name].cell_len for row in rows)]) + 2  # cell padding
+        if used + width <= room or not chosen:
+            chosen.append(name)
+            used += width
+        elif name == "Next step" and room - used - 2 >= MIN_NEXT_STEP:
+            chosen.append(name)
+            return tuple(chosen), room - used - 2
+        else:
+            break
+    return tuple(chosen), None
 
 
 class AttentionScreen(Screen[str | None]):
@@ -79,6 +104,9 @@ class AttentionScreen(Screen[str | None]):
         self._readonly = readonly
         self._tokens: list[str] = []
         self._found: dict[str, OrderAttention] = {}
+        #: The columns shown and the next step's cut (`fitting`), for the table's width.
+        self._columns: tuple[str, ...] = ()
+        self._cut: int | None = None
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()
@@ -93,38 +121,54 @@ class AttentionScreen(Screen[str | None]):
     def on_mount(self) -> None:
         self.title = "Need attention"
         table = self.query_one(DataTable)
-        for name in COLUMNS:
-            table.add_column(name, key=name)
         self.watch(self.app, "attention", lambda _: self.show_rows(), init=False)
         self.watch(self.app, "tick", lambda _: self.show_rows(), init=False)
         self.show_rows()
         table.focus()
 
+    def on_resize(self) -> None:
+        self.show_rows()
+
     def show_rows(self) -> None:
-        """The rows as the keeper has them now: same orders, cells updated in place; else the
-        table rebuilt with the highlight kept on its order."""
+        """The rows as the keeper has them now, in the columns that fit whole: same orders and
+        columns, cells updated in place; else the table rebuilt with the highlight kept on its
+        order."""
         found = self._keeper.found
         now_ms = self._now_ms()
         table: DataTable[Text] = self.query_one(DataTable)
+        current = self.highlighted
         tokens = [o.token for o in found]
+        rows = [row_cells(o, now_ms) for o in found]
+        room = table.size.width - 2 if table.size.width else self.app.size.width - 2
+        columns, cut = fitting(rows, room)
+        if cut is not None:
+            for row in rows:
+                row["Next step"].truncate(cut, overflow="ellipsis")
         self.sub_title = f"{len(found)} of the watched orders"
-        note = self.query_one("#attention-note", Static)
-        note.update(
-            "No watched order needs attention."
-            if not found
-            else "Enter shows the order \u00b7 r resolves it \u00b7 Esc goes back"
+        hidden = len(COLUMNS) - len(columns)
+        note = "Enter shows the order \u00b7 r resolves it \u00b7 Esc goes back"
+        if hidden:  # (short enough for 80 columns)
+            columns_hidden = f"{hidden} column{'s' if hidden > 1 else ''} hidden: widen for more"
+            note = f"Enter: show \u00b7 r: resolve \u00b7 Esc: back \u00b7 {columns_hidden}"
+        self.query_one("#attention-note", Static).update(
+            "No watched order needs attention." if not found else note
         )
         self._found = {o.token: o for o in found}
+        if (columns, cut) != (self._columns, self._cut):
+            self._columns, self._cut = columns, cut
+            self._tokens = []
+            table.clear(columns=True)
+            for name in columns:
+                table.add_column(name, key=name)
         if tokens == self._tokens:
-            for o in found:
-                for name, cell in zip(COLUMNS, row_cells(o, now_ms), strict=True):
-                    if table.get_cell(o.token, name).plain != cell.plain:
-                        table.update_cell(o.token, name, cell)
+            for o, row in zip(found, rows, strict=True):
+                for name in columns:
+                    if table.get_cell(o.token, name).plain != row[name].plain:
+                        table.update_cell(o.token, name, row[name])
         else:
-            current = self.highlighted
             table.clear()
-            for o in found:
-                table.add_row(*row_cells(o, now_ms), key=o.token)
+            for o, row in zip(found, rows, strict=True):
+                table.add_row(*(row[name] for name in columns), key=o.token)
             self._tokens = tokens
             if current in tokens:
                 table.move_cursor(row=tokens.index(current))
