@@ -6,6 +6,7 @@ threshold, a token reused for another order) appears in the view and is counted 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
@@ -70,6 +71,11 @@ def attention_app(server: SimulatorServer, **settings: object) -> OrderDashApp:
 
 def title_line(app: OrderDashApp) -> str:
     return screen_text(app).splitlines()[0]
+
+
+def now_ms() -> int:
+    """Now (the simulator's clock is the real one here), for a resolution made now."""
+    return int(time.time() * 1000)
 
 
 async def test_every_kind_in_the_view_then_a_reused_token_enter_and_resolve(
@@ -148,7 +154,7 @@ async def test_a_resolved_order_leaves_and_escape_goes_back(server: SimulatorSer
         await pilot.pause()
         table = app.screen.query_one(DataTable)
         assert table.row_count == before
-        app.attention_keeper.resolved = {OVER}
+        app.attention_keeper.resolved = {OVER: now_ms()}
         await wait_until(pilot, lambda: app.attention == before - 1)
         await wait_until(pilot, lambda: table.row_count == before - 1)
         assert OVER not in screen_text(app)
@@ -175,7 +181,7 @@ async def test_the_title_counts_them_at_every_width(
         assert size[0] > 80 or "\u2026" in line or "orderdash" in line
         # each kind resolved in turn leaves the count, down to none
         for token in KINDS:
-            app.books.resolved({token})
+            app.books.resolved({token: now_ms()})
             count -= 1
             await wait_until(pilot, lambda count=count: app.attention == count)
             if count:

@@ -129,8 +129,9 @@ def test_nothing_for_a_paid_order_and_a_resolved_order_leaves() -> None:
     assert attention_of(order("PAID", tx(1, PAID_AT, "0.0001")), now_ms=NOW) is None
     assert attention_of(order("IN_PROGRESS"), now_ms=NOW) is None
     over = order("OVERPAID", tx(1, PAID_AT, "0.00015", over="0.00005"))
-    assert attention_of(over, now_ms=NOW, resolved={"t1"}) is None
-    assert needing_attention([over], now_ms=NOW, resolved=frozenset({"t1"})) == []
+    assert attention_of(over, now_ms=NOW, resolved={"t1": PAID_AT}) is None
+    assert needing_attention([over], now_ms=NOW, resolved={"t1": NOW}) == []
+    assert attention_of(over, now_ms=NOW, resolved={"t2": NOW}) is not None
     assert len(needing_attention([over], now_ms=NOW)) == 1
 
 

@@ -114,7 +114,7 @@ def _run_attention(args: argparse.Namespace) -> Any:
     from datetime import timedelta
 
     from orderdash.cli.render import AttentionShown
-    from orderdash.core.books.attention import needing_attention
+    from orderdash.core.books.attention import needing_attention, resolution_times
     from orderdash.core.books.gather import gather
     from orderdash.core.books.period import Period, zone_named
     from orderdash.core.books.run import gates, open_book, till_name
@@ -148,8 +148,9 @@ def _run_attention(args: argparse.Namespace) -> Any:
         gathered = asyncio.run(run())
         # the gathering reads a day before the period too (a close's look-back): only the period
         of_period = [o for o in gathered.orders if o.created_ms >= period.start_ms]
-        # an order resolved in the ledger (`orderdash resolve`, `R`, any till) is no more listed
-        resolved = {r.token for r in book.resolutions_of([o.token for o in of_period])}
+        # an order resolved in the ledger (`orderdash resolve`, `R`, any till) is no more listed,
+        # unless it went wrong again after its latest resolution
+        resolved = resolution_times(book.resolutions_of([o.token for o in of_period]))
     finally:
         book.close_connection()
     now_ms = int(_now().timestamp() * 1000)

@@ -156,7 +156,7 @@ class OrderDashApp(App[None]):
     def _tick(self) -> None:
         self.tick += 1
         self._file.tick()
-        self.attention_keeper.update()
+        self.books.tick()  # the attention count, classified off the loop
         self.session.publish_display()
 
     # -- what the session tells (core/watching/session.py: SessionEvents) ----------------------

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
     from orderdash.core.service.results import Fetched
+    from orderdash.core.watching.attention import Batch
     from orderdash.tui.parts import Parts
 
 #: How long the notice of an earlier charge stays up.
@@ -48,7 +49,6 @@ class AppBooks:
         orders that need a human; `parts.client`: whose order reads are written, and through
         which the close of day reads; `notices`: the owner's notifications, if any rule."""
         self._app, self._client, self._settings = app, parts.client, settings
-        self._notices = notices
         if notices is not None:
             notices.attention_from_phases = False  # told from the keeper below, every kind
         self._state, self._watcher = parts.state, parts.watcher
@@ -60,8 +60,14 @@ class AppBooks:
             unconfirmed_after=settings.attention_unconfirmed_after,
         )
         self.attention.asking = self._resolutions_of
+        if notices is not None:  # the owner hears of each, once the ledger answered about it
+            self.attention.needs_human = lambda found: notices.attention(
+                found.token, found.first.kind, found.first.next_step
+            )
         #: Orders that need a human, found before the ledger was open: asked at `start`.
         self._asking: list[str] | None = []
+        #: A classification of the watched orders runs in a thread (one at a time).
+        self._classifying = False
 
     @property
     def writer(self) -> BookWriter:
@@ -108,23 +114,43 @@ class AppBooks:
         )
 
     async def _resolved_of(self, tokens: list[str]) -> None:
+        from orderdash.core.books.attention import resolution_times
         from orderdash.core.ledger import LedgerError
 
         try:
-            resolved = {record.token for record in await self.writer.resolutions_of(tokens)}
+            resolved = resolution_times(await self.writer.resolutions_of(tokens))
         except LedgerError:
-            resolved = set()  # the ledger's trouble is told by its writer; the orders stay
-        self.resolved(resolved)
-        if self._notices is not None:  # the owner hears of each, once, unless resolved already
-            for token in tokens:
-                found = self.attention.trouble(token)
-                if token not in resolved and found is not None:
-                    self._notices.attention(token, found.first.kind, found.first.next_step)
+            resolved = {}  # the ledger's trouble is told by its writer; the orders stay
+        self.attention.answered(tokens, resolved)
 
-    def resolved(self, tokens: set[str]) -> None:
-        """`tokens` were resolved: they leave the attention view."""
-        if tokens:
-            self.attention.resolved = {*self.attention.resolved, *tokens}
+    def resolved(self, times: dict[str, int]) -> None:
+        """Resolutions written (token -> their time, epoch ms): those orders leave the
+        attention view, until they go wrong again."""
+        if times:
+            self.attention.resolve(times)
+
+    def tick(self) -> None:
+        """A second: the watched orders whose answer changed are classified in a thread (one
+        classification at a time), the results applied back here on the loop."""
+        if self._classifying:
+            return  # what changed meanwhile is taken at the next tick after it
+        batch = self.attention.take()
+        if not batch.items:
+            self.attention.apply(batch, [])
+            return
+        self._classifying = True
+        self._app.run_worker(self._classify(batch), group="attention", exit_on_error=False)
+
+    async def _classify(self, batch: Batch) -> None:
+        import asyncio
+
+        from orderdash.core.watching.attention import classify
+
+        try:
+            results = await asyncio.to_thread(classify, batch)
+        finally:
+            self._classifying = False
+        self.attention.apply(batch, results)
 
     def _read(self, fetched: Fetched) -> None:
         self.writer.saw(fetched.order.token, fetched.raw)

@@ -55,7 +55,6 @@ class Overlays:
 
         if isinstance(self._app.screen, AttentionScreen):
             return
-        keeper.update()
         clock = self._session.state.clock
         screen = AttentionScreen(
             keeper, now_ms=lambda: int(clock() * 1000), readonly=self._readonly

@@ -64,7 +64,8 @@ def open_resolve(
 
     def closed(record: ResolutionRecord | None) -> None:
         if record is not None:
-            app.books.resolved({record.token})  # it leaves the attention view
+            # it leaves the attention view until it goes wrong again
+            app.books.resolved({record.token: int(record.at.timestamp() * 1000)})
             app.notify(
                 f"Resolved {clean(record.token, limit=40)}: {clean(record.kind, limit=20)}",
                 title="Ledger",

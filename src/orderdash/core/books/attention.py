@@ -6,18 +6,23 @@ overpaid, expired with a payment, paid after expiry, unconfirmed), with two diff
 close does not make: an open order whose latest payment left a shortfall is underpaid already,
 and an unconfirmed order needs a human only once it has waited `unconfirmed_after` seconds.
 To these the attention view adds an order whose token now names another order (the service
-reset and reused it: `identity changed`, as the watcher detects it). A resolved order (its
-token in `resolved`) is left out.
+reset and reused it: `identity changed`, as the watcher detects it). A resolved order is left
+out: one whose latest resolution (`resolved`: token -> its time in epoch ms) was made at or
+after its newest trouble (`resolved_by`), so that a payment or a new order under the token
+after the resolution brings it back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orderdash.core.books.orders import BookOrder, exceptional
+
+if TYPE_CHECKING:
+    from orderdash.core.ledger import ResolutionRecord
 
 #: Seconds an unconfirmed payment may wait for its confirmations before a human looks at it:
 #: an hour (six Bitcoin blocks, the usual "confirmed", take about that long).
@@ -92,6 +97,29 @@ class OrderAttention:
     def kinds(self) -> tuple[str, ...]:
         return tuple(item.kind for item in self.items)
 
+    @property
+    def newest_ms(self) -> int:
+        """When its newest trouble happened (epoch ms; 0 when no item has a time)."""
+        return max((item.at_ms for item in self.items if item.at_ms is not None), default=0)
+
+
+def resolved_by(found: OrderAttention, resolved: Mapping[str, int]) -> bool:
+    """Whether the order's latest resolution (`resolved`: token -> its time, epoch ms) was made
+    at or after its newest trouble: a resolution covers what had happened when it was made,
+    never a later payment or a new order under the same token."""
+    at = resolved.get(found.token)
+    return at is not None and at >= found.newest_ms
+
+
+def resolution_times(records: Iterable[ResolutionRecord]) -> dict[str, int]:
+    """Token -> the time of its latest resolution (epoch ms), from the ledger's records."""
+    times: dict[str, int] = {}
+    for record in records:
+        at = int(record.at.timestamp() * 1000)
+        if at > times.get(record.token, -1):
+            times[record.token] = at
+    return times
+
 
 def identity_of(order: BookOrder) -> tuple[int, int]:
     """What tells one order from another under the same token: its id and its creation (the
@@ -104,13 +132,12 @@ def attention_of(
     *,
     now_ms: int,
     unconfirmed_after: float = DEFAULT_UNCONFIRMED_AFTER,
-    resolved: Collection[str] = frozenset(),
+    resolved: Mapping[str, int] | None = None,
     was: tuple[int, int] | None = None,
 ) -> OrderAttention | None:
-    """What about `order` needs a human at `now_ms` (epoch ms), None when nothing does or it
-    is resolved. `was`: the identity (`identity_of`) the token named at an earlier read."""
-    if order.token in resolved:
-        return None
+    """What about `order` needs a human at `now_ms` (epoch ms), None when nothing does or its
+    latest resolution (`resolved`: token -> epoch ms) is as new as its newest trouble. `was`:
+    the identity (`identity_of`) the token named at an earlier read."""
     found: list[Attention] = []
 
     def add(kind: str, figure: str, coin: Any, fiat: Any, at_ms: int | None) -> None:
@@ -140,7 +167,8 @@ def attention_of(
     if not found:
         return None
     found.sort(key=lambda a: KINDS.index(a.kind))
-    return OrderAttention(order.token, tuple(found))
+    result = OrderAttention(order.token, tuple(found))
+    return None if resolved and resolved_by(result, resolved) else result
 
 
 def needing_attention(
@@ -148,11 +176,12 @@ def needing_attention(
     *,
     now_ms: int,
     unconfirmed_after: float = DEFAULT_UNCONFIRMED_AFTER,
-    resolved: Collection[str] = frozenset(),
+    resolved: Mapping[str, int] | None = None,
     was: dict[str, tuple[int, int]] | None = None,
 ) -> list[OrderAttention]:
     """The orders of `orders` that need a human, the most recent trouble first (then by
-    token). `was`: the identity each token named at an earlier read."""
+    token). `resolved`: token -> the time of its latest resolution (epoch ms; `attention_of`).
+    `was`: the identity each token named at an earlier read."""
     earlier = was or {}
     found = [
         found
