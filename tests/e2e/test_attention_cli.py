@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from orderdash.cli import books, main
+from orderdash.core.books.resolve import new_resolution
 from orderdash.simulator import Simulator, SimulatorServer
 from support.books_scene import ACCESS, NOW
 from support.books_scene import scene as _scene
@@ -126,3 +127,30 @@ def test_an_order_resolved_leaves_the_list(
         after = {o["token"] for o in json.loads(out)["orders"]}
         assert after == before - {scene[k] for k in kinds[:resolved]}, err
     assert code == (1 if after else 0)
+
+
+def test_a_payment_after_the_resolution_lists_the_order_again(
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Resolved ten minutes ago (the simulator's clock), the customer pays again a minute ago:
+    the order is listed again, with the new payment's time."""
+    sim = server.sim
+    token = sim.create_order(token="bk-again", age_s=1800, amount_fiat="50.00")
+    sim.add_transaction(token, "0.0001", age_s=1200)
+    resolved = book.open()
+    try:
+        at = datetime.fromtimestamp(NOW - 600, UTC)
+        resolved.resolution_made(
+            new_resolution(
+                token, "asked-customer", "asked for the rest", till="a", operator="b", now=at
+            )
+        )
+    finally:
+        resolved.close_connection()
+    code, out, err = attention(capsys, "--json")
+    assert token not in {o["token"] for o in json.loads(out)["orders"]}, err
+    sim.add_transaction(token, "0.00001", age_s=60)
+    code, out, err = attention(capsys, "--json")
+    by_token = {o["token"]: o for o in json.loads(out)["orders"]}
+    assert code == 1 and by_token[token]["kinds"] == ["underpaid"], err
+    assert by_token[token]["items"][0]["age_seconds"] == 60

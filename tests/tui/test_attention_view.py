@@ -6,18 +6,22 @@ threshold, a token reused for another order) appears in the view and is counted 
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable
 
 from conftest import make_settings, screen_text, serving, wait_until
+from orderdash.core.books import orders as book_orders
 from orderdash.core.books.resolve import new_resolution
 from orderdash.core.ledger.open import open_book
 from orderdash.core.runtime.config import Settings
+from orderdash.core.watching import attention as keeper_module
 from orderdash.simulator import Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app
@@ -298,3 +302,82 @@ async def test_every_figure_shown_is_whole_at_every_width(
         hidden = 6 - len(names)
         assert (f"{hidden} column" in text) == (hidden > 0), (names, text)
         assert names[:2] == ["Order", "What happened"]
+
+
+async def test_a_payment_after_the_resolution_brings_the_order_back(
+    server: SimulatorServer,
+) -> None:
+    """Resolved (asked the customer for the rest), the order leaves; the customer pays again:
+    it is back in the view and the title's count."""
+    token = server.sim.create_order(token="att-again", amount_fiat="50.00", lifetime_s=7200)
+    server.sim.add_transaction(token, "0.0001", age_s=600)
+    values = make_settings(server.base_url, poll_interval=0.2, refresh_interval=60.0)
+    app = make_app(values, tokens=[token])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.attention == 1, timeout=10)
+        app.books.resolved({token: now_ms() - 1000})
+        await wait_until(pilot, lambda: app.attention == 0)
+        await wait_until(pilot, lambda: "!" not in title_line(app))
+        server.sim.add_transaction(token, "0.00001")
+        await wait_until(pilot, lambda: app.attention == 1, timeout=10)
+        await wait_until(pilot, lambda: "! 1 needs attention" in title_line(app))
+        assert [o.token for o in app.attention_keeper.found] == [token]
+
+
+async def test_a_resolution_written_elsewhere_meanwhile_leaves_within_the_recheck(
+    server: SimulatorServer, tmp_path: Path
+) -> None:
+    """Another till (or `orderdash resolve` in another terminal) resolves an order on screen:
+    the ledger is asked again about the orders in view, and it leaves the count."""
+    ledger = tmp_path / "ledger.sqlite3"
+    app = attention_app(server, ledger=str(ledger))
+    app.attention_keeper.recheck_every = 1.0  # (a minute in use)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.attention == 5, timeout=10)
+        book = open_book(Settings(ledger=str(ledger)))
+        try:
+            book.resolution_made(
+                new_resolution(OVER, "refunded", "sent back", till="back", operator="eve")
+            )
+        finally:
+            book.close_connection()
+        await wait_until(pilot, lambda: app.attention == 4, timeout=10)
+        assert OVER not in {found.token for found in app.attention_keeper.found}
+        await wait_until(pilot, lambda: "! 4 need attention" in title_line(app))
+
+
+async def test_an_order_of_many_payments_is_classified_off_the_event_loop(
+    server: SimulatorServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The books' reading and the classification of an answer (cost grows with its payments)
+    run in a thread, one classification at a time; the title's count still arrives."""
+    token = server.sim.create_order(token="att-many", amount_fiat="50.00", lifetime_s=7200)
+    for n in range(300):
+        server.sim.add_transaction(token, "0.00000001", age_s=900 - n)
+    read_on: list[int] = []
+    running: list[int] = [0, 0]  # now, at most
+    real_read, real_classify = book_orders.read_order, keeper_module.classify
+
+    def read(raw: Any) -> Any:
+        read_on.append(threading.get_ident())
+        return real_read(raw)
+
+    def classify(batch: Any) -> Any:
+        running[0] += 1
+        running[1] = max(running)
+        try:
+            return real_classify(batch)
+        finally:
+            running[0] -= 1
+
+    monkeypatch.setattr(book_orders, "read_order", read)
+    monkeypatch.setattr(keeper_module, "classify", classify)
+    values = make_settings(server.base_url, poll_interval=0.2, refresh_interval=60.0)
+    app = make_app(values, tokens=[token, UNDER, OVER])
+    async with app.run_test(size=(80, 24)) as pilot:
+        loop_thread = threading.get_ident()
+        await wait_until(pilot, lambda: app.attention == 3, timeout=10)
+        await wait_until(pilot, lambda: "! 3 need attention" in title_line(app))
+        assert token in {found.token for found in app.attention_keeper.found}
+    assert read_on and loop_thread not in read_on, "an answer was read on the event loop"
+    assert running[1] == 1

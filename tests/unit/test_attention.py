@@ -3,6 +3,7 @@ next step; a resolved order leaves; the close of day's exceptions are the same d
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -17,8 +18,10 @@ from orderdash.core.books.attention import (
     attention_of,
     identity_of,
     needing_attention,
+    resolution_times,
 )
 from orderdash.core.books.orders import exceptions_of, read_order
+from orderdash.core.books.resolve import new_resolution
 from orderdash.core.service import jsontext
 
 CREATED = 1_792_900_000_000
@@ -133,6 +136,52 @@ def test_nothing_for_a_paid_order_and_a_resolved_order_leaves() -> None:
     assert needing_attention([over], now_ms=NOW, resolved={"t1": NOW}) == []
     assert attention_of(over, now_ms=NOW, resolved={"t2": NOW}) is not None
     assert len(needing_attention([over], now_ms=NOW)) == 1
+
+
+def test_a_payment_after_the_resolution_brings_the_order_back() -> None:
+    """A resolution covers what had happened when it was made: the customer of an expired
+    order is asked, then pays again: the order needs a human again."""
+    first = tx(1, PAID_AT, "0.00002")
+    resolved_at = CREATED + 2 * HOUR
+    asked = order("EXPIRED", first)
+    assert attention_of(asked, now_ms=NOW, resolved={"t1": resolved_at}) is None
+    again = order("EXPIRED", first, tx(2, resolved_at + 60_000, "0.00001"))
+    found = attention_of(again, now_ms=NOW, resolved={"t1": resolved_at})
+    assert found is not None and found.newest_ms == resolved_at + 60_000
+    assert kinds(found) == ("expired_with_payment", "paid_after_expiry")
+    assert [o.token for o in needing_attention([again], now_ms=NOW, resolved={"t1": resolved_at})]
+    # resolved again after the new payment (at the same millisecond too): out again
+    for later in (resolved_at + 60_000, NOW):
+        assert attention_of(again, now_ms=NOW, resolved={"t1": later}) is None
+
+
+def test_a_new_order_under_a_resolved_token_comes_back() -> None:
+    """The service reused the token after the old order was resolved: the new order's
+    creation is newer than the resolution."""
+    before = order("OVERPAID", tx(1, PAID_AT, "0.00015", over="0.00005"))
+    resolved_at = CREATED + HOUR
+    assert attention_of(before, now_ms=NOW, resolved={"t1": resolved_at}) is None
+    after = order("IN_PROGRESS", id=7, createdAtMiliseconds=resolved_at + 1)
+    found = attention_of(after, now_ms=NOW, resolved={"t1": resolved_at}, was=identity_of(before))
+    assert kinds(found) == ("identity_changed",)
+    # a new order made before the resolution was seen by whoever resolved: covered
+    made_before = order("IN_PROGRESS", id=7, createdAtMiliseconds=resolved_at - 1)
+    assert (
+        attention_of(made_before, now_ms=NOW, resolved={"t1": resolved_at}, was=identity_of(before))
+        is None
+    )
+
+
+def test_the_latest_resolution_of_each_token_counts() -> None:
+    def record(token: str, at_ms: int) -> Any:
+        return new_resolution(
+            token, "settled", "seen to", till="a", operator="b",
+            now=datetime.fromtimestamp(at_ms / 1000, UTC),
+        )  # fmt: skip
+
+    records = [record("a", PAID_AT), record("b", NOW), record("a", NOW), record("a", CREATED)]
+    assert resolution_times(records) == {"a": NOW, "b": NOW}
+    assert resolution_times([]) == {}
 
 
 def test_the_json_and_the_lines_keep_every_digit_and_clean_text() -> None:

@@ -1,6 +1,8 @@
 """The dashboard's keeper of the orders that need a human, without a UI: each answer classified
 once, at most PER_TICK a tick, an unconfirmed order again as its wait crosses the threshold, a
-resolved order out, a removed order out, and the count told only when it changes."""
+resolved order out until it goes wrong again, a removed order out, the count told only when it
+changes, the ledger asked again every minute in bounded chunks, a result for a replaced answer
+dropped."""
 
 from __future__ import annotations
 
@@ -125,3 +127,89 @@ def test_an_answer_the_books_cannot_read_is_left_out() -> None:
     keeper.update()
     assert keeper.found == [] and told == []
     assert keeper_module.PER_TICK == PER_TICK
+
+
+def test_a_payment_after_the_resolution_brings_it_back_and_the_owner_hears_again() -> None:
+    state = State()
+    data = raw("late", "EXPIRED", tx(1, PAID_AT, "0.00002"))
+    state.entries["late"] = entry(data)
+    keeper, told = keeper_of(state)
+    asked: list[list[str]] = []
+    heard: list[tuple[str, int]] = []
+    keeper.asking = asked.append
+    keeper.needs_human = lambda found: heard.append((found.token, found.newest_ms))
+    keeper.update()
+    assert asked == [["late"]] and told == [1] and heard == []  # the ledger has not answered
+    keeper.answered(["late"], {})
+    assert heard == [("late", PAID_AT)]
+    resolved_at = PAID_AT + 60_000
+    keeper.resolve({"late": resolved_at})
+    assert keeper.found == [] and told[-1] == 0
+    keeper.resolve({"late": PAID_AT - 1})  # an older resolution learned later: the latest kept
+    assert keeper.resolved == {"late": resolved_at} and keeper.found == []
+    # the customer pays again, after the resolution
+    paid_again = dict(data, transactions=[*data["transactions"], tx(2, resolved_at + 1, "0.00001")])
+    state.entries["late"] = entry(paid_again)
+    keeper.update()
+    assert [o.token for o in keeper.found] == ["late"] and told[-1] == 1
+    assert heard[-1] == ("late", resolved_at + 1) and len(heard) == 2
+    assert keeper.trouble("late") is not None
+
+
+def test_the_ledger_is_asked_again_every_minute_about_every_order_found() -> None:
+    state = State()
+    for name in ("a", "b", "c"):
+        data = raw(name, "OVERPAID", tx(1, PAID_AT, "0.00015", over="0.00005"))
+        state.entries[name] = entry(data)
+    keeper, told = keeper_of(state)
+    asked: list[list[str]] = []
+    keeper.asking = asked.append
+    keeper.update()
+    assert asked == [["a", "b", "c"]]
+    keeper.answered(["a", "b", "c"], {"a": PAID_AT})
+    assert told[-1] == 2
+    state.now += 59
+    keeper.update()
+    assert len(asked) == 1  # not yet
+    state.now += 1
+    keeper.update()
+    assert asked[-1] == ["a", "b", "c"]  # resolved or not: each may have been resolved again
+    # another till resolved b meanwhile: it leaves at the answer
+    keeper.answered(asked[-1], {"a": PAID_AT, "b": PAID_AT + 1})
+    assert [o.token for o in keeper.found] == ["c"] and told[-1] == 1
+    keeper.update()
+    assert len(asked) == 2  # the minute starts again
+
+
+def test_the_ledger_is_asked_in_bounded_chunks(monkeypatch: Any) -> None:
+    monkeypatch.setattr(keeper_module, "ASK_CHUNK", 2)
+    state = State()
+    for n in range(5):
+        data = raw(f"o{n}", "OVERPAID", tx(1, PAID_AT, "0.00015", over="0.00005"))
+        state.entries[f"o{n}"] = entry(data)
+    keeper, _ = keeper_of(state)
+    asked: list[list[str]] = []
+    keeper.asking = asked.append
+    keeper.update()
+    keeper.recheck()
+    assert [len(chunk) for chunk in asked] == [2, 2, 1, 2, 2, 1]
+
+
+def test_a_result_for_an_answer_replaced_meanwhile_is_dropped_and_taken_again() -> None:
+    """`take` on the loop, `classify` anywhere, `apply` on the loop: a result whose order has
+    another answer by then is not kept (the next tick takes the new one)."""
+    state = State()
+    state.entries["o"] = entry(raw("o", "PAID", tx(1, PAID_AT, "0.0001")))
+    keeper, told = keeper_of(state)
+    batch = keeper.take()
+    assert [item.token for item in batch.items] == ["o"]
+    results = keeper_module.classify(batch)
+    over = raw("o", "OVERPAID", tx(1, PAID_AT, "0.00015", over="0.00005"))
+    state.entries["o"] = entry(over)  # a new answer while it was classified
+    keeper.apply(batch, results)
+    assert keeper.found == [] and told == []
+    batch = keeper.take()
+    assert [item.fetched.raw for item in batch.items] == [over]
+    keeper.apply(batch, keeper_module.classify(batch))
+    assert [o.token for o in keeper.found] == ["o"] and told == [1]
+    assert keeper.take().items == ()  # classified already
