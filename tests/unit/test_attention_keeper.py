@@ -89,6 +89,7 @@ def test_each_answer_once_the_threshold_by_itself_resolved_and_removed_leave(
     keeper.update()
     assert {o.token for o in keeper.found} == {"over", "unconf"} and told == [1, 2]
     assert len(reads) == 3
+    assert keeper.take().items == ()  # counted as unconfirmed: not classified again
     keeper.resolved = {"over": PAID_AT}  # resolved as of its payment
     keeper.update()
     assert [o.token for o in keeper.found] == ["unconf"] and told[-1] == 1

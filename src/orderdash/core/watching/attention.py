@@ -5,7 +5,8 @@ attention view (`!`, `tui/screens/attention.py`); the classifier is the books'
 A tick goes in three steps, so that nothing whose cost grows with an answer runs on the event
 loop: `take` (on the loop, cheap) picks the orders whose answer changed since it was classified
 (compared by identity; at most `PER_TICK`, so that a list of thousands loading at once spreads
-over a few seconds) and the unconfirmed ones (their wait crosses the threshold by itself);
+over a few seconds) and the unconfirmed ones not yet counted as such (their wait crosses the
+threshold by itself);
 `classify` reads each into the books' view and classifies it, in any thread (the dashboard's:
 `tui/books.py`); `apply` (on the loop) keeps the results whose answer is still the one on
 the watch list. `update` does the three at once (pictures, tests).
@@ -185,7 +186,7 @@ class AttentionKeeper:
                     continue
                 budget -= 1
                 book = None
-            elif known[1] is not None and known[1].state == "unconfirmed":
+            elif _waiting(known[1], self._found.get(token)):
                 book = known[1]  # its wait crosses the threshold by itself
             else:
                 continue  # the same answer, classified already
@@ -248,6 +249,15 @@ class AttentionKeeper:
             for token in sorted(told - self._told):
                 self.needs_human(shown[token])
         self._told = told
+
+
+def _waiting(book: BookOrder | None, found: OrderAttention | None) -> bool:
+    """An unconfirmed order not yet counted as such: classified again at each tick."""
+    return (
+        book is not None
+        and book.state == "unconfirmed"
+        and (found is None or "unconfirmed" not in found.kinds)
+    )
 
 
 def _books_view(raw: Any) -> BookOrder | None:
