@@ -1,6 +1,7 @@
 """`orderdash attention` against the simulator over loopback: the books' day of every kind of
 order (support/books_scene.py), an open order with a shortfall and a token reused for another
-order; JSON with every digit, aligned text, the exit codes a script reads."""
+order; JSON with every digit, aligned text, the exit codes a script reads; a resolved order
+leaves, and comes back with a payment after its resolution."""
 
 from __future__ import annotations
 

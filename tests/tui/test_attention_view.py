@@ -2,7 +2,9 @@
 (underpaid while open, overpaid, expired with a payment, paid after expiry, unconfirmed past the
 threshold, a token reused for another order) appears in the view and is counted in the title at
 80x24 and 120x40 and narrower; Enter shows the order, `r` resolves it through the dialog
-(read-only: not) and it leaves, a resolution in the ledger leaves, Escape goes back."""
+(read-only: not) and it leaves, a resolution in the ledger leaves (one written while the app
+runs too), a payment after a resolution brings the order back, an answer is classified in a
+thread, Escape goes back."""
 
 from __future__ import annotations
 
