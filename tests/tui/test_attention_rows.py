@@ -1,7 +1,7 @@
 """The attention view's table follows the keeper by key: rows that left are removed, new ones
 added, changed cells updated, the rows sorted to the keeper's order, and the highlight stays on
-its order; never cleared and rebuilt for a change of rows (PITFALLS: a rebuild of thousands of
-rows costs the loop hundreds of ms and jumps the cursor)."""
+its order; never cleared and rebuilt for a change of rows (docs/library-pitfalls.md: a rebuild
+of thousands of rows costs the loop hundreds of ms and jumps the cursor)."""
 
 from __future__ import annotations
 
