@@ -83,7 +83,7 @@ def test_an_overpaid_order_is_resolved_with_its_refund(
     assert {r["method"] for r in sim_server.sim.requests} == {"GET"}
 
 
-def test_todays_rate_comes_from_the_rate_endpoint_and_json_is_exact(
+def test_todays_rate_is_the_orders_rate_as_read_and_json_is_exact(
     env: Path, overpaid: str, sim_server: SimulatorServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(
@@ -101,7 +101,9 @@ def test_todays_rate_comes_from_the_rate_endpoint_and_json_is_exact(
     expected = (owed_fiat / rate).quantize(Decimal("0.00000001"), rounding="ROUND_FLOOR")
     assert Decimal(shown["refund"]["amount"]) == expected > 0
     assert shown["refund"]["basis"] == "today" and shown["kind"] == "refunded"
-    assert any("/rates" in r["path"] for r in sim_server.sim.requests)
+    # the order's exchangeRate as getOrder gave it, as the dashboard's dialog takes it
+    assert rate == sim_server.sim.order_wire(overpaid, with_qr=False)["exchangeRate"]
+    assert not any("/rates" in r["path"] for r in sim_server.sim.requests)
 
 
 def test_unknown_tokens_bad_figures_and_read_only_are_refused(
@@ -126,7 +128,7 @@ def test_unknown_tokens_bad_figures_and_read_only_are_refused(
         assert said in err and len(err.strip().splitlines()) == 1, (argv, err)
     fresh = sim_server.sim.create_order(coin="btc")
     assert main(["resolve", fresh, "--as", "refunded", "--reason", "x", "--refund-at", "1"]) == 2
-    assert "no excess and no late payment" in capsys.readouterr().err
+    assert "no excess and no payment to give back" in capsys.readouterr().err
     assert resolutions(env, overpaid) == [] and resolutions(env, fresh) == []
     sim_server.sim.clear_requests()
     monkeypatch.setenv("ORDERDASH_READONLY", "1")

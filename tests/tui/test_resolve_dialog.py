@@ -6,8 +6,10 @@ writes the same resolution (one id); read-only has no `R`."""
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 from pathlib import Path
+from types import SimpleNamespace as NS
 
 import pytest
 from textual.app import App
@@ -17,6 +19,7 @@ from conftest import make_settings, screen_text, wait_until
 from orderdash.core.ledger import LedgerError, ResolutionRecord
 from orderdash.core.ledger.open import open_book
 from orderdash.core.runtime.config import Settings
+from orderdash.core.service import jsontext
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app
@@ -200,6 +203,90 @@ async def test_a_failed_write_confirmed_again_is_the_same_resolution() -> None:
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: screen.written is not None)
     assert len(writer.asked) == 2 and writer.asked[0].id == writer.asked[1].id
+
+
+class SlowWriter:
+    """A ledger that writes only when the test lets it."""
+
+    def __init__(self) -> None:
+        self.go = asyncio.Event()
+        self.asked: list[ResolutionRecord] = []
+
+    async def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
+        self.asked.append(record)
+        await self.go.wait()
+        return record
+
+
+def get_order_example() -> dict:
+    path = Path(__file__).parent.parent / "fixtures" / "examples" / "get_order.json"
+    return jsontext.loads(path.read_text())["data"]
+
+
+class Host(App[None]):
+    def __init__(self, screen: ResolveScreen) -> None:
+        super().__init__()
+        self.dialog = screen
+        self.closed: list[ResolutionRecord | None] = []
+
+    def on_ready(self) -> None:
+        self.push_screen(self.dialog, callback=self.closed.append)
+
+
+async def test_esc_and_cancel_wait_while_the_resolution_is_written() -> None:
+    writer = SlowWriter()
+    screen = ResolveScreen(
+        "tok", writer=writer, till="front", operator="anna", order=get_order_example()
+    )
+    app = Host(screen)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: screen.known)
+        await type_into(pilot, screen, "#resolve-reason", "kept as credit")
+        screen.query("#resolve-kind RadioButton")[0].value = True  # settled
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: len(writer.asked) == 1)
+        await pilot.press("escape")
+        await pilot.click("#resolve-cancel")
+        await pilot.pause()
+        # still open: what became of the write is told here, never lost
+        assert app.screen is screen and app.closed == []
+        assert "Writing it down\u2026 (wait)" in screen_text(app)
+        writer.go.set()
+        await wait_until(pilot, lambda: screen.written is not None)
+        assert "resolved: settled" in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.closed == [writer.asked[0]])
+
+
+async def test_todays_rate_is_the_order_read_now_never_the_one_on_screen() -> None:
+    answer = asyncio.Event()
+    fresh = get_order_example()
+
+    async def read() -> NS:
+        await answer.wait()
+        return NS(raw=fresh, order=NS(exchange_rate=Decimal("20000")))
+
+    screen = ResolveScreen(
+        "tok",
+        writer=SlowWriter(),
+        till="front",
+        operator="anna",
+        order=get_order_example(),
+        today_rate=Decimal("9205.6"),  # as last read on screen: not today's
+        read=read,
+    )
+    app = Host(screen)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: screen.known)
+        screen.query("#resolve-basis RadioButton")[2].value = True  # today's rate
+        await pilot.pause()
+        assert screen.refund is None and "reading the order for today's rate" in screen.refusal
+        answer.set()
+        await wait_until(pilot, lambda: screen.refund is not None)
+        # the excess 0.40 USD at 20000 (what `orderdash resolve --refund-at today` takes too)
+        assert screen.refund.record.rate == Decimal("20000")
+        assert screen.refund.record.amount == Decimal("0.00002")
 
 
 @pytest.mark.parametrize("readonly", [True, False])

@@ -111,6 +111,18 @@ def test_expired_with_a_payment_and_paid_after_expiry() -> None:
     assert late.coin_amount == Decimal("0.00001") and late.at_ms == late_at
 
 
+def test_a_payment_into_a_canceled_order_needs_a_human_as_in_the_close() -> None:
+    o = order("CANCELED", tx(1, PAID_AT, "0.00002", fiat="2.00"))
+    found = attention_of(o, now_ms=NOW)
+    assert kinds(found) == ("canceled_with_payment",) and found.first.figure == "received"
+    assert found.first.next_step == NEXT_STEPS["canceled_with_payment"]
+    assert found.first.coin_amount == Decimal("0.00002")
+    assert [e["kind"] for e in exceptions_of(o)] == ["canceled_with_payment"]
+    # canceled with nothing paid: nothing to do
+    assert attention_of(order("CANCELED"), now_ms=NOW) is None
+    assert exceptions_of(order("CANCELLED")) == []
+
+
 def test_unconfirmed_needs_a_human_only_past_the_threshold() -> None:
     o = order("UNCONFIRMED", tx(1, PAID_AT, "0.0001"))
     assert attention_of(o, now_ms=PAID_AT + 59_000, unconfirmed_after=60) is None

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from orderdash.core.books import close as books_close
 from orderdash.core.books import frozen as books_frozen
 from orderdash.core.books import gather as books_gather
 from orderdash.core.books.close import close_period
@@ -30,7 +31,15 @@ from orderdash.core.books.orders import (
 )
 from orderdash.core.books.period import day_period, zone_named
 from orderdash.core.books.report import build_report, change_note, digest_of, report_lines
-from orderdash.core.ledger import CloseRecord, LedgerError
+from orderdash.core.ledger import (
+    MAX_RESOLUTIONS_PER_ORDER,
+    ChargeRecord,
+    CloseRecord,
+    LedgerError,
+    RefundRecord,
+    ResolutionRecord,
+)
+from orderdash.core.ledger.store import time_text
 from orderdash.core.service import jsontext
 from support.ledger_file import LedgerFile
 
@@ -128,6 +137,68 @@ def test_sums_are_exact_or_refused() -> None:
 
 
 # -- the ledger's rows ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("column", ["refund_amount", "refund_rate", "refund_fee", "charge amount"])
+@pytest.mark.parametrize("value", ["1E+999999999", "1E-999999999", "9" * 81, "1" * 5000])
+def test_an_amount_read_back_beyond_the_services_bounds_is_one_ledger_error(
+    ledger: LedgerFile, column: str, value: str
+) -> None:
+    book = ledger.open()
+    at = datetime(2026, 11, 26, 9, tzinfo=UTC)
+    refund = RefundRecord("BTC", Decimal("0.001"), "typed", Decimal("9000"), Decimal("0.0001"))
+    book.resolution_made(ResolutionRecord("r1", "tok", "refunded", "why", "A", "op", at, refund))
+    book.charge_started(ChargeRecord("tok", Decimal("10"), "EUR", "A", at))
+    with book._engine.transaction() as cursor:  # written by something else, not orderdash
+        if column == "charge amount":
+            cursor.execute("UPDATE charges SET amount = %s", (value,))
+        else:
+            cursor.execute(f"UPDATE resolutions SET {column} = %s", (value,))
+    read = (
+        (lambda: book.charge("tok"))
+        if column == "charge amount"
+        else (lambda: book.resolutions_of(["tok"]))
+    )
+    try:
+        with pytest.raises(LedgerError, match="not one within bounds") as refused:
+            read()
+    finally:
+        book.close_connection()
+    line = str(refused.value)
+    assert "\n" not in line and len(line) < 120
+
+
+def test_an_order_s_newest_resolutions_are_read_and_a_period_over_the_cap_says_so(
+    ledger: LedgerFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    book = ledger.open()
+    at = datetime(2026, 11, 26, 9, tzinfo=UTC)
+    with book._engine.transaction() as cursor:
+        for n in range(MAX_RESOLUTIONS_PER_ORDER + 5):
+            for token in ("busy", "calm") if n < 2 else ("busy",):
+                cursor.execute(
+                    "INSERT INTO resolutions (id, token, kind, reason, till, operator,"
+                    " resolved_at) VALUES (%s, %s, 'settled', %s, 'A', 'op', %s)",
+                    (f"{token}{n:03}", token, f"word {n}", time_text(at + timedelta(minutes=n))),
+                )
+    try:
+        read = book.resolutions_of(["busy", "calm", "busy"])
+        busy = [r.reason for r in read if r.token == "busy"]
+        # the newest of each, oldest first: a token's last is still its state
+        assert len(busy) == MAX_RESOLUTIONS_PER_ORDER and busy[-1] == "word 24"
+        assert [r.reason for r in read if r.token == "calm"] == ["word 0", "word 1"]
+        monkeypatch.setattr(books_close, "MAX_RESOLUTIONS", 10)
+        shop = NS(orders=[])
+        of_orders, made, warnings = books_close._resolutions(book, PERIOD, "*", shop)
+        assert of_orders == [] and len(made) == 10 and made[0].reason == "word 0"
+        assert warnings == [
+            "more than 10 resolutions were made in the period: the report lists the first 10"
+        ]
+        monkeypatch.setattr(books_close, "MAX_RESOLUTIONS", 27)
+        _, made, warnings = books_close._resolutions(book, PERIOD, "A", shop)
+        assert len(made) == 27 and warnings == []
+    finally:
+        book.close_connection()
 
 
 async def test_ledger_rows_are_parsed_in_a_thread_and_checked(

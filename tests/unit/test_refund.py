@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from orderdash.core.books.orders import read_order
-from orderdash.core.books.refund import RefundRefused, owed_by, typed_decimal, work_out
+from orderdash.core.books.refund import Owed, RefundRefused, owed_by, typed_decimal, work_out
 from orderdash.core.service import jsontext
 
 EXAMPLES = Path(__file__).parent.parent / "fixtures" / "examples"
@@ -112,6 +112,46 @@ def test_a_late_payment_is_owed_whole() -> None:
     assert work_out(owed, "payment").record.amount == Decimal("0.00009794")
 
 
+def _paid_into(code: str, *bases: str, under: str = "0") -> dict[str, Any]:
+    data = copy.deepcopy(example("rates.json"))
+    data["status"] = {"code": code, "label": code.title()}
+    data["transactions"] = [
+        {
+            "id": n,
+            "hash": f"h{n}",
+            "amount": {"base": base, "total": base, "underPaid": under, "overPaid": "0"},
+            "amountFiat": {"base": "2.50", "total": "2.50", "underPaid": "-2.50", "overPaid": "0"},
+            "createdAtMiliseconds": data["expiresAt"] - 60_000 + n,
+        }
+        for n, base in enumerate(bases, 1)
+    ]
+    return data
+
+
+@pytest.mark.parametrize(
+    ("code", "why", "words"),
+    [
+        ("UNDERPAID", "underpaid", "what was received for the underpaid order"),
+        ("CANCELED", "canceled_with_payment", "the payment into the canceled order"),
+        ("EXPIRED", "expired_with_payment", "the payment into the expired order"),
+    ],
+)
+def test_a_closed_part_paid_order_owes_back_all_it_received(
+    code: str, why: str, words: str
+) -> None:
+    # two payments before the deadline, the last leaving a shortfall: nothing was bought
+    owed = owed_by(read_order(_paid_into(code, "0.00003", "0.00002", under="-0.00004794")))
+    assert owed is not None and (owed.why, owed.words) == (why, words)
+    assert (owed.coin_amount, owed.fiat_amount) == (Decimal("0.00005"), Decimal("5.00"))
+    refund = work_out(owed, "payment", fee=Decimal("0.00001"))
+    assert refund.text == f"0.00004000 BTC ({words} at the payment's rate, less a fee of 0.00001)"
+
+
+def test_an_open_part_paid_order_owes_nothing_yet() -> None:
+    # the customer may still pay the rest: no refund offered while it is in progress
+    assert owed_by(read_order(_paid_into("IN_PROGRESS", "0.00003", under="-0.00006794"))) is None
+
+
 def test_an_order_without_excess_owes_nothing_and_an_unknown_coin_has_no_rate_refund() -> None:
     data = copy.deepcopy(example("rates.json"))
     assert owed_by(read_order(data)) is None
@@ -121,3 +161,12 @@ def test_an_order_without_excess_owes_nothing_and_an_unknown_coin_has_no_rate_re
     assert work_out(owed, "payment").record.amount == Decimal("0.00004368")
     with pytest.raises(RefundRefused, match="smallest unit of XYZ is not known"):
         work_out(owed, "today", rate=Decimal(1))
+
+
+def test_a_refund_beyond_the_ledgers_bounds_is_refused_before_it_is_written() -> None:
+    # a service's largest fiat figure over the smallest rate that can be typed: 10^69 coins
+    owed = Owed("overpaid", "btc", Decimal(1), Decimal("1E+30"), "USD")
+    rate = typed_decimal("." + "0" * 38 + "1", "rate")
+    with pytest.raises(RefundRefused, match="the refund is beyond the amounts the service has"):
+        work_out(owed, "typed", rate=rate)
+    assert work_out(owed, "typed", rate=Decimal("1E+10")).record.amount == Decimal("1E+20")

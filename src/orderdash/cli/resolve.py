@@ -2,9 +2,9 @@
 word on an order that needed one, written to the ledger (`core/books/resolve.py`).
 
 The order is read once (getOrder, within the command's budget): an unknown token is refused,
-and a refund is worked out from what it owes (`core/books/refund.py`; today's rate from the
-rate endpoint, within the private budget). Nothing is sent to the service: it has no endpoint
-for a resolution. Refused in read-only, before anything is read or written.
+and a refund is worked out from what it owes (`core/books/refund.py`; today's rate is that
+order's `exchangeRate` as read, as in the dashboard's dialog). Nothing is sent to the service:
+it has no endpoint for a resolution. Refused in read-only, before anything is read or written.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def _run_resolve(args: argparse.Namespace) -> Resolved:
                 fetched = await client.get_order(token)
                 refund = None
                 if basis is not None:
-                    refund = await _refund(client, private_gate, fetched, basis, rate, fee)
+                    refund = _refund(fetched, basis, rate, fee)
                 from orderdash.core.books.resolve import new_resolution
 
                 record = new_resolution(
@@ -130,9 +130,7 @@ def _client(settings: Any) -> Any:
     return OrderClient.from_settings(settings)
 
 
-async def _refund(
-    client: Any, private_gate: Any, fetched: Any, basis: str, rate: Any, fee: Any
-) -> Any:
+def _refund(fetched: Any, basis: str, rate: Any, fee: Any) -> Any:
     """The refund of the order read (RefundRefused, one line, when it owes nothing back)."""
     from orderdash.core.books.orders import BadOrder, read_order
     from orderdash.core.books.refund import RefundRefused, owed_by, work_out
@@ -144,10 +142,10 @@ async def _refund(
         raise RefundRefused(f"the order cannot be read for a refund: {error}") from None
     if owed is None:
         raise RefundRefused(
-            f"order {clean(fetched.order.token, limit=60)} has no excess and no late payment "
-            "to refund"
+            f"order {clean(fetched.order.token, limit=60)} has no excess and no payment "
+            "to give back"
         )
     if basis == "today":
-        await private_gate.take_turn()
-        rate = (await client.refresh_rate(fetched.order.token)).order.exchange_rate
+        # the order's rate as just read, as the dialog takes it (docs/books.md "Resolutions")
+        rate = fetched.order.exchange_rate
     return work_out(owed, basis, rate=rate, fee=fee).record

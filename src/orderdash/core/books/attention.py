@@ -34,6 +34,7 @@ KINDS = (
     "underpaid",
     "overpaid",
     "expired_with_payment",
+    "canceled_with_payment",
     "paid_after_expiry",
     "unconfirmed",
 )
@@ -47,6 +48,9 @@ NEXT_STEPS = {
     "overpaid": "refund the excess to the customer, or keep it as credit with their consent",
     "expired_with_payment": (
         "the order expired with a payment: deliver if it covers the price, else refund it"
+    ),
+    "canceled_with_payment": (
+        "the order was canceled with a payment: refund it, or deliver if the customer still wants"
     ),
     "paid_after_expiry": (
         "paid after expiry: deliver at the old price if it covers it, else refund the payment"

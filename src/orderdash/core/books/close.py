@@ -16,7 +16,7 @@ from orderdash.core.books.frozen import find_frozen, prior_closes, read_close
 from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, gather
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import build_report
-from orderdash.core.ledger import Book, CloseRecord, ResolutionRecord
+from orderdash.core.ledger import MAX_RESOLUTIONS, Book, CloseRecord, ResolutionRecord
 from orderdash.core.service.client import MAX_HISTORY_PAGES
 from orderdash.core.service.errors import OrderdashError
 
@@ -83,7 +83,9 @@ async def close_period(
             f"({'; '.join(gathered.warnings[:3])}); try again, or --dry-run to see the rest"
         )
     await _only_till(book, period, till, gathered)
-    resolutions, made = await asyncio.to_thread(_resolutions, book, period, till, gathered)
+    resolutions, made, made_warnings = await asyncio.to_thread(
+        _resolutions, book, period, till, gathered
+    )
     closed_at = now()
     # its cost grows with the orders: a thread, so that a dashboard's event loop keeps going
     report = await asyncio.to_thread(
@@ -93,7 +95,7 @@ async def close_period(
         till=till,
         closed_at=closed_at,
         earlier=earlier,
-        warnings=close_warnings + gathered.warnings,
+        warnings=close_warnings + gathered.warnings + made_warnings,
         resolutions=resolutions,
         made=made,
     )
@@ -128,12 +130,22 @@ async def close_period(
 
 def _resolutions(
     book: Book, period: Period, till: str, gathered: Gathered
-) -> tuple[list[ResolutionRecord], list[ResolutionRecord]]:
+) -> tuple[list[ResolutionRecord], list[ResolutionRecord], list[str]]:
     """In a thread: the resolutions of the orders gathered (an exception shows its latest), and
-    those made in the period (at `till`, or at every till for the shop's close)."""
+    those made in the period (at `till`, or at every till for the shop's close: the first
+    MAX_RESOLUTIONS, with a warning when there were more)."""
     of_orders = book.resolutions_of([o.token for o in gathered.orders])
-    made = book.resolutions_made(period.start, period.end, None if till == ALL_TILLS else till)
-    return of_orders, made
+    made = book.resolutions_made(
+        period.start, period.end, None if till == ALL_TILLS else till, MAX_RESOLUTIONS + 1
+    )
+    warnings = []
+    if len(made) > MAX_RESOLUTIONS:
+        made = made[:MAX_RESOLUTIONS]
+        warnings.append(
+            f"more than {MAX_RESOLUTIONS:,} resolutions were made in the period: the report "
+            f"lists the first {MAX_RESOLUTIONS:,}"
+        )
+    return of_orders, made, warnings
 
 
 async def _only_till(book: Book, period: Period, till: str, gathered: Gathered) -> None:

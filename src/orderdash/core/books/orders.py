@@ -249,6 +249,11 @@ class Exceptional:
     at_ms: int | None
 
 
+def received_by(order: BookOrder) -> tuple[Decimal, Decimal]:
+    """The sum of an order's payments, in coin and in fiat (exact)."""
+    return exact_sum(p.amount for p in order.payments), exact_sum(p.fiat for p in order.payments)
+
+
 def exceptional(order: BookOrder, *, open_shortfall: bool = False) -> list[Exceptional]:
     """What is exceptional about one order, the one definition the close of day and the
     attention view share. `open_shortfall`: an order still in progress whose latest payment
@@ -265,10 +270,12 @@ def exceptional(order: BookOrder, *, open_shortfall: bool = False) -> list[Excep
             found.append(Exceptional("underpaid", "shortfall", shortfall, fiat, at))
     if latest is not None and (order.state == "overpaid" or latest.over_paid > 0):
         found.append(Exceptional("overpaid", "excess", latest.over_paid, latest.over_paid_fiat, at))
-    if order.state == "expired" and order.payments:
-        coin = exact_sum(p.amount for p in order.payments)
-        fiat = exact_sum(p.fiat for p in order.payments)
-        found.append(Exceptional("expired_with_payment", "received", coin, fiat, at))
+    if order.state in ("expired", "canceled") and order.payments:
+        # a canceled order takes money as an expired one does (a payment sent before the
+        # customer canceled, or after): it needs a human just the same
+        coin, fiat = received_by(order)
+        kind = "expired_with_payment" if order.state == "expired" else "canceled_with_payment"
+        found.append(Exceptional(kind, "received", coin, fiat, at))
     if order.expires_ms is not None:
         late = [p for p in order.payments if p.at_ms > order.expires_ms]
         if late:

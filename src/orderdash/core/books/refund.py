@@ -1,14 +1,17 @@
 """A refund worked out: what an order owes back, in coin, as a wallet can send it.
 
 What is owed (`owed_by`): for an overpaid order, its excess (the latest payment's `overPaid`,
-coin and fiat, as the close of day counts it); for a payment after expiry, or an expired order
-with a payment, what was paid. It comes from the same exceptions the close lists
-(`orders.exceptions_of`), so the dialog, the command and the report agree.
+coin and fiat, as the close of day counts it); for a payment after expiry, an expired or a
+canceled order with a payment, what was paid; for an order that closed underpaid (the
+service's UNDERPAID: expired part-paid), everything it received. It comes from the same
+exceptions the close lists (`orders.exceptional`), so the dialog, the command and the report
+agree.
 
 In coin (`work_out`), at one of three bases:
 
 - `payment`: the coin figure as the service gave it (the rate of the payment);
-- `today`: the fiat figure over the order's rate now (the rate endpoint's `exchangeRate`);
+- `today`: the fiat figure over the order's rate now (its `exchangeRate` in a getOrder answer
+  read when the resolution is made: the command's and the dialog's one source);
 - `typed`: the fiat figure over a rate the person typed (fiat units for one coin).
 
 Less a typed network fee (in coin), rounded DOWN to the coin's smallest unit
@@ -23,15 +26,22 @@ import re
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal, localcontext
 
-from orderdash.core.books.orders import BookOrder, exceptions_of
+from orderdash.core.books.orders import BookOrder, exceptional, received_by
 from orderdash.core.domain.text import amount_text
 from orderdash.core.domain.units import unit_decimals
 from orderdash.core.ledger import REFUND_BASES, RefundRecord
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import UsageError
+from orderdash.core.service.models import to_money
 
 #: What is owed, by the exception's kind, first found first.
-OWED_KINDS = ("overpaid", "paid_after_expiry", "expired_with_payment")
+OWED_KINDS = (
+    "overpaid",
+    "paid_after_expiry",
+    "expired_with_payment",
+    "canceled_with_payment",
+    "underpaid",
+)
 #: A typed amount or rate: ASCII digits and at most one point.
 _TYPED = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
 _MAX_TYPED = 40
@@ -47,7 +57,7 @@ class RefundRefused(UsageError):
 class Owed:
     """What an order owes back, before any rate or fee."""
 
-    #: The exception it comes from: overpaid, paid_after_expiry or expired_with_payment.
+    #: The exception it comes from: one of OWED_KINDS.
     why: str
     #: The coin's code as the service names it (lower case), and the figure in coin and fiat.
     coin: str
@@ -61,6 +71,8 @@ class Owed:
             "overpaid": "the excess",
             "paid_after_expiry": "the payment after expiry",
             "expired_with_payment": "the payment into the expired order",
+            "canceled_with_payment": "the payment into the canceled order",
+            "underpaid": "what was received for the underpaid order",
         }[self.why]
 
 
@@ -87,14 +99,17 @@ class Refund:
 
 
 def owed_by(order: BookOrder) -> Owed | None:
-    """What `order` owes back, or None when nothing (no excess, no late payment)."""
-    found = {entry["kind"]: entry for entry in exceptions_of(order)}
+    """What `order` owes back, or None when nothing (no excess, no payment it did not keep)."""
+    found = {item.kind: item for item in exceptional(order)}
     for kind in OWED_KINDS:
-        entry = found.get(kind)
-        if entry is None:
+        item = found.get(kind)
+        if item is None:
             continue
-        figure = entry["excess"] if kind == "overpaid" else entry["received"]
-        coin, fiat = Decimal(figure["coin"]), Decimal(figure["fiat"])
+        coin, fiat = item.coin, item.fiat
+        if kind == "underpaid":
+            # closed short (the service's UNDERPAID: expired part-paid): the goods were not
+            # bought, so what came back is everything that was received
+            coin, fiat = received_by(order)
         if coin > 0 or fiat > 0:
             return Owed(kind, order.coin.lower(), coin, fiat, order.currency)
     return None
@@ -161,5 +176,14 @@ def work_out(
             f"nothing to refund: {amount_text(before_fee)} {code} less the fee "
             f"{amount_text(fee)} is not above 0"
         )
+    for figure, value in (("refund", left), ("rate", rate), ("fee", fee)):
+        try:
+            # what the ledger keeps it reads back within the service's bounds: so written
+            to_money(value if value is not None else 0)
+        except ValueError:
+            raise RefundRefused(
+                f"the {figure} is beyond the amounts the service has (10^-40 to 10^40, "
+                "80 digits at most)"
+            ) from None
     record = RefundRecord(coin=code, amount=left, basis=basis, rate=rate, fee=fee)
     return Refund(owed=owed, record=record, before_fee=before_fee)

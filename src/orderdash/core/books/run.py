@@ -183,7 +183,7 @@ class NoBook:
         return []
 
     def resolutions_made(
-        self, since: datetime, until: datetime, till: str | None
+        self, since: datetime, until: datetime, till: str | None, limit: int = 0
     ) -> list[ResolutionRecord]:
         return []
 

@@ -15,6 +15,11 @@ from typing import Protocol
 
 from orderdash.core.service.errors import OrderdashError, UsageError
 
+#: Most resolutions read for one period: a close lists no more (a shop resolves a few a day).
+MAX_RESOLUTIONS = 10_000
+#: Most resolutions of one order read back (its newest): a person's words, a few at most.
+MAX_RESOLUTIONS_PER_ORDER = 20
+
 #: A charge's outcome as written down: "sending" is written before the create is sent, and a
 #: charge still "sending" or "unknown" at start is looked up by its token.
 CHARGE_OUTCOMES = ("sending", "made", "not_made", "unknown", "stopped")
@@ -189,14 +194,16 @@ class Book(Protocol):
         ...
 
     def resolutions_of(self, tokens: list[str]) -> list[ResolutionRecord]:
-        """Every resolution of `tokens`, oldest first (a token's last is its state)."""
+        """The resolutions of `tokens` (each token's newest few: `MAX_RESOLUTIONS_PER_ORDER`),
+        oldest first (a token's last is its state)."""
         ...
 
     def resolutions_made(
-        self, since: datetime, until: datetime, till: str | None
+        self, since: datetime, until: datetime, till: str | None, limit: int = ...
     ) -> list[ResolutionRecord]:
         """Resolutions made in [since, until), at `till` or (None) at every till, oldest
-        first."""
+        first; the first `limit` (at most `MAX_RESOLUTIONS` + 1, so that a caller can tell
+        there were more than `MAX_RESOLUTIONS`)."""
         ...
 
     def close_connection(self) -> None: ...

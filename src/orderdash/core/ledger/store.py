@@ -12,11 +12,13 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, Protocol, TypeVar
 
 from orderdash.core.ledger import (
     CHARGE_OUTCOMES,
+    MAX_RESOLUTIONS,
+    MAX_RESOLUTIONS_PER_ORDER,
     REFUND_BASES,
     RESOLUTION_KINDS,
     ChargeRecord,
@@ -29,6 +31,8 @@ from orderdash.core.ledger import (
 )
 from orderdash.core.ledger.schema import MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE
 from orderdash.core.safetext import clean
+from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
+from orderdash.core.service.models import to_money
 
 #: The fixed-width UTC form every time is stored in (text order is time order).
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -38,8 +42,6 @@ MAX_TILL = 64
 #: Longest reason and operator's name written (and read back).
 MAX_REASON = 300
 MAX_OPERATOR = 64
-#: Most resolutions read for one period: a close lists no more (a shop resolves a few a day).
-MAX_RESOLUTIONS = 10_000
 #: Tokens asked for in one `IN (...)` (SQLite's oldest bound on parameters is 999).
 _CHUNK = 500
 #: The first key of PostgreSQL's advisory lock on one till's closes (the second: the till's
@@ -109,13 +111,17 @@ def parse_time(text: Any) -> datetime:
 
 
 def _amount(text: Any) -> Decimal:
+    """An amount read back, within the bounds of every money value of the service
+    (`models.to_money`): a row holding 1E+999999999 would cost minutes to print in full."""
+    raw = str(text)
     try:
-        value = Decimal(str(text))
-    except InvalidOperation:
-        value = Decimal("NaN")
-    if not value.is_finite():
-        raise LedgerError(f"the ledger holds an amount that is not one: {clean(text, limit=40)!r}")
-    return value
+        if len(raw) > MAX_NUMBER_TEXT:
+            raise ValueError("too long")
+        return to_money(raw)
+    except ValueError:
+        raise LedgerError(
+            f"the ledger holds an amount that is not one within bounds: {clean(raw, limit=40)!r}"
+        ) from None
 
 
 def _version(text: Any) -> int:
@@ -485,18 +491,26 @@ class SqlBook:
 
     @_once_again
     def resolutions_of(self, tokens: list[str]) -> list[ResolutionRecord]:
-        select = f"SELECT {self._RESOLUTION_COLUMNS} FROM resolutions"
+        """The newest MAX_RESOLUTIONS_PER_ORDER of each token (its latest is what matters), so
+        that one call reads at most that many rows a token, however many a ledger holds."""
+        columns = self._RESOLUTION_COLUMNS
         rows: list[tuple[Any, ...]] = []
         with self._lock:
             for chunk in _chunks(list(dict.fromkeys(tokens))):
                 marks = ", ".join(["%s"] * len(chunk))
-                rows += self._engine.query(f"{select} WHERE token IN ({marks})", chunk)
+                rows += self._engine.query(
+                    f"SELECT {columns} FROM (SELECT {columns}, ROW_NUMBER() OVER"
+                    " (PARTITION BY token ORDER BY resolved_at DESC, id DESC) AS newest"
+                    f" FROM resolutions WHERE token IN ({marks})) AS latest"
+                    " WHERE newest <= %s",
+                    [*chunk, MAX_RESOLUTIONS_PER_ORDER],
+                )
         rows.sort(key=lambda row: (str(row[6]), str(row[0])))
         return [self._resolution(row) for row in rows]
 
     @_once_again
     def resolutions_made(
-        self, since: datetime, until: datetime, till: str | None
+        self, since: datetime, until: datetime, till: str | None, limit: int = MAX_RESOLUTIONS
     ) -> list[ResolutionRecord]:
         sql = (
             f"SELECT {self._RESOLUTION_COLUMNS} FROM resolutions"
@@ -506,7 +520,8 @@ class SqlBook:
         if till is not None:
             sql += " AND till = %s"
             params.append(till)
-        sql += f" ORDER BY resolved_at, id LIMIT {MAX_RESOLUTIONS}"
+        sql += " ORDER BY resolved_at, id LIMIT %s"
+        params.append(max(0, min(int(limit), MAX_RESOLUTIONS + 1)))
         with self._lock:
             rows = self._engine.query(sql, params)
         return [self._resolution(row) for row in rows]

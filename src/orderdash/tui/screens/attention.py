@@ -2,8 +2,11 @@
 happened, the shortfall or excess in coin and fiat (exact), how long ago, the next step
 (`core/books/attention.py`, kept by `core/watching/attention.py`). Keyboard only: the arrows
 move, Enter shows the order on the dashboard, `r` asks the App to resolve it (`ResolveRequested`),
-Escape goes back. The rows follow the orders as they change, kept by token (the highlighted
-row stays on its order).
+Escape goes back. The rows follow the orders as they change, kept by token: rows that left
+are removed, new ones added, changed cells updated, and when the keeper's order changed (a new
+payment puts its order first) the rows are sorted to it by their order's cell, which knows
+its token; the highlighted row stays on its order. Only a change of columns (the width), or
+more rows gone than kept, rebuilds the table.
 """
 
 from __future__ import annotations
@@ -36,6 +39,15 @@ MIN_NEXT_STEP = 16
 FOOTER_FIRST = ("help", "back", "show", "resolve", "quit")
 
 
+class OrderCell(Text):
+    """The order's cell, knowing its token: what the rows are sorted by (DataTable's `sort`
+    hands the key function cells, never row keys)."""
+
+    def __init__(self, token: str, text: str, style: str) -> None:
+        super().__init__(text, style)
+        self.token = token
+
+
 def row_cells(found: OrderAttention, now_ms: int) -> dict[str, Text]:
     """One row by column: literal text (service text cleaned, never markup), amounts
     right-aligned."""
@@ -52,7 +64,9 @@ def row_cells(found: OrderAttention, now_ms: int) -> dict[str, Text]:
         )
     what = ", ".join(kind.replace("_", " ") for kind in found.kinds)
     return {
-        "Order": Text(shorten_middle(clean(found.token, limit=60), TOKEN_WIDTH), "bold"),
+        "Order": OrderCell(
+            found.token, shorten_middle(clean(found.token, limit=60), TOKEN_WIDTH), "bold"
+        ),
         "What happened": Text(what, "bold"),
         "Fiat": fiat,
         "Coin": coin,
@@ -130,9 +144,8 @@ class AttentionScreen(Screen[str | None]):
         self.show_rows()
 
     def show_rows(self) -> None:
-        """The rows as the keeper has them now, in the columns that fit whole: same orders and
-        columns, cells updated in place; else the table rebuilt with the highlight kept on its
-        order."""
+        """The rows as the keeper has them now, in the columns that fit whole, changed by key
+        (see the module's note) with the highlight kept on its order."""
         found = self._keeper.found
         now_ms = self._now_ms()
         table: DataTable[Text] = self.query_one(DataTable)
@@ -160,18 +173,30 @@ class AttentionScreen(Screen[str | None]):
             table.clear(columns=True)
             for name in columns:
                 table.add_column(name, key=name)
-        if tokens == self._tokens:
-            for o, row in zip(found, rows, strict=True):
-                for name in columns:
-                    if table.get_cell(o.token, name).plain != row[name].plain:
-                        table.update_cell(o.token, name, row[name])
-        else:
+        wanted = set(tokens)
+        kept = [token for token in self._tokens if token in wanted]
+        if len(self._tokens) - len(kept) > len(kept):
+            # most rows gone: each removal renumbers the rest, so adding the few anew is cheaper
             table.clear()
-            for o, row in zip(found, rows, strict=True):
+            kept = []
+        else:
+            for token in self._tokens:
+                if token not in wanted:
+                    table.remove_row(token)
+        shown = set(kept)
+        for o, row in zip(found, rows, strict=True):
+            if o.token not in shown:
                 table.add_row(*(row[name] for name in columns), key=o.token)
-            self._tokens = tokens
-            if current in tokens:
-                table.move_cursor(row=tokens.index(current))
+                continue
+            for name in columns:
+                if table.get_cell(o.token, name).plain != row[name].plain:
+                    table.update_cell(o.token, name, row[name])
+        if kept + [token for token in tokens if token not in shown] != tokens:
+            rank = {token: index for index, token in enumerate(tokens)}
+            table.sort(COLUMNS[0], key=lambda cell: rank[cell.token])
+        self._tokens = tokens
+        if current in wanted and table.cursor_row != (index := table.get_row_index(current)):
+            table.move_cursor(row=index)
         self._show_detail()
 
     @on(DataTable.RowHighlighted)

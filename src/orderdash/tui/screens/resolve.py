@@ -2,12 +2,15 @@
 person's word on one order, written to the ledger (`core/books/resolve.py`).
 
 Choose how it was resolved, type the reason, and for an order that owes something back (an
-excess, a payment after expiry) work the refund out: at the payment's rate, today's (the
-order's latest rate on screen) or a typed rate, less a typed network fee, shown live as it is
-typed (`core/books/refund.py`, exact decimals, rounded down to the coin's unit); `ctrl+y` copies
-the amount. Confirming writes through the ledger's writer, off the event loop, and says the
-result in one line. The resolution's id is made once: confirming again after a failed write
-sends the same one (written once however often it is tried). Nothing is sent to the service.
+excess, a payment after expiry) work the refund out: at the payment's rate, today's or a
+typed rate, less a typed network fee, shown live as it is typed (`core/books/refund.py`, exact
+decimals, rounded down to the coin's unit); `ctrl+y` copies the amount. Today's rate is what
+`orderdash resolve --refund-at today` takes too: the `exchangeRate` of the order read (getOrder,
+through `read`) when the dialog opens, never an older one on screen. Confirming writes through
+the ledger's writer, off the event loop, and says the result in one line; while it writes, Esc
+and Cancel wait (the write cannot be called back, and its outcome is always told). The
+resolution's id is made once: confirming again after a failed write sends the same one
+(written once however often it is tried). Nothing is sent to the service.
 """
 
 from __future__ import annotations
@@ -101,15 +104,17 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         read: Callable[[], Awaitable[Any]] | None = None,
         zone: tzinfo | None = None,
     ) -> None:
-        """`order`: getOrder's `data` as last read (None: `read` reads it, a `Fetched`);
-        `today_rate`: the order's latest rate."""
+        """`order`: getOrder's `data` as last read, shown at once; `read` reads the order now
+        (a `Fetched`), and its answer replaces `order` and gives today's rate; `today_rate`:
+        today's rate when there is no `read`."""
         super().__init__()
         self.token = token
         self._writer = writer
         self._till, self._operator = till, operator
         self._raw = order
-        self._today = today_rate
         self._read = read
+        #: Today's rate: from the order read now (None until it is read).
+        self._today = today_rate if read is None else None
         self._zone = zone
         #: What the order owes back (None: nothing, or not read yet).
         self.owed: Owed | None = None
@@ -125,6 +130,8 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         self.writing = False
         #: The order was read (and what it owes worked out): it can be resolved.
         self.known = False
+        #: Why today's rate is not known ("": it is, or no read was asked).
+        self._today_unread = "" if read is None else "reading the order for today's rate\u2026"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="resolve-body") as body:
@@ -176,19 +183,29 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
 
     @work(group="resolve-read", exclusive=True, exit_on_error=False)
     async def _fetch(self) -> None:
-        """The order (read now when not given), and what it owes back: worked out in a thread
-        (its cost grows with its payments)."""
+        """What the order owes back: from the order given at once, then from the order read
+        now (with today's rate); worked out in a thread (its cost grows with its payments)."""
         raw = self._raw
+        if raw is not None:
+            await self._owes(raw)
+        if self._read is None:
+            return
         if raw is None:
-            if self._read is None:
-                return
             self._owed_line("Reading the order\u2026")
-            try:
-                fetched = await self._read()
-            except OrderdashError as error:
+        try:
+            fetched = await self._read()
+        except OrderdashError as error:
+            self._today_unread = (
+                f"today's rate is not known: the order could not be read now ({error.message})"
+            )
+            if raw is None:
                 self._owed_line(f"The order could not be read: {error.message}")
-                return
-            raw, self._today = fetched.raw, fetched.order.exchange_rate
+            self._work_out()
+            return
+        self._today, self._today_unread = fetched.order.exchange_rate, ""
+        await self._owes(fetched.raw)
+
+    async def _owes(self, raw: dict[str, Any]) -> None:
         try:
             self.owed = await asyncio.to_thread(_owed, raw)
         except BadOrder as error:
@@ -202,7 +219,10 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
     def _know(self) -> None:
         owed = self.owed
         if owed is None:
-            self._owed_line("It owes nothing back: no excess and no payment after expiry.")
+            self._owed_line(
+                "It owes nothing back: no excess, and no payment into an order that closed "
+                "unpaid or after it expired."
+            )
             return
         self._owed_line(
             f"Owes back {owed.words}: {amount_text(owed.coin_amount)} "
@@ -254,6 +274,8 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         fee = typed_decimal(fee_text, "fee") if fee_text.strip() else Decimal(0)
         rate = None
         if basis == "today":
+            if self._today_unread:
+                raise RefundRefused(self._today_unread)
             rate = self._today
         elif basis == "typed":
             rate = typed_decimal(self.query_one("#resolve-rate", Input).value, "rate")
@@ -337,4 +359,9 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
 
     @on(Button.Pressed, "#resolve-cancel")
     def action_cancel(self) -> None:
+        if self.writing:
+            # the ledger's thread commits whatever happens here: leaving now would hide whether
+            # the resolution was written
+            self._status("Writing it down\u2026 (wait)")
+            return
         self.dismiss(self.written)
