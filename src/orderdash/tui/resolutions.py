@@ -57,7 +57,6 @@ def open_resolve(
         till=app.settings.till,
         operator=app.settings.operator,
         order=fetched.raw if fetched is not None else None,
-        today_rate=fetched.order.exchange_rate if fetched is not None else None,
         read=read,
         zone=zone,
     )
