@@ -1,5 +1,6 @@
-"""The books' commands (they need the access token): `orderdash close`, the close of day, and
-`orderdash export`, a period's orders or payments as CSV or JSON lines."""
+"""The books' commands (they need the access token): `orderdash close`, the close of day,
+`orderdash export`, a period's orders or payments as CSV or JSON lines, and `orderdash
+attention`, the orders of the last days that need a human."""
 
 from __future__ import annotations
 
@@ -67,18 +68,32 @@ def _run_close(args: argparse.Namespace) -> CloseShown:
 
 
 def _run_export(args: argparse.Namespace) -> ExportLines:
-    import asyncio
 
     from orderdash.core.books.export import export_lines
-    from orderdash.core.books.gather import gather
-    from orderdash.core.books.run import gates, open_book, till_name
-    from orderdash.core.service.client import OrderClient
+    from orderdash.core.books.run import open_book
 
     settings, _ = _load_settings(args)
     period = _period(args, settings, default_today=False)
     _needs_account(settings, "export")
-    orders_gate, private_gate = gates(settings)
     book = open_book(settings)
+    try:
+        gathered = _gathered(settings, book, period)
+    finally:
+        book.close_connection()
+    lines = export_lines(gathered.orders, period, table=args.table, fmt=args.format)
+    return ExportLines(lines, warnings=gathered.warnings, missing=gathered.missing)
+
+
+def _gathered(settings: Any, book: Any, period: Any) -> Any:
+    """The period's orders from the history and getOrder (the ledger's reads first), within the
+    budgets: what `export` and `attention` show (`close` gathers in `core/books/run.py`)."""
+    import asyncio
+
+    from orderdash.core.books.gather import gather
+    from orderdash.core.books.run import gates, till_name
+    from orderdash.core.service.client import OrderClient
+
+    orders_gate, private_gate = gates(settings)
 
     async def run() -> Any:
         async with OrderClient.from_settings(settings) as client:
@@ -94,12 +109,7 @@ def _run_export(args: argparse.Namespace) -> ExportLines:
                 max_pages=settings.history_max_pages,
             )
 
-    try:
-        gathered = asyncio.run(run())
-    finally:
-        book.close_connection()
-    lines = export_lines(gathered.orders, period, table=args.table, fmt=args.format)
-    return ExportLines(lines, warnings=gathered.warnings, missing=gathered.missing)
+    return asyncio.run(run())
 
 
 def _now() -> Any:
@@ -110,15 +120,12 @@ def _now() -> Any:
 
 
 def _run_attention(args: argparse.Namespace) -> Any:
-    import asyncio
     from datetime import timedelta
 
     from orderdash.cli.render import AttentionShown
     from orderdash.core.books.attention import needing_attention, resolution_times
-    from orderdash.core.books.gather import gather
     from orderdash.core.books.period import Period, zone_named
-    from orderdash.core.books.run import gates, open_book, till_name
-    from orderdash.core.service.client import OrderClient
+    from orderdash.core.books.run import open_book
     from orderdash.core.service.errors import UsageError
 
     settings, _ = _load_settings(args)
@@ -127,25 +134,9 @@ def _run_attention(args: argparse.Namespace) -> Any:
     _needs_account(settings, "attention")
     now = _now()
     period = Period(now - timedelta(days=args.days), now, zone_named(settings.timezone))
-    orders_gate, private_gate = gates(settings)
     book = open_book(settings)
-
-    async def run() -> Any:
-        async with OrderClient.from_settings(settings) as client:
-            client.on_extra_private_request = private_gate.spent
-            return await gather(
-                client,
-                book,
-                period,
-                till=till_name(settings),
-                order_gate=orders_gate,
-                private_gate=private_gate,
-                concurrency=settings.concurrency,
-                max_pages=settings.history_max_pages,
-            )
-
     try:
-        gathered = asyncio.run(run())
+        gathered = _gathered(settings, book, period)
         # the gathering reads a day before the period too (a close's look-back): only the period
         of_period = [o for o in gathered.orders if o.created_ms >= period.start_ms]
         # an order resolved in the ledger (`orderdash resolve`, `R`, any till) is no more listed,
