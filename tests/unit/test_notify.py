@@ -8,7 +8,9 @@ from __future__ import annotations
 import io
 import json
 import logging
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -147,6 +149,96 @@ def test_a_failed_send_is_tried_again(endpoint, notifiers, caplog) -> None:
     assert [body["title"] for body in endpoint.at("flaky-1")] == [PAYMENT.title] * 2
     assert notifier.failed == {}
     assert "notification sent: rule 0 (json), payment" in caplog.text
+
+
+def until(predicate, timeout: float = 10.0) -> bool:  # noqa: ANN001 - any callable
+    """Poll `predicate` (the sender's thread works meanwhile) until it holds or time is up."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@needs_apprise
+def test_a_failing_url_does_not_hold_another_rules_messages(endpoint, notifiers) -> None:
+    endpoint.clear()
+    waits = Clock(0.0)  # the retries' clock: they are due only when the test says
+    notifier = make_notifier(
+        notifiers,
+        [
+            rule(["payment"], endpoint.url("fail-h")),
+            rule(["payment", "outage"], endpoint.url("ok-h")),
+        ],
+        backoff=(2.0, 10.0, 30.0),
+        monotonic=waits,
+    )
+    notifier.submit(PAYMENT)
+    # the other rule's message comes right after the failing URL's first try, not its retries
+    assert until(lambda: len(endpoint.at("ok-h")) == 1)
+    assert len(endpoint.at("fail-h")) == 1
+    notifier.submit(messages.outage("cannot connect"))  # while a retry waits: at once too
+    assert until(lambda: len(endpoint.at("ok-h")) == 2)
+    assert len(endpoint.at("fail-h")) == 1
+    for due, tries in ((2.0, 2), (12.0, 3), (42.0, 4)):
+        waits.now = due
+        notifier.wake()
+        assert until(lambda tries=tries: len(endpoint.at("fail-h")) == tries)
+    assert notifier.drain(10)
+    assert notifier.failed == {0: 1}  # given up after its last try, once
+    assert len(endpoint.at("fail-h")) == 4 and len(endpoint.at("ok-h")) == 2
+
+
+@needs_apprise
+def test_a_retry_that_falls_in_the_quiet_hours_is_held(endpoint, notifiers) -> None:
+    from orderdash.core.notify.sender import AppriseDelivery
+
+    endpoint.clear()
+    clock = Clock(at_utc(21, 59))
+
+    class QuietAfterTheFirstTry(AppriseDelivery):
+        def send(self, url: str, message: Message) -> str | None:
+            reason = super().send(url, message)
+            clock.now = at_utc(22, 0)  # the quiet hours begin while the retry waits
+            return reason
+
+    notifier = make_notifier(
+        notifiers,
+        [rule(["payment"], endpoint.url("flaky-q"))],
+        quiet=QuietHours.parse("22:00-07:00"),
+        clock=clock,
+        delivery=QuietAfterTheFirstTry,
+    )
+    notifier.submit(PAYMENT)
+    assert notifier.drain(10)
+    assert len(endpoint.at("flaky-q")) == 1  # the first try's 500; the retry is held
+    clock.now = at_utc(7, 0)
+    notifier.wake()
+    assert notifier.drain(10)
+    first, summary = endpoint.at("flaky-q")
+    assert first["title"] == PAYMENT.title
+    assert summary["title"] == "orderdash: 1 held during quiet hours"
+    assert "22:00 payment 0.000123456789012345678901 BTC" in str(summary["message"])
+    assert notifier.failed == {}
+
+
+@needs_apprise
+def test_the_send_timeout_is_apprises_unless_the_url_sets_its_own() -> None:
+    from orderdash.core.notify.sender import AppriseDelivery
+
+    delivery = AppriseDelivery(timeout=0.2)
+    assert delivery.plugin("json://127.0.0.1:9/hook").request_timeout == (0.2, 0.2)
+    assert delivery.plugin("json://127.0.0.1:9/hook?cto=3&rto=7").request_timeout == (3.0, 7.0)
+    # a webhook that takes the connection and never answers: given up after the timeout, not
+    # Apprise's own 4 s (the bound is loose: a tenth of a second against seconds)
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        port = silent.getsockname()[1]
+        started = time.monotonic()
+        reason = delivery.send(f"json://127.0.0.1:{port}/hook", PAYMENT)
+        took = time.monotonic() - started
+    assert reason is not None and str(port) not in reason
+    assert took < 3.5
 
 
 @needs_apprise
