@@ -540,3 +540,101 @@ def test_the_demo_tells_the_owner_nothing(monkeypatch: pytest.MonkeyPatch, tmp_p
     )
     assert cli.main(["demo", "--customer-interval", "0"]) == 0
     assert seen["s"].notify == ()
+
+
+# -- a late payment: its own event, in the dashboard and in `watch --jsonl` alike ----------------
+
+
+class ByUrl(Recorded):
+    def titles(self, url: str) -> list[str]:
+        return [m.title for at, m in self.sent if at == url]
+
+
+def paid_in_time_then_late() -> tuple[list[object], list[dict[str, object]]]:
+    """An order read four times from the simulator: paid in part in time, then paid after its
+    expiry (A), then once more late (C) and once more (D) in the same read. The reads, and the
+    four payments as the service sent them."""
+    from orderdash.core.service.models import Order
+    from orderdash.simulator import Simulator
+
+    clock = Clock(at_utc(12))
+    sim = Simulator(clock=clock, with_demo_orders=False)
+    token = sim.create_order(token="late-9", lifetime_s=600)
+
+    def read() -> Order:
+        return Order.model_validate(sim.order_wire(token, with_qr=False))
+
+    payments = [sim.add_transaction(token, "0.00001")]
+    reads = [read()]
+    clock.now += 3 * 3600
+    payments.append(sim.add_transaction(token, "0.00002"))
+    reads.append(read())
+    payments += [sim.add_transaction(token, "0.00003"), sim.add_transaction(token, "0.00004")]
+    reads.append(read())
+    return reads, payments
+
+
+def late_rules(made: list[Notifier]) -> tuple[Notifier, ByUrl]:
+    delivery = ByUrl()
+    notifier = make_notifier(
+        made,
+        [rule(["payment"], "json://paid"), rule(["late-payment"], "json://late")],
+        delivery=lambda: delivery,
+    )
+    return notifier, delivery
+
+
+def test_a_late_payment_is_its_own_event_and_told_in_the_dashboard(notifiers) -> None:
+    from orderdash.core.watching.alert import LATE_PAYMENT
+
+    (first, second, third), (p0, a, c, d) = paid_in_time_then_late()
+    notifier, delivery = late_rules(notifiers)
+    notices = Notices(notifier)
+    notices.alert(
+        Alert(0, "late-9", "", "Payment received: P0"), order=first, phase=None, outage=False
+    )
+    late = Alert(0, "late-9", "", "Late payment into a closed order: A", alarm=True,
+                 kind=LATE_PAYMENT, late_ids=(a["id"],))  # fmt: skip
+    notices.alert(late, order=second, phase=None, outage=False)
+    # C late and D in time in one read (as a read across the deadline makes them)
+    mixed = Alert(0, "late-9", "", "Late payment into a closed order: C; Payment received: D",
+                  alarm=True, kind=LATE_PAYMENT, late_ids=(c["id"],))  # fmt: skip
+    notices.alert(mixed, order=third, phase=None, outage=False)
+    assert notifier.drain(5)
+    # a rule naming only `payment` hears of the payments in time, never of A or C, and A is
+    # not told later as a payment with the next one
+    assert delivery.titles("json://paid") == [
+        f"orderdash: payment {p0['amount']['base']} BTC",
+        f"orderdash: payment {d['amount']['base']} BTC",
+    ]
+    assert delivery.titles("json://late") == ["orderdash: late payment"] * 2
+
+
+def test_a_late_payment_is_its_own_event_in_watch_jsonl(notifiers) -> None:
+    from orderdash.core.polling.refresh import Kind
+    from orderdash.core.polling.watcher import Change
+    from orderdash.core.service.results import Fetched
+    from orderdash.headless import JsonLinesEvents
+
+    (first, second, third), (p0, a, c, d) = paid_in_time_then_late()
+    notifier, delivery = late_rules(notifiers)
+    out = io.StringIO()
+    lines = JsonLinesEvents(out, lambda: at_utc(12), Notices(notifier))
+    reads = [
+        (first, Change()),
+        (first, Change(new_transaction_ids=(p0["id"],))),  # as if first seen unpaid
+        (second, Change(new_transaction_ids=(a["id"],), late_ids=(a["id"],))),
+        (third, Change(new_transaction_ids=(c["id"], d["id"]), late_ids=(c["id"],))),
+    ]
+    for order, change in reads:
+        lines.on_fetched("late-9", Kind.ORDER, Fetched(order, {}, at_utc(12), 0.0), change)
+    assert notifier.drain(5)
+    written = [json.loads(line)["event"] for line in out.getvalue().splitlines()]
+    # the JSON lines are what they were: a late payment's `transaction` line, then its own
+    assert written == ["state", "transaction", "transaction", "late-payment", "transaction",
+                       "late-payment", "transaction"]  # fmt: skip
+    assert delivery.titles("json://paid") == [
+        f"orderdash: payment {p0['amount']['base']} BTC",
+        f"orderdash: payment {d['amount']['base']} BTC",
+    ]
+    assert delivery.titles("json://late") == ["orderdash: late payment"] * 2
