@@ -44,7 +44,7 @@ MAX_QUEUE = 200
 #: Messages the quiet hours hold at most in full (the rest are counted).
 MAX_HELD = 50
 #: Retries waiting at most (a URL down for long with many messages): a failure beyond them is
-#: not tried again.
+#: not tried again, a message for a URL that is down then not tried at all.
 MAX_RETRIES = 400
 #: Seconds the thread sleeps when idle before it looks whether the quiet hours have ended.
 IDLE_CHECK = 30.0
@@ -223,6 +223,10 @@ class Notifier:
         self._first: deque[_Try] = deque()
         #: Retries by when they are due (monotonic seconds), then by when they were made.
         self._retries: list[tuple[float, int, _Try]] = []
+        #: The (rule, URL) pairs whose last try failed, and when they are tried next: a new
+        #: message for one waits for then, so a URL that is down costs a try per wait, not one
+        #: per message.
+        self._down: dict[tuple[int, int], float] = {}
         self._made = itertools.count()
         #: Tries made and not yet over (sent, held or given up); `drain` waits for them.
         self._open = 0
@@ -311,8 +315,11 @@ class Notifier:
         return min(self._idle, max(0.001, self._retries[0][0] - self._monotonic()))
 
     def _take(self, item: object) -> None:
-        """A queue's item taken: a message's first tries are made ready (or it is held)."""
+        """A queue's item taken: a message's first tries are made ready (or it is held); the
+        quiet hours' summaries first if they ended (before the item counts as handled)."""
         try:
+            if not self._quiet_now() and (self._held or self._held_more):
+                self._send_summaries()
             if item is _STOP:
                 self._stopping = True
             elif isinstance(item, Message):
@@ -321,7 +328,16 @@ class Notifier:
                     self._hold(item, self._targets(item), origin)
                 elif self._ready():
                     for rule, url in sorted(self._targets(item)):
-                        self._add_first(_Try(rule, url, item, origin))
+                        attempt = _Try(rule, url, item, origin)
+                        due = self._down.get((rule, url))
+                        if due is None:
+                            self._add_first(attempt)
+                        elif len(self._retries) < MAX_RETRIES:
+                            self._settle(+1)
+                            self._retry_at(due, attempt)
+                        else:
+                            plain = self.rules[rule].urls[url].get_secret_value()
+                            self._outcome(attempt, plain, "its URL keeps failing")
         except Exception as error:
             log.warning("notification not sent: %s", type(error).__name__)
         finally:
@@ -334,15 +350,21 @@ class Notifier:
         while not self._stopping and not self._stop.is_set():
             if not self._quiet_now() and (self._held or self._held_more):
                 self._send_summaries()
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                attempt = self._next_try()
-                if attempt is None:
-                    return
-                self._attempt(attempt)
-            else:
+            # a message queued meanwhile goes before the retries due, but only once the first
+            # tries of those before it went (so the queue's bound is what waits)
+            item: object = None
+            if not self._first:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    pass
+            if item is not None:
                 self._take(item)
+                continue
+            attempt = self._next_try()
+            if attempt is None:
+                return
+            self._attempt(attempt)
 
     def _finish(self) -> None:
         """Told to stop: the first tries left go out (once each, in the bounded wait `close`
@@ -396,7 +418,12 @@ class Notifier:
         is. After a failure it is due again after its wait, unless it was the last try."""
         again = False
         try:
-            if self._quiet_now():
+            due = self._down.get((attempt.rule, attempt.url))
+            if due is not None and due > self._monotonic() and not self._stopping:
+                # its URL failed meanwhile: it waits with that URL's retry, no try counted
+                self._retry_at(due, attempt)
+                again = True
+            elif self._quiet_now():
                 self._hold(attempt.message, {(attempt.rule, attempt.url)}, attempt.origin)
             elif self._ready():
                 again = self._send(attempt)
@@ -413,17 +440,22 @@ class Notifier:
         except Exception as error:  # a delivery's bug: its class only (its text may hold the URL)
             reason = f"failed ({type(error).__name__})"
         attempt.tries += 1
+        key = (attempt.rule, attempt.url)
         if (
             reason is not None
             and attempt.tries <= len(self._backoff)
             and not self._stopping
             and len(self._retries) < MAX_RETRIES
         ):
-            due = self._monotonic() + self._backoff[attempt.tries - 1]
-            heapq.heappush(self._retries, (due, next(self._made), attempt))
+            due = self._down[key] = self._monotonic() + self._backoff[attempt.tries - 1]
+            self._retry_at(due, attempt)
             return True
+        self._down.pop(key, None)  # sent, or given up: the next message tries it afresh
         self._outcome(attempt, plain, reason)
         return False
+
+    def _retry_at(self, due: float, attempt: _Try) -> None:
+        heapq.heappush(self._retries, (due, next(self._made), attempt))
 
     def _outcome(self, attempt: _Try, url: str, reason: str | None) -> None:
         scheme, event = scheme_of(url), attempt.message.event
