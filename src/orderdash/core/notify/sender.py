@@ -345,8 +345,7 @@ class Notifier:
             self._settle(0)
 
     def _work(self) -> None:
-        """Every try that can go now, a new message's first: a message queued meanwhile goes
-        before the retries due."""
+        """Every try that can go now, first tries before retries."""
         while not self._stopping and not self._stop.is_set():
             if not self._quiet_now() and (self._held or self._held_more):
                 self._send_summaries()
