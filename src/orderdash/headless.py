@@ -15,7 +15,8 @@ Lines are written with ASCII escapes, so no control character from the service r
 terminal; money keeps every digit.
 With notification rules (the `notify` setting), each line is heard by them too: a payment, an
 order that needs attention, any event a rule names, and the service out and back
-(docs/notify.md).
+(docs/notify.md); a late payment's `transaction` line aside (its `late-payment` line is the
+event, never also a `payment`).
 """
 
 from __future__ import annotations
