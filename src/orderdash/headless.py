@@ -15,7 +15,8 @@ Lines are written with ASCII escapes, so no control character from the service r
 terminal; money keeps every digit.
 With notification rules (the `notify` setting), each line is heard by them too: a payment, an
 order that needs attention, any event a rule names, and the service out and back
-(docs/notify.md).
+(docs/notify.md); a late payment's `transaction` line aside (its `late-payment` line is the
+event, never also a `payment`).
 """
 
 from __future__ import annotations
@@ -58,12 +59,14 @@ class JsonLinesEvents:
         #: The orders whose `state` line is out.
         self._known: set[str] = set()
 
-    def emit(self, event: str, token: str | None, **fields: Any) -> None:
+    def emit(self, event: str, token: str | None, *, heard: bool = True, **fields: Any) -> None:
+        """Write one line; the notification rules hear it unless not `heard` (a late payment's
+        `transaction` line: its `late-payment` line is the event, never also a `payment`)."""
         moment = datetime.fromtimestamp(self._clock(), tz=UTC).isoformat(timespec="seconds")
         line = jsontext.dumps({"time": moment, "event": event, "token": token, **fields})
         self._out.write(line + "\n")
         self._out.flush()
-        if self._notices is not None:
+        if self._notices is not None and heard:
             self._notices.line(event, token, fields)
 
     def on_fetched(self, token: str, kind: Kind, fetched: Fetched, change: Change) -> None:
@@ -94,6 +97,7 @@ class JsonLinesEvents:
             self.emit(
                 "transaction",
                 token,
+                heard=tx_id not in change.late_ids,
                 id=tx.id,
                 hash=tx.hash,
                 amount=tx.amount.base,

@@ -57,6 +57,7 @@ async def test_a_payment_3_hours_after_expiry_raises_the_late_payment_alarm(
             await wait_until(pilot, late, timeout=10)
             (alert,) = late()
             assert alert.alarm and alert.token == token
+            assert alert.late_ids == (tx["id"],)  # which payment was late (notifications)
             # the service's digits, and how long after expiry by its clock
             paid = f"{tx['amount']['base']} BTC ({tx['amountFiat']['base']} EUR)"
             assert alert.text.startswith(f"Late payment into a closed order: {paid}, 3:00:0")

@@ -133,3 +133,43 @@ def test_a_late_payment_turning_the_order_paid_ends_its_late_watch() -> None:
     watched = h.s.orders["expired"]
     assert watched.late_until is None
     assert watched.policy.tracks[Kind.ORDER].interval >= CLOSED_INTERVAL
+
+
+def _scheduler(open_orders: int) -> Scheduler:
+    s = Scheduler(
+        poll_interval=10, refresh_interval=60, rates_enabled=False, now=0.0, late_window=WINDOW
+    )
+    for i in range(open_orders):
+        s.add(f"open-{i}", 0.0)
+    return s
+
+
+def test_orders_past_their_window_cost_the_background_nothing() -> None:
+    # enough open orders that the budget, not the poll interval, sets their pace
+    alone, past, closed_paid = _scheduler(1000), _scheduler(1000), _scheduler(1000)
+    now = 10 * HOUR
+    for i in range(2000):
+        past.add(f"past-{i}", 0.0)
+        past.note_result(f"past-{i}", now, activity=False, closed=True, closed_unpaid_for=WINDOW)
+        closed_paid.add(f"paid-{i}", 0.0)
+        closed_paid.note_result(f"paid-{i}", now, activity=False, closed=True)
+    assert past.orders["past-0"].late_over(now)
+    assert past.background_interval(now=now) == alone.background_interval(now=now)
+    # as many ordinary closed orders, read every 10 minutes, do cost the open ones their pace
+    assert closed_paid.background_interval(now=now) > 1.5 * alone.background_interval(now=now)
+
+
+def test_an_order_in_its_window_is_read_at_least_as_often_as_a_closed_one() -> None:
+    s = _scheduler(5)
+    many = 3000  # their quarter of the budget alone would read each every ~75 minutes
+    assert late_interval(many, s.budgets[Kind.ORDER].per_minute_paced) > CLOSED_INTERVAL
+    for i in range(many):
+        s.add(f"late-{i}", 0.0)
+        s.note_result(f"late-{i}", 60.0, activity=False, closed=True, closed_unpaid_for=0.0)
+    s.add("paid", 0.0)
+    s.note_result("paid", 60.0, activity=False, closed=True)
+    assert s.late_interval(60.0) == CLOSED_INTERVAL
+    s.due_requests(120.0)  # a full retune
+    late = s.orders["late-0"].policy.tracks[Kind.ORDER].interval
+    assert late <= s.orders["paid"].policy.tracks[Kind.ORDER].interval
+    assert late == CLOSED_INTERVAL

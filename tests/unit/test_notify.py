@@ -8,7 +8,9 @@ from __future__ import annotations
 import io
 import json
 import logging
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -147,6 +149,128 @@ def test_a_failed_send_is_tried_again(endpoint, notifiers, caplog) -> None:
     assert [body["title"] for body in endpoint.at("flaky-1")] == [PAYMENT.title] * 2
     assert notifier.failed == {}
     assert "notification sent: rule 0 (json), payment" in caplog.text
+
+
+def until(predicate, timeout: float = 10.0) -> bool:  # noqa: ANN001 - any callable
+    """Poll `predicate` (the sender's thread works meanwhile) until it holds or time is up."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def retried_until_done(notifier: Notifier, waits: Clock) -> bool:
+    """Push the retries' clock past every wait, a step at a time (waking the sender), until
+    everything was sent or given up."""
+    deadline = time.monotonic() + 20
+    while not notifier.drain(0):
+        if time.monotonic() > deadline:
+            return False
+        waits.now += 60.0
+        notifier.wake()
+        notifier.drain(0.05)
+    return True
+
+
+@needs_apprise
+def test_a_failing_url_does_not_hold_another_rules_messages(endpoint, notifiers) -> None:
+    endpoint.clear()
+    waits = Clock(0.0)  # the retries' clock: they are due only when the test says
+    notifier = make_notifier(
+        notifiers,
+        [
+            rule(["payment"], endpoint.url("fail-h")),
+            rule(["payment", "outage"], endpoint.url("ok-h")),
+        ],
+        backoff=(2.0, 10.0, 30.0),
+        monotonic=waits,
+    )
+    notifier.submit(PAYMENT)
+    # the other rule's message comes right after the failing URL's first try, not its retries
+    assert until(lambda: len(endpoint.at("ok-h")) == 1)
+    assert len(endpoint.at("fail-h")) == 1
+    notifier.submit(messages.outage("cannot connect"))  # while a retry waits: at once too
+    assert until(lambda: len(endpoint.at("ok-h")) == 2)
+    assert len(endpoint.at("fail-h")) == 1
+    assert retried_until_done(notifier, waits)
+    assert notifier.failed == {0: 1}  # given up after its last try, once
+    assert len(endpoint.at("fail-h")) == 4 and len(endpoint.at("ok-h")) == 2
+
+
+@needs_apprise
+def test_a_url_that_is_down_costs_a_try_per_wait_not_one_per_message(endpoint, notifiers) -> None:
+    endpoint.clear()
+    waits = Clock(0.0)
+    notifier = make_notifier(
+        notifiers,
+        [rule(["payment"], endpoint.url("fail-d")), rule(["payment"], endpoint.url("ok-d"))],
+        backoff=(2.0, 10.0, 30.0),
+        monotonic=waits,
+    )
+    notifier.submit(PAYMENT)
+    assert until(lambda: len(endpoint.at("ok-d")) == 1)
+    notifier.submit(PAYMENT)
+    notifier.submit(PAYMENT)
+    assert until(lambda: len(endpoint.at("ok-d")) == 3)
+    # the next two wait for the failing URL's retry: not tried at once
+    assert len(endpoint.at("fail-d")) == 1
+    assert retried_until_done(notifier, waits)
+    # every message had its four tries, and each was given up once
+    assert len(endpoint.at("fail-d")) == 12 and notifier.failed == {0: 3}
+    assert len(endpoint.at("ok-d")) == 3
+
+
+@needs_apprise
+def test_a_retry_that_falls_in_the_quiet_hours_is_held(endpoint, notifiers) -> None:
+    from orderdash.core.notify.sender import AppriseDelivery
+
+    endpoint.clear()
+    clock = Clock(at_utc(21, 59))
+
+    class QuietAfterTheFirstTry(AppriseDelivery):
+        def send(self, url: str, message: Message) -> str | None:
+            reason = super().send(url, message)
+            clock.now = at_utc(22, 0)  # the quiet hours begin while the retry waits
+            return reason
+
+    notifier = make_notifier(
+        notifiers,
+        [rule(["payment"], endpoint.url("flaky-q"))],
+        quiet=QuietHours.parse("22:00-07:00"),
+        clock=clock,
+        delivery=QuietAfterTheFirstTry,
+    )
+    notifier.submit(PAYMENT)
+    assert notifier.drain(10)
+    assert len(endpoint.at("flaky-q")) == 1  # the first try's 500; the retry is held
+    clock.now = at_utc(7, 0)
+    notifier.wake()
+    assert notifier.drain(10)
+    first, summary = endpoint.at("flaky-q")
+    assert first["title"] == PAYMENT.title
+    assert summary["title"] == "orderdash: 1 held during quiet hours"
+    assert "22:00 payment 0.000123456789012345678901 BTC" in str(summary["message"])
+    assert notifier.failed == {}
+
+
+@needs_apprise
+def test_the_send_timeout_is_apprises_unless_the_url_sets_its_own() -> None:
+    from orderdash.core.notify.sender import AppriseDelivery
+
+    delivery = AppriseDelivery(timeout=0.2)
+    assert delivery.plugin("json://127.0.0.1:9/hook").request_timeout == (0.2, 0.2)
+    assert delivery.plugin("json://127.0.0.1:9/hook?cto=3&rto=7").request_timeout == (3.0, 7.0)
+    # a webhook that takes the connection and never answers: given up after the timeout, not
+    # Apprise's own 4 s (the bound is loose: a tenth of a second against seconds)
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        port = silent.getsockname()[1]
+        started = time.monotonic()
+        reason = delivery.send(f"json://127.0.0.1:{port}/hook", PAYMENT)
+        took = time.monotonic() - started
+    assert reason is not None and str(port) not in reason
+    assert took < 3.5
 
 
 @needs_apprise
@@ -448,3 +572,101 @@ def test_the_demo_tells_the_owner_nothing(monkeypatch: pytest.MonkeyPatch, tmp_p
     )
     assert cli.main(["demo", "--customer-interval", "0"]) == 0
     assert seen["s"].notify == ()
+
+
+# -- a late payment: its own event, in the dashboard and in `watch --jsonl` alike ----------------
+
+
+class ByUrl(Recorded):
+    def titles(self, url: str) -> list[str]:
+        return [m.title for at, m in self.sent if at == url]
+
+
+def paid_in_time_then_late() -> tuple[list[object], list[dict[str, object]]]:
+    """An order read four times from the simulator: paid in part in time, then paid after its
+    expiry (A), then once more late (C) and once more (D) in the same read. The reads, and the
+    four payments as the service sent them."""
+    from orderdash.core.service.models import Order
+    from orderdash.simulator import Simulator
+
+    clock = Clock(at_utc(12))
+    sim = Simulator(clock=clock, with_demo_orders=False)
+    token = sim.create_order(token="late-9", lifetime_s=600)
+
+    def read() -> Order:
+        return Order.model_validate(sim.order_wire(token, with_qr=False))
+
+    payments = [sim.add_transaction(token, "0.00001")]
+    reads = [read()]
+    clock.now += 3 * 3600
+    payments.append(sim.add_transaction(token, "0.00002"))
+    reads.append(read())
+    payments += [sim.add_transaction(token, "0.00003"), sim.add_transaction(token, "0.00004")]
+    reads.append(read())
+    return reads, payments
+
+
+def late_rules(made: list[Notifier]) -> tuple[Notifier, ByUrl]:
+    delivery = ByUrl()
+    notifier = make_notifier(
+        made,
+        [rule(["payment"], "json://paid"), rule(["late-payment"], "json://late")],
+        delivery=lambda: delivery,
+    )
+    return notifier, delivery
+
+
+def test_a_late_payment_is_its_own_event_and_told_in_the_dashboard(notifiers) -> None:
+    from orderdash.core.watching.alert import LATE_PAYMENT
+
+    (first, second, third), (p0, a, c, d) = paid_in_time_then_late()
+    notifier, delivery = late_rules(notifiers)
+    notices = Notices(notifier)
+    notices.alert(
+        Alert(0, "late-9", "", "Payment received: P0"), order=first, phase=None, outage=False
+    )
+    late = Alert(0, "late-9", "", "Late payment into a closed order: A", alarm=True,
+                 kind=LATE_PAYMENT, late_ids=(a["id"],))  # fmt: skip
+    notices.alert(late, order=second, phase=None, outage=False)
+    # C late and D in time in one read (as a read across the deadline makes them)
+    mixed = Alert(0, "late-9", "", "Late payment into a closed order: C; Payment received: D",
+                  alarm=True, kind=LATE_PAYMENT, late_ids=(c["id"],))  # fmt: skip
+    notices.alert(mixed, order=third, phase=None, outage=False)
+    assert notifier.drain(5)
+    # a rule naming only `payment` hears of the payments in time, never of A or C, and A is
+    # not told later as a payment with the next one
+    assert delivery.titles("json://paid") == [
+        f"orderdash: payment {p0['amount']['base']} BTC",
+        f"orderdash: payment {d['amount']['base']} BTC",
+    ]
+    assert delivery.titles("json://late") == ["orderdash: late payment"] * 2
+
+
+def test_a_late_payment_is_its_own_event_in_watch_jsonl(notifiers) -> None:
+    from orderdash.core.polling.refresh import Kind
+    from orderdash.core.polling.watcher import Change
+    from orderdash.core.service.results import Fetched
+    from orderdash.headless import JsonLinesEvents
+
+    (first, second, third), (p0, a, c, d) = paid_in_time_then_late()
+    notifier, delivery = late_rules(notifiers)
+    out = io.StringIO()
+    lines = JsonLinesEvents(out, lambda: at_utc(12), Notices(notifier))
+    reads = [
+        (first, Change()),
+        (first, Change(new_transaction_ids=(p0["id"],))),  # as if first seen unpaid
+        (second, Change(new_transaction_ids=(a["id"],), late_ids=(a["id"],))),
+        (third, Change(new_transaction_ids=(c["id"], d["id"]), late_ids=(c["id"],))),
+    ]
+    for order, change in reads:
+        lines.on_fetched("late-9", Kind.ORDER, Fetched(order, {}, at_utc(12), 0.0), change)
+    assert notifier.drain(5)
+    written = [json.loads(line)["event"] for line in out.getvalue().splitlines()]
+    # the JSON lines are what they were: a late payment's `transaction` line, then its own
+    assert written == ["state", "transaction", "transaction", "late-payment", "transaction",
+                       "late-payment", "transaction"]  # fmt: skip
+    assert delivery.titles("json://paid") == [
+        f"orderdash: payment {p0['amount']['base']} BTC",
+        f"orderdash: payment {d['amount']['base']} BTC",
+    ]
+    assert delivery.titles("json://late") == ["orderdash: late payment"] * 2

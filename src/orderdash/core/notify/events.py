@@ -36,6 +36,10 @@ _ATTENTION_NAMES = {phase.value: step for phase, step in ATTENTION.items()}
 _READ_FROM_STATE = frozenset({"payment", "outage", "recovery"})
 #: The words of a payment in the state's alert text (`core/watching/state.py`).
 _PAID_WORDS = "Payment received: "
+#: A payment into an order closed unpaid, or after its deadline: its own event, never also a
+#: `payment`, in the dashboard and in `watch --jsonl` alike (there its `transaction` line is
+#: not heard: `headless.py`).
+_LATE = "late-payment"
 
 
 class Notices:
@@ -88,8 +92,9 @@ class Notices:
                 self.attention(alert.token, alert.text)
             else:
                 self.notifier.submit(messages.event_fields(kind, alert.token, alert.text, {}))
-            return
-        if alert.alarm and not alert.token:  # about the service, not one order
+            if kind != _LATE:
+                return
+        elif alert.alarm and not alert.token:  # about the service, not one order
             if outage:
                 self.outage(alert.text.removeprefix("Service unreachable: "))
             else:
@@ -97,20 +102,41 @@ class Notices:
             return
         if order is None:
             return
-        if _PAID_WORDS in alert.text:
+        if kind == _LATE:
+            # its own event (sent above), never also a `payment`, but told all the same (not
+            # announced with the next payment); those that came in time in the same read are
+            # payments (an alert that does not say which were late: all its new ones were)
+            late = frozenset(getattr(alert, "late_ids", ())) or None
+            self._payments(order, phase, late=late, announce=_PAID_WORDS in alert.text)
+        elif _PAID_WORDS in alert.text:
             self._payments(order, phase)
         if self.attention_from_phases and phase in ATTENTION:
             self.attention(order.token, phase.value, ATTENTION[phase])
 
-    def _payments(self, order: Order, phase: Phase | None) -> None:
+    def _payments(
+        self,
+        order: Order,
+        phase: Phase | None,
+        *,
+        late: frozenset[int] | None = frozenset(),
+        announce: bool = True,
+    ) -> None:
+        """Announce the order's payments not told yet, but the `late` ones (None: every new
+        one is late), and count them all as told."""
         from orderdash.core.domain.text import coin_code
 
         told = self._paid.get(order.token)
         ids = {tx.id for tx in order.transactions}
-        new = [tx for tx in order.transactions if told is None or tx.id not in told]
+        self._paid[order.token] = ids
+        if not announce or late is None:
+            return
+        new = [
+            tx
+            for tx in order.transactions
+            if (told is None or tx.id not in told) and tx.id not in late
+        ]
         if told is None:  # first heard of: the newest is the one the alert is about
             new = sorted(new, key=lambda tx: (tx.created_at_ms, tx.id))[-1:]
-        self._paid[order.token] = ids
         state = phase.value if phase is not None else ""
         for tx in new:
             self.notifier.submit(
@@ -144,7 +170,7 @@ class Notices:
         elif event in EVENTS and event not in ("outage", "recovery"):
             self.notifier.submit(messages.event_fields(event, token, "", fields))
         step = _ATTENTION_NAMES.get(str(fields.get("state")))
-        if token and step is not None and event in ("transaction", "status"):
+        if token and step is not None and event in ("transaction", "status", _LATE):
             self.attention(token, str(fields["state"]), step)
 
 

@@ -2,9 +2,11 @@
 
 `Notifier.submit` only puts a message on a bounded queue (a full queue drops it, counted and
 logged): the till and the event loop never wait on a notification service. The thread sends
-each message to every URL of every rule that names its event, trying a URL again after a
-failure (`backoff`), holds what comes during the quiet hours and sums it up in one message per
-rule when they end, and is closed at exit with a bounded wait.
+each message to every URL of every rule that names its event; a URL that failed is tried again
+after its wait (`backoff`) while the others' messages go on (a new message's first tries go
+before any retry), each try waiting at most `SEND_TIMEOUT` to connect and for each read. What
+comes during the quiet hours is held, a retry that falls in them too, and summed up in one
+message per URL when they end. The thread is closed at exit with a bounded wait.
 
 Apprise is imported in that thread, on the first message: a start with rules pays nothing for
 it (it takes ~140 ms to import), a start without rules never loads it. Its logger is kept to
@@ -15,14 +17,18 @@ with every part of the URL cut out (`redact`).
 from __future__ import annotations
 
 import atexit
+import heapq
+import itertools
 import logging
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from typing import Protocol
-from urllib.parse import quote, unquote, urlsplit
+from typing import Any, Protocol
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from orderdash.core.notify import messages
 from orderdash.core.notify.messages import Message
@@ -37,10 +43,15 @@ BACKOFF = (2.0, 10.0, 30.0)
 MAX_QUEUE = 200
 #: Messages the quiet hours hold at most in full (the rest are counted).
 MAX_HELD = 50
+#: Retries waiting at most (a URL down for long with many messages): a failure beyond them is
+#: not tried again, a message for a URL that is down then not tried at all.
+MAX_RETRIES = 400
 #: Seconds the thread sleeps when idle before it looks whether the quiet hours have ended.
 IDLE_CHECK = 30.0
 #: Seconds the exit waits for what is queued to go out.
 CLOSE_WAIT = 5.0
+#: Seconds a try waits to connect, and for each read, unless the URL says (`cto`, `rto`).
+SEND_TIMEOUT = 5.0
 _STOP = object()
 _TICK = object()
 
@@ -119,7 +130,7 @@ def _quiet_their_loggers() -> None:
 class AppriseDelivery:
     """Sends through Apprise (the `notify` extra); built in the sender's thread."""
 
-    def __init__(self, timeout: float = 10.0) -> None:
+    def __init__(self, timeout: float = SEND_TIMEOUT) -> None:
         _quiet_their_loggers()  # before the import: Apprise logs as it loads
         import apprise  # the extra: ImportError when absent, said by the caller
 
@@ -129,6 +140,19 @@ class AppriseDelivery:
         self._asset = apprise.AppriseAsset(storage_mode="memory")
         self._timeout = timeout
 
+    def plugin(self, url: str) -> Any:
+        """Apprise's sender for `url` (None: not a URL it can use), waiting at most the timeout
+        to connect and for each read, unless the URL sets its own (`cto`, `rto`)."""
+        plugin = self._apprise.Apprise.instantiate(url, asset=self._asset)
+        if plugin is None:
+            return None
+        given = {name.lower() for name, _ in parse_qsl(urlsplit(url).query)}
+        if "cto" not in given:
+            plugin.socket_connect_timeout = self._timeout
+        if "rto" not in given:
+            plugin.socket_read_timeout = self._timeout
+        return plugin
+
     def send(self, url: str, message: Message) -> str | None:
         with _captured.sending:
             return self._send(url, message)
@@ -137,9 +161,11 @@ class AppriseDelivery:
         apprise = self._apprise
         lines = _captured.start()
         try:
-            target = apprise.Apprise(asset=self._asset)
-            if not target.add(url):
+            plugin = self.plugin(url)
+            if plugin is None:
                 return "the URL is not one Apprise can use"
+            target = apprise.Apprise(asset=self._asset)
+            target.add(plugin)
             sent = target.notify(
                 body=message.body,
                 title=message.title,
@@ -155,8 +181,20 @@ class AppriseDelivery:
         return redact(reason, url)
 
 
+@dataclass(eq=False)
+class _Try:
+    """One message to one URL of one rule, and how many times it went out already."""
+
+    rule: int
+    url: int
+    message: Message
+    #: Which submission of the message it is (the same message may be submitted twice).
+    origin: int
+    tries: int = 0
+
+
 class Notifier:
-    """The rules' sender: one thread, a bounded queue, retries, quiet hours."""
+    """The rules' sender: one thread, a bounded queue, retries per URL, quiet hours."""
 
     def __init__(
         self,
@@ -165,19 +203,37 @@ class Notifier:
         quiet: QuietHours | None = None,
         zone: tzinfo | None = None,
         clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
         delivery: Callable[[], Delivery] = AppriseDelivery,
         backoff: Sequence[float] = BACKOFF,
         max_queue: int = MAX_QUEUE,
         idle_check: float = IDLE_CHECK,
     ) -> None:
         self.rules = tuple(rules)
-        self.quiet, self._zone, self._clock = quiet, zone, clock
+        self.quiet, self._zone, self._clock, self._monotonic = quiet, zone, clock, monotonic
         self._make_delivery, self._backoff, self._idle = delivery, tuple(backoff), idle_check
         self._events = {event for rule in self.rules for event in rule.events}
         self._queue: queue.Queue[object] = queue.Queue(max_queue)
         self._stop = threading.Event()
-        #: Held during the quiet hours: (local time, message), and how many more.
-        self._held: list[tuple[str, Message]] = []
+        #: The thread took the stop: what is left goes once, then it ends.
+        self._stopping = False
+        self._delivery: Delivery | None = None
+        #: First tries, in the order their messages came: they go before any retry, so a URL
+        #: that keeps failing never holds another's news.
+        self._first: deque[_Try] = deque()
+        #: Retries by when they are due (monotonic seconds), then by when they were made.
+        self._retries: list[tuple[float, int, _Try]] = []
+        #: The (rule, URL) pairs whose last try failed, and when they are tried next: a new
+        #: message for one waits for then, so a URL that is down costs a try per wait, not one
+        #: per message.
+        self._down: dict[tuple[int, int], float] = {}
+        self._made = itertools.count()
+        #: Tries made and not yet over (sent, held or given up); `drain` waits for them.
+        self._open = 0
+        self._settled = threading.Condition()
+        #: Held during the quiet hours: (local time, message, the (rule, URL) pairs it is for,
+        #: its submission), and how many more.
+        self._held: list[tuple[str, Message, set[tuple[int, int]], int]] = []
         self._held_more = 0
         #: Messages the full queue turned away.
         self.dropped = 0
@@ -204,22 +260,24 @@ class Notifier:
         return True
 
     def wake(self) -> None:
-        """Look now whether the quiet hours have ended (else the idle check does, in time)."""
+        """Look now whether the quiet hours have ended and which retries are due (else the
+        idle check does, in time)."""
         try:
             self._queue.put_nowait(_TICK)
         except queue.Full:
             pass
 
     def drain(self, timeout: float) -> bool:
-        """Wait until everything queued was handled (sent, held or given up); False on time."""
-        with self._queue.all_tasks_done:
-            return self._queue.all_tasks_done.wait_for(
-                lambda: not self._queue.unfinished_tasks, timeout
+        """Wait until everything queued was handled (sent, held or given up after its last
+        try); False on time."""
+        with self._settled:
+            return self._settled.wait_for(
+                lambda: not self._queue.unfinished_tasks and not self._open, timeout
             )
 
     def close(self, timeout: float = CLOSE_WAIT) -> None:
-        """Send what is queued within `timeout`, then stop (retries' waits cut short); what the
-        quiet hours hold is not sent."""
+        """Send what is queued within `timeout`, each once more at most, then stop (the retries
+        not yet due are given up); what the quiet hours hold is not sent."""
         atexit.unregister(self.close)
         if not self._thread.is_alive():
             return
@@ -229,45 +287,184 @@ class Notifier:
         except queue.Full:
             pass
         self._thread.join(max(0.0, deadline - time.monotonic()))
-        self._stop.set()  # a retry's wait ends now; a send under way is left to finish alone
+        self._stop.set()  # the tries left are given up; a send under way is left to finish
         self._thread.join(0.5)
 
     # -- the thread -------------------------------------------------------------------------------
 
     def _run(self) -> None:
-        delivery: Delivery | None = None
-        while True:
+        while not self._stopping:
             try:
-                item = self._queue.get(timeout=self._idle)
+                item = self._queue.get(timeout=self._wait())
             except queue.Empty:
-                item, taken = _TICK, False
+                pass
             else:
-                taken = True
+                self._take(item)
             try:
-                if item is _STOP:
-                    return
-                quiet = self._quiet_now()
-                if not quiet and (self._held or self._held_more):
-                    delivery = delivery or self._delivery()
-                    self._send_summaries(delivery)
-                if isinstance(item, Message):
-                    if quiet:
-                        self._hold(item)
-                    else:
-                        delivery = delivery or self._delivery()
-                        self._send(delivery, item)
+                self._work()
             except Exception as error:  # never the thread's end: the next message may go
                 log.warning("notification not sent: %s", type(error).__name__)
-            finally:
-                if taken:
-                    self._queue.task_done()
+        self._finish()
 
-    def _delivery(self) -> Delivery:
+    def _wait(self) -> float:
+        """Seconds the thread may sleep: until the next retry is due, or the idle check."""
+        if self._first:
+            return 0.001
+        if not self._retries:
+            return self._idle
+        return min(self._idle, max(0.001, self._retries[0][0] - self._monotonic()))
+
+    def _take(self, item: object) -> None:
+        """A queue's item taken: a message's first tries are made ready (or it is held); the
+        quiet hours' summaries first if they ended (before the item counts as handled)."""
         try:
-            return self._make_delivery()
-        except ImportError:
-            log.warning("notifications need the notify extra: pip install 'orderdash[notify]'")
-            raise
+            if not self._quiet_now() and (self._held or self._held_more):
+                self._send_summaries()
+            if item is _STOP:
+                self._stopping = True
+            elif isinstance(item, Message):
+                origin = next(self._made)
+                if self._quiet_now():
+                    self._hold(item, self._targets(item), origin)
+                elif self._ready():
+                    for rule, url in sorted(self._targets(item)):
+                        attempt = _Try(rule, url, item, origin)
+                        due = self._down.get((rule, url))
+                        if due is None:
+                            self._add_first(attempt)
+                        elif len(self._retries) < MAX_RETRIES:
+                            self._settle(+1)
+                            self._retry_at(due, attempt)
+                        else:
+                            plain = self.rules[rule].urls[url].get_secret_value()
+                            self._outcome(attempt, plain, "its URL keeps failing")
+        except Exception as error:
+            log.warning("notification not sent: %s", type(error).__name__)
+        finally:
+            self._queue.task_done()
+            self._settle(0)
+
+    def _work(self) -> None:
+        """Every try that can go now, first tries before retries."""
+        while not self._stopping and not self._stop.is_set():
+            if not self._quiet_now() and (self._held or self._held_more):
+                self._send_summaries()
+            # a message queued meanwhile goes before the retries due, but only once the first
+            # tries of those before it went (so the queue's bound is what waits)
+            item: object = None
+            if not self._first:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    pass
+            if item is not None:
+                self._take(item)
+                continue
+            attempt = self._next_try()
+            if attempt is None:
+                return
+            self._attempt(attempt)
+
+    def _finish(self) -> None:
+        """Told to stop: the first tries left go out (once each, in the bounded wait `close`
+        gives), the retries are given up."""
+        while self._first and not self._stop.is_set():
+            self._attempt(self._first.popleft())
+        left = list(self._first) + [attempt for _, _, attempt in self._retries]
+        self._first.clear()
+        self._retries.clear()
+        for attempt in left:
+            plain = self.rules[attempt.rule].urls[attempt.url].get_secret_value()
+            self._outcome(attempt, plain, "not sent before the exit")
+            self._settle(-1)
+
+    def _next_try(self) -> _Try | None:
+        if self._first:
+            return self._first.popleft()
+        if self._retries and self._retries[0][0] <= self._monotonic():
+            return heapq.heappop(self._retries)[2]
+        return None
+
+    def _add_first(self, attempt: _Try) -> None:
+        self._first.append(attempt)
+        self._settle(+1)
+
+    def _settle(self, change: int) -> None:
+        with self._settled:
+            self._open += change
+            self._settled.notify_all()
+
+    def _targets(self, message: Message) -> set[tuple[int, int]]:
+        return {
+            (index, url)
+            for index, rule in enumerate(self.rules)
+            if message.event in rule.events
+            for url in range(len(rule.urls))
+        }
+
+    def _ready(self) -> bool:
+        """The delivery is made (Apprise imported) or can be: else the message is not sent."""
+        if self._delivery is None:
+            try:
+                self._delivery = self._make_delivery()
+            except ImportError:
+                log.warning("notifications need the notify extra: pip install 'orderdash[notify]'")
+                return False
+        return True
+
+    def _attempt(self, attempt: _Try) -> None:
+        """One try of one URL, unless the quiet hours began: then it is held as a new message
+        is. After a failure it is due again after its wait, unless it was the last try."""
+        again = False
+        try:
+            due = self._down.get((attempt.rule, attempt.url))
+            if due is not None and due > self._monotonic() and not self._stopping:
+                # its URL failed meanwhile: it waits with that URL's retry, no try counted
+                self._retry_at(due, attempt)
+                again = True
+            elif self._quiet_now():
+                self._hold(attempt.message, {(attempt.rule, attempt.url)}, attempt.origin)
+            elif self._ready():
+                again = self._send(attempt)
+        finally:
+            if not again:
+                self._settle(-1)
+
+    def _send(self, attempt: _Try) -> bool:
+        """Send; True when it failed and is to be tried again (due in the retries)."""
+        assert self._delivery is not None
+        plain = self.rules[attempt.rule].urls[attempt.url].get_secret_value()
+        try:
+            reason = self._delivery.send(plain, attempt.message)
+        except Exception as error:  # a delivery's bug: its class only (its text may hold the URL)
+            reason = f"failed ({type(error).__name__})"
+        attempt.tries += 1
+        key = (attempt.rule, attempt.url)
+        if (
+            reason is not None
+            and attempt.tries <= len(self._backoff)
+            and not self._stopping
+            and len(self._retries) < MAX_RETRIES
+        ):
+            due = self._down[key] = self._monotonic() + self._backoff[attempt.tries - 1]
+            self._retry_at(due, attempt)
+            return True
+        self._down.pop(key, None)  # sent, or given up: the next message tries it afresh
+        self._outcome(attempt, plain, reason)
+        return False
+
+    def _retry_at(self, due: float, attempt: _Try) -> None:
+        heapq.heappush(self._retries, (due, next(self._made), attempt))
+
+    def _outcome(self, attempt: _Try, url: str, reason: str | None) -> None:
+        scheme, event = scheme_of(url), attempt.message.event
+        if reason is None:
+            log.info("notification sent: rule %d (%s), %s", attempt.rule, scheme, event)
+            return
+        self.failed[attempt.rule] = self.failed.get(attempt.rule, 0) + 1
+        log.warning(
+            "notification failed: rule %d (%s), %s: %s", attempt.rule, scheme, event, reason
+        )
 
     def _local(self) -> datetime:
         return datetime.fromtimestamp(self._clock(), self._zone)
@@ -275,50 +472,30 @@ class Notifier:
     def _quiet_now(self) -> bool:
         return self.quiet is not None and self.quiet.holds(self._local())
 
-    def _hold(self, message: Message) -> None:
+    def _hold(self, message: Message, targets: set[tuple[int, int]], origin: int) -> None:
+        """Hold `message` for these (rule, URL) pairs until the quiet hours end (a message held
+        already for other URLs is held once)."""
+        for _, _, already, held in self._held:
+            if held == origin:
+                already.update(targets)
+                return
         if len(self._held) < MAX_HELD:
-            self._held.append((self._local().strftime("%H:%M"), message))
+            self._held.append((self._local().strftime("%H:%M"), message, set(targets), origin))
         else:
             self._held_more += 1
 
-    def _send_summaries(self, delivery: Delivery) -> None:
+    def _send_summaries(self) -> None:
+        """The quiet hours are over: to each URL, one message listing what was held for it."""
         held, more = self._held, self._held_more
         self._held, self._held_more = [], 0
+        if not self._ready():
+            return
         for index, rule in enumerate(self.rules):
-            mine = [(at, m) for at, m in held if m.event in rule.events]
-            if mine:
-                summary = messages.held_summary(str(self.quiet), mine, more)
-                self._to_rule(delivery, index, rule, summary)
-
-    def _send(self, delivery: Delivery, message: Message) -> None:
-        for index, rule in enumerate(self.rules):
-            if message.event in rule.events:
-                self._to_rule(delivery, index, rule, message)
-
-    def _to_rule(self, delivery: Delivery, index: int, rule: NotifyRule, message: Message) -> None:
-        for url in rule.urls:
-            plain = url.get_secret_value()
-            reason = self._with_retries(delivery, plain, message)
-            scheme = scheme_of(plain)
-            if reason is None:
-                log.info("notification sent: rule %d (%s), %s", index, scheme, message.event)
-            else:
-                self.failed[index] = self.failed.get(index, 0) + 1
-                log.warning(
-                    "notification failed: rule %d (%s), %s: %s",
-                    index,
-                    scheme,
-                    message.event,
-                    reason,
-                )
-
-    def _with_retries(self, delivery: Delivery, url: str, message: Message) -> str | None:
-        reason = delivery.send(url, message)
-        for wait in self._backoff:
-            if reason is None or self._stop.wait(wait):
-                break
-            reason = delivery.send(url, message)
-        return reason
+            for url in range(len(rule.urls)):
+                mine = [(at, m) for at, m, targets, _ in held if (index, url) in targets]
+                if mine:
+                    summary = messages.held_summary(str(self.quiet), mine, more)
+                    self._add_first(_Try(index, url, summary, next(self._made)))
 
 
 def send_test(

@@ -290,7 +290,7 @@ class Scheduler:
         """How often a background order can be read, all of them sharing what the budget leaves
         (a recent order counts `RECENT_SPEEDUP` times, a closed one at its own slow pace)."""
         capacity = self.budgets[Kind.ORDER].per_minute_paced
-        focused = recent = closed = late = 0
+        focused = recent = closed = late = over = 0
         for watched in self.orders.values():
             if watched.focused:
                 focused += 1
@@ -299,10 +299,14 @@ class Scheduler:
             elif watched.closed and watched.late_until is None:
                 closed += 1
             elif watched.closed:
-                # within its late window it costs its pace; after it, nothing
-                late += now is None or not watched.late_over(now)
+                # within its late window it costs its pace; after it, nothing (not read
+                # unless on screen)
                 closed += 1
-        closed_cost = (closed - late) * WINDOW / CLOSED_INTERVAL
+                if now is None or not watched.late_over(now):
+                    late += 1
+                else:
+                    over += 1
+        closed_cost = (closed - late - over) * WINDOW / CLOSED_INTERVAL
         if late:
             closed_cost += late * WINDOW / self.late_interval(now)
         spare = capacity * (1 - HEADROOM) - self._focused_cost() - closed_cost
@@ -311,13 +315,14 @@ class Scheduler:
         return max(self.poll_interval * 3, WINDOW * shares / spare)
 
     def late_interval(self, now: float | None = None) -> float:
-        """How often an order within its late window is read (`late.py`)."""
+        """How often an order within its late window is read (`late.py`): never less often
+        than an ordinary closed order, however many share the window."""
         late = sum(
             1
             for w in self.orders.values()
             if w.late_until is not None and not w.focused and (now is None or not w.late_over(now))
         )
-        return late_interval(late, self.budgets[Kind.ORDER].per_minute_paced)
+        return min(late_interval(late, self.budgets[Kind.ORDER].per_minute_paced), CLOSED_INTERVAL)
 
     def sweep_bound(self) -> float:
         """Seconds within which every background order is read at least once (the round robin)."""

@@ -21,6 +21,9 @@ class Alert:
     #: What kind of news it is, by a stable name a listener may pick alerts by ("" for those
     #: not named yet): `LATE_PAYMENT`.
     kind: str = ""
+    #: Of a `LATE_PAYMENT` alert: the ids of the late payments (the others it names came in
+    #: time).
+    late_ids: tuple[int, ...] = ()
 
 
 #: A payment into an order closed unpaid (expired, canceled): docs/limits.md#late-payments.

@@ -561,7 +561,10 @@ class DashboardState:
         text = clean("; ".join(texts), limit=480)
         from orderdash.core.watching.alert import Alert
 
-        alert = Alert(self.clock(), entry.token, company, text, alarm=alarm, kind=kind)
+        late_ids = change.late_ids if kind else ()
+        alert = Alert(
+            self.clock(), entry.token, company, text, alarm=alarm, kind=kind, late_ids=late_ids
+        )
         self.alerts.append(alert)
         return alert
 
