@@ -455,12 +455,15 @@ def test_alerts_map_to_events_by_kind_and_by_what_the_state_knows(notifiers) -> 
     )
     assert notices.attention("tok-2", Phase.UNDERPAID.value, "ask for the rest")
     assert not notices.attention("tok-2", Phase.UNDERPAID.value, "ask for the rest")  # told once
+    # the caller that knows it came back (a payment after its resolution) tells it again
+    assert notices.attention("tok-2", Phase.UNDERPAID.value, "ask for the rest", again=True)
     assert notifier.drain(5)
     sent = [(m.event, m.title) for _, m in delivery.sent]
     assert sent == [
         ("late-payment", "orderdash: late payment"),
         ("outage", "orderdash: service unreachable"),
         ("recovery", "orderdash: service reachable again"),
+        ("attention", "orderdash: order needs attention (underpaid)"),
         ("attention", "orderdash: order needs attention (underpaid)"),
     ]
     assert (

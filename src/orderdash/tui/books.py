@@ -60,9 +60,10 @@ class AppBooks:
             unconfirmed_after=settings.attention_unconfirmed_after,
         )
         self.attention.asking = self._resolutions_of
-        if notices is not None:  # the owner hears of each, once the ledger answered about it
+        if notices is not None:  # the owner hears of each, once the ledger answered about it,
+            # and again when it comes back (the keeper tells each coming into view once)
             self.attention.needs_human = lambda found: notices.attention(
-                found.token, found.first.kind, found.first.next_step
+                found.token, found.first.kind, found.first.next_step, again=True
             )
         #: Orders that need a human, found before the ledger was open: asked at `start`.
         self._asking: list[str] | None = []

@@ -57,10 +57,11 @@ class Notices:
         #: view's keeper tells every kind, resolved orders left out (the dashboard).
         self.attention_from_phases = True
 
-    def attention(self, token: str, what: str, next_step: str = "") -> bool:
-        """An order newly needs a human (`what`: what happened); once per order and `what`.
-        The entry point for whatever finds such orders; True if queued."""
-        if (token, what) in self._attention:
+    def attention(self, token: str, what: str, next_step: str = "", *, again: bool = False) -> bool:
+        """An order newly needs a human (`what`: what happened); once per order and `what`,
+        unless `again` (the caller knows it came back: a payment after its resolution). The
+        entry point for whatever finds such orders; True if queued."""
+        if (token, what) in self._attention and not again:
             return False
         self._attention.add((token, what))
         return self.notifier.submit(messages.attention(token, what, next_step))
