@@ -59,7 +59,7 @@ from orderdash.tui.screens.pos import PosScreen
 
 settings.register_profile(
     "ci",
-    max_examples=60,
+    max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     derandomize=True,
