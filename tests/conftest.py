@@ -27,6 +27,12 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The longest tests first (stable: the rest keep their order): the others fill in around
+    # them, where collected last (tests/unit comes last) one of them ended the run alone.
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
+
+
 @pytest.fixture(autouse=True)
 def runtime_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """Each test its own user runtime directory: a dashboard publishing the customer display

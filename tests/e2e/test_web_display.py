@@ -40,6 +40,8 @@ from support.browser import (
     wait_for,
 )
 
+pytestmark = pytest.mark.heavy
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 

@@ -57,6 +57,8 @@ from orderdash.tui.factory import make_app
 from orderdash.tui.messages import OrderFetched
 from orderdash.tui.screens.pos import PosScreen
 
+pytestmark = pytest.mark.heavy
+
 settings.register_profile(
     "ci",
     max_examples=40,

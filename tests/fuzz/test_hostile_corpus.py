@@ -37,6 +37,8 @@ from orderdash.tui.widgets.status_line import StatusLine, status_text
 from orderdash.tui.widgets.transactions import TransactionsTable
 from orderdash.tui.widgets.watch_list import WatchTable
 
+pytestmark = pytest.mark.heavy
+
 CORPUS = Path(__file__).parent / "hostile" / "cases.json"
 SIZE = (140, 48)
 #: Wide enough for every column of the watch list and the transactions table (narrower screens

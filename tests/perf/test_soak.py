@@ -390,6 +390,7 @@ def check(figures: Figures, *, memory_limit: int) -> None:
     assert end.connections <= max(warm.connections, 1) + 2, report
 
 
+@pytest.mark.heavy
 async def test_soak_short(tmp_path: Path) -> None:
     check(await soak(SHORT_SECONDS, tmp_path), memory_limit=3_000_000)
 

@@ -185,6 +185,8 @@ async def test_the_title_counts_them_at_every_width(
         assert shown in line and (f"! {count}" in line or f"!{count}" in line), line
         # the title gives way to the count, cut with a sign
         assert size[0] > 80 or "\u2026" in line or "orderdash" in line
+        if size[0] >= 80:  # (and 60 columns below)
+            await assert_figures_whole(pilot, app)
         # each kind resolved in turn leaves the count, down to none
         for token in KINDS:
             app.books.resolved({token: now_ms()})
@@ -271,39 +273,40 @@ async def test_the_owner_hears_of_each_order_that_needs_a_human_once(
         endpoint.close()
 
 
-@pytest.mark.parametrize("width", [60, 80, 120])
-async def test_every_figure_shown_is_whole_at_every_width(
-    server: SimulatorServer, width: int
-) -> None:
-    """Columns that do not fit are left out and counted, never cut at the edge: each amount
-    on screen is the whole figure, and the hidden ones are said."""
+async def assert_figures_whole(pilot, app: OrderDashApp) -> None:  # noqa: ANN001
+    """In `!`: the columns that do not fit are left out and counted, never cut at the edge:
+    each amount on screen is the whole figure, and the hidden ones are said."""
+    await pilot.press("exclamation_mark")
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, AttentionScreen)
+    text = screen_text(app)
+    names = [str(column.label) for column in screen.query_one(DataTable).ordered_columns]
+    for found in app.attention_keeper.found:
+        item = found.first
+        if item.coin_amount is None or item.fiat_amount is None:
+            continue
+        coin, fiat = format(item.coin_amount, "f"), format(item.fiat_amount, "f")
+        # the table's row (the detail below names the token with its company after a dot)
+        (row,) = [
+            line for line in text.splitlines() if found.token in line and "\u00b7" not in line
+        ]
+        if "Coin" in names:
+            assert f"{coin} {item.coin}".upper() in row.upper(), row
+        if "Fiat" in names:
+            assert f"{fiat} {item.currency}" in row, row
+    hidden = 6 - len(names)
+    assert (f"{hidden} column" in text) == (hidden > 0), (names, text)
+    assert names[:2] == ["Order", "What happened"]
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: isinstance(app.screen, DashboardScreen))
+
+
+async def test_every_figure_shown_is_whole_at_60_columns(server: SimulatorServer) -> None:
     app = attention_app(server)
-    async with app.run_test(size=(width, 30)) as pilot:
+    async with app.run_test(size=(60, 30)) as pilot:
         await wait_until(pilot, lambda: app.attention >= 5, timeout=10)
-        await pilot.press("exclamation_mark")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, AttentionScreen)
-        text = screen_text(app)
-        for found in app.attention_keeper.found:
-            item = found.first
-            if item.coin_amount is None or item.fiat_amount is None:
-                continue
-            coin, fiat = format(item.coin_amount, "f"), format(item.fiat_amount, "f")
-            # the table's row (the detail below names the token with its company after a dot)
-            (row,) = [
-                line for line in text.splitlines() if found.token in line and "\u00b7" not in line
-            ]
-            shown = screen.query_one(DataTable).ordered_columns
-            names = [str(column.label) for column in shown]
-            if "Coin" in names:
-                assert f"{coin} {item.coin}".upper() in row.upper(), row
-            if "Fiat" in names:
-                assert f"{fiat} {item.currency}" in row, row
-        names = [str(column.label) for column in screen.query_one(DataTable).ordered_columns]
-        hidden = 6 - len(names)
-        assert (f"{hidden} column" in text) == (hidden > 0), (names, text)
-        assert names[:2] == ["Order", "What happened"]
+        await assert_figures_whole(pilot, app)
 
 
 async def test_a_payment_after_the_resolution_brings_the_order_back(

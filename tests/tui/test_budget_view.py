@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+import pytest
+
 from conftest import BEARER, make_settings, screen_text, wait_until
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.watching.state import Freshness
@@ -65,6 +67,7 @@ async def test_b_shows_the_budgets_and_the_pos_screen_takes_the_rate_first(
         await wait_until(pilot, lambda: not app.watcher.scheduler.orders[TOKEN].pos)
 
 
+@pytest.mark.heavy
 def test_an_hourly_budget_of_120_keeps_four_orders_at_two_reads_a_minute(
     sim_server: SimulatorServer,
 ) -> None:

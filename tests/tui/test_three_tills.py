@@ -10,6 +10,8 @@ import contextlib
 import random
 from itertools import pairwise
 
+import pytest
+
 from conftest import make_settings, wait_until
 from orderdash.core.polling.budget import HOUR, MINUTE
 from orderdash.core.polling.refresh import Kind
@@ -18,6 +20,8 @@ from orderdash.core.runtime.config import Settings
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.factory import make_app
 from support.fast_clock import FastLoop, max_in_window
+
+pytestmark = pytest.mark.heavy
 
 #: Seconds a simulated request takes (loopback and a busy service).
 LATENCY = 0.15
