@@ -28,8 +28,9 @@ class Resolved:
         return []
 
     def json(self) -> Any:
+        from orderdash.core.books.report import refund_entry
+
         record = self.record
-        refund = record.refund
         return {
             "id": record.id,
             "token": record.token,
@@ -38,15 +39,7 @@ class Resolved:
             "till": record.till,
             "operator": record.operator,
             "at": record.at.isoformat(),
-            "refund": None
-            if refund is None
-            else {
-                "coin": refund.coin,
-                "amount": format(refund.amount, "f"),
-                "basis": refund.basis,
-                "rate": None if refund.rate is None else format(refund.rate, "f"),
-                "fee": format(refund.fee, "f"),
-            },
+            "refund": refund_entry(record.refund),
         }
 
     def text(self) -> list[str]:

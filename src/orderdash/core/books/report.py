@@ -18,7 +18,7 @@ from typing import Any
 
 from orderdash.core.books.orders import STATES, BookOrder, Payment, exact_sum, exceptions_of
 from orderdash.core.books.period import Period, iso
-from orderdash.core.ledger import ResolutionRecord
+from orderdash.core.ledger import RefundRecord, ResolutionRecord
 from orderdash.core.safetext import clean
 
 #: 2: exceptions carry their `resolution`, and the report lists the `resolutions` made in the
@@ -94,7 +94,6 @@ def _payment_entry(payment: Payment, period: Period) -> dict[str, Any]:
 
 def resolution_entry(record: ResolutionRecord, period: Period) -> dict[str, Any]:
     """A resolution as the report keeps it (docs/books.md "Resolutions")."""
-    refund = record.refund
     return {
         "order": record.token,
         "kind": record.kind,
@@ -102,15 +101,20 @@ def resolution_entry(record: ResolutionRecord, period: Period) -> dict[str, Any]
         "operator": record.operator,
         "till": record.till,
         "at": iso(record.at.astimezone(period.zone)),
-        "refund": None
-        if refund is None
-        else {
-            "coin": refund.coin,
-            "amount": format(refund.amount, "f"),
-            "basis": refund.basis,
-            "rate": None if refund.rate is None else format(refund.rate, "f"),
-            "fee": format(refund.fee, "f"),
-        },
+        "refund": refund_entry(record.refund),
+    }
+
+
+def refund_entry(refund: RefundRecord | None) -> dict[str, Any] | None:
+    """A resolution's refund with every digit (the report and `orderdash resolve --json`)."""
+    if refund is None:
+        return None
+    return {
+        "coin": refund.coin,
+        "amount": format(refund.amount, "f"),
+        "basis": refund.basis,
+        "rate": None if refund.rate is None else format(refund.rate, "f"),
+        "fee": format(refund.fee, "f"),
     }
 
 
