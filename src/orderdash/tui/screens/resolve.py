@@ -74,7 +74,7 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
     DEFAULT_CSS = """
     ResolveScreen { align: center middle; }
     ResolveScreen > #resolve-body {
-        width: 90%; max-width: 96; height: auto; max-height: 100%;
+        width: 100%; max-width: 96; height: auto; max-height: 100%;
         border: round $accent; background: $surface; padding: 0 1;
     }
     ResolveScreen RadioSet { width: 100%; height: auto; layout: horizontal; border: none; }
