@@ -312,12 +312,25 @@ async def test_the_dashboard_names_an_earlier_unresolved_charge(dash_server, tmp
     assert outcomes == {made: "made", "never-made-token-2": "not_made"}
 
 
-async def test_orders_read_are_written_once_per_changed_answer(sim_server, tmp_path) -> None:
+@pytest.fixture
+def still_sim_server() -> Iterator[SimulatorServer]:
+    """The demo simulator with its clock standing still: its rate is renewed at each minute, a
+    change of every answer that had come in the middle of a test now and then."""
+    from conftest import BEARER, serving
+
+    frozen = time.time()
+    simulator = Simulator(seed=7, clock=lambda: frozen)
+    with serving(SimulatorServer(simulator, bearer_token=BEARER, port=0)) as server:
+        yield server
+
+
+async def test_orders_read_are_written_once_per_changed_answer(still_sim_server, tmp_path) -> None:
     """The dashboard polls every 0.2 s: an order is written when first read, not again while
     its answer stays the same (the milliseconds left aside), and again when it changes."""
     from conftest import wait_until
     from orderdash.tui.factory import make_app
 
+    sim_server = still_sim_server
     ledger = tmp_path / "ledger.sqlite3"
     token = sim_server.sim.tokens()[0]
     settings = make_settings(sim_server.base_url, poll_interval=0.2, ledger=str(ledger))
