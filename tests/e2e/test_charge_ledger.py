@@ -18,14 +18,14 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import make_settings
-from orderdash.core.ledger import ChargeRecord
+from orderdash.core.ledger import ChargeRecord, ChargeService
 from orderdash.core.ledger.charges import (
     Resolutions,
     charge_line,
     outcome_of,
     resolve_unresolved,
 )
-from orderdash.core.ledger.open import open_book
+from orderdash.core.ledger.open import open_book, service_of, writer_for
 from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.runtime.config import Settings
 from orderdash.core.service import jsontext
@@ -56,6 +56,12 @@ def _env(server: SimulatorServer, ledger: Path, till: str = "front") -> dict[str
         ORDERDASH_CREATE_URL=server.root_url + "/listener",
     )
     return env
+
+
+def _service(server: SimulatorServer) -> ChargeService:
+    """The service `_env`'s commands charge on: charges written by hand carry it, as those the
+    commands write do, so that they are looked up."""
+    return ChargeService.of(server.base_url, "4711")
 
 
 def _charge(env: dict[str, str], amount: str) -> subprocess.CompletedProcess[str]:
@@ -145,8 +151,8 @@ def _started_earlier(ledger: Path, token: str, by: timedelta) -> None:
         (record,) = [r for r in _charges(ledger) if r.token == token]
         with book._engine.transaction() as cursor:
             cursor.execute(
-                "UPDATE charges SET started_at = %s WHERE token = %s",
-                (time_text(record.started_at - by), token),
+                "UPDATE charges SET started_at = %s, sent_at = %s WHERE token = %s",
+                (time_text(record.started_at - by), time_text(record.last_sent - by), token),
             )
     finally:
         book.close_connection()
@@ -156,8 +162,13 @@ def test_an_unresolved_charge_never_made_is_said_not_made(server, tmp_path: Path
     ledger = tmp_path / "ledger.sqlite3"
     book = open_book(Settings(ledger=str(ledger)))
     at = datetime(2026, 11, 20, 10, 2, tzinfo=UTC)
-    book.charge_started(ChargeRecord("never-sent-token-1", Decimal("12.50"), "EUR", "front", at))
-    book.charge_started(ChargeRecord("other-till-token-1", Decimal("1"), "EUR", "back", at))
+    here = _service(server)
+    book.charge_started(
+        ChargeRecord("never-sent-token-1", Decimal("12.50"), "EUR", "front", at, service=here)
+    )
+    book.charge_started(
+        ChargeRecord("other-till-token-1", Decimal("1"), "EUR", "back", at, service=here)
+    )
     book.close_connection()
     result = _charge(_env(server, ledger), "1")
     assert result.returncode == 0, result.stderr
@@ -181,7 +192,7 @@ async def test_the_outcome_of_each_ending(server, tmp_path: Path) -> None:
         ledger=str(tmp_path / "ledger.sqlite3"),
         till="front",
     )
-    writer = BookWriter(lambda: open_book(settings), "front")
+    writer = writer_for(settings)
     tokens = iter(["tok-made", "tok-stopped"])
     async with OrderClient.from_settings(settings) as client:
 
@@ -209,7 +220,9 @@ async def test_the_outcome_of_each_ending(server, tmp_path: Path) -> None:
 
         await one()
         await one(currency="CHF")  # made in EUR: stopped
-        resolutions = await resolve_unresolved(writer, client, gate=_NoWait(), recent=timedelta(0))
+        resolutions = await resolve_unresolved(
+            writer, client, gate=_NoWait(), recent=timedelta(0), here=service_of(settings)
+        )
         assert resolutions == Resolutions([], [])
     outcomes = {r.token: r.outcome for r in await writer.charges(*_today(), None)}
     assert outcomes == {"tok-made": "made", "tok-stopped": "stopped"}
@@ -295,8 +308,11 @@ async def test_the_dashboard_names_an_earlier_unresolved_charge(dash_server, tmp
     ledger = tmp_path / "ledger.sqlite3"
     book = open_book(Settings(ledger=str(ledger)))
     at = datetime.now(UTC) - timedelta(minutes=10)
-    book.charge_started(ChargeRecord(made, Decimal("12.50"), "EUR", "front", at))
-    book.charge_started(ChargeRecord("never-made-token-2", Decimal("3"), "EUR", "front", at))
+    here = _service(server)  # the dashboard's (account_app's customer_id is 4711)
+    book.charge_started(ChargeRecord(made, Decimal("12.50"), "EUR", "front", at, service=here))
+    book.charge_started(
+        ChargeRecord("never-made-token-2", Decimal("3"), "EUR", "front", at, service=here)
+    )
     book.close_connection()
     app = account_app(server, ledger=str(ledger), till="front")
     async with app.run_test(size=(140, 44), notifications=True) as pilot:
@@ -437,8 +453,13 @@ def test_charges_lists_todays_charges_and_resolves_earlier_ones(server, tmp_path
     book = open_book(Settings(ledger=str(ledger)))
     # started before the window in which a charge may still be being made
     now = datetime.now(UTC) - timedelta(minutes=10)
-    book.charge_started(ChargeRecord("never-made-token-3", Decimal("3"), "EUR", "front", now))
-    book.charge_started(ChargeRecord("back-till-token-3", Decimal("4"), "EUR", "back", now))
+    here = _service(server)
+    book.charge_started(
+        ChargeRecord("never-made-token-3", Decimal("3"), "EUR", "front", now, service=here)
+    )
+    book.charge_started(
+        ChargeRecord("back-till-token-3", Decimal("4"), "EUR", "back", now, service=here)
+    )
     book.close_connection()
     argv = [sys.executable, "-m", "orderdash", "charges"]
     listed = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
@@ -531,7 +552,7 @@ class _Counted:
 
 def _resolver(server, tmp_path: Path) -> tuple[Settings, BookWriter]:
     settings = make_settings(server.base_url, ledger=str(tmp_path / "ledger.sqlite3"), till="front")
-    return settings, BookWriter(lambda: open_book(settings), "front")
+    return settings, writer_for(settings)
 
 
 async def test_a_lookup_racing_the_dialog_never_writes_not_made_over_made(
@@ -543,7 +564,11 @@ async def test_a_lookup_racing_the_dialog_never_writes_not_made_over_made(
     settings, writer = _resolver(server, tmp_path)
     at = datetime.now(UTC) - timedelta(minutes=10)
     dialog = open_book(settings)
-    dialog.charge_started(ChargeRecord("racing-token-1", Decimal("12.50"), "EUR", "front", at))
+    dialog.charge_started(
+        ChargeRecord(
+            "racing-token-1", Decimal("12.50"), "EUR", "front", at, service=service_of(settings)
+        )
+    )
     async with OrderClient.from_settings(settings) as client:
         asked = client.get_order
 
@@ -552,9 +577,11 @@ async def test_a_lookup_racing_the_dialog_never_writes_not_made_over_made(
             return await asked(token)
 
         client.get_order = get_order  # type: ignore[method-assign]
-        resolutions = await resolve_unresolved(writer, client, gate=_Counted(), recent=timedelta(0))
+        resolutions = await resolve_unresolved(
+            writer, client, gate=_Counted(), recent=timedelta(0), here=service_of(settings)
+        )
     await writer.aclose()
-    assert resolutions.found == []
+    assert resolutions.found == [] and resolutions.later == []
     assert dialog.charge("racing-token-1").outcome == "made"
     dialog.close_connection()
 
@@ -570,7 +597,11 @@ async def test_a_charge_started_moments_ago_is_left_for_later(server, tmp_path: 
     server.sim.clear_requests()
     async with OrderClient.from_settings(settings) as client:
         resolutions = await resolve_unresolved(
-            writer, client, gate=gate, recent=recent_window(settings.timeout)
+            writer,
+            client,
+            gate=gate,
+            recent=recent_window(settings.timeout),
+            here=service_of(settings),
         )
     (record,) = await writer.charges(*_today(), None)
     await writer.aclose()
@@ -588,11 +619,15 @@ async def test_lookups_are_bounded_newest_first_within_the_budget(server, tmp_pa
     old = datetime.now(UTC) - timedelta(hours=1)
     for minute in range(12):
         at = old + timedelta(minutes=minute)
-        book.charge_started(ChargeRecord(f"gone-token-{minute:02}", Decimal(1), "EUR", "front", at))
+        token = f"gone-token-{minute:02}"
+        here = service_of(settings)
+        book.charge_started(ChargeRecord(token, Decimal(1), "EUR", "front", at, service=here))
     book.close_connection()
     gate = _Counted()
     async with OrderClient.from_settings(settings) as client:
-        resolutions = await resolve_unresolved(writer, client, gate=gate, recent=timedelta(0))
+        resolutions = await resolve_unresolved(
+            writer, client, gate=gate, recent=timedelta(0), here=service_of(settings)
+        )
     await writer.aclose()
     assert gate.spent == 10
     assert [r.record.token for r in resolutions.found] == [

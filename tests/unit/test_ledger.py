@@ -16,6 +16,7 @@ from pydantic import SecretStr
 
 from orderdash.core.ledger import (
     ChargeRecord,
+    ChargeService,
     CloseRecord,
     LedgerError,
     OverlappingClose,
@@ -23,8 +24,8 @@ from orderdash.core.ledger import (
     ResolutionRecord,
 )
 from orderdash.core.ledger.open import default_ledger_path, open_book
-from orderdash.core.ledger.schema import SCHEMA_VERSION
-from orderdash.core.ledger.store import SqlBook
+from orderdash.core.ledger.schema import MIGRATIONS, SCHEMA_VERSION
+from orderdash.core.ledger.store import SqlBook, time_text
 from orderdash.core.runtime.config import Settings, load_settings
 from orderdash.core.service.errors import ConfigError
 
@@ -187,16 +188,95 @@ def test_a_newer_book_is_refused_and_an_older_one_migrated(make_book) -> None:
     assert book._engine.query("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
+def _made_by_an_older_orderdash(book: SqlBook, version: int) -> None:
+    """The book's tables made again as an orderdash of schema `version` made them (its
+    migrations alone), empty, at that version."""
+    with book._engine.transaction() as cursor:
+        for table in ("charges", "orders_seen", "closes", "resolutions"):
+            cursor.execute(f"DROP TABLE IF EXISTS {table}")
+        for statements in MIGRATIONS[:version]:
+            for statement in statements:
+                cursor.execute(statement)
+        cursor.execute("UPDATE schema_version SET version = %s", (version,))
+
+
+def _old_charge(book: SqlBook, token: str, outcome: str, detail: str = "") -> None:
+    """A charge as versions 1 and 2 wrote it: no service, no time of its latest send."""
+    with book._engine.transaction() as cursor:
+        cursor.execute(
+            "INSERT INTO charges (token, amount, currency, till, started_at, outcome, detail)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (token, "12.50", "EUR", "front", time_text(T0), outcome, detail),
+        )
+
+
 def test_a_version_1_book_gains_resolutions_and_keeps_its_rows(make_book) -> None:
     book = make_book()
-    book.charge_started(charge("kept"))
-    with book._engine.transaction() as cursor:
-        cursor.execute("DROP TABLE resolutions")
-        cursor.execute("UPDATE schema_version SET version = 1")
+    _made_by_an_older_orderdash(book, 1)
+    _old_charge(book, "kept", "sending")
     migrated = make_book()
-    assert migrated.version == SCHEMA_VERSION == 2
+    assert migrated.version == SCHEMA_VERSION
     assert [c.token for c in migrated.charges(T0, T0 + timedelta(hours=1), None)] == ["kept"]
     assert migrated.resolutions_of(["kept"]) == []
+
+
+def test_a_version_2_book_gains_each_charges_service_and_keeps_its_rows(make_book) -> None:
+    """Opened by this orderdash, a version-2 book is version 3: its charges are all there, as
+    they were, without a service (never looked up, `core/ledger/charges.py`); a charge
+    written now has one."""
+    book = make_book()
+    _made_by_an_older_orderdash(book, 2)
+    _old_charge(book, "old-unknown", "unknown", "no answer in 3 tries")
+    _old_charge(book, "old-made", "made", "made")
+    book.resolution_made(resolution("r-1", "old-made"))
+    migrated = make_book()
+    assert migrated.version == SCHEMA_VERSION == 3
+    assert book._engine.query("SELECT version FROM schema_version") == [(3,)]
+    kept = {c.token: c for c in migrated.charges(T0, T0 + timedelta(hours=1), None)}
+    assert {token: (c.outcome, c.detail) for token, c in kept.items()} == {
+        "old-unknown": ("unknown", "no answer in 3 tries"),
+        "old-made": ("made", "made"),
+    }
+    assert all(c.service is None and c.sent_at is None for c in kept.values())
+    assert [c.token for c in migrated.unresolved_charges("front")] == ["old-unknown"]
+    assert [r.id for r in migrated.resolutions_of(["old-made"])] == ["r-1"]
+    here = ChargeService.of("http://127.0.0.1:8765/api/", "4711")
+    migrated.charge_started(ChargeRecord("new", Decimal("1"), "EUR", "front", T0, service=here))
+    assert migrated.charge("new").service == ChargeService("http://127.0.0.1:8765/api", "4711")
+
+
+def test_one_service_is_written_one_way_and_never_with_a_password() -> None:
+    from orderdash.core.ledger import service_url
+
+    same = [
+        "http://127.0.0.1:8765/api",
+        "HTTP://127.0.0.1:8765/api/",
+        "http://127.0.0.1:8765/api//",
+    ]
+    assert {service_url(url) for url in same} == {"http://127.0.0.1:8765/api"}
+    assert service_url("https://Pay.Example:443") == "https://pay.example"
+    assert service_url("http://pay.example:80/") == "http://pay.example"
+    assert service_url("https://pay.example:8443/v1") == "https://pay.example:8443/v1"
+    assert service_url("http://[::1]:9000/") == "http://[::1]:9000"
+    assert service_url("https://till:Pw-Zz9@pay.example/") == "https://pay.example"
+    assert str(ChargeService.of("https://pay.example/", "4711")) == (
+        "https://pay.example, account 4711"
+    )
+    assert ChargeService.of("https://pay.example/", None) == ChargeService("https://pay.example")
+
+
+def test_a_charge_keeps_its_service_and_a_retry_its_latest_send(make_book) -> None:
+    book = make_book()
+    here = ChargeService.of("HTTPS://Pay.Example:443/api/", "4711")
+    assert here == ChargeService("https://pay.example/api", "4711")
+    book.charge_started(ChargeRecord("tok", Decimal("5"), "EUR", "front", T0, service=here))
+    book.charge_ended("tok", "unknown", "no answer")
+    later = T0 + timedelta(minutes=3)
+    book.charge_started(ChargeRecord("tok", Decimal("5"), "EUR", "front", later, service=here))
+    again = make_book().charge("tok")
+    assert again is not None and again.outcome == "sending"
+    assert (again.started_at, again.sent_at, again.last_sent) == (T0, later, later)
+    assert again.service == here
 
 
 def resolution(

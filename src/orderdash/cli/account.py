@@ -157,11 +157,13 @@ def _book_writer(settings: Any) -> Any:
 
 
 async def _resolve(writer: Any, client: Any, settings: Any) -> list[str]:
-    """This till's unresolved charges looked up within the command's getOrder budget: one
-    line each (those left for later included)."""
+    """This till's unresolved charges made on the settings' service and account looked up
+    within the command's getOrder budget: one line each (those left for later, and those of
+    another service, included)."""
     from orderdash.core.books.period import zone_named
     from orderdash.core.books.run import gates
     from orderdash.core.ledger.charges import recent_window, resolve_unresolved
+    from orderdash.core.ledger.open import service_of
     from orderdash.core.service.errors import OrderdashError
 
     try:
@@ -170,7 +172,12 @@ async def _resolve(writer: Any, client: Any, settings: Any) -> list[str]:
         zone = None  # a `timezone` not understood stops no charge: the machine's zone
     orders, _ = gates(settings)
     resolutions = await resolve_unresolved(
-        writer, client, gate=orders, recent=recent_window(settings.timeout), zone=zone
+        writer,
+        client,
+        gate=orders,
+        recent=recent_window(settings.timeout),
+        here=service_of(settings),
+        zone=zone,
     )
     return [r.line for r in resolutions.found] + resolutions.later
 

@@ -161,6 +161,7 @@ class AppBooks:
         from orderdash.core.books.run import BudgetGate
         from orderdash.core.ledger import LedgerError
         from orderdash.core.ledger.charges import recent_window, resolve_unresolved
+        from orderdash.core.ledger.open import service_of
         from orderdash.core.polling.refresh import Kind
 
         try:
@@ -174,6 +175,7 @@ class AppBooks:
                 self._client,
                 gate=BudgetGate(self._watcher.scheduler.budgets[Kind.ORDER]),
                 recent=recent_window(self._settings.timeout),
+                here=service_of(self._settings),
                 zone=zone,
             )
         except LedgerError as error:

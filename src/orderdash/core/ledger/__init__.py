@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from orderdash.core.service.errors import OrderdashError, UsageError
 
@@ -30,6 +31,45 @@ RESOLUTION_KINDS = ("settled", "refunded", "written-off", "asked-customer")
 REFUND_BASES = ("payment", "today", "typed")
 
 
+#: Longest service URL a charge is written with, and said with.
+MAX_SERVICE_URL = 2048
+
+
+def service_url(base_url: str) -> str:
+    """A service's base URL as the ledger keeps it, so that one service always reads the
+    same: scheme and host in lower case, no default port, no trailing slash, never a user or
+    password (the `base_url` setting has none; one is dropped all the same)."""
+    parts = urlsplit(base_url.strip())
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is not None and (scheme, port) not in (("http", 80), ("https", 443)):
+        host = f"{host}:{port}"
+    return f"{scheme}://{host}{parts.path.rstrip('/')}"
+
+
+@dataclass(frozen=True)
+class ChargeService:
+    """Where a charge was sent: the service (its base URL, normalised by `service_url`) and the
+    account on it (the `customer_id`; "" when none was set). Never a token: nothing here is a
+    secret. An unresolved charge is looked up only on its own service and account."""
+
+    base_url: str
+    account: str = ""
+
+    @classmethod
+    def of(cls, base_url: str, account: str | None) -> ChargeService:
+        return cls(service_url(base_url), account or "")
+
+    def __str__(self) -> str:
+        return f"{self.base_url}, account {self.account}" if self.account else self.base_url
+
+
 @dataclass(frozen=True)
 class ChargeRecord:
     """One charge at a till: written before its create is sent, its outcome after."""
@@ -45,6 +85,16 @@ class ChargeRecord:
     detail: str = ""
     #: When the outcome was written (aware, UTC); None while "sending".
     ended_at: datetime | None = None
+    #: Where its create was sent; None for a charge written before the ledger kept it
+    #: (schema version 3): such a charge is never looked up.
+    service: ChargeService | None = None
+    #: When its latest create was sent (a retry of the same charge sends it again); None:
+    #: `started_at`.
+    sent_at: datetime | None = None
+
+    @property
+    def last_sent(self) -> datetime:
+        return self.sent_at or self.started_at
 
 
 @dataclass(frozen=True)

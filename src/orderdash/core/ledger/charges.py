@@ -1,15 +1,17 @@
 """A charge as the ledger tells it: its outcome from how the charge ended, and a charge left
-unresolved (a crash, an answer never read) looked up by its token and said in one line:
-"12.50 EUR at 10:02: made, awaiting payment" or "12.50 EUR at 10:02: not made"."""
+unresolved (a crash, an answer never read) looked up by its token on its own service and said
+in one line: "12.50 EUR at 10:02: made, awaiting payment" or "12.50 EUR at 10:02: not made"
+(docs/books.md, "How an unresolved charge is resolved")."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Protocol
 
 from orderdash.core.domain.text import fiat_text
-from orderdash.core.ledger import ChargeRecord, LedgerError
+from orderdash.core.ledger import MAX_SERVICE_URL, ChargeRecord, ChargeService, LedgerError
 from orderdash.core.safetext import clean
 from orderdash.core.service.charge import CREATE_ATTEMPTS, RETRY_PAUSE
 from orderdash.core.service.client import OrderClient
@@ -62,12 +64,26 @@ def charge_line(
 
 
 def recent_window(deadline: float) -> timedelta:
-    """How long a charge may still be in the hands of whoever started it (a dashboard of the
-    same till, a `charge` command): every try of its create with its whole `deadline`
-    (seconds, the `timeout` setting) and the pauses between, twice over, and never under five
-    minutes. A lookup sooner could find no order yet and call "not made" a charge being made."""
+    """How long after its latest create was sent a charge may still be in the hands of whoever
+    started it (a dashboard of the same till, a `charge` command), its order not known to the
+    service yet: every try of its create with its whole `deadline` (seconds, the `timeout`
+    setting) and the pauses between, twice over, and never under five minutes. Within it the
+    charge is not looked up, and a "no such order" is never taken for "not made"."""
     window = 2 * CREATE_ATTEMPTS * (deadline + RETRY_PAUSE)
     return max(timedelta(minutes=5), timedelta(seconds=window))
+
+
+def known_by_now(record: ChargeRecord, now: datetime, recent: timedelta) -> bool:
+    """The charge's latest create went `recent` or longer ago: its own service would know
+    its order by now, so its "no such order" means the order was not made."""
+    return now - record.last_sent >= recent
+
+
+def check_command(base_url: str, token: str) -> str:
+    """The command that reads the order `token` on the service at `base_url` (neither is a
+    secret)."""
+    url = shlex.quote(clean(base_url, limit=MAX_SERVICE_URL))
+    return f"orderdash get --base-url {url} -- {shlex.quote(clean(token, limit=200))}"
 
 
 @dataclass(frozen=True)
@@ -87,23 +103,40 @@ class Resolutions:
     """The charges looked up at a start, and one line each for those left for later."""
 
     found: list[Resolved]
-    #: One line each: charges too recent to look up, and those beyond the bound.
+    #: One line each: charges made on another service or account (or before the ledger kept
+    #: it), never looked up here; charges too recent to look up; and those beyond the bound.
     later: list[str]
 
 
 async def resolve(
-    client: OrderClient, record: ChargeRecord, zone: tzinfo | None = None
+    client: OrderClient,
+    record: ChargeRecord,
+    zone: tzinfo | None = None,
+    *,
+    known: bool,
 ) -> Resolved:
-    """Look the charge's order up by its token (getOrder): made (and its state), not made
-    (the service has no such order), or still unknown (no answer)."""
+    """Look the charge's order up by its token (getOrder) on the charge's own service (the
+    caller's `client`: `resolve_unresolved` sends nothing for a charge of another): made (and
+    its state), not made (the service has no such order, and `known`: its create went long
+    enough ago that the service would know it), or still unknown (no answer, an error, or
+    too soon), said with the command to check it."""
     token = clean(record.token, limit=40)
     said = charge_line(record, zone=zone)
+    where = record.service.base_url if record.service is not None else client.base_url
+    check = check_command(where, record.token)
     try:
         fetched = await client.get_order(record.token)
     except NotFound:
-        return Resolved(record, "not_made", "the service has no such order", f"{said}: not made")
+        if not known:
+            line = f"{said}: may exist, order {token} (sent moments ago): check it: {check}"
+            return Resolved(record, "", "", line)
+        detail = f"the service has no such order ({clean(where, limit=MAX_SERVICE_URL)})"
+        return Resolved(record, "not_made", detail, f"{said}: not made")
     except OrderdashError as error:
-        line = f"{said}: still unknown, order {token} ({error.message})"
+        line = (
+            f"{said}: still unknown, order {token} may exist ({error.message}): "
+            f"check it before charging again: {check}"
+        )
         return Resolved(record, "", "", line)
     state = clean(fetched.order.status.label or fetched.order.status.code, limit=40).lower()
     detail = f"made, {state}"
@@ -114,30 +147,60 @@ async def resolve(
     return Resolved(record, "made", detail, line, currency)
 
 
+def elsewhere_line(record: ChargeRecord, now: datetime, zone: tzinfo | None = None) -> str:
+    """A charge not looked up here (another service or account, or no service written down):
+    where to check it."""
+    said = charge_line(record, now, zone)
+    token = clean(record.token, limit=40)
+    if record.service is None:
+        return (
+            f"{said}: may exist, order {token} (charged before the ledger noted each charge's "
+            "service: never looked up): check it on the service it was made on: "
+            f"orderdash get --base-url URL -- {shlex.quote(clean(record.token, limit=200))}"
+        )
+    made_on = clean(str(record.service), limit=MAX_SERVICE_URL + 100)
+    check = check_command(record.service.base_url, record.token)
+    return f"{said}: may exist (made on {made_on}): check there: {check}"
+
+
 async def resolve_unresolved(
     writer: BookWriter,
     client: OrderClient,
     *,
     gate: Gate,
     recent: timedelta,
+    here: ChargeService,
     zone: tzinfo | None = None,
     limit: int = MAX_LOOKUPS,
     now: datetime | None = None,
 ) -> Resolutions:
     """This till's charges left "sending" or "unknown", newest first, at most `limit`, each
     looked up through `gate` and its outcome written when the service could say it (one line
-    each, for a notice or stderr). A charge started less than `recent` ago may still be being
-    made (the same till's dashboard): it is left for later. The outcome is written only over
-    "sending" or "unknown", never over the one its charge wrote meanwhile."""
+    each, for a notice or stderr). Only a charge made on `here` (the service and account
+    `client` asks: the settings') is looked up; one made on another, or written before the
+    ledger kept its service, is said with where to check it and left as it is. A charge whose
+    latest create went less than `recent` ago may still be being made (the same till's
+    dashboard): it is left for later. The outcome is written only over "sending" or
+    "unknown", never over the one its charge wrote meanwhile."""
     moment = now or datetime.now(UTC)
     pending = await writer.unresolved()
-    fresh = [r for r in pending if moment - r.started_at < recent]
+    elsewhere = sorted(
+        (r for r in pending if r.service != here), key=lambda r: r.started_at, reverse=True
+    )
+    ours = [r for r in pending if r.service == here]
+    fresh = [r for r in ours if not known_by_now(r, moment, recent)]
     old = sorted(
-        (r for r in pending if moment - r.started_at >= recent),
+        (r for r in ours if known_by_now(r, moment, recent)),
         key=lambda r: r.started_at,
         reverse=True,
     )
-    later = [
+    later = [elsewhere_line(r, moment, zone) for r in elsewhere[:limit]]
+    if len(elsewhere) > limit:
+        later.append(
+            f"and {len(elsewhere) - limit} more made on another service or account (or before "
+            "the ledger noted it), not looked up here"
+        )
+    later += [
         f"{charge_line(r, moment, zone)}: started moments ago, left for later (it may still "
         "be being made)"
         for r in fresh[-limit:]
@@ -149,7 +212,7 @@ async def resolve_unresolved(
     found = []
     for record in old[:limit]:
         await gate.take_turn()
-        resolved = await resolve(client, record, zone)
+        resolved = await resolve(client, record, zone, known=known_by_now(record, moment, recent))
         if resolved.outcome:
             try:
                 written = await writer.charge_resolved(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from orderdash.core.ledger import ChargeService
 from orderdash.core.ledger.store import SqlBook
 
 if TYPE_CHECKING:
@@ -41,9 +42,16 @@ def open_book(settings: Settings, *, connect_seconds: float | None = None) -> Sq
     return SqlBook(SqliteEngine(settings.ledger or default_ledger_path()))
 
 
+def service_of(settings: Settings) -> ChargeService:
+    """The service and account the settings point at: written with each charge, and the only
+    one an unresolved charge is looked up on."""
+    return ChargeService.of(settings.base_url, settings.customer_id)
+
+
 def writer_for(settings: Settings) -> BookWriter:
     """The settings' book for code on an event loop: opened in the writer's thread at its
-    first call (`core/ledger/writer.py`)."""
+    first call (`core/ledger/writer.py`); its charges are written with the settings'
+    service."""
     from orderdash.core.ledger.writer import BookWriter
 
-    return BookWriter(lambda: open_book(settings), settings.till)
+    return BookWriter(lambda: open_book(settings), settings.till, service=service_of(settings))

@@ -59,6 +59,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX resolutions_token ON resolutions (token, resolved_at)",
         "CREATE INDEX resolutions_made ON resolutions (resolved_at)",
     ),
+    (
+        # where each charge was sent (the service's base URL, the account: never a token) and
+        # when its latest create went; null in the rows from before: their service is not
+        # known, so they are never looked up
+        "ALTER TABLE charges ADD COLUMN service_url TEXT",
+        "ALTER TABLE charges ADD COLUMN service_account TEXT",
+        "ALTER TABLE charges ADD COLUMN sent_at TEXT",
+    ),
 )
 
 #: The version this orderdash writes: a book of a newer version is refused, an older migrated.

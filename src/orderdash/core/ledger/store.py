@@ -19,9 +19,11 @@ from orderdash.core.ledger import (
     CHARGE_OUTCOMES,
     MAX_RESOLUTIONS,
     MAX_RESOLUTIONS_PER_ORDER,
+    MAX_SERVICE_URL,
     REFUND_BASES,
     RESOLUTION_KINDS,
     ChargeRecord,
+    ChargeService,
     CloseRecord,
     LedgerError,
     OverlappingClose,
@@ -39,6 +41,8 @@ TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 #: Longest one-line detail and till name written.
 MAX_DETAIL = 300
 MAX_TILL = 64
+#: Longest account written with a charge (and read back).
+MAX_ACCOUNT = 64
 #: Longest reason and operator's name written (and read back).
 MAX_REASON = 300
 MAX_OPERATOR = 64
@@ -189,13 +193,18 @@ class SqlBook:
 
     @_once_again
     def charge_started(self, record: ChargeRecord) -> None:
-        """Written before the create is sent. The same token again (a retry of that charge)
-        keeps its first time and amount, and is "sending" again."""
+        """Written before the create is sent, with the service it is sent to. The same token
+        again (a retry of that charge) keeps its first time, amount and service, and is
+        "sending" again, sent now."""
+        service = record.service
+        sent = time_text(record.last_sent)
         with self._lock, self._write() as cursor:
             cursor.execute(
-                "INSERT INTO charges (token, amount, currency, till, started_at, outcome, detail)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (token) DO UPDATE SET outcome = %s, detail = '', ended_at = NULL",
+                "INSERT INTO charges (token, amount, currency, till, started_at, outcome, detail,"
+                " service_url, service_account, sent_at)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (token) DO UPDATE SET outcome = %s, detail = '', ended_at = NULL,"
+                " sent_at = %s",
                 (
                     record.token,
                     format(record.amount, "f"),
@@ -204,7 +213,11 @@ class SqlBook:
                     time_text(record.started_at),
                     "sending",
                     "",
+                    None if service is None else _line(service.base_url, MAX_SERVICE_URL),
+                    None if service is None else _line(service.account, MAX_ACCOUNT),
+                    sent,
                     "sending",
+                    sent,
                 ),
             )
 
@@ -263,11 +276,17 @@ class SqlBook:
             )
         return True
 
-    _CHARGE_COLUMNS = "token, amount, currency, till, started_at, outcome, detail, ended_at"
+    _CHARGE_COLUMNS = (
+        "token, amount, currency, till, started_at, outcome, detail, ended_at,"
+        " service_url, service_account, sent_at"
+    )
 
     @staticmethod
     def _charge(row: tuple[Any, ...]) -> ChargeRecord:
-        token, amount, currency, till, started, outcome, detail, ended = row
+        token, amount, currency, till, started, outcome, detail, ended, url, account, sent = row
+        service = None
+        if url is not None:  # a charge written before the ledger kept its service has none
+            service = ChargeService(_line(url, MAX_SERVICE_URL), _line(account or "", MAX_ACCOUNT))
         return ChargeRecord(
             token=str(token),
             amount=_amount(amount),
@@ -277,6 +296,8 @@ class SqlBook:
             outcome=str(outcome),
             detail=str(detail),
             ended_at=parse_time(ended) if ended is not None else None,
+            service=service,
+            sent_at=parse_time(sent) if sent is not None else None,
         )
 
     @_once_again

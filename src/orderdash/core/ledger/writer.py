@@ -19,7 +19,13 @@ from decimal import Decimal
 from functools import partial
 from typing import Any, TypeVar
 
-from orderdash.core.ledger import Book, ChargeRecord, LedgerError, ResolutionRecord
+from orderdash.core.ledger import (
+    Book,
+    ChargeRecord,
+    ChargeService,
+    LedgerError,
+    ResolutionRecord,
+)
 from orderdash.core.service import jsontext
 
 log = logging.getLogger(__name__)
@@ -47,10 +53,14 @@ class BookWriter:
         open_book: Callable[[], Book],
         till: str,
         *,
+        service: ChargeService | None = None,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._open = open_book
         self.till = till
+        #: Where this till's charges are sent (written with each): None writes none, and such
+        #: a charge is never looked up.
+        self.service = service
         self._now = now
         self._book: Book | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orderdash-ledger")
@@ -98,8 +108,9 @@ class BookWriter:
     # -- charges ---------------------------------------------------------------------------
 
     async def charge_started(self, token: str, amount: Decimal, currency: str) -> None:
-        """Written, and durable, before the charge's create is sent (LedgerError: not sent)."""
-        record = ChargeRecord(token, amount, currency, self.till, self._now())
+        """Written, and durable, before the charge's create is sent (LedgerError: not sent),
+        with the service it is sent to."""
+        record = ChargeRecord(token, amount, currency, self.till, self._now(), service=self.service)
         await self.call(lambda book: book.charge_started(record))
 
     async def charge_ended(
