@@ -10,7 +10,9 @@ With `--account`: the account's open orders are watched too, and `order` reports
 the history lists after start (then it is watched if open); a failed history read is an
 `error` with `"source": "account"` and a null token, an incomplete one (stopped at
 `history_max_pages`, or orders left out that do not match the API) a `warning` like it, after
-the orders it found.
+the orders it found; a history read still going after 5 s (the private budget paces its pages:
+50 of them take a minute and a half) is a `progress` line like it with the pages read so far,
+again every 15 s until it ends.
 Lines are written with ASCII escapes, so no control character from the service reaches the
 terminal; money keeps every digit.
 With notification rules (the `notify` setting), each line is heard by them too: a payment, an
@@ -30,7 +32,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 from orderdash.core.domain.late_payment import after_expiry, after_expiry_text
 from orderdash.core.domain.payment import payment_state
-from orderdash.core.polling.account import AccountFeed, AccountOrder
+from orderdash.core.polling.account import (
+    PROGRESS_AFTER,
+    PROGRESS_EVERY,
+    AccountFeed,
+    AccountOrder,
+)
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, OrderWatcher, is_outage
 from orderdash.core.runtime import startup
@@ -177,9 +184,10 @@ class JsonLinesEvents:
 class AccountLines:
     """The account feed's reports: orders to watch, and a line for each new one."""
 
-    def __init__(self, lines: JsonLinesEvents, watcher: OrderWatcher) -> None:
+    def __init__(self, lines: JsonLinesEvents, watcher: OrderWatcher, max_pages: int) -> None:
         self._lines = lines
         self._watcher = watcher
+        self._max_pages = max_pages
 
     def on_baseline(self, orders: list[AccountOrder]) -> None:
         # orders already final at start stay out
@@ -212,6 +220,18 @@ class AccountLines:
     def on_account_warning(self, text: str) -> None:
         self._lines.emit("warning", None, source="account", message=text)
 
+    def on_account_progress(self, pages: int, seconds: float) -> None:
+        """A history read is still going: nobody's news (no rule hears it), a sign of life."""
+        self._lines.emit(
+            "progress",
+            None,
+            heard=False,
+            source="account",
+            pages=pages,
+            maxPages=self._max_pages,
+            seconds=Decimal(f"{seconds:.1f}"),
+        )
+
 
 async def watch_jsonl(
     settings: Settings,
@@ -221,9 +241,11 @@ async def watch_jsonl(
     *,
     account: bool = False,
     monotonic: Callable[[], float] | None = None,
+    progress: tuple[float, float] = (PROGRESS_AFTER, PROGRESS_EVERY),
 ) -> None:
     """Watch `tokens` (and with `account`, the account's orders) until cancelled, writing
-    events to `out`. `clock` (wall) and `monotonic` (the schedule's) are injected by tests."""
+    events to `out`. `clock` (wall) and `monotonic` (the schedule's) are injected by tests, as
+    `progress`: when a long history read first says how far it is, and how often after."""
     import time
 
     from orderdash.core.ledger.open import writer_for
@@ -239,6 +261,7 @@ async def watch_jsonl(
             writer,
             account=account,
             monotonic=monotonic or time.monotonic,
+            progress=progress,
         )
     finally:
         # the end of the command: what is pending is written before it exits
@@ -254,6 +277,7 @@ async def _watch(
     *,
     account: bool,
     monotonic: Callable[[], float],
+    progress: tuple[float, float],
 ) -> None:
     async with OrderClient.from_settings(settings, clock=clock) as client:
         client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
@@ -275,12 +299,16 @@ async def _watch(
         if not account:
             await watcher.run()
             return
+        reports = AccountLines(lines, watcher, settings.history_max_pages)
         feed = AccountFeed(
             client,
-            AccountLines(lines, watcher),
+            reports,
             interval=settings.account_interval,
             budget=watcher,
             max_pages=settings.history_max_pages,
+            on_progress=reports.on_account_progress,
+            progress_after=progress[0],
+            progress_every=progress[1],
         )
         async with asyncio.TaskGroup() as group:
             group.create_task(watcher.run())

@@ -167,6 +167,44 @@ async def test_watch_account_jsonl_reports_what_an_endless_history_gave_and_a_wa
     assert history_requests(server) >= 100  # the passes went on, each bounded
 
 
+async def test_watch_account_jsonl_says_how_far_a_long_history_read_is_while_it_goes_on(
+    server,
+) -> None:
+    """An endless history paced by the private budget takes minutes to reach the page limit:
+    a `progress` line with the pages read so far comes while the read is still going (before
+    its `warning`, which ends it), not silence until then."""
+    server.sim.add_fault(Fault(endpoint="history", endless_pages=True))
+    settings = make_settings(
+        server.base_url,
+        bearer=None,
+        access_token=SecretStr(ACCESS),
+        account_interval=0.3,
+        # a few pages at once, then one every 19 s: 50 pages would take a quarter of an hour
+        rate_budget_per_hour=200,
+    )
+    out = io.StringIO()
+    task = asyncio.create_task(watch_jsonl(settings, [], out, account=True, progress=(0.2, 0.2)))
+
+    def lines() -> list[dict]:
+        return [json.loads(line) for line in out.getvalue().splitlines()]
+
+    try:
+        deadline = asyncio.get_running_loop().time() + 5
+        while len([e for e in lines() if e["event"] == "progress"]) < 2:
+            assert asyncio.get_running_loop().time() < deadline, out.getvalue()
+            await asyncio.sleep(0.05)
+        read = history_requests(server)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    first, again = [e for e in lines() if e["event"] == "progress"][:2]
+    assert first["source"] == "account" and first["token"] is None
+    assert first["maxPages"] == 50 and 0 < first["pages"] <= again["pages"] <= read < 50
+    assert 0.2 <= first["seconds"] < again["seconds"]
+    # the read goes on: no line of its end (the page limit's warning, an order) before these
+    assert {e["event"] for e in lines()} == {"progress"}
+
+
 # -- the dashboard in account mode ----------------------------------------------------------------
 
 

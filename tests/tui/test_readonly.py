@@ -182,3 +182,39 @@ def test_charge_is_refused_before_anything_is_sent_or_written(
     assert not [r for r in account_server.sim.requests[before:] if r["endpoint"] == "create"]
     assert account_server.sim.requests[before:] == []  # nothing at all was sent
     assert not ledger.exists()  # nor written down
+
+
+def test_a_site_config_pins_read_only_past_the_environment_and_another_config(
+    account_server: SimulatorServer, tmp_path: Path
+) -> None:
+    """The administrator's site file says `readonly = true`: neither ORDERDASH_READONLY=0 nor
+    `--config` naming a file without it makes an order; without the pin both do, as before."""
+    site = tmp_path / "site.toml"
+    site.write_text("readonly = true\n")
+    other = tmp_path / "other.toml"
+    other.write_text("readonly = false\n")
+    ledger = tmp_path / "ledger.sqlite3"
+    env = {
+        "ORDERDASH_ACCESS_TOKEN": ACCESS,
+        "ORDERDASH_CUSTOMER_ID": "4711",
+        "ORDERDASH_LEDGER": str(ledger),
+        "ORDERDASH_SITE_CONFIG": str(site),
+    }
+    sim = account_server.sim
+    before, tokens = len(sim.requests), set(sim.tokens())
+    base = ("--base-url", account_server.base_url)
+    by_env = run_cli("charge", "1", *base, env={**env, "ORDERDASH_READONLY": "0"})
+    by_config = run_cli("charge", "1", "--config", str(other), *base, env=env)
+    for result, lifter in ((by_env, "ORDERDASH_READONLY"), (by_config, f"the config file {other}")):
+        assert result.returncode == 2, result.stderr
+        assert result.stdout == ""
+        assert f"pins readonly: {lifter} cannot lift it" in result.stderr, result.stderr
+        assert "read-only (the readonly setting): charge makes no order" in result.stderr
+    assert sim.requests[before:] == [] and set(sim.tokens()) == tokens  # nothing made
+    assert not ledger.exists()
+
+    site.write_text("")  # no pin: the charge goes through as it did
+    lifted = {**env, "ORDERDASH_READONLY": "0"}
+    charged = run_cli("charge", "1", "--config", str(other), *base, env=lifted)
+    assert charged.returncode == 0, charged.stderr
+    assert len(set(sim.tokens()) - tokens) == 1

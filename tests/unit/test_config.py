@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import run_cli
-from orderdash.core.runtime.config import DEFAULT_BASE_URL, Settings, load_settings
+from orderdash.core.runtime.config import (
+    DEFAULT_BASE_URL,
+    Settings,
+    load_settings,
+    site_config_file,
+    site_config_files,
+)
 from orderdash.core.service.errors import ConfigError
 
 
@@ -244,3 +251,65 @@ def test_an_access_token_file_readable_by_others_is_warned_about(tmp_path: Path)
     assert warnings == [f"the access token file {access_file} is readable by others: chmod 600 it"]
     with pytest.raises(ConfigError, match="access token file"):
         load_settings({"access_token_file": str(tmp_path / "missing")}, env)
+
+
+def test_the_site_config_comes_first_and_its_readonly_cannot_be_lifted(tmp_path: Path) -> None:
+    """The administrator's site file: its settings are every user's defaults, under the user's
+    own file, and its `readonly = true` holds whatever the user's file, the environment or the
+    command line say."""
+    site = write(tmp_path / "site.toml", "readonly = true\npoll_interval = 7\n", mode=0o644)
+    user = write(tmp_path / "user.toml", "readonly = false\n")
+    env = {"ORDERDASH_CONFIG": str(user), "ORDERDASH_SITE_CONFIG": str(site)}
+    settings, warnings = load_settings({}, env)
+    assert settings.readonly is True and settings.poll_interval == 7
+    assert warnings == [
+        f"the site config {site} pins readonly: the config file {user} cannot lift it"
+    ]
+    settings, warnings = load_settings({"poll_interval": 3}, {**env, "ORDERDASH_READONLY": "0"})
+    assert settings.readonly is True and settings.poll_interval == 3
+    assert f"the site config {site} pins readonly: ORDERDASH_READONLY cannot lift it" in warnings
+    # the same through the parameter, and with the site's value in another spelling
+    write(site, 'readonly = "yes"\n', mode=0o644)
+    settings, _ = load_settings({}, {"ORDERDASH_READONLY": "false"}, site_files=[(site, True)])
+    assert settings.readonly is True
+
+
+def test_without_a_pin_the_site_config_changes_nothing_of_read_only(tmp_path: Path) -> None:
+    user = write(tmp_path / "user.toml", "")
+    for text in ("", "readonly = false\n"):
+        site = write(tmp_path / "site.toml", text, mode=0o644)
+        env = {"ORDERDASH_CONFIG": str(user), "ORDERDASH_SITE_CONFIG": str(site)}
+        assert load_settings({}, env) == load_settings({}, {"ORDERDASH_CONFIG": str(user)})
+        assert load_settings({}, env)[0].readonly is False
+        assert load_settings({}, {**env, "ORDERDASH_READONLY": "1"})[0].readonly is True
+
+
+def test_a_site_config_that_cannot_be_read_stops_the_command(tmp_path: Path) -> None:
+    """A pin that cannot be read is not taken for no pin."""
+    site = write(tmp_path / "site.toml", 'readonly = "perhaps"\n', mode=0o644)
+    with pytest.raises(ConfigError, match="readonly in the site config"):
+        load_settings({}, {}, site_files=[(site, False)])
+    write(site, "readonly = [true\n", mode=0o644)
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings({}, {}, site_files=[(site, False)])
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_settings({}, {"ORDERDASH_SITE_CONFIG": str(tmp_path / "missing.toml")})
+
+
+def test_the_site_config_is_in_a_place_no_user_variable_moves(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """platformdirs takes the site config directory from $XDG_CONFIG_DIRS, which any user may
+    set: the pinned file is not looked for there. $ORDERDASH_SITE_CONFIG adds a file, it
+    never replaces the platform's."""
+    monkeypatch.setenv("XDG_CONFIG_DIRS", str(tmp_path))
+    expected = {
+        "win32": Path("C:/ProgramData/orderdash/config.toml"),
+        "darwin": Path("/Library/Application Support/orderdash/config.toml"),
+    }.get(sys.platform, Path("/etc/xdg/orderdash/config.toml"))
+    assert site_config_file() == expected
+    extra = tmp_path / "site.toml"
+    assert site_config_files({"ORDERDASH_SITE_CONFIG": str(extra)}) == [
+        (expected, False),
+        (extra, True),
+    ]

@@ -8,8 +8,9 @@ import random
 from collections import Counter
 
 from orderdash.core.polling.late import LATE_INTERVAL, LATE_SHARE, late_interval
+from orderdash.core.polling.plan import CLOSED_INTERVAL
 from orderdash.core.polling.refresh import Kind
-from orderdash.core.polling.scheduler import CLOSED_INTERVAL, Scheduler
+from orderdash.core.polling.scheduler import Scheduler
 
 HOUR = 3600.0
 WINDOW = 24 * HOUR

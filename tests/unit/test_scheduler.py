@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections import defaultdict
 from collections.abc import Callable
 from itertools import pairwise
 
+from orderdash.core.polling.plan import CLOSED_INTERVAL, WINDOW
 from orderdash.core.polling.refresh import Kind
-from orderdash.core.polling.scheduler import CLOSED_INTERVAL, WINDOW, Scheduler
+from orderdash.core.polling.scheduler import FAIR_BOUND, Scheduler
 
 LATENCY = 0.08
 STEP = 0.05
@@ -16,6 +18,10 @@ STEP = 0.05
 
 class Harness:
     """Drives a scheduler like the runner does: start what is due, finish it after LATENCY."""
+
+    #: Whether a good read of an order sees a change, as the watcher tells the scheduler (None:
+    #: nothing is told).
+    changed: Callable[[str, float], bool] | None = None
 
     def __init__(
         self,
@@ -25,10 +31,12 @@ class Harness:
         budget: int = 200,
         seed: int = 1,
         outcome: Callable[[str, Kind, float], str] | None = None,
+        poll_interval: float = 10,
+        changed: Callable[[str, float], bool] | None = None,
     ) -> None:
         self.now = 0.0
         self.s = Scheduler(
-            poll_interval=10,
+            poll_interval=poll_interval,
             refresh_interval=60,
             rates_enabled=True,
             now=0.0,
@@ -45,6 +53,7 @@ class Harness:
         self.starts_by_order: defaultdict[tuple[str, Kind], list[float]] = defaultdict(list)
         self.in_flight: list[tuple[float, str, Kind]] = []
         self.outcome = outcome or (lambda token, kind, now: "ok")
+        self.changed = changed
         self.max_in_flight = 0
 
     def run(self, seconds: float) -> None:
@@ -56,6 +65,9 @@ class Harness:
                 result = self.outcome(token, kind, self.now)
                 if result == "ok":
                     self.s.succeeded(token, kind, self.now)
+                    if kind is Kind.ORDER and self.changed is not None:
+                        activity = self.changed(token, self.now)
+                        self.s.note_result(token, self.now, activity=activity, closed=False)
                 elif result == "429":
                     self.s.failed(token, kind, self.now, retry_after=30.0, rate_limited=True)
                 else:
@@ -122,6 +134,40 @@ def test_no_starvation_every_order_is_read_within_the_sweep_bound() -> None:
         assert polls, f"{token} never read"
         assert polls[0] <= bound
         assert all(b - a <= bound for a, b in pairwise(polls)), token
+
+
+def test_a_payment_storm_into_most_orders_starves_none_of_them() -> None:
+    """20 orders at a 1 s poll interval, 15 of them paid into every second for five simulated
+    minutes: the busy ones are read more often, and every order, busy or quiet, is read again
+    within FAIR_BOUND times the longest interval it was planned at (quiet orders had waited a
+    minute while the busy ones, planned at a quiet order's share, were read every 3 s)."""
+    storm_from = 6.0
+    busy = {f"order-{i:03d}" for i in range(5, 20)}
+    last_read: dict[str, float] = {}
+
+    def changed(token: str, now: float) -> bool:
+        # a payment lands in each busy order every second from `storm_from`: a read sees one
+        # whenever a whole second has struck since its last read
+        before = last_read.get(token)
+        last_read[token] = now
+        if token not in busy or before is None or now < storm_from:
+            return False
+        return math.floor(now) > math.floor(max(before, storm_from - 1))
+
+    h = Harness(20, poll_interval=1, changed=changed)
+    planned: dict[str, float] = {}
+    for _ in range(300):
+        h.run(1)
+        for token, watched in h.s.orders.items():
+            interval = watched.policy.tracks[Kind.ORDER].interval
+            planned[token] = max(planned.get(token, 0.0), interval)
+
+    reads = {token: h.starts_of(token) for token in h.tokens}
+    quiet = set(h.tokens) - busy
+    assert min(len(reads[t]) for t in busy) >= 2 * max(len(reads[t]) for t in quiet)
+    for token in h.tokens:
+        silent = max(b - a for a, b in pairwise([*reads[token], h.now]))
+        assert silent <= FAIR_BOUND * planned[token], (token, silent, planned[token])
 
 
 def test_first_reads_are_staggered_not_a_thundering_herd() -> None:

@@ -5,14 +5,18 @@ The first read is the baseline: its open orders are the ones to watch, and none 
 reported once per failure streak and retried at the next interval; the orders already known
 stay known. A read is bounded (`max_pages` pages, each through the private budget) and says
 so when it is incomplete: stopped at the page bound, or items left out that do not match the
-API; that warning is reported once, again only when it changes.
+API; that warning is reported once, again only when it changes. Paced by the budget, a long
+history takes minutes (50 pages at the rate budget's even pace: a minute and a half): a read
+still going after `PROGRESS_AFTER` seconds says how many pages it has read (`on_progress`), and
+again every `PROGRESS_EVERY` seconds until it ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -23,9 +27,14 @@ from orderdash.core.service.account_models import HistoryItem
 from orderdash.core.service.client import MAX_HISTORY_PAGES, OrderClient
 from orderdash.core.service.errors import OrderdashError, RateLimited
 
+log = logging.getLogger(__name__)
+
 #: A reading listing more orders than this is turned into `AccountOrder`s in a worker thread:
 #: 50,000 of them (a service that ignores the page size) took ~0.1 s on the event loop.
 LARGE_LISTING = 5_000
+#: Seconds into a history read before it says how far it is, and between its later reports.
+PROGRESS_AFTER = 5.0
+PROGRESS_EVERY = 15.0
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -130,6 +139,9 @@ class AccountFeed:
         budget: PrivateBudget | None = None,
         max_pages: int = MAX_HISTORY_PAGES,
         sleep: Callable[[float], Any] = asyncio.sleep,
+        on_progress: Callable[[int, float], None] | None = None,
+        progress_after: float = PROGRESS_AFTER,
+        progress_every: float = PROGRESS_EVERY,
     ) -> None:
         self._client = client
         self._events = events
@@ -138,6 +150,10 @@ class AccountFeed:
         self._budget = budget
         self._max_pages = max_pages
         self._sleep = sleep
+        #: Told (pages read so far, seconds since the read began) while a read is long.
+        self._on_progress = on_progress
+        self._progress_after = progress_after
+        self._progress_every = progress_every
         self._known: set[str] | None = None
         self._failing = False
         #: The last incomplete read's warning (None: the last read was whole).
@@ -148,9 +164,19 @@ class AccountFeed:
         return frozenset(self._known or ())
 
     async def read_once(self) -> None:
-        gate: Callable[[], Awaitable[None]] | None = None
-        if self._budget is not None:
-            gate = self._budget.take_turn
+        asked = 0
+
+        async def gate() -> None:
+            nonlocal asked
+            asked += 1  # before each page: the ones asked before it are read
+            if self._budget is not None:
+                await self._budget.take_turn()
+
+        reporter = None
+        if self._on_progress is not None:
+            reporter = asyncio.create_task(
+                self._report_progress(self._on_progress, lambda: max(asked - 1, 0))
+            )
         try:
             orders = await self._client.account_orders(max_pages=self._max_pages, before_page=gate)
         except Exception as error:  # noqa: BLE001 - a bug here must not stop the watching
@@ -162,6 +188,9 @@ class AccountFeed:
                 self._failing = True
                 self._events.on_account_failure(error)
             return
+        finally:
+            if reporter is not None:
+                reporter.cancel()
         if self._failing:
             self._failing = False
             self._events.on_account_recovered()
@@ -185,6 +214,23 @@ class AccountFeed:
             self._warning = warning
             if warning is not None:
                 self._events.on_account_warning(warning)
+
+    async def _report_progress(
+        self, report: Callable[[int, float], None], pages: Callable[[], int]
+    ) -> None:
+        """While a read goes on: its pages so far, after `progress_after` seconds and every
+        `progress_every` after that (cancelled when the read ends)."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        wait = self._progress_after
+        while True:
+            await asyncio.sleep(wait)
+            try:
+                report(pages(), loop.time() - started)
+            except Exception:  # noqa: BLE001 - a report that fails must not stop the read
+                log.exception("a history progress report failed")
+                return
+            wait = self._progress_every
 
     async def run(self) -> None:
         while True:

@@ -21,7 +21,10 @@ class Priority(IntEnum):
     CLOSED = 3
 
 
-#: Head start (seconds) a due request gets in the queue by priority.
+#: Head start (seconds) a due request gets in the queue by priority: the orders on screen before
+#: all, and one-off rate calls by their order's priority. Background getOrders are ordered by when
+#: their read is needed instead (due time plus interval, `scheduler.py`), so that no fixed head
+#: start lets busy orders hold the quiet ones back.
 HEAD_START = {
     Priority.FOCUSED: 1e9,
     Priority.RECENT: 60.0,

@@ -9,11 +9,21 @@ Retry-After); this scheduler decides which of the due requests may start now:
   paced evenly over the hour; at most `concurrency` requests in flight;
 - pacing: background getOrder requests start at least one budget step apart, so a long list is
   swept smoothly instead of in bursts (and the first sweep is staggered);
-- priority as a head start in time, not a strict order, so nothing starves: the orders on screen
-  first (polled every poll interval, rate every refresh interval; those a customer is looking at,
-  on a point-of-sale screen or the customer display, every customer poll interval, so that a
-  payment shows within seconds), then orders with recent
-  activity, then the rest round-robin, closed orders (paid, expired, canceled) rarely;
+- priority as a head start in time, not a strict order: the orders on screen first (polled
+  every poll interval, rate every refresh interval; those a customer is looking at, on a
+  point-of-sale screen or the customer display, every customer poll interval, so that a
+  payment shows within seconds), then every other order by when its read is needed (its due
+  time plus its interval, `plan.py`): one with recent activity, planned three times as often,
+  goes before a quiet one due at the same time, and a quiet one that has waited longer than
+  that difference goes before it; closed orders (paid, expired, canceled) are read rarely;
+- fairness, the bound: every open order not on screen is read again within `FAIR_BOUND` (2)
+  times its planned interval of its last read, however busy the others are, while its reads
+  succeed and no 429 holds the budget (a failing order backs off, a hold stops every read). A
+  payment storm into some orders stretches everyone's interval, as a busy order counts three
+  shares, but starves none: with 20 orders at a 1 s poll interval, 15 of them paid into every
+  second, the busy ones are read about every 7 s and the quiet ones every 21 s. It holds because
+  the plan never asks more than the background pace (it is made again within a second of an
+  order turning busy, `plan.py`) and the read needed first goes first;
 - an order that closed unpaid (expired, canceled, underpaid) is watched for a late payment for
   `late_window` after it closed (its expiry, else when first seen closed) at the pace of
   `late.py`; after the window it is no longer read unless it is on screen;
@@ -34,65 +44,22 @@ from typing import TYPE_CHECKING
 
 from orderdash.core.polling.budget import Budget
 from orderdash.core.polling.due_queue import HEAD_START, DueIndex, Lane, Priority
-from orderdash.core.polling.late import DEFAULT_LATE_WINDOW, LATE_INTERVAL, late_interval
+from orderdash.core.polling.late import DEFAULT_LATE_WINDOW
+from orderdash.core.polling.plan import NEVER, WINDOW, Plan
 from orderdash.core.polling.refresh import Kind, RefreshPolicy, TrackStatus
+from orderdash.core.polling.watched import Watched
 
 if TYPE_CHECKING:
     from orderdash.core.polling.budget_use import BudgetUse
 
-WINDOW = 60.0
 #: A 429 without Retry-After holds its budget this long (the per-minute window).
 DEFAULT_LIMIT_HOLD = 60.0
 #: Share of the rate budget's burst that one-off rate calls leave to the orders on screen.
 RATE_ONCE_RESERVE = 0.5
-#: An order with a new transaction or status change within this many seconds is "recent".
-RECENT_SECONDS = 300.0
-#: Closed orders are still read now and then: a refund or a confirmation can arrive.
-CLOSED_INTERVAL = 600.0
 #: A background order that keeps failing waits up to this many times its interval.
 MAX_BACKGROUND_BACKOFF = 8
-#: Share of the budget kept free for the orders on screen and for one-off rate calls.
-HEADROOM = 0.1
-#: A recent order is read this many times as often as a quiet one.
-RECENT_SPEEDUP = 3
-#: The whole list's intervals are planned again at least this often (recent activity fades).
-RETUNE_EVERY = 30.0
-#: A time before any other: a plan made then is due for a retune.
-NEVER = -1e18
-
-
-@dataclass(eq=False, repr=False)
-class Watched:
-    """One order of the watch list as the scheduler sees it."""
-
-    token: str
-    policy: RefreshPolicy
-    focused: bool = False
-    #: On a point-of-sale screen / customer display: its rate comes first.
-    pos: bool = False
-    closed: bool = False
-    #: Closed unpaid: watched for a late payment until this (monotonic) time; None: not such
-    #: an order (open, or closed paid).
-    late_until: float | None = None
-    last_activity: float | None = None
-    #: A one-off rate call is wanted (new transaction on an order not on screen).
-    rate_once: bool = False
-    #: When the one-off rate call was asked for (its place in the queue).
-    rate_once_since: float = 0.0
-    rate_in_flight: bool = False
-
-    def late_over(self, now: float) -> bool:
-        """Closed unpaid and its late window has passed: no longer read unless on screen."""
-        return self.late_until is not None and now >= self.late_until
-
-    def priority(self, now: float) -> Priority:
-        if self.focused:
-            return Priority.FOCUSED
-        if self.last_activity is not None and now - self.last_activity < RECENT_SECONDS:
-            return Priority.RECENT
-        if self.closed:
-            return Priority.CLOSED
-        return Priority.NORMAL
+#: Every order not on screen is read again within this many times its planned interval.
+FAIR_BOUND = 2
 
 
 @dataclass(eq=False, repr=False)
@@ -117,20 +84,9 @@ class Scheduler:
     budgets: dict[Kind, Budget] = field(init=False)
     _last_background_start: float = field(default=-1e18, init=False)
     _in_flight: int = field(default=0, init=False)
-    #: One-off rate calls may run: the rate budget has room beyond the orders on screen.
-    _rate_once_allowed: bool = field(default=True, init=False)
     _index: DueIndex = field(default_factory=DueIndex, init=False)
-    #: The plan of the last full retune: (background, focused, POS rate, screen rate, customer)
-    #: intervals.
-    _plan: tuple[float, float, float, float, float] = field(
-        default=(0.0, 0.0, 0.0, 0.0, 0.0), init=False
-    )
-    _retuned_at: float = field(default=NEVER, init=False)
-    #: Seconds between background starts that leave the orders on screen their share of each
-    #: minute (0: none on screen, the budget's even pace alone), from the last retune.
-    _background_step: float = field(default=0.0, init=False)
-    #: How often an order within its late window is read, from the last retune.
-    _late_interval: float = field(default=LATE_INTERVAL, init=False)
+    #: How often each order is read (`plan.py`).
+    _plan: Plan = field(init=False)
     #: Orders not read successfully yet (their first reads are staggered).
     _unread: int = field(default=0, init=False)
 
@@ -139,6 +95,14 @@ class Scheduler:
             Kind.ORDER: Budget("getOrder", self.budget_per_minute, self.budget_per_hour),
             Kind.RATES: Budget("rate", self.rate_budget_per_minute, self.rate_budget_per_hour),
         }
+        self._plan = Plan(
+            poll_interval=self.poll_interval,
+            refresh_interval=self.refresh_interval,
+            rates_enabled=self.rates_enabled,
+            customer_poll_interval=self.customer_poll_interval,
+            orders=self.orders,
+            budgets=self.budgets,
+        )
 
     # -- the list ----------------------------------------------------------------------------
 
@@ -148,7 +112,7 @@ class Scheduler:
             return False
         policy = RefreshPolicy(
             # a start: `_tune` gives it its interval from the plan
-            poll_interval=max(self._plan[0], self.poll_interval),
+            poll_interval=max(self._plan.intervals[0], self.poll_interval),
             refresh_interval=self.refresh_interval,
             rates_enabled=False,
             now=now,
@@ -158,13 +122,13 @@ class Scheduler:
         policy.tracks[Kind.ORDER].next_due = now + self.pacing * self._unread
         self._unread += 1
         watched = self.orders[token] = Watched(token, policy)
-        if not self._plan[0]:
+        if not self._plan.intervals[0]:
             self._retune(now)  # the first plan
         else:
             # this order from the plan as it is; the whole list is planned again before the
             # next request (a full retune per order made adding 5,000 quadratic)
             self._tune(watched, now)
-            self._retuned_at = NEVER
+            self._plan.made_at = NEVER
         return True
 
     def remove(self, token: str, now: float) -> None:
@@ -172,7 +136,7 @@ class Scheduler:
         if watched is not None and watched.policy.tracks[Kind.ORDER].last_success is None:
             self._unread -= 1
         self._index.drop(token)
-        self._retuned_at = NEVER
+        self._plan.made_at = NEVER
 
     def focus(self, tokens: set[str], now: float, *, pos: set[str] = frozenset()) -> None:
         """The orders on screen (the detail pane, the POS screen): read them first and often.
@@ -206,6 +170,7 @@ class Scheduler:
         watched = self.orders.get(token)
         if watched is None:
             return
+        was = watched.priority(now)
         was_closed = watched.closed
         watched.closed = closed
         if closed_unpaid_for is None:
@@ -223,8 +188,12 @@ class Scheduler:
                 watched.rate_once = True
                 watched.rate_once_since = now
         if activity or closed != was_closed or late_changed:
-            # this order's interval now; the list's share at the next full retune
+            # this order's interval now, from the plan as it is; the list's share soon after a
+            # change of priority (an order turned busy costs three shares: planned at the old
+            # share, a storm into many orders asks more than the pace and starves the rest)
             self._tune(watched, now)
+            if late_changed or watched.priority(now) is not was:
+                self._plan.stale = True
         self._reindex(watched)
 
     def refresh_now(self, token: str, now: float) -> None:
@@ -238,91 +207,16 @@ class Scheduler:
 
     @property
     def pacing(self) -> float:
-        """Seconds between background getOrder starts: the order budget's even pace, slower
-        while orders on screen take their share (a customer's, read every second or two,
-        would otherwise wait for the minute's cap)."""
-        return max(self.budgets[Kind.ORDER].emission_interval, self._background_step)
-
-    def _focused_poll_intervals(self) -> tuple[float, float]:
-        """The poll intervals of the orders before a customer and of the other orders on
-        screen, stretched when they alone would spend more than the order budget's planned
-        share (the customer's first: a payment must show at once where it is looked at)."""
-        customer = sum(1 for w in self.orders.values() if w.focused and w.pos)
-        screen = sum(1 for w in self.orders.values() if w.focused and not w.pos)
-        capacity = self.budgets[Kind.ORDER].per_minute_paced * (1 - HEADROOM)
-        # never slower than the other orders on screen (a poll_interval set under it)
-        wanted = min(self.customer_poll_interval or self.poll_interval, self.poll_interval)
-        customer_interval = max(wanted, WINDOW * customer / capacity) if customer else wanted
-        left = max(capacity - customer * WINDOW / customer_interval, capacity * HEADROOM)
-        screen_interval = self.poll_interval
-        if screen:
-            screen_interval = max(self.poll_interval, WINDOW * screen / left)
-        return customer_interval, screen_interval
-
-    def _focused_cost(self) -> float:
-        """getOrder requests a minute the orders on screen take from the plan."""
-        customer_interval, screen_interval = self._focused_poll_intervals()
-        return sum(
-            WINDOW / (customer_interval if w.pos else screen_interval)
-            for w in self.orders.values()
-            if w.focused
-        )
-
-    def _rate_intervals(self) -> tuple[float, float, bool]:
-        """(POS orders' rate interval, other focused orders' rate interval, one-off calls
-        allowed): the rate budget goes to the POS orders first, then to the order on screen."""
-        capacity = self.budgets[Kind.RATES].per_minute_paced * (1 - HEADROOM)
-        pos = sum(1 for w in self.orders.values() if w.pos)
-        screen = sum(1 for w in self.orders.values() if w.focused and not w.pos)
-        per_order = WINDOW / self.refresh_interval
-        pos_interval = self.refresh_interval
-        if pos and pos * per_order > capacity:
-            pos_interval = WINDOW * pos / capacity
-        left = capacity - min(pos * per_order, capacity)
-        screen_interval = self.refresh_interval
-        if screen and screen * per_order > left:
-            # what is left, or else the headroom the plan keeps
-            share = left if left > 0 else self.budgets[Kind.RATES].per_minute_paced * HEADROOM
-            screen_interval = WINDOW * screen / share
-        return pos_interval, screen_interval, left - screen * per_order > 0
+        """Seconds between background getOrder starts (`Plan.pacing`)."""
+        return self._plan.pacing
 
     def background_interval(self, extra: int = 0, now: float | None = None) -> float:
-        """How often a background order can be read, all of them sharing what the budget leaves
-        (a recent order counts `RECENT_SPEEDUP` times, a closed one at its own slow pace)."""
-        capacity = self.budgets[Kind.ORDER].per_minute_paced
-        focused = recent = closed = late = over = 0
-        for watched in self.orders.values():
-            if watched.focused:
-                focused += 1
-            elif now is not None and watched.priority(now) is Priority.RECENT:
-                recent += 1
-            elif watched.closed and watched.late_until is None:
-                closed += 1
-            elif watched.closed:
-                # within its late window it costs its pace; after it, nothing (not read
-                # unless on screen)
-                closed += 1
-                if now is None or not watched.late_over(now):
-                    late += 1
-                else:
-                    over += 1
-        closed_cost = (closed - late - over) * WINDOW / CLOSED_INTERVAL
-        if late:
-            closed_cost += late * WINDOW / self.late_interval(now)
-        spare = capacity * (1 - HEADROOM) - self._focused_cost() - closed_cost
-        spare = max(spare, capacity * HEADROOM)
-        shares = len(self.orders) - focused - closed + extra + (RECENT_SPEEDUP - 1) * recent
-        return max(self.poll_interval * 3, WINDOW * shares / spare)
+        """How often a background order can be read (`Plan.background_interval`)."""
+        return self._plan.background_interval(extra, now)
 
     def late_interval(self, now: float | None = None) -> float:
-        """How often an order within its late window is read (`late.py`): never less often
-        than an ordinary closed order, however many share the window."""
-        late = sum(
-            1
-            for w in self.orders.values()
-            if w.late_until is not None and not w.focused and (now is None or not w.late_over(now))
-        )
-        return min(late_interval(late, self.budgets[Kind.ORDER].per_minute_paced), CLOSED_INTERVAL)
+        """How often an order within its late window is read (`Plan.late_interval`)."""
+        return self._plan.late_interval(now)
 
     def sweep_bound(self) -> float:
         """Seconds within which every background order is read at least once (the round robin)."""
@@ -370,55 +264,13 @@ class Scheduler:
 
     def _retune(self, now: float) -> None:
         """Plan the list's intervals again and give each order those of its priority."""
-        pos_rate, screen_rate, self._rate_once_allowed = self._rate_intervals()
-        customer_interval, screen_interval = self._focused_poll_intervals()
-        self._background_step = 0.0
-        if customer_interval < self.poll_interval and any(
-            w.pos and w.focused for w in self.orders.values()
-        ):
-            # a customer's order read every second or two must never wait for the minute's
-            # cap or the hour's pace: the background takes what the orders on screen leave
-            capacity = self.budgets[Kind.ORDER].per_minute_paced
-            spare = capacity * (1 - HEADROOM) - self._focused_cost()
-            self._background_step = WINDOW / max(spare, capacity * HEADROOM)
-        self._late_interval = self.late_interval(now)
-        self._plan = (
-            self.background_interval(now=now),
-            screen_interval,
-            pos_rate,
-            screen_rate,
-            customer_interval,
-        )
-        self._retuned_at = now
+        self._plan.make(now)
         for watched in self.orders.values():
-            self._tune(watched, now)
+            self._reindex(watched)
 
     def _tune(self, watched: Watched, now: float) -> None:
         """Give one order the intervals of its priority, from the last plan."""
-        background, focused_interval, pos_rate, screen_rate, customer_interval = self._plan
-        order_track = watched.policy.tracks[Kind.ORDER]
-        rates_track = watched.policy.tracks[Kind.RATES]
-        priority = watched.priority(now)
-        if priority is Priority.FOCUSED:
-            interval = customer_interval if watched.pos else focused_interval
-        elif priority is Priority.RECENT:
-            interval = max(self.poll_interval * 2, background / RECENT_SPEEDUP)
-        elif priority is Priority.CLOSED and watched.late_until is not None:
-            interval = self._late_interval
-        elif priority is Priority.CLOSED:
-            interval = max(CLOSED_INTERVAL, background)
-        else:
-            interval = background
-        # an order closed unpaid whose late window is over is read only while on screen
-        order_track.enabled = watched.focused or not watched.late_over(now)
-        if interval < order_track.interval and order_track.failures == 0:
-            order_track.next_due = min(order_track.next_due, now + interval)
-        order_track.interval = interval
-        rates_track.enabled = watched.focused and self.rates_enabled
-        rate_interval = pos_rate if watched.pos else screen_rate
-        if rate_interval < rates_track.interval and rates_track.failures == 0:
-            rates_track.next_due = min(rates_track.next_due, now + rate_interval)
-        rates_track.interval = rate_interval
+        self._plan.tune(watched, now)
         self._reindex(watched)
 
     def _reindex(self, watched: Watched) -> None:
@@ -451,7 +303,7 @@ class Scheduler:
         gate = self.budgets[kind].next_free(now, reserve=reserve)
         if lane is Lane.BACKGROUND_ORDER:
             gate = max(gate, self._last_background_start + self.pacing)
-        if lane is Lane.RATE_ONCE and not self._rate_once_allowed:
+        if lane is Lane.RATE_ONCE and not self._plan.rate_once_allowed:
             gate = float("inf")
         return gate
 
@@ -461,12 +313,18 @@ class Scheduler:
         queue = []
         for lane, due, token, kind in self._index.due(now, lanes):
             watched = self.orders[token]
-            head_start = (
-                HEAD_START[watched.priority(now)]
-                if lane is Lane.RATE_ONCE
-                else self._head_start(watched, kind, now)
-            )
-            queue.append((due - head_start, token, kind))
+            if lane is Lane.BACKGROUND_ORDER:
+                # by when the read is needed, its due time plus its interval: a busy order
+                # (a third of a quiet one's interval) goes first among those due together, yet
+                # its head start is that difference, not a fixed time, and a quiet order that
+                # has waited longer goes before it (a fixed minute starved the quiet orders
+                # for a minute whenever the busy ones asked more than the pace)
+                key = due + watched.policy.tracks[Kind.ORDER].interval
+            elif lane is Lane.RATE_ONCE:
+                key = due - HEAD_START[watched.priority(now)]
+            else:
+                key = due - self._head_start(watched, kind, now)
+            queue.append((key, token, kind))
         queue.sort(key=lambda item: (item[0], item[1], item[2].value))
         return queue
 
@@ -480,7 +338,7 @@ class Scheduler:
 
     def due_requests(self, now: float) -> list[tuple[str, Kind]]:
         """Requests to start now; call `started` for each one actually started."""
-        if now - self._retuned_at >= RETUNE_EVERY:
+        if self._plan.due(now):
             self._retune(now)
         chosen: list[tuple[str, Kind]] = []
         if self._in_flight >= self.concurrency:

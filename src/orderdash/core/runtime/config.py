@@ -1,7 +1,10 @@
-"""Settings from, highest first: command-line options, environment, a TOML file, defaults.
+"""Settings from, highest first: command-line options, environment, a TOML file, the site's
+TOML file, defaults.
 
-The TOML file is `$ORDERDASH_CONFIG`, else `config.toml` in the user config dir. Every setting
-`name` can be given as `ORDERDASH_NAME` in the environment. The bearer token can come from
+The TOML file is `$ORDERDASH_CONFIG`, else `config.toml` in the user config dir. The site file
+(`site_config_file`, system-wide, the administrator's) is read first and always: its settings
+are every user's defaults, and its `readonly = true` is a pin no other source lifts. Every
+setting `name` can be given as `ORDERDASH_NAME` in the environment. The bearer token can come from
 `bearer_token` or, better, `bearer_token_file` at any level, and the access token likewise from
 `access_token` or `access_token_file`; both are held as SecretStr.
 """
@@ -11,7 +14,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Mapping
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO, Literal
 from urllib.parse import urlsplit
@@ -340,6 +344,55 @@ class Settings(BaseModel):
         return int(self.max_body_mib * 1024 * 1024)
 
 
+#: Names one more site file, read with the platform's (`site_config_files`): for tests, and to
+#: try a site file before it is installed. It never replaces the platform's file.
+SITE_CONFIG_VARIABLE = f"{ENV_PREFIX}SITE_CONFIG"
+
+
+def site_config_file() -> Path:
+    """The system-wide config file: platformdirs' default site config directory, fixed here
+    because platformdirs follows `$XDG_CONFIG_DIRS` (and on macOS and Windows other variables),
+    which any user may set: a pin its user could move elsewhere would pin nothing."""
+    if sys.platform == "win32":
+        return Path("C:/ProgramData/orderdash/config.toml")
+    if sys.platform == "darwin":
+        return Path("/Library/Application Support/orderdash/config.toml")
+    return Path("/etc/xdg/orderdash/config.toml")
+
+
+def site_config_files(env: Mapping[str, str]) -> list[tuple[Path, bool]]:
+    """The site files to read, each with whether it must exist: the platform's (if it is
+    there), and the one `$ORDERDASH_SITE_CONFIG` names as well (it must be)."""
+    files = [(site_config_file(), False)]
+    if extra := env.get(SITE_CONFIG_VARIABLE):
+        files.append((Path(extra).expanduser(), True))
+    return files
+
+
+def _as_bool(value: Any) -> bool | None:
+    """`value` as the settings read a yes or a no (true, "1", "yes", ...); None: neither."""
+    from pydantic import TypeAdapter
+
+    try:
+        return TypeAdapter(bool).validate_python(value)
+    except ValidationError:
+        return None
+
+
+def _readonly_pin(site_layers: Sequence[tuple[Path, dict[str, Any]]]) -> Path | None:
+    """The site file whose `readonly` is true, if one is. A value that is neither a yes nor a
+    no stops the command: a pin that cannot be read is not taken for no pin."""
+    for path, layer in site_layers:
+        if "readonly" not in layer:
+            continue
+        pinned = _as_bool(layer["readonly"])
+        if pinned is None:
+            raise ConfigError(f"invalid setting readonly in the site config {path}: true or false")
+        if pinned:
+            return path
+    return None
+
+
 def default_config_path(env: Mapping[str, str]) -> tuple[Path, bool]:
     """The config file and whether the user named it explicitly (then it must exist)."""
     explicit = env.get(f"{ENV_PREFIX}CONFIG")
@@ -430,28 +483,42 @@ def load_settings(
     env: Mapping[str, str] | None = None,
     *,
     with_token: bool = True,
+    site_files: Sequence[tuple[Path, bool]] | None = None,
 ) -> tuple[Settings, list[str]]:
     """Merge the sources; returns the settings and warnings to show the user once.
     `with_token=False` (the customer display) neither reads a token file nor keeps a token
-    (the bearer's or the access token)."""
+    (the bearer's or the access token). `site_files`: the site files, each with whether it
+    must exist (default `site_config_files(env)`); a `readonly = true` in one of them holds
+    whatever the other sources say."""
     env = os.environ if env is None else env
     warnings: list[str] = []
+    sites = site_config_files(env) if site_files is None else site_files
+    site_layers = [(site, _layer_from_toml(site, must)) for site, must in sites]
     path, required = default_config_path(env)
+    files = [*site_layers, (path, _layer_from_toml(path, required))]
     layers = [
-        _layer_from_toml(path, required),
+        *(layer for _, layer in files),
         _layer_from_env(env),
         {k: v for k, v in (cli or {}).items() if v is not None},
     ]
-    if layers[0].get("notify") and _readable_by_others(path):
-        warnings.append(
-            f"the config file {path} holds notification URLs (secrets) and is readable by "
-            "others: chmod 600 it"
-        )
+    for file, layer in files:
+        if layer.get("notify") and _readable_by_others(file):
+            warnings.append(
+                f"the config file {file} holds notification URLs (secrets) and is readable by "
+                "others: chmod 600 it"
+            )
     merged: dict[str, Any] = {}
     for layer in layers:
         if not with_token:
             layer = {k: v for k, v in layer.items() if k not in _SECRET_SETTINGS}
         merged.update(_resolve_token(layer, warnings))
+    pin = _readonly_pin(site_layers)
+    if pin is not None:
+        user = ((f"the config file {path}", files[-1][1]), (f"{ENV_PREFIX}READONLY", layers[-2]))
+        for where, layer in user:
+            if "readonly" in layer and _as_bool(layer["readonly"]) is not True:
+                warnings.append(f"the site config {pin} pins readonly: {where} cannot lift it")
+        merged["readonly"] = True
     try:
         settings = Settings.model_validate(merged)
     except ValidationError as exc:
