@@ -20,7 +20,7 @@ def _run_notify_test(args: argparse.Namespace) -> int:
     if not settings.notify:
         print("orderdash: no notification rules (the notify setting)", file=sys.stderr)
         return EXIT_USAGE
-    from orderdash.core.notify.sender import AppriseDelivery, send_test
+    from orderdash.core.notify.delivery import AppriseDelivery, send_test
 
     try:
         delivery = AppriseDelivery()

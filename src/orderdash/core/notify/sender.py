@@ -4,14 +4,13 @@
 logged): the till and the event loop never wait on a notification service. The thread sends
 each message to every URL of every rule that names its event; a URL that failed is tried again
 after its wait (`backoff`) while the others' messages go on (a new message's first tries go
-before any retry), each try waiting at most `SEND_TIMEOUT` to connect and for each read. What
-comes during the quiet hours is held, a retry that falls in them too, and summed up in one
-message per URL when they end. The thread is closed at exit with a bounded wait.
+before any retry), each try waiting at most `delivery.SEND_TIMEOUT` to connect and for each
+read. What comes during the quiet hours is held, a retry that falls in them too, and summed up
+in one message per URL when they end. The thread is closed at exit with a bounded wait.
 
 Apprise is imported in that thread, on the first message: a start with rules pays nothing for
-it (it takes ~140 ms to import), a start without rules never loads it. Its logger is kept to
-itself: its records never reach our log or the terminal; a failure's reason is taken from them
-with every part of the URL cut out (`redact`).
+it (it takes ~140 ms to import), a start without rules never loads it. One send through it:
+`delivery.py`.
 """
 
 from __future__ import annotations
@@ -27,13 +26,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from typing import Any, Protocol
-from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from orderdash.core.notify import messages
+from orderdash.core.notify.delivery import AppriseDelivery, Delivery, log_outcome, where
 from orderdash.core.notify.messages import Message
 from orderdash.core.notify.rules import NotifyRule, QuietHours, scheme_of
-from orderdash.core.safetext import clean
 
 log = logging.getLogger(__name__)
 
@@ -50,135 +47,8 @@ MAX_RETRIES = 400
 IDLE_CHECK = 30.0
 #: Seconds the exit waits for what is queued to go out.
 CLOSE_WAIT = 5.0
-#: Seconds a try waits to connect, and for each read, unless the URL says (`cto`, `rto`).
-SEND_TIMEOUT = 5.0
 _STOP = object()
 _TICK = object()
-
-
-def redact(text: str, url: str) -> str:
-    """`text` without any part of `url` (scheme aside): host, user, password, port, each path
-    segment and query value, plain and percent-encoded; one clean line."""
-    parts = urlsplit(url)
-    pieces = {url, url.split("://", 1)[-1], parts.netloc}
-    for part in (parts.hostname, parts.username, parts.password, parts.path, parts.query):
-        if part:
-            pieces.add(part)
-    if parts.netloc.rpartition(":")[2].isdigit():
-        pieces.add(parts.netloc.rpartition(":")[2])
-    pieces.update(segment for segment in parts.path.split("/") if segment)
-    for pair in parts.query.split("&"):
-        pieces.update(piece for piece in pair.split("=") if piece)
-    forms = {form for piece in pieces for form in (piece, unquote(piece), quote(piece, safe=""))}
-    # a piece of one or two characters ("/", a short port) is no secret and would mangle text
-    for form in sorted((f for f in forms if len(f) > 2), key=len, reverse=True):
-        text = text.replace(form, "\u2026")
-    return clean(text, limit=160)
-
-
-class Delivery(Protocol):
-    def send(self, url: str, message: Message) -> str | None:
-        """Send `message` to `url`: None when it went, else why not (no part of the URL)."""
-
-
-class _Captured(logging.Handler):
-    """Apprise's records while one send runs (else dropped), whichever thread Apprise makes
-    them in: the reason a send failed, which goes nowhere before `redact` took the URL out of
-    it. One send at a time (`sending`), so a record is always the running send's."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.sending = threading.Lock()
-        self._lines: list[str] | None = None
-
-    def start(self) -> list[str]:
-        self._lines = []
-        return self._lines
-
-    def stop(self) -> None:
-        self._lines = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        lines = self._lines
-        if lines is not None and len(lines) < 20:
-            try:
-                lines.append(record.getMessage())
-            except Exception:  # a record that cannot be formatted tells nothing
-                lines.append("")
-
-
-_captured = _Captured()
-
-
-#: The loggers of Apprise and of the HTTP library under it (its records name the URL's host and
-#: path): kept to themselves.
-_THEIR_LOGGERS = ("apprise", "urllib3", "requests")
-
-
-def _quiet_their_loggers() -> None:
-    """Apprise's records (and those of the HTTP library it sends with) name the URL's host
-    and path: kept out of the root logger (our log file) and the last-resort handler (the
-    terminal); below a warning they are not even made (a debug record holds the payload)."""
-    for name in _THEIR_LOGGERS:
-        logger = logging.getLogger(name)
-        logger.propagate = False
-        logger.setLevel(logging.WARNING)
-        if _captured not in logger.handlers:
-            logger.addHandler(_captured)
-
-
-class AppriseDelivery:
-    """Sends through Apprise (the `notify` extra); built in the sender's thread."""
-
-    def __init__(self, timeout: float = SEND_TIMEOUT) -> None:
-        _quiet_their_loggers()  # before the import: Apprise logs as it loads
-        import apprise  # the extra: ImportError when absent, said by the caller
-
-        self._apprise = apprise
-        # memory only: Apprise writes nothing to disk for us; no plugin paths (no code loaded
-        # from the user's directories)
-        self._asset = apprise.AppriseAsset(storage_mode="memory")
-        self._timeout = timeout
-
-    def plugin(self, url: str) -> Any:
-        """Apprise's sender for `url` (None: not a URL it can use), waiting at most the timeout
-        to connect and for each read, unless the URL sets its own (`cto`, `rto`)."""
-        plugin = self._apprise.Apprise.instantiate(url, asset=self._asset)
-        if plugin is None:
-            return None
-        given = {name.lower() for name, _ in parse_qsl(urlsplit(url).query)}
-        if "cto" not in given:
-            plugin.socket_connect_timeout = self._timeout
-        if "rto" not in given:
-            plugin.socket_read_timeout = self._timeout
-        return plugin
-
-    def send(self, url: str, message: Message) -> str | None:
-        with _captured.sending:
-            return self._send(url, message)
-
-    def _send(self, url: str, message: Message) -> str | None:
-        apprise = self._apprise
-        lines = _captured.start()
-        try:
-            plugin = self.plugin(url)
-            if plugin is None:
-                return "the URL is not one Apprise can use"
-            target = apprise.Apprise(asset=self._asset)
-            target.add(plugin)
-            sent = target.notify(
-                body=message.body,
-                title=message.title,
-                body_format=apprise.NotifyFormat.TEXT,
-            )
-        except Exception as error:  # a plugin's bug: its class only (its text may hold the URL)
-            return f"Apprise failed ({type(error).__name__})"
-        finally:
-            _captured.stop()
-        if bool(sent):
-            return None
-        reason = next((line for line in reversed(lines) if line), "not delivered")
-        return redact(reason, url)
 
 
 @dataclass(eq=False)
@@ -323,26 +193,32 @@ class Notifier:
             if item is _STOP:
                 self._stopping = True
             elif isinstance(item, Message):
-                origin = next(self._made)
-                if self._quiet_now():
-                    self._hold(item, self._targets(item), origin)
-                elif self._ready():
-                    for rule, url in sorted(self._targets(item)):
-                        attempt = _Try(rule, url, item, origin)
-                        due = self._down.get((rule, url))
-                        if due is None:
-                            self._add_first(attempt)
-                        elif len(self._retries) < MAX_RETRIES:
-                            self._settle(+1)
-                            self._retry_at(due, attempt)
-                        else:
-                            plain = self.rules[rule].urls[url].get_secret_value()
-                            self._outcome(attempt, plain, "its URL keeps failing")
+                self._accept(item)
         except Exception as error:
             log.warning("notification not sent: %s", type(error).__name__)
         finally:
             self._queue.task_done()
             self._settle(0)
+
+    def _accept(self, message: Message) -> None:
+        """A message's first tries made ready (or it is held), one per URL of each rule that
+        names its event; a URL that is down waits for its retry."""
+        origin = next(self._made)
+        if self._quiet_now():
+            self._hold(message, self._targets(message), origin)
+            return
+        if not self._ready():
+            return
+        for rule, url in sorted(self._targets(message)):
+            attempt = _Try(rule, url, message, origin)
+            due = self._down.get((rule, url))
+            if due is None:
+                self._add_first(attempt)
+            elif len(self._retries) < MAX_RETRIES:
+                self._settle(+1)
+                self._retry_at(due, attempt)
+            else:
+                self._outcome(attempt, "its URL keeps failing")
 
     def _work(self) -> None:
         """Every try that can go now, first tries before retries."""
@@ -374,8 +250,7 @@ class Notifier:
         self._first.clear()
         self._retries.clear()
         for attempt in left:
-            plain = self.rules[attempt.rule].urls[attempt.url].get_secret_value()
-            self._outcome(attempt, plain, "not sent before the exit")
+            self._outcome(attempt, "not sent before the exit")
             self._settle(-1)
 
     def _next_try(self) -> _Try | None:
@@ -450,21 +325,21 @@ class Notifier:
             self._retry_at(due, attempt)
             return True
         self._down.pop(key, None)  # sent, or given up: the next message tries it afresh
-        self._outcome(attempt, plain, reason)
+        self._outcome(attempt, reason)
         return False
 
     def _retry_at(self, due: float, attempt: _Try) -> None:
         heapq.heappush(self._retries, (due, next(self._made), attempt))
 
-    def _outcome(self, attempt: _Try, url: str, reason: str | None) -> None:
-        scheme, event = scheme_of(url), attempt.message.event
-        if reason is None:
-            log.info("notification sent: rule %d (%s), %s", attempt.rule, scheme, event)
-            return
-        self.failed[attempt.rule] = self.failed.get(attempt.rule, 0) + 1
-        log.warning(
-            "notification failed: rule %d (%s), %s: %s", attempt.rule, scheme, event, reason
+    def _outcome(self, attempt: _Try, reason: str | None) -> None:
+        """Sent (`reason` None) or not: logged; a failure counted in `failed`."""
+        urls = self.rules[attempt.rule].urls
+        place = where(
+            attempt.rule, attempt.url, len(urls), scheme_of(urls[attempt.url].get_secret_value())
         )
+        if reason is not None:
+            self.failed[attempt.rule] = self.failed.get(attempt.rule, 0) + 1
+        log_outcome(place, attempt.message.event, reason)
 
     def _local(self) -> datetime:
         return datetime.fromtimestamp(self._clock(), self._zone)
@@ -496,19 +371,3 @@ class Notifier:
                 if mine:
                     summary = messages.held_summary(str(self.quiet), mine, more)
                     self._add_first(_Try(index, url, summary, next(self._made)))
-
-
-def send_test(
-    rules: Sequence[NotifyRule], delivery: Delivery | None = None
-) -> list[tuple[int, str, str | None]]:
-    """`notify --test`: one test message through each rule, now, in this thread, tried once.
-    Per rule: its index, its URLs' schemes and None (sent) or why not (no part of a URL)."""
-    delivery = delivery or AppriseDelivery()
-    test = messages.test()
-    outcomes = []
-    for index, rule in enumerate(rules):
-        reasons = [delivery.send(url.get_secret_value(), test) for url in rule.urls]
-        failed = [r for r in reasons if r is not None]
-        schemes = ", ".join(rule.schemes())
-        outcomes.append((index, schemes, "; ".join(failed) if failed else None))
-    return outcomes
