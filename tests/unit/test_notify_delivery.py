@@ -1,6 +1,7 @@
 """One send through Apprise (core/notify/delivery.py): a URL that answers with a redirect is a
 failure and its `Location` is never asked for (the redirect would turn the POST into a
-body-less GET carrying the same credentials). `notify --test`'s outcomes, on stdout and in its
+body-less GET carrying the same credentials); and what a command says at its end of what
+became of its notifications (cli/notify.py). `notify --test`'s outcomes, on stdout and in its
 log: tests/unit/test_notify.py."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 from orderdash.core.notify import messages
 from orderdash.core.notify.rules import NotifyRule
 from orderdash.core.notify.sender import Notifier
-from support.notify_endpoint import KEY, Endpoint
+from support.notify_endpoint import KEY, PASSWORD, USER, Endpoint
 
 pytestmark = pytest.mark.skipif(
     find_spec("apprise") is None,
@@ -63,5 +64,36 @@ def test_the_sender_counts_a_redirect_as_failed(
     assert notifier.failed == {0: 1}
     failed = "notification failed: rule 0 (json), payment: redirected: not delivered"
     assert [r.getMessage() for r in caplog.records if "notification" in r.getMessage()] == [failed]
+    (outcome,) = notifier.told().outcomes
+    assert (outcome.place, outcome.event) == ("rule 0 (json)", "payment")
+    assert outcome.reason == "redirected: not delivered"
     assert len(endpoint.at(f"redirect-s-{KEY}")) == 2  # its first try and its one retry
     assert moved(endpoint) == []
+
+
+def test_a_command_says_on_stderr_why_its_notification_did_not_go(
+    endpoint: Endpoint, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from orderdash.cli.notify import wait_for_notifications
+    from orderdash.core.notify.events import made, notices_for
+    from orderdash.core.runtime.config import Settings
+
+    endpoint.clear()
+    before = made()  # senders of other tests in this process are not this command's
+    urls = [endpoint.url(f"fail-{KEY}", secret=True), endpoint.url(f"ok-c-{KEY}", secret=True)]
+    notices = notices_for(Settings(notify=[{"events": ["close"], "urls": urls}]))
+    assert notices is not None
+    report = {"period": {"from": "2026-10-25T00:00:00+02:00"}, "digest": "ab" * 32}
+    assert notices.closed(report) and notices.closed(report)
+    wait_for_notifications(tell=True, since=before)  # as a one-shot command's end
+    err = capsys.readouterr().err.splitlines()
+    assert "orderdash: notification sent: rule 0, URL 1 (json), close (2 messages)" in err
+    # the failing URL's first message: its reason; the second waited for that URL's retry
+    failed = "orderdash: notification not sent: rule 0, URL 0 (json), close: "
+    (first,) = [line for line in err if line.startswith(failed) and "500" in line]
+    assert first.endswith("; not sent before the exit")
+    assert f"{failed}not sent before the exit" in err
+    assert len(err) == 3
+    assert len(endpoint.at(f"ok-c-{KEY}")) == 2
+    for part in (USER, PASSWORD, KEY, str(endpoint.port)):
+        assert part not in "\n".join(err)

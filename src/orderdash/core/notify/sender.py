@@ -6,7 +6,9 @@ each message to every URL of every rule that names its event; a URL that failed 
 after its wait (`backoff`) while the others' messages go on (a new message's first tries go
 before any retry), each try waiting at most `delivery.SEND_TIMEOUT` to connect and for each
 read. What comes during the quiet hours is held, a retry that falls in them too, and summed up
-in one message per URL when they end. The thread is closed at exit with a bounded wait.
+in one message per URL when they end. The thread is closed with a bounded wait: by the
+command that ends (`events.close_all`), else at exit; what became of each message is kept
+(`told`) for the command to tell.
 
 Apprise is imported in that thread, on the first message: a start with rules pays nothing for
 it (it takes ~140 ms to import), a start without rules never loads it. One send through it:
@@ -47,8 +49,34 @@ MAX_RETRIES = 400
 IDLE_CHECK = 30.0
 #: Seconds the exit waits for what is queued to go out.
 CLOSE_WAIT = 5.0
+#: Outcomes kept for the command to tell (the latest; a long run's earlier ones are in the log).
+MAX_OUTCOMES = 200
+#: Why a message still waiting for its retry at the exit was not sent (after its last reason).
+NOT_BEFORE_EXIT = "not sent before the exit"
 _STOP = object()
 _TICK = object()
+
+
+@dataclass(frozen=True, eq=False)
+class Outcome:
+    """What became of one message to one URL: `reason` None when it was sent."""
+
+    #: The URL as a line may name it (`delivery.where`): never any part of the URL.
+    place: str
+    event: str
+    reason: str | None
+
+
+@dataclass(frozen=True, eq=False)
+class Told:
+    """What became of a sender's messages, for the command that ends to tell."""
+
+    outcomes: tuple[Outcome, ...] = ()
+    #: Messages the full queue turned away.
+    dropped: int = 0
+    #: Sends still under way, or messages still queued, when the bounded wait ended (not
+    #: known to have gone).
+    unfinished: bool = False
 
 
 @dataclass(eq=False)
@@ -61,6 +89,8 @@ class _Try:
     #: Which submission of the message it is (the same message may be submitted twice).
     origin: int
     tries: int = 0
+    #: Why its last try failed (None: not tried yet).
+    reason: str | None = None
 
 
 class Notifier:
@@ -109,6 +139,9 @@ class Notifier:
         self.dropped = 0
         #: Sends that failed for good (every try), per rule index.
         self.failed: dict[int, int] = {}
+        #: What became of the latest messages, per URL (`told`).
+        self._outcomes: deque[Outcome] = deque(maxlen=MAX_OUTCOMES)
+        self._outcomes_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="orderdash-notify", daemon=True)
         self._thread.start()
         atexit.register(self.close)
@@ -145,9 +178,19 @@ class Notifier:
                 lambda: not self._queue.unfinished_tasks and not self._open, timeout
             )
 
+    def told(self) -> Told:
+        """What became of the latest messages (at most `MAX_OUTCOMES`), oldest first; after
+        `close`, everything it left undone is among them or counted."""
+        with self._outcomes_lock:
+            outcomes = tuple(self._outcomes)
+        with self._settled:
+            unfinished = bool(self._open or self._queue.unfinished_tasks)
+        return Told(outcomes, self.dropped, unfinished)
+
     def close(self, timeout: float = CLOSE_WAIT) -> None:
         """Send what is queued within `timeout`, each once more at most, then stop (the retries
-        not yet due are given up); what the quiet hours hold is not sent."""
+        not yet due are given up); what the quiet hours hold is not sent. Each of those is an
+        outcome."""
         atexit.unregister(self.close)
         if not self._thread.is_alive():
             return
@@ -208,6 +251,8 @@ class Notifier:
             self._hold(message, self._targets(message), origin)
             return
         if not self._ready():
+            for rule, url in sorted(self._targets(message)):
+                self._outcome(_Try(rule, url, message, origin), "the notify extra is missing")
             return
         for rule, url in sorted(self._targets(message)):
             attempt = _Try(rule, url, message, origin)
@@ -243,15 +288,22 @@ class Notifier:
 
     def _finish(self) -> None:
         """Told to stop: the first tries left go out (once each, in the bounded wait `close`
-        gives), the retries are given up."""
+        gives), the retries are given up, the held are told."""
         while self._first and not self._stop.is_set():
             self._attempt(self._first.popleft())
         left = list(self._first) + [attempt for _, _, attempt in self._retries]
         self._first.clear()
         self._retries.clear()
         for attempt in left:
-            self._outcome(attempt, "not sent before the exit")
+            why = NOT_BEFORE_EXIT
+            if attempt.reason is not None:
+                why = f"{attempt.reason}; {NOT_BEFORE_EXIT}"
+            self._outcome(attempt, why)
             self._settle(-1)
+        quiet = f"held for the quiet hours ({self.quiet}): {NOT_BEFORE_EXIT}"
+        for _, message, targets, origin in self._held:
+            for rule, url in sorted(targets):
+                self._outcome(_Try(rule, url, message, origin), quiet, failed=False)
 
     def _next_try(self) -> _Try | None:
         if self._first:
@@ -314,6 +366,7 @@ class Notifier:
         except Exception as error:  # a delivery's bug: its class only (its text may hold the URL)
             reason = f"failed ({type(error).__name__})"
         attempt.tries += 1
+        attempt.reason = reason
         key = (attempt.rule, attempt.url)
         if (
             reason is not None
@@ -331,15 +384,19 @@ class Notifier:
     def _retry_at(self, due: float, attempt: _Try) -> None:
         heapq.heappush(self._retries, (due, next(self._made), attempt))
 
-    def _outcome(self, attempt: _Try, reason: str | None) -> None:
-        """Sent (`reason` None) or not: logged; a failure counted in `failed`."""
+    def _outcome(self, attempt: _Try, reason: str | None, *, failed: bool = True) -> None:
+        """Sent (`reason` None) or not: logged and kept; a failure (not a message the quiet
+        hours hold) counted in `failed`."""
         urls = self.rules[attempt.rule].urls
         place = where(
             attempt.rule, attempt.url, len(urls), scheme_of(urls[attempt.url].get_secret_value())
         )
-        if reason is not None:
+        outcome = Outcome(place, attempt.message.event, reason)
+        with self._outcomes_lock:
+            self._outcomes.append(outcome)
+        if reason is not None and failed:
             self.failed[attempt.rule] = self.failed.get(attempt.rule, 0) + 1
-        log_outcome(place, attempt.message.event, reason)
+        log_outcome(place, outcome.event, reason)
 
     def _local(self) -> datetime:
         return datetime.fromtimestamp(self._clock(), self._zone)
