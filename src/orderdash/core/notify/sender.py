@@ -6,9 +6,10 @@ each message to every URL of every rule that names its event; a URL that failed 
 after its wait (`backoff`) while the others' messages go on (a new message's first tries go
 before any retry), each try waiting at most `delivery.SEND_TIMEOUT` to connect and for each
 read. What comes during the quiet hours is held, a retry that falls in them too, and summed up
-in one message per URL when they end. The thread is closed with a bounded wait: by the
-command that ends (`events.close_all`), else at exit; what became of each message is kept
-(`told`) for the command to tell.
+in one message per URL when they end. `attention` messages beyond a few a minute are gathered
+into one digest (`digest.py`). The thread is closed with a bounded wait: by the command that
+ends (`events.close_all`), else at exit; what became of each message is kept (`told`) for the
+command to tell.
 
 Apprise is imported in that thread, on the first message: a start with rules pays nothing for
 it (it takes ~140 ms to import), a start without rules never loads it. One send through it:
@@ -31,6 +32,7 @@ from datetime import datetime, tzinfo
 
 from orderdash.core.notify import messages
 from orderdash.core.notify.delivery import AppriseDelivery, Delivery, log_outcome, where
+from orderdash.core.notify.digest import PER_MINUTE, AttentionDigest
 from orderdash.core.notify.messages import Message
 from orderdash.core.notify.rules import NotifyRule, QuietHours, scheme_of
 
@@ -108,6 +110,7 @@ class Notifier:
         backoff: Sequence[float] = BACKOFF,
         max_queue: int = MAX_QUEUE,
         idle_check: float = IDLE_CHECK,
+        attention_per_minute: int = PER_MINUTE,
     ) -> None:
         self.rules = tuple(rules)
         self.quiet, self._zone, self._clock, self._monotonic = quiet, zone, clock, monotonic
@@ -142,6 +145,7 @@ class Notifier:
         #: What became of the latest messages, per URL (`told`).
         self._outcomes: deque[Outcome] = deque(maxlen=MAX_OUTCOMES)
         self._outcomes_lock = threading.Lock()
+        self._digest = AttentionDigest(monotonic, per_minute=attention_per_minute)
         self._thread = threading.Thread(target=self._run, name="orderdash-notify", daemon=True)
         self._thread.start()
         atexit.register(self.close)
@@ -151,9 +155,16 @@ class Notifier:
         return event in self._events
 
     def submit(self, message: Message) -> bool:
-        """Queue `message` if a rule names its event; never blocks (a full queue drops it)."""
+        """Queue `message` if a rule names its event; never blocks (a full queue drops it). An
+        `attention` message beyond the minute's few is gathered for the next digest instead."""
         if not self.wants(message.event) or self._stop.is_set():
             return False
+        if message.event == "attention":
+            gathered = self._digest.gather(message)
+            if gathered == 1:
+                self.wake()  # the thread's sleep ends by when the digest is due
+            if gathered:
+                return True
         try:
             self._queue.put_nowait(message)
         except queue.Full:
@@ -188,9 +199,9 @@ class Notifier:
         return Told(outcomes, self.dropped, unfinished)
 
     def close(self, timeout: float = CLOSE_WAIT) -> None:
-        """Send what is queued within `timeout`, each once more at most, then stop (the retries
-        not yet due are given up); what the quiet hours hold is not sent. Each of those is an
-        outcome."""
+        """Send what is queued within `timeout` (the gathered digest too), each once more at
+        most, then stop (the retries not yet due are given up); what the quiet hours hold is
+        not sent. Each of those is an outcome."""
         atexit.unregister(self.close)
         if not self._thread.is_alive():
             return
@@ -220,12 +231,16 @@ class Notifier:
         self._finish()
 
     def _wait(self) -> float:
-        """Seconds the thread may sleep: until the next retry is due, or the idle check."""
+        """Seconds the thread may sleep: until the next retry or the digest is due, or the
+        idle check."""
         if self._first:
             return 0.001
-        if not self._retries:
+        due = [when for when in (self._digest.due(),) if when is not None]
+        if self._retries:
+            due.append(self._retries[0][0])
+        if not due:
             return self._idle
-        return min(self._idle, max(0.001, self._retries[0][0] - self._monotonic()))
+        return min(self._idle, max(0.001, min(due) - self._monotonic()))
 
     def _take(self, item: object) -> None:
         """A queue's item taken: a message's first tries are made ready (or it is held); the
@@ -270,6 +285,9 @@ class Notifier:
         while not self._stopping and not self._stop.is_set():
             if not self._quiet_now() and (self._held or self._held_more):
                 self._send_summaries()
+            digest = self._digest.take()
+            if digest is not None:
+                self._accept(digest)
             # a message queued meanwhile goes before the retries due, but only once the first
             # tries of those before it went (so the queue's bound is what waits)
             item: object = None
@@ -287,8 +305,14 @@ class Notifier:
             self._attempt(attempt)
 
     def _finish(self) -> None:
-        """Told to stop: the first tries left go out (once each, in the bounded wait `close`
-        gives), the retries are given up, the held are told."""
+        """Told to stop: the gathered digest is made, the first tries left go out (once each,
+        in the bounded wait `close` gives), the retries are given up, the held are told."""
+        try:
+            digest = self._digest.take(now=True)
+            if digest is not None:
+                self._accept(digest)
+        except Exception as error:
+            log.warning("notification not sent: %s", type(error).__name__)
         while self._first and not self._stop.is_set():
             self._attempt(self._first.popleft())
         left = list(self._first) + [attempt for _, _, attempt in self._retries]
