@@ -22,10 +22,11 @@ import pytest
 
 from conftest import run_cli, run_python
 from orderdash.core.notify import messages
+from orderdash.core.notify.delivery import redact
 from orderdash.core.notify.events import Notices
 from orderdash.core.notify.messages import Message
 from orderdash.core.notify.rules import NotifyRule, QuietHours
-from orderdash.core.notify.sender import Notifier, redact
+from orderdash.core.notify.sender import Notifier
 from orderdash.core.runtime.config import Settings, load_settings
 from orderdash.core.service.errors import ConfigError
 from orderdash.core.watching.alert import Alert
@@ -299,11 +300,15 @@ def test_a_url_never_reaches_the_logs(endpoint, notifiers, caplog, capfd) -> Non
 
 @needs_apprise
 def test_notify_test_says_per_rule_what_happened(endpoint, tmp_path: Path) -> None:
+    """Per rule on stdout, per URL in the log file (`--log`); a URL that answers with a redirect
+    failed, and its `Location` is never asked for."""
     endpoint.clear()
     config = tmp_path / "config.toml"
+    redirected = endpoint.url("redirect-" + KEY, secret=True)
     config.write_text(
         f'[[notify]]\nevents = ["payment"]\nurls = ["{endpoint.url("t-ok", secret=True)}"]\n'
         f'[[notify]]\nevents = "close"\nurls = ["{endpoint.url("fail-" + KEY, secret=True)}"]\n'
+        f'[[notify]]\nevents = "close"\nurls = ["{endpoint.url("t-ok2")}", "{redirected}"]\n'
     )
     log = tmp_path / "notify.log"
     done = run_cli("notify", "--test", "--log", str(log), env={"ORDERDASH_CONFIG": str(config)})
@@ -312,8 +317,17 @@ def test_notify_test_says_per_rule_what_happened(endpoint, tmp_path: Path) -> No
     assert lines[0] == "rule 0 (json): sent"
     assert lines[1].startswith("rule 1 (json): failed: ")
     assert "500" in lines[1]
+    assert lines[2] == "rule 2 (json, json): failed: redirected: not delivered"
     assert len(endpoint.at("t-ok")) == 1
     assert endpoint.at("t-ok")[0]["title"] == "orderdash: test message"
+    assert not [path for _, path in endpoint.requests if path.startswith("/moved")]
+    logged = [line.split(": ", 1)[1] for line in log.read_text().splitlines()]
+    assert logged[0] == "notification sent: rule 0 (json), test"
+    assert logged[1].startswith("notification failed: rule 1 (json), test: ") and "500" in logged[1]
+    assert logged[2:] == [
+        "notification sent: rule 2, URL 0 (json), test",
+        "notification failed: rule 2, URL 1 (json), test: redirected: not delivered",
+    ]
     for text in (done.stdout, done.stderr, log.read_text() if log.exists() else ""):
         for part in (USER, PASSWORD, KEY, str(endpoint.port)):
             assert part not in text

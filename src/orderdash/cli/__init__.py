@@ -41,6 +41,10 @@ __all__ = [
 #: The exit status of a command whose output's reader went away (as if killed by SIGPIPE).
 EXIT_BROKEN_PIPE = 141
 
+#: The commands that own the terminal or run until stopped: their notifications' outcomes go
+#: to the log only (a one-shot command also says them on stderr).
+_SCREENS = frozenset({"tui", "pos", "watch", "demo", "display", "simulate"})
+
 #: Names of the command modules, re-exported here on first use (importing them is deferred).
 _LAZY = {
     "_run_one_shot": "order",
@@ -95,11 +99,27 @@ def _main(argv: Sequence[str] | None) -> int:
     command = args.command
     from orderdash.core.service.errors import OrderdashError
 
+    senders = _senders_made()
     try:
-        return _run(command, args)
+        code = _run(command, args)
     except OrderdashError as exc:
         print(f"orderdash: {exc.message}", file=sys.stderr)
-        return exc.exit_code
+        code = exc.exit_code
+    if _senders_made() > senders:  # this command notified: its messages may be on their way
+        from orderdash.cli.notify import wait_for_notifications
+
+        wait_for_notifications(tell=command not in _SCREENS, since=senders)
+    return code
+
+
+def _senders_made() -> int:
+    """The notification senders this process has made (none unless the notifications were
+    loaded: nothing is imported for the count)."""
+    if "orderdash.core.notify.events" not in sys.modules:
+        return 0
+    from orderdash.core.notify.events import made
+
+    return made()
 
 
 def _run(command: str, args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ from orderdash.core.notify import messages
 from orderdash.core.notify.rules import EVENTS, QuietHours
 
 if TYPE_CHECKING:
-    from orderdash.core.notify.sender import Notifier
+    from orderdash.core.notify.sender import Notifier, Outcome, Told
     from orderdash.core.runtime.config import Settings
     from orderdash.core.service.models import Order
     from orderdash.core.watching.alert import Alert
@@ -179,8 +179,17 @@ def _decimal(value: Any) -> Decimal | str | None:
     return value if isinstance(value, Decimal | str) else None
 
 
-_shared: dict[tuple[Any, ...], Notices] = {}
+#: This process's notices per rules (and quiet hours, zone), each with its number in the order
+#: they were made.
+_shared: dict[tuple[Any, ...], tuple[int, Notices]] = {}
+_made = 0
 _lock = threading.Lock()
+
+
+def made() -> int:
+    """How many senders this process has made so far (`close_all`'s `since`)."""
+    with _lock:
+        return _made
 
 
 def notices_for(settings: Settings) -> Notices | None:
@@ -189,15 +198,19 @@ def notices_for(settings: Settings) -> Notices | None:
     Apprise least of all, is loaded)."""
     if not settings.notify:
         return None
+    global _made
     key = (settings.notify, settings.quiet_hours, settings.timezone)
     with _lock:
-        notices = _shared.get(key)
-        if notices is None:
-            from orderdash.core.notify.sender import Notifier
+        shared = _shared.get(key)
+        if shared is not None:
+            return shared[1]
+        from orderdash.core.notify.sender import Notifier
 
-            quiet = QuietHours.parse(settings.quiet_hours) if settings.quiet_hours else None
-            notifier = Notifier(settings.notify, quiet=quiet, zone=_zone(settings.timezone))
-            notices = _shared[key] = Notices(notifier)
+        quiet = QuietHours.parse(settings.quiet_hours) if settings.quiet_hours else None
+        notifier = Notifier(settings.notify, quiet=quiet, zone=_zone(settings.timezone))
+        _made += 1
+        notices = Notices(notifier)
+        _shared[key] = (_made, notices)
         return notices
 
 
@@ -211,13 +224,24 @@ def _zone(name: str | None) -> Any:
         return None
 
 
-def close_all(timeout: float | None = None) -> None:
-    """At the end of a command: each sender sends what is queued, within its bounded wait."""
+def close_all(timeout: float | None = None, *, since: int = 0) -> Told:
+    """At the end of a command: each sender (made after the first `since`: the command's own)
+    sends what is queued, within its bounded wait; what became of their messages (`Told`,
+    nothing when no sender was made)."""
+    from orderdash.core.notify.sender import Told
+
     with _lock:
-        shared = list(_shared.values())
-        _shared.clear()
+        mine = [key for key, (number, _) in _shared.items() if number > since]
+        shared = [_shared.pop(key)[1] for key in mine]
+    outcomes: list[Outcome] = []
+    dropped, unfinished = 0, False
     for notices in shared:
         if timeout is None:
             notices.notifier.close()
         else:
             notices.notifier.close(timeout)
+        told = notices.notifier.told()
+        outcomes += told.outcomes
+        dropped += told.dropped
+        unfinished = unfinished or told.unfinished
+    return Told(tuple(outcomes), dropped, unfinished)

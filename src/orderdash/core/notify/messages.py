@@ -79,6 +79,16 @@ def attention(token: str, what: str, next_step: str = "") -> Message:
     return _message("attention", f"order needs attention ({_text(what, 40)})", lines)
 
 
+def attention_digest(lines: list[str], count: int) -> Message:
+    """`count` orders that needed a human within a minute, as one message (`digest.py`): the
+    first line of each listed one's message, and how many more."""
+    heading = f"{count} order needs attention" if count == 1 else f"{count} orders need attention"
+    body = [f"{heading}:", *(f"  {_text(line, 160)}" for line in lines)]
+    if count > len(lines):
+        body.append(f"  \u2026 and {count - len(lines)} more")
+    return _message("attention", heading, body)
+
+
 def outage(reason: str) -> Message:
     return _message(
         "outage",

@@ -4,14 +4,16 @@
 logged): the till and the event loop never wait on a notification service. The thread sends
 each message to every URL of every rule that names its event; a URL that failed is tried again
 after its wait (`backoff`) while the others' messages go on (a new message's first tries go
-before any retry), each try waiting at most `SEND_TIMEOUT` to connect and for each read. What
-comes during the quiet hours is held, a retry that falls in them too, and summed up in one
-message per URL when they end. The thread is closed at exit with a bounded wait.
+before any retry), each try waiting at most `delivery.SEND_TIMEOUT` to connect and for each
+read. What comes during the quiet hours is held, a retry that falls in them too, and summed up
+in one message per URL when they end. `attention` messages beyond a few a minute are gathered
+into one digest (`digest.py`). The thread is closed with a bounded wait: by the command that
+ends (`events.close_all`), else at exit; what became of each message is kept (`told`) for the
+command to tell.
 
 Apprise is imported in that thread, on the first message: a start with rules pays nothing for
-it (it takes ~140 ms to import), a start without rules never loads it. Its logger is kept to
-itself: its records never reach our log or the terminal; a failure's reason is taken from them
-with every part of the URL cut out (`redact`).
+it (it takes ~140 ms to import), a start without rules never loads it. One send through it:
+`delivery.py`.
 """
 
 from __future__ import annotations
@@ -27,13 +29,12 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from typing import Any, Protocol
-from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from orderdash.core.notify import messages
+from orderdash.core.notify.delivery import AppriseDelivery, Delivery, log_outcome, where
+from orderdash.core.notify.digest import PER_MINUTE, AttentionDigest
 from orderdash.core.notify.messages import Message
 from orderdash.core.notify.rules import NotifyRule, QuietHours, scheme_of
-from orderdash.core.safetext import clean
 
 log = logging.getLogger(__name__)
 
@@ -50,135 +51,34 @@ MAX_RETRIES = 400
 IDLE_CHECK = 30.0
 #: Seconds the exit waits for what is queued to go out.
 CLOSE_WAIT = 5.0
-#: Seconds a try waits to connect, and for each read, unless the URL says (`cto`, `rto`).
-SEND_TIMEOUT = 5.0
+#: Outcomes kept for the command to tell (the latest; a long run's earlier ones are in the log).
+MAX_OUTCOMES = 200
+#: Why a message still waiting for its retry at the exit was not sent (after its last reason).
+NOT_BEFORE_EXIT = "not sent before the exit"
 _STOP = object()
 _TICK = object()
 
 
-def redact(text: str, url: str) -> str:
-    """`text` without any part of `url` (scheme aside): host, user, password, port, each path
-    segment and query value, plain and percent-encoded; one clean line."""
-    parts = urlsplit(url)
-    pieces = {url, url.split("://", 1)[-1], parts.netloc}
-    for part in (parts.hostname, parts.username, parts.password, parts.path, parts.query):
-        if part:
-            pieces.add(part)
-    if parts.netloc.rpartition(":")[2].isdigit():
-        pieces.add(parts.netloc.rpartition(":")[2])
-    pieces.update(segment for segment in parts.path.split("/") if segment)
-    for pair in parts.query.split("&"):
-        pieces.update(piece for piece in pair.split("=") if piece)
-    forms = {form for piece in pieces for form in (piece, unquote(piece), quote(piece, safe=""))}
-    # a piece of one or two characters ("/", a short port) is no secret and would mangle text
-    for form in sorted((f for f in forms if len(f) > 2), key=len, reverse=True):
-        text = text.replace(form, "\u2026")
-    return clean(text, limit=160)
+@dataclass(frozen=True, eq=False)
+class Outcome:
+    """What became of one message to one URL: `reason` None when it was sent."""
+
+    #: The URL as a line may name it (`delivery.where`): never any part of the URL.
+    place: str
+    event: str
+    reason: str | None
 
 
-class Delivery(Protocol):
-    def send(self, url: str, message: Message) -> str | None:
-        """Send `message` to `url`: None when it went, else why not (no part of the URL)."""
+@dataclass(frozen=True, eq=False)
+class Told:
+    """What became of a sender's messages, for the command that ends to tell."""
 
-
-class _Captured(logging.Handler):
-    """Apprise's records while one send runs (else dropped), whichever thread Apprise makes
-    them in: the reason a send failed, which goes nowhere before `redact` took the URL out of
-    it. One send at a time (`sending`), so a record is always the running send's."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.sending = threading.Lock()
-        self._lines: list[str] | None = None
-
-    def start(self) -> list[str]:
-        self._lines = []
-        return self._lines
-
-    def stop(self) -> None:
-        self._lines = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        lines = self._lines
-        if lines is not None and len(lines) < 20:
-            try:
-                lines.append(record.getMessage())
-            except Exception:  # a record that cannot be formatted tells nothing
-                lines.append("")
-
-
-_captured = _Captured()
-
-
-#: The loggers of Apprise and of the HTTP library under it (its records name the URL's host and
-#: path): kept to themselves.
-_THEIR_LOGGERS = ("apprise", "urllib3", "requests")
-
-
-def _quiet_their_loggers() -> None:
-    """Apprise's records (and those of the HTTP library it sends with) name the URL's host
-    and path: kept out of the root logger (our log file) and the last-resort handler (the
-    terminal); below a warning they are not even made (a debug record holds the payload)."""
-    for name in _THEIR_LOGGERS:
-        logger = logging.getLogger(name)
-        logger.propagate = False
-        logger.setLevel(logging.WARNING)
-        if _captured not in logger.handlers:
-            logger.addHandler(_captured)
-
-
-class AppriseDelivery:
-    """Sends through Apprise (the `notify` extra); built in the sender's thread."""
-
-    def __init__(self, timeout: float = SEND_TIMEOUT) -> None:
-        _quiet_their_loggers()  # before the import: Apprise logs as it loads
-        import apprise  # the extra: ImportError when absent, said by the caller
-
-        self._apprise = apprise
-        # memory only: Apprise writes nothing to disk for us; no plugin paths (no code loaded
-        # from the user's directories)
-        self._asset = apprise.AppriseAsset(storage_mode="memory")
-        self._timeout = timeout
-
-    def plugin(self, url: str) -> Any:
-        """Apprise's sender for `url` (None: not a URL it can use), waiting at most the timeout
-        to connect and for each read, unless the URL sets its own (`cto`, `rto`)."""
-        plugin = self._apprise.Apprise.instantiate(url, asset=self._asset)
-        if plugin is None:
-            return None
-        given = {name.lower() for name, _ in parse_qsl(urlsplit(url).query)}
-        if "cto" not in given:
-            plugin.socket_connect_timeout = self._timeout
-        if "rto" not in given:
-            plugin.socket_read_timeout = self._timeout
-        return plugin
-
-    def send(self, url: str, message: Message) -> str | None:
-        with _captured.sending:
-            return self._send(url, message)
-
-    def _send(self, url: str, message: Message) -> str | None:
-        apprise = self._apprise
-        lines = _captured.start()
-        try:
-            plugin = self.plugin(url)
-            if plugin is None:
-                return "the URL is not one Apprise can use"
-            target = apprise.Apprise(asset=self._asset)
-            target.add(plugin)
-            sent = target.notify(
-                body=message.body,
-                title=message.title,
-                body_format=apprise.NotifyFormat.TEXT,
-            )
-        except Exception as error:  # a plugin's bug: its class only (its text may hold the URL)
-            return f"Apprise failed ({type(error).__name__})"
-        finally:
-            _captured.stop()
-        if bool(sent):
-            return None
-        reason = next((line for line in reversed(lines) if line), "not delivered")
-        return redact(reason, url)
+    outcomes: tuple[Outcome, ...] = ()
+    #: Messages the full queue turned away.
+    dropped: int = 0
+    #: Sends still under way, or messages still queued, when the bounded wait ended (not
+    #: known to have gone).
+    unfinished: bool = False
 
 
 @dataclass(eq=False)
@@ -191,6 +91,8 @@ class _Try:
     #: Which submission of the message it is (the same message may be submitted twice).
     origin: int
     tries: int = 0
+    #: Why its last try failed (None: not tried yet).
+    reason: str | None = None
 
 
 class Notifier:
@@ -208,6 +110,7 @@ class Notifier:
         backoff: Sequence[float] = BACKOFF,
         max_queue: int = MAX_QUEUE,
         idle_check: float = IDLE_CHECK,
+        attention_per_minute: int = PER_MINUTE,
     ) -> None:
         self.rules = tuple(rules)
         self.quiet, self._zone, self._clock, self._monotonic = quiet, zone, clock, monotonic
@@ -239,6 +142,10 @@ class Notifier:
         self.dropped = 0
         #: Sends that failed for good (every try), per rule index.
         self.failed: dict[int, int] = {}
+        #: What became of the latest messages, per URL (`told`).
+        self._outcomes: deque[Outcome] = deque(maxlen=MAX_OUTCOMES)
+        self._outcomes_lock = threading.Lock()
+        self._digest = AttentionDigest(monotonic, per_minute=attention_per_minute)
         self._thread = threading.Thread(target=self._run, name="orderdash-notify", daemon=True)
         self._thread.start()
         atexit.register(self.close)
@@ -248,9 +155,16 @@ class Notifier:
         return event in self._events
 
     def submit(self, message: Message) -> bool:
-        """Queue `message` if a rule names its event; never blocks (a full queue drops it)."""
+        """Queue `message` if a rule names its event; never blocks (a full queue drops it). An
+        `attention` message beyond the minute's few is gathered for the next digest instead."""
         if not self.wants(message.event) or self._stop.is_set():
             return False
+        if message.event == "attention":
+            gathered = self._digest.gather(message)
+            if gathered == 1:
+                self.wake()  # the thread's sleep ends by when the digest is due
+            if gathered:
+                return True
         try:
             self._queue.put_nowait(message)
         except queue.Full:
@@ -275,9 +189,19 @@ class Notifier:
                 lambda: not self._queue.unfinished_tasks and not self._open, timeout
             )
 
+    def told(self) -> Told:
+        """What became of the latest messages (at most `MAX_OUTCOMES`), oldest first; after
+        `close`, everything it left undone is among them or counted."""
+        with self._outcomes_lock:
+            outcomes = tuple(self._outcomes)
+        with self._settled:
+            unfinished = bool(self._open or self._queue.unfinished_tasks)
+        return Told(outcomes, self.dropped, unfinished)
+
     def close(self, timeout: float = CLOSE_WAIT) -> None:
-        """Send what is queued within `timeout`, each once more at most, then stop (the retries
-        not yet due are given up); what the quiet hours hold is not sent."""
+        """Send what is queued within `timeout` (the gathered digest too), each once more at
+        most, then stop (the retries not yet due are given up); what the quiet hours hold is
+        not sent. Each of those is an outcome."""
         atexit.unregister(self.close)
         if not self._thread.is_alive():
             return
@@ -307,12 +231,16 @@ class Notifier:
         self._finish()
 
     def _wait(self) -> float:
-        """Seconds the thread may sleep: until the next retry is due, or the idle check."""
+        """Seconds the thread may sleep: until the next retry or the digest is due, or the
+        idle check."""
         if self._first:
             return 0.001
-        if not self._retries:
+        due = [when for when in (self._digest.due(),) if when is not None]
+        if self._retries:
+            due.append(self._retries[0][0])
+        if not due:
             return self._idle
-        return min(self._idle, max(0.001, self._retries[0][0] - self._monotonic()))
+        return min(self._idle, max(0.001, min(due) - self._monotonic()))
 
     def _take(self, item: object) -> None:
         """A queue's item taken: a message's first tries are made ready (or it is held); the
@@ -323,32 +251,43 @@ class Notifier:
             if item is _STOP:
                 self._stopping = True
             elif isinstance(item, Message):
-                origin = next(self._made)
-                if self._quiet_now():
-                    self._hold(item, self._targets(item), origin)
-                elif self._ready():
-                    for rule, url in sorted(self._targets(item)):
-                        attempt = _Try(rule, url, item, origin)
-                        due = self._down.get((rule, url))
-                        if due is None:
-                            self._add_first(attempt)
-                        elif len(self._retries) < MAX_RETRIES:
-                            self._settle(+1)
-                            self._retry_at(due, attempt)
-                        else:
-                            plain = self.rules[rule].urls[url].get_secret_value()
-                            self._outcome(attempt, plain, "its URL keeps failing")
+                self._accept(item)
         except Exception as error:
             log.warning("notification not sent: %s", type(error).__name__)
         finally:
             self._queue.task_done()
             self._settle(0)
 
+    def _accept(self, message: Message) -> None:
+        """A message's first tries made ready (or it is held), one per URL of each rule that
+        names its event; a URL that is down waits for its retry."""
+        origin = next(self._made)
+        if self._quiet_now():
+            self._hold(message, self._targets(message), origin)
+            return
+        if not self._ready():
+            for rule, url in sorted(self._targets(message)):
+                self._outcome(_Try(rule, url, message, origin), "the notify extra is missing")
+            return
+        for rule, url in sorted(self._targets(message)):
+            attempt = _Try(rule, url, message, origin)
+            due = self._down.get((rule, url))
+            if due is None:
+                self._add_first(attempt)
+            elif len(self._retries) < MAX_RETRIES:
+                self._settle(+1)
+                self._retry_at(due, attempt)
+            else:
+                self._outcome(attempt, "its URL keeps failing")
+
     def _work(self) -> None:
         """Every try that can go now, first tries before retries."""
         while not self._stopping and not self._stop.is_set():
             if not self._quiet_now() and (self._held or self._held_more):
                 self._send_summaries()
+            digest = self._digest.take()
+            if digest is not None:
+                self._accept(digest)
             # a message queued meanwhile goes before the retries due, but only once the first
             # tries of those before it went (so the queue's bound is what waits)
             item: object = None
@@ -366,17 +305,29 @@ class Notifier:
             self._attempt(attempt)
 
     def _finish(self) -> None:
-        """Told to stop: the first tries left go out (once each, in the bounded wait `close`
-        gives), the retries are given up."""
+        """Told to stop: the gathered digest is made, the first tries left go out (once each,
+        in the bounded wait `close` gives), the retries are given up, the held are told."""
+        try:
+            digest = self._digest.take(now=True)
+            if digest is not None:
+                self._accept(digest)
+        except Exception as error:
+            log.warning("notification not sent: %s", type(error).__name__)
         while self._first and not self._stop.is_set():
             self._attempt(self._first.popleft())
         left = list(self._first) + [attempt for _, _, attempt in self._retries]
         self._first.clear()
         self._retries.clear()
         for attempt in left:
-            plain = self.rules[attempt.rule].urls[attempt.url].get_secret_value()
-            self._outcome(attempt, plain, "not sent before the exit")
+            why = NOT_BEFORE_EXIT
+            if attempt.reason is not None:
+                why = f"{attempt.reason}; {NOT_BEFORE_EXIT}"
+            self._outcome(attempt, why)
             self._settle(-1)
+        quiet = f"held for the quiet hours ({self.quiet}): {NOT_BEFORE_EXIT}"
+        for _, message, targets, origin in self._held:
+            for rule, url in sorted(targets):
+                self._outcome(_Try(rule, url, message, origin), quiet, failed=False)
 
     def _next_try(self) -> _Try | None:
         if self._first:
@@ -439,6 +390,7 @@ class Notifier:
         except Exception as error:  # a delivery's bug: its class only (its text may hold the URL)
             reason = f"failed ({type(error).__name__})"
         attempt.tries += 1
+        attempt.reason = reason
         key = (attempt.rule, attempt.url)
         if (
             reason is not None
@@ -450,21 +402,25 @@ class Notifier:
             self._retry_at(due, attempt)
             return True
         self._down.pop(key, None)  # sent, or given up: the next message tries it afresh
-        self._outcome(attempt, plain, reason)
+        self._outcome(attempt, reason)
         return False
 
     def _retry_at(self, due: float, attempt: _Try) -> None:
         heapq.heappush(self._retries, (due, next(self._made), attempt))
 
-    def _outcome(self, attempt: _Try, url: str, reason: str | None) -> None:
-        scheme, event = scheme_of(url), attempt.message.event
-        if reason is None:
-            log.info("notification sent: rule %d (%s), %s", attempt.rule, scheme, event)
-            return
-        self.failed[attempt.rule] = self.failed.get(attempt.rule, 0) + 1
-        log.warning(
-            "notification failed: rule %d (%s), %s: %s", attempt.rule, scheme, event, reason
+    def _outcome(self, attempt: _Try, reason: str | None, *, failed: bool = True) -> None:
+        """Sent (`reason` None) or not: logged and kept; a failure (not a message the quiet
+        hours hold) counted in `failed`."""
+        urls = self.rules[attempt.rule].urls
+        place = where(
+            attempt.rule, attempt.url, len(urls), scheme_of(urls[attempt.url].get_secret_value())
         )
+        outcome = Outcome(place, attempt.message.event, reason)
+        with self._outcomes_lock:
+            self._outcomes.append(outcome)
+        if reason is not None and failed:
+            self.failed[attempt.rule] = self.failed.get(attempt.rule, 0) + 1
+        log_outcome(place, outcome.event, reason)
 
     def _local(self) -> datetime:
         return datetime.fromtimestamp(self._clock(), self._zone)
@@ -496,19 +452,3 @@ class Notifier:
                 if mine:
                     summary = messages.held_summary(str(self.quiet), mine, more)
                     self._add_first(_Try(index, url, summary, next(self._made)))
-
-
-def send_test(
-    rules: Sequence[NotifyRule], delivery: Delivery | None = None
-) -> list[tuple[int, str, str | None]]:
-    """`notify --test`: one test message through each rule, now, in this thread, tried once.
-    Per rule: its index, its URLs' schemes and None (sent) or why not (no part of a URL)."""
-    delivery = delivery or AppriseDelivery()
-    test = messages.test()
-    outcomes = []
-    for index, rule in enumerate(rules):
-        reasons = [delivery.send(url.get_secret_value(), test) for url in rule.urls]
-        failed = [r for r in reasons if r is not None]
-        schemes = ", ".join(rule.schemes())
-        outcomes.append((index, schemes, "; ".join(failed) if failed else None))
-    return outcomes
