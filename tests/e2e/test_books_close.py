@@ -200,11 +200,22 @@ def test_bad_periods_are_one_line_usage_errors(
         (("--since", "2026-01-01", "--until", "2026-03-01"), "at most 31 days"),
         (("--since", "2026-01-01"), "go together"),
         (("--day", "2026-10-25", "--since", "2026-10-25"), "not both"),
+        (("--day", "0001-01-01", "--tz", "Europe/Berlin"), "edge of the calendar"),
+        (("--since", "0001-01-01", "--until", "0001-01-02", "--tz", "Asia/Tokyo"), "edge"),
     ):
         code, out, err = close(capsys, *args)
         assert code == 2 and not out, args
         assert words in err and len(err.strip().splitlines()) == 1, err
 
+
+
+def test_a_day_at_the_calendars_end_is_one_line_in_a_real_process() -> None:
+    from conftest import run_cli
+
+    result = run_cli("close", "--dry-run", "--day", "9999-12-31", "--tz", "UTC")
+    assert result.returncode == 2 and not result.stdout
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert "--day '9999-12-31' is too near the edge of the calendar" in result.stderr
 
 class CountingGate:
     def __init__(self) -> None:
