@@ -149,6 +149,7 @@ async def test_a_reason_that_says_nothing_is_refused_as_the_command_refuses_it(
         await wait_until(pilot, lambda: screen.written is not None)
     assert [r.reason for r in written(ledger, token)] == ["kept as a tip"]
 
+
 async def test_the_apps_resolve_order_reads_an_order_not_watched(
     sim_server: SimulatorServer, tmp_path: Path
 ) -> None:

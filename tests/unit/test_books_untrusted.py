@@ -322,8 +322,14 @@ def test_a_frozen_close_read_back_is_checked_against_its_digest() -> None:
         lambda r: r["received"]["coins"]["BTC"].update(amount="=HYPERLINK(1)"),
         lambda r: r["orders"].update(total="3"),
         lambda r: r.pop("payments"),
-        lambda r: r.update(version=3),
+        lambda r: r.update(version=4),
         lambda r: r.pop("resolutions"),
+        lambda r: r.pop("previous"),
+        lambda r: r.update(previous="0" * 64),
+        lambda r: r.update(previous={"from": "2026-01-01T00:00:00+00:00", "digest": "0" * 64}),
+        lambda r: r.update(
+            previous={"from": r["period"]["from"], "until": r["period"]["from"], "digest": "0"}
+        ),
         lambda r: r["resolutions"].append({"order": "a", "kind": 1}),
         lambda r: r["exceptions"][0].update(resolution={"order": "b"}),
     ):

@@ -506,7 +506,8 @@ def _refuse_in_readonly(args: argparse.Namespace) -> None:
         raise UsageError("read-only (the readonly setting): no point of sale for a customer")
     if command == "resolve":
         raise UsageError("read-only (the readonly setting): resolve writes nothing down")
-    if command == "close" and not getattr(args, "dry_run", False):
+    looks_only = getattr(args, "dry_run", False) or getattr(args, "verify", False)
+    if command == "close" and not looks_only:
         raise UsageError(
             "read-only (the readonly setting): close --dry-run shows the report, closing nothing"
         )

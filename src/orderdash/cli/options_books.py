@@ -48,6 +48,13 @@ def close_arguments(close: argparse.ArgumentParser) -> None:
     close.add_argument(
         "--dry-run", action="store_true", help="build the report and show it, without closing"
     )
+    close.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every close of the till (--till; the shop's by default) in the ledger: "
+        "each against its digest and the chain of digests; exit 7 naming the first that does "
+        "not match (nothing is read from the service)",
+    )
 
 
 def attention_arguments(attention: argparse.ArgumentParser) -> None:
