@@ -543,3 +543,25 @@ def test_close_verify_follows_the_chain_and_names_a_close_edited_with_its_digest
     }
     code, _, err = close(capsys, "--verify", "--day", "2026-10-25")
     assert code == 2 and "not with --day" in err
+
+
+def test_a_long_close_says_how_far_it_is_on_stderr(
+    server: SimulatorServer,
+    book: LedgerFile,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from orderdash.simulator import Fault
+
+    monkeypatch.setenv("ORDERDASH_PROGRESS_INTERVAL", "0.05")
+    monkeypatch.setenv("ORDERDASH_CONCURRENCY", "1")
+    server.sim.add_fault(Fault(endpoint="order", delay=0.03))
+    try:
+        code, out, err = close(capsys, "--dry-run", "--day", "2026-10-25", "--tz", "Europe/Berlin")
+    finally:
+        server.sim.clear_faults()
+    assert code == 0, err
+    assert out.startswith("Close of day 2026-10-25T00:00:00+02:00")  # stdout: the report only
+    lines = [line for line in err.splitlines() if line.startswith("orderdash: close: ")]
+    assert any(" left, about " in line and " at the budget's pace" in line for line in lines), err
+    assert lines[-1].startswith("orderdash: close: ") and " orders read in " in lines[-1]

@@ -201,6 +201,33 @@ def test_an_order_s_newest_resolutions_are_read_and_a_period_over_the_cap_says_s
         book.close_connection()
 
 
+async def test_the_reads_tell_each_history_page_and_each_order_read(ledger: LedgerFile) -> None:
+    class Paged(Client):
+        async def account_orders(self, max_pages: int, before_page: Any) -> Any:
+            for _ in range(3):  # three pages, each through the private budget's gate
+                await before_page()
+            return await super().account_orders(max_pages, before_page)
+
+    pages: list[int] = []
+    reads: list[tuple[int, int]] = []
+    book = ledger.open()
+    try:
+        got = await gather(
+            Paged(["a", "b"]),
+            book,
+            PERIOD,
+            till="A",
+            order_gate=OpenGate(),
+            private_gate=OpenGate(),
+            progress=lambda done, total: reads.append((done, total)),
+            pages=pages.append,
+        )
+    finally:
+        book.close_connection()
+    assert got.read == 2 and pages == [1, 2, 3]
+    assert reads[0] == (0, 2) and sorted(reads[1:]) == [(1, 2), (2, 2)]
+
+
 async def test_ledger_rows_are_parsed_in_a_thread_and_checked(
     ledger: LedgerFile, monkeypatch: pytest.MonkeyPatch
 ) -> None:

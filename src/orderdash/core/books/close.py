@@ -56,9 +56,10 @@ async def close_period(
     max_pages: int = MAX_HISTORY_PAGES,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
     progress: Callable[[int, int], None] | None = None,
+    pages: Callable[[int], None] | None = None,
 ) -> CloseResult:
     """Close `period` for `till` (or show it, `dry_run`). `recorder` names the till whose reads
-    are written to the ledger; `progress` is told of the reads (`gather`)."""
+    are written to the ledger; `progress` and `pages` are told of the reads (`gather`)."""
     if not dry_run:
         existing = await asyncio.to_thread(find_frozen, book, till, period)
         if existing is not None:
@@ -78,6 +79,7 @@ async def close_period(
         max_pages=max_pages,
         now=now,
         progress=progress,
+        pages=pages,
     )
     if gathered.missing and not dry_run:
         raise CloseIncomplete(
