@@ -478,6 +478,9 @@ def test_a_change_since_the_dry_run_is_named() -> None:
     later = json.loads(json.dumps(confirmed))
     later["closed_at"], later["digest"] = "2026-11-27T00:00:00+01:00", "x"
     assert change_note(confirmed, later) == ""
+    # another close saved since the dry run is the one this close follows: not a change of the day
+    later["previous"] = {"from": "2026-11-25T00:00:00+01:00", "digest": "0" * 64}
+    assert change_note(confirmed, later) == ""
     later["payments"] += [dict(later["payments"][0], id=7), dict(later["payments"][0], id=8)]
     assert change_note(confirmed, later) == (
         "2 payments arrived since the dry run: the close shows them."
