@@ -62,7 +62,8 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
     code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
     assert code == 0, err
     report = json.loads(out)
-    assert report["version"] == 2 and report["resolutions"] == []
+    assert report["version"] == 3 and report["resolutions"] == []
+    assert report["previous"] is None  # the first close of this book
     assert all(e["resolution"] is None for e in report["exceptions"])
     assert report["period"] == {
         "from": "2026-10-25T00:00:00+02:00",
@@ -200,10 +201,21 @@ def test_bad_periods_are_one_line_usage_errors(
         (("--since", "2026-01-01", "--until", "2026-03-01"), "at most 31 days"),
         (("--since", "2026-01-01"), "go together"),
         (("--day", "2026-10-25", "--since", "2026-10-25"), "not both"),
+        (("--day", "0001-01-01", "--tz", "Europe/Berlin"), "edge of the calendar"),
+        (("--since", "0001-01-01", "--until", "0001-01-02", "--tz", "Asia/Tokyo"), "edge"),
     ):
         code, out, err = close(capsys, *args)
         assert code == 2 and not out, args
         assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_day_at_the_calendars_end_is_one_line_in_a_real_process() -> None:
+    from conftest import run_cli
+
+    result = run_cli("close", "--dry-run", "--day", "9999-12-31", "--tz", "UTC")
+    assert result.returncode == 2 and not result.stdout
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert "--day '9999-12-31' is too near the edge of the calendar" in result.stderr
 
 
 class CountingGate:
@@ -448,7 +460,7 @@ def test_a_close_made_before_resolutions_still_reads_back_against_its_digest(
     old = json.loads(out)
     # the report as version 1 wrote it: no resolutions anywhere, its own digest
     old["version"] = 1
-    del old["resolutions"]
+    del old["resolutions"], old["previous"]
     for entry in old["exceptions"]:
         del entry["resolution"]
     old["digest"] = digest_of(old)
@@ -467,3 +479,89 @@ def test_a_close_made_before_resolutions_still_reads_back_against_its_digest(
         )
     code, out, err = close(capsys, *day)
     assert code == 5 and "cannot be read" in err, err
+
+
+def test_close_verify_follows_the_chain_and_names_a_close_edited_with_its_digest(
+    server: SimulatorServer,
+    book: LedgerFile,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    from orderdash.core.books.chain import EXIT_CHAIN_BROKEN
+
+    reports = []
+    for day in ("2026-10-24", "2026-10-25", "2026-10-26"):
+        code, out, err = close(capsys, "--day", day, "--tz", "Europe/Berlin", "--json")
+        assert code == 0, err
+        reports.append(json.loads(out))
+    assert [r["previous"] and r["previous"]["digest"] for r in reports] == [
+        None,
+        reports[0]["digest"],
+        reports[1]["digest"],
+    ]
+    # read-only may check: nothing is written
+    monkeypatch.setenv("ORDERDASH_READONLY", "1")
+    code, out, err = close(capsys, "--verify", "--tz", "Europe/Berlin")
+    assert code == 0 and not err, err
+    assert [line.split()[0] for line in out.splitlines()[1:]] == ["ok", "ok", "ok"]
+    assert all(f"digest {r['digest']}" in out for r in reports)
+    monkeypatch.delenv("ORDERDASH_READONLY")
+    # the middle day's BTC changed in the ledger's file, its digest computed again
+    middle = json.loads(json.dumps(reports[1]))
+    btc = middle["received"]["coins"]["BTC"]
+    btc["amount"] = str(Decimal(btc["amount"]) - Decimal("0.001"))
+    middle["digest"] = digest_of(middle)
+    with closing(sqlite3.connect(book.path)) as connection, connection:
+        connection.execute(
+            "UPDATE closes SET report_json = ?, digest = ? WHERE digest = ?",
+            (json.dumps(middle, sort_keys=True), middle["digest"], reports[1]["digest"]),
+        )
+    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
+    assert code == 0 and json.loads(out) == middle  # whole by itself: only the chain shows it
+    code, out, err = close(capsys, "--verify", "--tz", "Europe/Berlin")
+    assert code == EXIT_CHAIN_BROKEN == 7
+    assert err.startswith(
+        "orderdash: the close from 2026-10-25T00:00:00+02:00 to 2026-10-26T00:00:00+01:00 "
+        "does not match: changed after the close from 2026-10-26T00:00:00+01:00 was made: "
+        f"that close covers the digest {reports[1]['digest'][:16]}"
+    ), err
+    assert len(err.strip().splitlines()) == 1
+    assert [line.split()[0] for line in out.splitlines()[1:] if line[2] != " "] == [
+        "ok",
+        "NO",
+        "ok",
+    ]
+    code, out, _ = close(capsys, "--verify", "--json", "--tz", "Europe/Berlin")
+    shown = json.loads(out)
+    assert code == 7 and not shown["ok"]
+    assert shown["first_mismatch"] == {
+        "from": "2026-10-25T00:00:00+02:00",
+        "until": "2026-10-26T00:00:00+01:00",
+    }
+    code, _, err = close(capsys, "--verify", "--day", "2026-10-25")
+    assert code == 2 and "not with --day" in err
+
+
+def test_a_long_close_says_how_far_it_is_on_stderr(
+    server: SimulatorServer,
+    book: LedgerFile,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from orderdash.simulator import Fault
+
+    monkeypatch.setenv("ORDERDASH_PROGRESS_INTERVAL", "0.05")
+    monkeypatch.setenv("ORDERDASH_CONCURRENCY", "1")
+    server.sim.add_fault(Fault(endpoint="order", delay=0.03))
+    try:
+        code, out, err = close(capsys, "--dry-run", "--day", "2026-10-25", "--tz", "Europe/Berlin")
+    finally:
+        server.sim.clear_faults()
+    assert code == 0, err
+    assert out.startswith("Close of day 2026-10-25T00:00:00+02:00")  # stdout: the report only
+    lines = [line for line in err.splitlines() if line.startswith("orderdash: close: ")]
+    assert any(" left, about " in line and " at the budget's pace" in line for line in lines), err
+    assert lines[-1].startswith("orderdash: close: ") and " orders read in " in lines[-1]

@@ -115,3 +115,53 @@ def test_export_needs_its_period(capsys: pytest.CaptureFixture[str]) -> None:
         main(["export", "--table", "orders"])
     assert exc.value.code == 2
     assert "--since" in capsys.readouterr().err
+
+
+def test_a_long_export_says_how_far_it_is_on_stderr_and_its_rows_stay_the_same(
+    server: SimulatorServer, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import re
+
+    from conftest import run_cli
+    from orderdash.simulator import Fault
+
+    args = ("--table", "payments", "--format", "jsonl")
+    code, quick, err = export(capsys, *args)  # in-process, over before any progress line
+    assert code == 0 and not err, err
+    # the reads take a while (the service answers each getOrder late, one at a time), and a
+    # line every 0.1 s: stderr is a pipe here, not a terminal
+    server.sim.add_fault(Fault(endpoint="order", delay=0.05))
+    try:
+        result = run_cli(
+            "export",
+            *DAY,
+            *args,
+            env={
+                "ORDERDASH_ACCESS_TOKEN": ACCESS,
+                "ORDERDASH_BASE_URL": server.base_url,
+                "ORDERDASH_LEDGER": str(tmp_path / "fresh.sqlite3"),
+                "ORDERDASH_CONCURRENCY": "1",
+                "ORDERDASH_PROGRESS_INTERVAL": "0.1",
+            },
+        )
+    finally:
+        server.sim.clear_faults()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == quick  # the rows, and nothing else
+    shown = [
+        (int(done), int(total), int(left))
+        for done, total, left in re.findall(
+            r"^orderdash: export: (\d+) of (\d+) orders read, (\d+) left, about \d+ (?:s|min) "
+            r"at the budget's pace$",
+            result.stderr,
+            re.MULTILINE,
+        )
+    ]
+    assert shown, result.stderr
+    total = len(server.sim.tokens())  # a fresh ledger: every order of the day and the one before
+    assert all(t == total and d + left == t and d < t for d, t, left in shown), shown
+    assert (
+        result.stderr.rstrip()
+        .splitlines()[-1]
+        .startswith(f"orderdash: export: {total} of {total} orders read in ")
+    )

@@ -82,7 +82,7 @@ def test_a_close_made_now_sends_the_digest_once(
         text = str(digest["message"])
         shown = out.splitlines()
         digest_line = next(line for line in shown if line.startswith("Digest: "))
-        assert f"Digest: {digest_line.split()[1][:16]}\u2026" in text
+        assert f"Digest: {digest_line.split()[1]}\n" in text  # the whole digest
         exceptions = next(line for line in shown if line.startswith("Exceptions: "))
         assert exceptions in text
         assert "Received in coin:" in text and "Received in fiat:" in text

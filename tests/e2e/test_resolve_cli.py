@@ -87,7 +87,8 @@ def test_todays_rate_is_the_orders_rate_as_read_and_json_is_exact(
     env: Path, overpaid: str, sim_server: SimulatorServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(
-        ["resolve", overpaid, "--as", "refunded", "--reason", "x", "--refund-at", "today", "--json"]
+        ["resolve", overpaid, "--as", "refunded", "--reason", "sent"]
+        + ["--refund-at", "today", "--json"]
     )
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -113,21 +114,25 @@ def test_unknown_tokens_bad_figures_and_read_only_are_refused(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["resolve", "nosuchorder", "--as", "settled", "--reason", "x"]) == 3
+    assert main(["resolve", "nosuchorder", "--as", "settled", "--reason", "not ours"]) == 3
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     for argv, said in [
         (["--reason", "   "], "needs a reason"),
-        (["--reason", "x", "--fee", "1,5"], "not digits"),
-        (["--reason", "x", "--refund-at", "-3"], "not digits"),
-        (["--reason", "x", "--fee", "1"], "nothing to refund"),
+        (["--reason", "sent", "--fee", "1,5"], "not digits"),
+        (["--reason", "sent", "--refund-at", "-3"], "not digits"),
+        (["--reason", "sent", "--fee", "1"], "nothing to refund"),
         (["--reason", "r" * 301], "at most 300"),
+        # a reason that says nothing: control or invisible characters only, or two letters
+        (["--reason", "\x1b" * 300], "at least 3 letters or digits"),
+        (["--reason", "\u200b\u200b"], "at least 3 letters or digits"),
+        (["--reason", "ab"], "at least 3 letters or digits"),
     ]:
         assert main(["resolve", overpaid, "--as", "settled", *argv]) == 2, argv
         err = capsys.readouterr().err
         assert said in err and len(err.strip().splitlines()) == 1, (argv, err)
     fresh = sim_server.sim.create_order(coin="btc")
-    assert main(["resolve", fresh, "--as", "refunded", "--reason", "x", "--refund-at", "1"]) == 2
+    assert main(["resolve", fresh, "--as", "refunded", "--reason", "sent", "--refund-at", "1"]) == 2
     assert "no excess and no payment to give back" in capsys.readouterr().err
     assert resolutions(env, overpaid) == [] and resolutions(env, fresh) == []
     sim_server.sim.clear_requests()

@@ -123,6 +123,33 @@ async def test_no_reason_no_resolution(sim_server: SimulatorServer, tmp_path: Pa
     assert written(ledger, token) == []
 
 
+async def test_a_reason_that_says_nothing_is_refused_as_the_command_refuses_it(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    token = overpaid(sim_server)
+    ledger = tmp_path / "ledger.sqlite3"
+    app = resolve_app(sim_server, ledger, (token,))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        app.action_resolve_order()
+        await wait_until(pilot, lambda: isinstance(app.screen, ResolveScreen))
+        screen = app.screen
+        assert isinstance(screen, ResolveScreen)
+        await wait_until(pilot, lambda: screen.known)
+        screen.query("#resolve-kind RadioButton")[0].value = True  # settled
+        # pasted: two zero-width spaces, then two letters
+        for reason in ("\u200b\u200b", "ab"):
+            screen.query_one("#resolve-reason", Input).value = reason
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert "at least 3 letters or digits" in screen_text(app), reason
+            assert screen.written is None and not screen.writing
+        screen.query_one("#resolve-reason", Input).value = "kept as a tip"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: screen.written is not None)
+    assert [r.reason for r in written(ledger, token)] == ["kept as a tip"]
+
+
 async def test_the_apps_resolve_order_reads_an_order_not_watched(
     sim_server: SimulatorServer, tmp_path: Path
 ) -> None:

@@ -58,6 +58,38 @@ def test_bad_periods_are_refused(kwargs: dict[str, str], words: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("kwargs", "zone"),
+    [
+        ({"day": "9999-12-31"}, "UTC"),  # no next midnight
+        ({"day": "0001-01-01"}, "Europe/Berlin"),  # its midnight is in year 0 in UTC
+        ({"since": "0001-01-01", "until": "0001-01-02"}, "Asia/Tokyo"),
+        ({"since": "0001-01-01", "until": "0001-01-02"}, "UTC"),  # its look-back is in year 0
+        ({"day": "0001-01-02"}, "UTC"),
+        ({"since": "9999-12-31T00:00", "until": "9999-12-31T23:00"}, "America/New_York"),
+        ({"since": "9999-12-31T00:00", "until": "9999-12-31T20:00-05:00"}, "UTC"),
+    ],
+)
+def test_dates_at_the_calendars_edge_are_refused_in_one_line(
+    kwargs: dict[str, str], zone: str
+) -> None:
+    args = {"day": None, "since": None, "until": None, **kwargs}
+    with pytest.raises(UsageError, match="too near the edge of the calendar") as refused:
+        choose_period(**args, zone=zone_named(zone), today=None)
+    assert "\n" not in refused.value.message
+
+
+@pytest.mark.parametrize(
+    ("day", "zone"), [("0001-01-03", "UTC"), ("9999-12-30", "America/New_York")]
+)
+def test_the_days_nearest_the_calendars_edge_are_counted(day: str, zone: str) -> None:
+    period = day_period(day, zone_named(zone))
+    assert period.duration == timedelta(hours=24)
+    # what a close computes of it: the look-back, epoch milliseconds, times in the zone
+    assert period.start - timedelta(days=1) < period.start
+    assert period.local(period.start_ms - 86_400_000) < period.local(period.end_ms - 1)
+
+
+@pytest.mark.parametrize(
     "name", ["Mars/Olympus", "../etc/passwd", "Europe/Berlin\x1b[2J", "x" * 99]
 )
 def test_bad_zones_are_refused(name: str) -> None:

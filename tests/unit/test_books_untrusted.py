@@ -201,6 +201,33 @@ def test_an_order_s_newest_resolutions_are_read_and_a_period_over_the_cap_says_s
         book.close_connection()
 
 
+async def test_the_reads_tell_each_history_page_and_each_order_read(ledger: LedgerFile) -> None:
+    class Paged(Client):
+        async def account_orders(self, max_pages: int, before_page: Any) -> Any:
+            for _ in range(3):  # three pages, each through the private budget's gate
+                await before_page()
+            return await super().account_orders(max_pages, before_page)
+
+    pages: list[int] = []
+    reads: list[tuple[int, int]] = []
+    book = ledger.open()
+    try:
+        got = await gather(
+            Paged(["a", "b"]),
+            book,
+            PERIOD,
+            till="A",
+            order_gate=OpenGate(),
+            private_gate=OpenGate(),
+            progress=lambda done, total: reads.append((done, total)),
+            pages=pages.append,
+        )
+    finally:
+        book.close_connection()
+    assert got.read == 2 and pages == [1, 2, 3]
+    assert reads[0] == (0, 2) and sorted(reads[1:]) == [(1, 2), (2, 2)]
+
+
 async def test_ledger_rows_are_parsed_in_a_thread_and_checked(
     ledger: LedgerFile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -322,8 +349,14 @@ def test_a_frozen_close_read_back_is_checked_against_its_digest() -> None:
         lambda r: r["received"]["coins"]["BTC"].update(amount="=HYPERLINK(1)"),
         lambda r: r["orders"].update(total="3"),
         lambda r: r.pop("payments"),
-        lambda r: r.update(version=3),
+        lambda r: r.update(version=4),
         lambda r: r.pop("resolutions"),
+        lambda r: r.pop("previous"),
+        lambda r: r.update(previous="0" * 64),
+        lambda r: r.update(previous={"from": "2026-01-01T00:00:00+00:00", "digest": "0" * 64}),
+        lambda r: r.update(
+            previous={"from": r["period"]["from"], "until": r["period"]["from"], "digest": "0"}
+        ),
         lambda r: r["resolutions"].append({"order": "a", "kind": 1}),
         lambda r: r["exceptions"][0].update(resolution={"order": "b"}),
     ):
@@ -444,6 +477,9 @@ def test_a_change_since_the_dry_run_is_named() -> None:
     confirmed = a_report()
     later = json.loads(json.dumps(confirmed))
     later["closed_at"], later["digest"] = "2026-11-27T00:00:00+01:00", "x"
+    assert change_note(confirmed, later) == ""
+    # another close saved since the dry run is the one this close follows: not a change of the day
+    later["previous"] = {"from": "2026-11-25T00:00:00+01:00", "digest": "0" * 64}
     assert change_note(confirmed, later) == ""
     later["payments"] += [dict(later["payments"][0], id=7), dict(later["payments"][0], id=8)]
     assert change_note(confirmed, later) == (

@@ -425,7 +425,21 @@ def test_the_close_digest_has_the_totals_exceptions_and_digest() -> None:
     assert "BTC 0.000123456789012345678901 (2 payments)" in digest.body
     assert "EUR 25.10 (2 payments)" in digest.body
     assert "Exceptions: 2" in digest.body
-    assert f"Digest: {'ab' * 8}\u2026" in digest.body
+    assert f"Digest: {'ab' * 32}\n" in digest.body  # whole, to compare with the ledger's
+
+
+def test_the_close_digest_keeps_the_whole_digest_when_the_body_is_cut() -> None:
+    many = {f"C{n:04}": {"amount": "1." + "1" * 40, "payments": 1} for n in range(200)}
+    report = {
+        "period": {"from": "2026-11-26T00:00:00+01:00", "until": "2026-11-27T00:00:00+01:00"},
+        "orders": {"total": 200},
+        "received": {"coins": many, "fiat": {}},
+        "exceptions": [],
+        "digest": "cd" * 32,
+    }
+    body = messages.close_digest(report).body
+    assert len(body) == messages.MAX_BODY and body.endswith("\u2026")
+    assert f"Digest: {'cd' * 32}\n" in body
 
 
 def test_text_from_the_service_is_one_clean_line() -> None:

@@ -1,9 +1,9 @@
 """Command line: the dashboard, the demo, the simulator and one-shot reads for scripts.
 
 `options` holds the parsers and the settings they give; each command family has its module
-(`order`: get, rates; `account`: orders, charge; `books`: close, export, attention; `resolve`;
-`screens`: tui, watch, pos, demo, display; `notify`: notify --test; `simulate`), and `render`
-prints what the one-shot commands return.
+(`order`: get, rates; `account`: orders, charge; `books`: close, export, attention; `verify`:
+close --verify; `resolve`; `screens`: tui, watch, pos, demo, display; `notify`: notify --test;
+`simulate`), and `render` prints what the one-shot commands return.
 Only the command that runs is imported: `orderdash get` must stay fast and never load textual,
 the simulator or qrcode, and `--help` loads neither httpx nor pydantic.
 """
@@ -136,6 +136,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
         from orderdash.cli import account, render
 
         return render.render(account._run_charge(args), as_json=args.json)
+    if command == "close" and args.verify:
+        from orderdash.cli import render, verify
+
+        return render.render(verify._run_verify(args), as_json=args.json)
     if command == "close":
         from orderdash.cli import books, render
 

@@ -35,6 +35,7 @@ def _needs_account(settings: Any, command: str) -> None:
 def _run_close(args: argparse.Namespace) -> CloseShown:
     import asyncio
 
+    from orderdash.cli.progress import progress_for
     from orderdash.core.books.close import ALL_TILLS
     from orderdash.core.books.run import close_with, gates, open_book
     from orderdash.core.service.client import OrderClient
@@ -44,10 +45,11 @@ def _run_close(args: argparse.Namespace) -> CloseShown:
     _needs_account(settings, "close")
     till = args.till if args.till else ALL_TILLS
     orders_gate, private_gate = gates(settings)
+    shown = progress_for("close", settings, orders_gate)
     book = open_book(settings)
 
     async def run() -> Any:
-        async with OrderClient.from_settings(settings) as client:
+        async with OrderClient.from_settings(settings) as client, shown:
             client.on_extra_private_request = private_gate.spent  # the log-in
             return await close_with(
                 client,
@@ -58,6 +60,8 @@ def _run_close(args: argparse.Namespace) -> CloseShown:
                 dry_run=args.dry_run,
                 order_gate=orders_gate,
                 private_gate=private_gate,
+                progress=shown.orders,
+                pages=shown.pages,
             )
 
     try:
@@ -77,26 +81,29 @@ def _run_export(args: argparse.Namespace) -> ExportLines:
     _needs_account(settings, "export")
     book = open_book(settings)
     try:
-        gathered = _gathered(settings, book, period)
+        gathered = _gathered(settings, book, period, "export")
     finally:
         book.close_connection()
     lines = export_lines(gathered.orders, period, table=args.table, fmt=args.format)
     return ExportLines(lines, warnings=gathered.warnings, missing=gathered.missing)
 
 
-def _gathered(settings: Any, book: Any, period: Any) -> Any:
+def _gathered(settings: Any, book: Any, period: Any, what: str) -> Any:
     """The period's orders from the history and getOrder (the ledger's reads first), within the
-    budgets: what `export` and `attention` show (`close` gathers in `core/books/run.py`)."""
+    budgets, how far on stderr: what `export` and `attention` (`what`) show (`close` gathers in
+    `core/books/run.py`)."""
     import asyncio
 
+    from orderdash.cli.progress import progress_for
     from orderdash.core.books.gather import gather
     from orderdash.core.books.run import gates, till_name
     from orderdash.core.service.client import OrderClient
 
     orders_gate, private_gate = gates(settings)
+    shown = progress_for(what, settings, orders_gate)
 
     async def run() -> Any:
-        async with OrderClient.from_settings(settings) as client:
+        async with OrderClient.from_settings(settings) as client, shown:
             client.on_extra_private_request = private_gate.spent
             return await gather(
                 client,
@@ -107,6 +114,8 @@ def _gathered(settings: Any, book: Any, period: Any) -> Any:
                 private_gate=private_gate,
                 concurrency=settings.concurrency,
                 max_pages=settings.history_max_pages,
+                progress=shown.orders,
+                pages=shown.pages,
             )
 
     return asyncio.run(run())
@@ -136,7 +145,7 @@ def _run_attention(args: argparse.Namespace) -> Any:
     period = Period(now - timedelta(days=args.days), now, zone_named(settings.timezone))
     book = open_book(settings)
     try:
-        gathered = _gathered(settings, book, period)
+        gathered = _gathered(settings, book, period, "attention")
         # the gathering reads a day before the period too (a close's look-back): only the period
         of_period = [o for o in gathered.orders if o.created_ms >= period.start_ms]
         # an order resolved in the ledger (`orderdash resolve`, `R`, any till) is no more listed,

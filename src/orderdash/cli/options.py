@@ -13,6 +13,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from orderdash.cli.options_books import (
+    attention_arguments,
+    close_arguments,
+    export_arguments,
+    resolve_arguments,
+)
+
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
@@ -256,77 +263,6 @@ def _charge_arguments(charge: argparse.ArgumentParser) -> None:
     _add_connection_options(charge)
 
 
-def _add_period_options(parser: argparse.ArgumentParser, *, day: bool) -> None:
-    group = parser.add_argument_group("period")
-    if day:
-        group.add_argument(
-            "--day",
-            metavar="YYYY-MM-DD",
-            help="that day, midnight to midnight in the store's time zone (default: today)",
-        )
-    group.add_argument(
-        "--since",
-        metavar="TIME",
-        required=not day,
-        help="from this ISO-8601 time (with an offset, or in the store's time zone)",
-    )
-    group.add_argument(
-        "--until", metavar="TIME", required=not day, help="until this ISO-8601 time (excluded)"
-    )
-    group.add_argument(
-        "--tz",
-        metavar="ZONE",
-        help="the store's time zone, an IANA name such as Europe/Berlin (the timezone "
-        "setting; default: this machine's)",
-    )
-
-
-def _close_arguments(close: argparse.ArgumentParser) -> None:
-    _add_period_options(close, day=True)
-    tills = close.add_mutually_exclusive_group()
-    tills.add_argument(
-        "--till", metavar="NAME", help="one till's shift: the orders that till charged"
-    )
-    tills.add_argument(
-        "--all-tills",
-        action="store_true",
-        help="the whole shop: every order of the account (the default)",
-    )
-    output = close.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the report as JSON")
-    output.add_argument("--csv", action="store_true", help="print the report as CSV")
-    close.add_argument(
-        "--dry-run", action="store_true", help="build the report and show it, without closing"
-    )
-    _add_connection_options(close)
-
-
-def _attention_arguments(attention: argparse.ArgumentParser) -> None:
-    attention.add_argument(
-        "--days",
-        type=int,
-        default=7,
-        metavar="N",
-        help="the orders created in the last N days, 1 to 31 (7)",
-    )
-    attention.add_argument(
-        "--json", action="store_true", help="print one JSON object (version 1), exact digits"
-    )
-    _add_connection_options(attention)
-
-
-def _export_arguments(export: argparse.ArgumentParser) -> None:
-    _add_period_options(export, day=False)
-    export.add_argument(
-        "--table",
-        choices=("orders", "payments"),
-        required=True,
-        help="one row per order created in the period, or per payment made in it",
-    )
-    export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="(csv)")
-    _add_connection_options(export)
-
-
 def _charges_arguments(charges: argparse.ArgumentParser) -> None:
     charges.add_argument(
         "--all-tills", action="store_true", help="every till's charges, not only this till's"
@@ -401,30 +337,16 @@ def _simulate_arguments(simulate: argparse.ArgumentParser) -> None:
     _add_history_days(simulate, 0)
 
 
-def _resolve_arguments(resolve: argparse.ArgumentParser) -> None:
-    resolve.add_argument("token", help="order token")
-    resolve.add_argument(
-        "--as",
-        dest="kind",
-        required=True,
-        choices=("settled", "refunded", "written-off", "asked-customer"),
-        help="how the order was resolved",
-    )
-    resolve.add_argument("--reason", required=True, metavar="TEXT", help="why, in one line")
-    resolve.add_argument(
-        "--refund-at",
-        metavar="payment|today|RATE",
-        help="work out the refund: the excess (or late payment) in coin at the payment's rate, "
-        "today's rate (the rate endpoint), or a typed rate (fiat for one coin)",
-    )
-    resolve.add_argument(
-        "--fee", metavar="AMOUNT", help="network fee in coin taken off the refund (digits)"
-    )
-    resolve.add_argument(
-        "--operator", metavar="NAME", help="who resolves it (the operator setting; login name)"
-    )
-    resolve.add_argument("--json", action="store_true", help="print the resolution as JSON")
-    _add_connection_options(resolve)
+def _with_connection(
+    add: Callable[[argparse.ArgumentParser], None],
+) -> Callable[[argparse.ArgumentParser], None]:
+    """A command's own arguments (`add`), then the connection options."""
+
+    def both(parser: argparse.ArgumentParser) -> None:
+        add(parser)
+        _add_connection_options(parser)
+
+    return both
 
 
 #: Every command, in the order `orderdash --help` lists them: its help line and what adds its
@@ -460,16 +382,16 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "close": (
         "the close of day: what the shop took, its exceptions, frozen once closed (needs the "
         "access token)",
-        _close_arguments,
+        _with_connection(close_arguments),
     ),
     "attention": (
         "the orders that need a human: under- or overpaid, paid late, unconfirmed too long, "
         "token reused (needs the access token; exit 1 when any does)",
-        _attention_arguments,
+        _with_connection(attention_arguments),
     ),
     "export": (
         "a period's orders or payments as CSV or JSON lines (needs the access token)",
-        _export_arguments,
+        _with_connection(export_arguments),
     ),
     "charges": (
         "today's charges at this till, from the ledger (earlier unresolved ones looked up)",
@@ -478,7 +400,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "resolve": (
         "write down how an order that needed a human was resolved, and why (the ledger only: "
         "nothing is sent to the service)",
-        _resolve_arguments,
+        _with_connection(resolve_arguments),
     ),
     "notify": (
         "the notification rules (the notify extra): --test sends one message through each",
@@ -584,7 +506,8 @@ def _refuse_in_readonly(args: argparse.Namespace) -> None:
         raise UsageError("read-only (the readonly setting): no point of sale for a customer")
     if command == "resolve":
         raise UsageError("read-only (the readonly setting): resolve writes nothing down")
-    if command == "close" and not getattr(args, "dry_run", False):
+    looks_only = getattr(args, "dry_run", False) or getattr(args, "verify", False)
+    if command == "close" and not looks_only:
         raise UsageError(
             "read-only (the readonly setting): close --dry-run shows the report, closing nothing"
         )

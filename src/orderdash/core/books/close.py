@@ -1,7 +1,8 @@
 """The close of day: gather, build, freeze. A period and till closed once always gives back the
-same report (`Book.find_close`, read back checked: `frozen.py`); `dry_run` builds without
-saving. A period that overlaps another close of the same till is refused. `till` "*" is the
-whole account (every till); a till's name keeps the orders that till charged (`Book.charges`)."""
+same report (`Book.find_close`, read back checked: `frozen.py`); each close follows the till's
+newest before it (`chain.py`); `dry_run` builds without saving. A period that overlaps another
+close of the same till is refused. `till` "*" is the whole account (every till); a till's name
+keeps the orders that till charged (`Book.charges`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from orderdash.core.books.chain import previous_close
 from orderdash.core.books.frozen import find_frozen, prior_closes, read_close
 from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, gather
 from orderdash.core.books.period import Period
@@ -54,9 +56,10 @@ async def close_period(
     max_pages: int = MAX_HISTORY_PAGES,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
     progress: Callable[[int, int], None] | None = None,
+    pages: Callable[[int], None] | None = None,
 ) -> CloseResult:
     """Close `period` for `till` (or show it, `dry_run`). `recorder` names the till whose reads
-    are written to the ledger; `progress` is told of the reads (`gather`)."""
+    are written to the ledger; `progress` and `pages` are told of the reads (`gather`)."""
     if not dry_run:
         existing = await asyncio.to_thread(find_frozen, book, till, period)
         if existing is not None:
@@ -76,6 +79,7 @@ async def close_period(
         max_pages=max_pages,
         now=now,
         progress=progress,
+        pages=pages,
     )
     if gathered.missing and not dry_run:
         raise CloseIncomplete(
@@ -86,6 +90,8 @@ async def close_period(
     resolutions, made, made_warnings = await asyncio.to_thread(
         _resolutions, book, period, till, gathered
     )
+    # the close it follows in the till's chain: the newest saved by now (`chain.py`)
+    previous = await asyncio.to_thread(previous_close, book, till, period.zone)
     closed_at = now()
     # its cost grows with the orders: a thread, so that a dashboard's event loop keeps going
     report = await asyncio.to_thread(
@@ -98,6 +104,7 @@ async def close_period(
         warnings=close_warnings + gathered.warnings + made_warnings,
         resolutions=resolutions,
         made=made,
+        previous=previous,
     )
     if dry_run:
         return CloseResult(

@@ -6,6 +6,7 @@ Blocking and growing with the closes: callers run these in a worker thread."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,6 +26,8 @@ from orderdash.core.service.errors import OrderdashError
 
 #: A close's report longer than this is not read (a month of a busy shop is a few megabytes).
 MAX_REPORT_JSON = 64 << 20
+#: A digest as a close writes it: SHA-256 in lower-case hex.
+DIGEST_TEXT = re.compile(r"[0-9a-f]{64}")
 
 
 class BadClose(OrderdashError):
@@ -192,6 +195,12 @@ def _check_report(report: Any) -> None:
     if version >= 2:
         for entry in _list(report["resolutions"], "resolutions"):
             _resolution(entry, "a resolution")
+    if version >= 3 and report["previous"] is not None:
+        previous = _obj(report["previous"], "previous")
+        _time(previous["from"], "previous.from")
+        _time(previous["until"], "previous.until")
+        if not DIGEST_TEXT.fullmatch(_text(previous["digest"], "previous.digest")):
+            raise ValueError("previous.digest is not a SHA-256 in hex")
 
 
 def _resolution(entry: Any, what: str) -> None:

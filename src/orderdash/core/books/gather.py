@@ -87,11 +87,23 @@ async def gather(
     max_pages: int = MAX_HISTORY_PAGES,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
     progress: Callable[[int, int], None] | None = None,
+    pages: Callable[[int], None] | None = None,
 ) -> Gathered:
     """Every order created in [period.start - LOOK_BACK, period.end), as the books see it.
-    `progress(done, total)` is told of the getOrder reads: before the first, after each."""
+    `progress(done, total)` is told of the getOrder reads: before the first, after each;
+    `pages(n)` of the history's pages, as the nth is asked for (a long history is minutes of
+    the private budget before the first getOrder)."""
     result = Gathered()
-    history = await client.account_orders(max_pages=max_pages, before_page=private_gate.take_turn)
+    asked = 0
+
+    async def page_turn() -> None:
+        nonlocal asked
+        await private_gate.take_turn()
+        asked += 1
+        if pages is not None:
+            pages(asked)
+
+    history = await client.account_orders(max_pages=max_pages, before_page=page_turn)
     result.warnings.extend(clean(w, limit=200) for w in history.warnings())
     if history.truncated:
         result.missing += 1

@@ -2,7 +2,8 @@
 
 A day is [local midnight, the next local midnight): 23 or 25 hours on the days the clocks
 change. Times are aware datetimes; a naive `--since`/`--until` is read in the zone. Every
-refusal is a `UsageError` of one line.
+refusal is a `UsageError` of one line, a date at the calendar's edge included (a period whose
+look-back or next midnight would fall outside years 1 to 9999).
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ MAX_PERIOD = timedelta(days=31)
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 LOCALTIME = "/etc/localtime"
 _ZONE = re.compile(r"^[A-Za-z0-9_+\-]+(/[A-Za-z0-9_+\-]+)*$")
+#: The earliest instant a period may start: the close reads a day before it (`gather.LOOK_BACK`)
+#: and a zone's offset moves it by up to a day more, and all of it must still be a date.
+EARLIEST = datetime.min.replace(tzinfo=UTC) + timedelta(days=2)
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,30 @@ def day_period(day: str, zone: tzinfo) -> Period:
         when = date.fromisoformat(day)
     except ValueError:
         raise UsageError(f"--day {day!r} is not a date YYYY-MM-DD") from None
-    return Period(_midnight(when, zone), _midnight(when + timedelta(days=1), zone), zone)
+    try:
+        period = Period(_midnight(when, zone), _midnight(when + timedelta(days=1), zone), zone)
+    except OverflowError:  # 9999-12-31 has no next midnight; 0001-01-01 none before it in UTC
+        raise _at_the_edge("--day", day) from None
+    return _within_the_calendar(period, "--day", day)
+
+
+def _at_the_edge(option: str, text: str) -> UsageError:
+    return UsageError(
+        f"{option} {text[:40]!r} is too near the edge of the calendar (years 1 to 9999) for "
+        "the books: a period needs the day before it and its next midnight"
+    )
+
+
+def _within_the_calendar(period: Period, option: str, text: str) -> Period:
+    """`period`, when its look-back (and every instant of it in UTC) is still a date."""
+    try:
+        start = period.start.astimezone(UTC)
+        period.end.astimezone(UTC)
+    except OverflowError:
+        raise _at_the_edge(option, text) from None
+    if start < EARLIEST:
+        raise _at_the_edge(option, text)
+    return period
 
 
 def _midnight(when: date, zone: tzinfo) -> datetime:
@@ -119,15 +146,18 @@ def parse_time(text: str, zone: tzinfo, option: str) -> datetime:
         raise UsageError(
             f"{option} {text!r} is not an ISO-8601 time (e.g. 2026-10-25T00:00+02:00)"
         ) from None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
-    return value.astimezone(zone)
+    try:
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
+        return value.astimezone(zone)
+    except OverflowError:  # in the zone or in UTC, the time falls before year 1 or after 9999
+        raise _at_the_edge(option, text) from None
 
 
 def span_period(since: str, until: str, zone: tzinfo) -> Period:
     start = parse_time(since, zone, "--since")
     end = parse_time(until, zone, "--until")
-    return checked(Period(start, end, zone))
+    return checked(_within_the_calendar(Period(start, end, zone), "--since", since))
 
 
 def checked(period: Period) -> Period:

@@ -2,8 +2,10 @@
 
 The keys are the interface (docs/books.md "Close of day", `REPORT_VERSION`). Every amount is
 exact decimal text; the digest is the SHA-256 of the canonical JSON of the report without
-`digest` (sorted keys, no spaces, ASCII). A close never changes once saved: the earlier closes'
-reports are read back to find the payments that came after them (`adjustments`).
+`digest` (sorted keys, no spaces, ASCII), and that JSON holds the previous close's digest
+(`previous`, `chain.py`): the closes of a till form a chain. A close never changes once saved:
+the earlier closes' reports are read back to find the payments that came after them
+(`adjustments`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from orderdash.core.ledger import RefundRecord, ResolutionRecord
 from orderdash.core.safetext import clean
 
 #: 2: exceptions carry their `resolution`, and the report lists the `resolutions` made in the
-#: period. A close of version 1 still reads back (`frozen.py`).
-REPORT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+#: period. 3: `previous`, the close it follows in its till's chain (`chain.py`). A close of
+#: version 1 or 2 still reads back, against its own digest (`frozen.py`).
+REPORT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 #: An exception's figure, by its kind: what is missing, what is too much, or what came.
 FIGURE_NAMES = ("shortfall", "excess", "received")
 #: The human report's heading of each block of `received`, in its order.
@@ -128,10 +131,12 @@ def build_report(
     warnings: Sequence[str] = (),
     resolutions: Sequence[ResolutionRecord] = (),
     made: Sequence[ResolutionRecord] = (),
+    previous: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The close of `period` from `orders` (those created in it and in the look-back before
     it), its digest included. `resolutions`: those of the orders (oldest first: an order's
-    last is its state); `made`: those made in the period, listed whatever their order."""
+    last is its state); `made`: those made in the period, listed whatever their order;
+    `previous`: the close it follows (`chain.link_to`), None for a till's first."""
     of_period = [o for o in orders if period.contains_ms(o.created_ms)]
     counts = dict.fromkeys(STATES, 0)
     for order in of_period:
@@ -159,6 +164,7 @@ def build_report(
         "payments": [_payment_entry(p, period) for p in received],
         "resolutions": [resolution_entry(r, period) for r in made],
         "warnings": list(warnings),
+        "previous": previous,
     }
     report["digest"] = digest_of(report)
     return report
@@ -199,7 +205,9 @@ def change_note(confirmed: dict[str, Any], frozen: dict[str, Any]) -> str:
     dry run the person agreed to) in anything but when it was built; "" when they agree."""
 
     def body(report: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in report.items() if k not in ("closed_at", "digest")}
+        # (another till's close saved meanwhile is the one this close follows: not the day's)
+        apart = ("closed_at", "digest", "previous")
+        return {k: v for k, v in report.items() if k not in apart}
 
     if body(confirmed) == body(frozen):
         return ""
@@ -232,6 +240,12 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
         f"Digest: {c(report['digest'], 80)} (report version {c(report['version'])})",
         "",
     ]
+    previous = report.get("previous")
+    if previous:  # version 3 on: the close this one follows in the till's chain
+        lines[3:3] = [
+            f"Follows the close of {c(previous['from'])} to {c(previous['until'])}, "
+            f"digest {c(previous['digest'], 80)}"
+        ]
     if not closed:
         lines[1:3] = [f"Till: {till}   not closed yet (report version {c(report['version'])})"]
     lines += [

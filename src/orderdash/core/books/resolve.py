@@ -35,14 +35,25 @@ def check_kind(kind: str) -> str:
     return kind
 
 
+#: Letters or digits a reason holds at least: one that says nothing (only control or
+#: invisible characters, which cleaning turns into U+FFFD, or "ok") is no reason.
+MIN_REASON_WORDS = 3
+
+
 def clean_reason(text: str) -> str:
-    """The reason as one line of printable text: required, at most MAX_REASON characters
-    (UsageError otherwise: a reason is never cut without saying)."""
+    """The reason as one line of printable text: required, with at least MIN_REASON_WORDS
+    letters or digits, at most MAX_REASON characters (UsageError otherwise: a reason is never
+    cut without saying). The command and the dashboard's dialog both check it here."""
     line = clean(" ".join(str(text).split()))
     if not line:
         raise UsageError("a resolution needs a reason: say why, in a few words")
     if len(line) > MAX_REASON:
         raise UsageError(f"the reason is {len(line)} characters: at most {MAX_REASON}")
+    if sum(ch.isalnum() for ch in line) < MIN_REASON_WORDS:
+        raise UsageError(
+            f"a resolution needs a reason of at least {MIN_REASON_WORDS} letters or digits: "
+            "say why, in a few words"
+        )
     return line
 
 

@@ -63,6 +63,7 @@ async def close_with(
     order_gate: Gate,
     private_gate: Gate,
     progress: Callable[[int, int], None] | None = None,
+    pages: Callable[[int], None] | None = None,
 ) -> CloseResult:
     """Close (or show, `dry_run`) `period` for `till` through `client`, within the settings'
     budgets (`core/books/close.py`). A close made now is the day's digest to the notification
@@ -79,6 +80,7 @@ async def close_with(
         concurrency=settings.concurrency,
         max_pages=settings.history_max_pages,
         progress=progress,
+        pages=pages,
     )
     if result.saved and not result.frozen and getattr(settings, "notify", None):
         from orderdash.core.notify.events import notices_for

@@ -17,8 +17,6 @@ from orderdash.core.safetext import clean
 
 #: The title every message starts with, so an owner's filter can find them.
 PREFIX = "orderdash"
-#: Characters of the close's digest a message shows (enough to compare with the report).
-DIGEST_SHOWN = 16
 #: A message body at most this long (a close with many currencies is cut, never refused).
 MAX_BODY = 4000
 
@@ -120,13 +118,16 @@ def event_fields(event: str, token: str | None, text: str, fields: Mapping[str, 
 
 
 def close_digest(report: Mapping[str, Any]) -> Message:
-    """The close of day in a few lines: totals per coin and per fiat currency (exact), the
-    exceptions' count and the digest's start (the report read back is as untrusted as the
-    service: every part cleaned)."""
+    """The close of day in a few lines: its whole digest (kept outside the ledger, what the
+    next close's chain and `orderdash close --verify` are compared with; early, so that a body
+    cut at MAX_BODY keeps it), totals per coin and per fiat currency (exact) and the
+    exceptions' count (the report read back is as untrusted as the service: every part
+    cleaned)."""
     period = report.get("period", {})
     received = report.get("received", {})
     lines = [
         f"Close of day {_text(period.get('from'), 40)} to {_text(period.get('until'), 40)}",
+        f"Digest: {_text(report.get('digest'), 80)}",
         f"Orders: {_text(report.get('orders', {}).get('total'), 12)}",
     ]
     for kind, heading in (("coins", "Received in coin"), ("fiat", "Received in fiat")):
@@ -137,8 +138,6 @@ def close_digest(report: Mapping[str, Any]) -> Message:
             payments = "payment" if count == "1" else "payments"
             lines.append(f"  {_text(unit, 12)} {amount(row.get('amount'))} ({count} {payments})")
     lines.append(f"Exceptions: {len(report.get('exceptions') or ())}")
-    digest = _text(report.get("digest"), 80)[:DIGEST_SHOWN]
-    lines.append(f"Digest: {digest}\u2026")
     day = _text(period.get("from"), 40)[:10]
     return _message("close", f"close of day {day}", lines)
 

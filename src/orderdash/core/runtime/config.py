@@ -191,6 +191,9 @@ class Settings(BaseModel):
     rate_budget_per_hour: int = Field(1_000, ge=1, le=10_000_000)
     #: Requests in flight at once.
     concurrency: int = Field(6, ge=1, le=64)
+    #: Seconds between the progress lines `close`, `export` and `attention` write to stderr
+    #: while they read, when stderr is not a terminal (on a terminal: a bar).
+    progress_interval: float = Field(10.0, gt=0, le=3600)
     #: The store's time zone (an IANA name, e.g. Europe/Berlin): where a day of the books
     #: starts and ends (`close --day`, `export`); None: the machine's local zone.
     timezone: str | None = Field(None, max_length=64)

@@ -1,0 +1,106 @@
+"""The books' commands' own options (`close`, `attention`, `export`, `resolve`); each command
+also takes the connection options (`options.py`, which puts both together)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_period_options(parser: argparse.ArgumentParser, *, day: bool) -> None:
+    group = parser.add_argument_group("period")
+    if day:
+        group.add_argument(
+            "--day",
+            metavar="YYYY-MM-DD",
+            help="that day, midnight to midnight in the store's time zone (default: today)",
+        )
+    group.add_argument(
+        "--since",
+        metavar="TIME",
+        required=not day,
+        help="from this ISO-8601 time (with an offset, or in the store's time zone)",
+    )
+    group.add_argument(
+        "--until", metavar="TIME", required=not day, help="until this ISO-8601 time (excluded)"
+    )
+    group.add_argument(
+        "--tz",
+        metavar="ZONE",
+        help="the store's time zone, an IANA name such as Europe/Berlin (the timezone "
+        "setting; default: this machine's)",
+    )
+
+
+def close_arguments(close: argparse.ArgumentParser) -> None:
+    add_period_options(close, day=True)
+    tills = close.add_mutually_exclusive_group()
+    tills.add_argument(
+        "--till", metavar="NAME", help="one till's shift: the orders that till charged"
+    )
+    tills.add_argument(
+        "--all-tills",
+        action="store_true",
+        help="the whole shop: every order of the account (the default)",
+    )
+    output = close.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the report as JSON")
+    output.add_argument("--csv", action="store_true", help="print the report as CSV")
+    close.add_argument(
+        "--dry-run", action="store_true", help="build the report and show it, without closing"
+    )
+    close.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every close of the till (--till; the shop's by default) in the ledger: "
+        "each against its digest and the chain of digests; exit 7 naming the first that does "
+        "not match (nothing is read from the service)",
+    )
+
+
+def attention_arguments(attention: argparse.ArgumentParser) -> None:
+    attention.add_argument(
+        "--days",
+        type=int,
+        default=7,
+        metavar="N",
+        help="the orders created in the last N days, 1 to 31 (7)",
+    )
+    attention.add_argument(
+        "--json", action="store_true", help="print one JSON object (version 1), exact digits"
+    )
+
+
+def export_arguments(export: argparse.ArgumentParser) -> None:
+    add_period_options(export, day=False)
+    export.add_argument(
+        "--table",
+        choices=("orders", "payments"),
+        required=True,
+        help="one row per order created in the period, or per payment made in it",
+    )
+    export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="(csv)")
+
+
+def resolve_arguments(resolve: argparse.ArgumentParser) -> None:
+    resolve.add_argument("token", help="order token")
+    resolve.add_argument(
+        "--as",
+        dest="kind",
+        required=True,
+        choices=("settled", "refunded", "written-off", "asked-customer"),
+        help="how the order was resolved",
+    )
+    resolve.add_argument("--reason", required=True, metavar="TEXT", help="why, in one line")
+    resolve.add_argument(
+        "--refund-at",
+        metavar="payment|today|RATE",
+        help="work out the refund: the excess (or late payment) in coin at the payment's rate, "
+        "today's rate (the rate endpoint), or a typed rate (fiat for one coin)",
+    )
+    resolve.add_argument(
+        "--fee", metavar="AMOUNT", help="network fee in coin taken off the refund (digits)"
+    )
+    resolve.add_argument(
+        "--operator", metavar="NAME", help="who resolves it (the operator setting; login name)"
+    )
+    resolve.add_argument("--json", action="store_true", help="print the resolution as JSON")
