@@ -1,19 +1,24 @@
-"""The ledger's SQLite file under faults: a symlink at its path, two tills making a new file
-at once."""
+"""The ledger under faults, without a server: a symlink at the ledger's path, two tills making
+a new file at once, a row holding a huge text."""
 
 from __future__ import annotations
 
 import sqlite3
 import threading
 import time
+import tracemalloc
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from orderdash.core.ledger import LedgerError
+from orderdash.core.ledger import MAX_ORDER_JSON, ChargeRecord, LedgerError, ResolutionRecord
 from orderdash.core.ledger.open import open_book
-from orderdash.core.ledger.schema import SCHEMA_VERSION
+from orderdash.core.ledger.schema import MAX_DETAIL, MAX_REASON, SCHEMA_VERSION
 from orderdash.core.runtime.config import Settings
+
+T0 = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
 
 
 def test_a_symlink_at_the_ledger_path_is_refused_and_never_followed(tmp_path: Path) -> None:
@@ -76,3 +81,36 @@ def test_a_new_book_made_while_another_till_holds_the_file_waits_for_it(
     book = opened["book"]
     assert book.version == SCHEMA_VERSION  # type: ignore[attr-defined]
     book.close_connection()  # type: ignore[attr-defined]
+
+
+def test_a_huge_text_in_a_row_is_read_cut_in_sql(tmp_path: Path) -> None:
+    """A damaged or altered ledger with a 20 MB detail (a 4 MB reason and order): each comes
+    back cut one character past its bound, and the read never holds the whole text in memory."""
+    path = tmp_path / "ledger.sqlite3"
+    book = open_book(Settings(ledger=str(path)))
+    try:
+        book.charge_started(ChargeRecord("tok-1", Decimal("12.50"), "EUR", "front", T0))
+        book.charge_ended("tok-1", "not_made", "refused")
+        book.order_seen("tok-1", "front", T0, '{"token": "tok-1"}')
+        book.resolution_made(
+            ResolutionRecord("r1", "tok-1", "settled", "paid cash", "front", "anna", T0)
+        )
+        with sqlite3.connect(path) as tamper:
+            tamper.execute("PRAGMA synchronous=OFF")  # a test's file: no need to wait for the disk
+            tamper.execute("UPDATE charges SET detail = printf('%.*c', 20000000, 'D')")
+            tamper.execute("UPDATE resolutions SET reason = printf('%.*c', 4000000, 'R')")
+            tamper.execute("UPDATE orders_seen SET order_json = printf('%.*c', 4000000, 'O')")
+        tracemalloc.start()
+        try:
+            (charge,) = book.charges(T0 - timedelta(days=1), T0 + timedelta(days=1), None)
+            (seen,) = book.orders_seen(["tok-1"])
+            (resolution,) = book.resolutions_of(["tok-1"])
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    finally:
+        book.close_connection()
+    assert len(charge.detail) == MAX_DETAIL + 1
+    assert len(seen.order_json) == MAX_ORDER_JSON + 1  # too long to parse, and so said
+    assert len(resolution.reason) <= MAX_REASON
+    assert peak < 4 * MAX_ORDER_JSON, peak  # the cut order and its copies; never the 20 MB
