@@ -1,5 +1,6 @@
-"""The ledger under faults, without a server: a symlink at the ledger's path, two tills making
-a new file at once, a row holding a huge text."""
+"""The ledger under faults, without a server: a database URL libpq would read otherwise than we
+do, a symlink at the ledger's path, two tills making a new file at once, a row holding a huge
+text."""
 
 from __future__ import annotations
 
@@ -12,13 +13,73 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from orderdash.core.ledger import MAX_ORDER_JSON, ChargeRecord, LedgerError, ResolutionRecord
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.schema import MAX_DETAIL, MAX_REASON, SCHEMA_VERSION
-from orderdash.core.runtime.config import Settings
+from orderdash.core.ledger.url import check_url, url_secrets
+from orderdash.core.runtime.config import Settings, load_settings
+from orderdash.core.service.errors import ConfigError
 
 T0 = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
+NO_CONFIG = {"ORDERDASH_CONFIG": "/dev/null"}
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        # libpq ends the user part at the first '@': the tail would be sent as a host name
+        "postgresql://shop:shop-pw@Tail-SeCrEt99@127.0.0.1:15432/shop",
+        "postgresql://shop:shop-pw:Tail-SeCrEt99@127.0.0.1:15432/shop",
+        "postgresql://shop:shop-pw/Tail-SeCrEt99@127.0.0.1:15432/shop",
+        "postgresql://shop:shop-pw?Tail-SeCrEt99@127.0.0.1:15432/shop",
+        "postgresql://shop:shop-pw#Tail-SeCrEt99@127.0.0.1:15432/shop",
+    ],
+)
+def test_a_password_with_a_urls_delimiter_is_refused_saying_to_encode_it(url: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        load_settings({"ledger_url": url}, NO_CONFIG)
+    message = refused.value.message
+    assert "percent-encoded" in message and "%40 for @" in message and "\n" not in message
+    assert "shop-pw" not in message and "Tail-SeCrEt99" not in message
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://shop:shop-pw%40Tail-SeCrEt99@127.0.0.1:15432/shop",
+        "postgresql://shop@/books?host=/run/pg&password=a@b",
+        "postgresql://shop:pw@[::1]:5432/shop",
+        "postgresql:///shop",
+        "postgresql://shop:pw@h1:5432,h2:5433/shop?options=-c%20lock_timeout%3D2s",
+    ],
+)
+def test_urls_libpq_reads_as_we_do_are_taken(url: str) -> None:
+    check_url(url)
+    settings, _ = load_settings({"ledger_url": url}, NO_CONFIG)
+    assert settings.ledger_url is not None
+
+
+def test_no_part_of_the_password_is_in_what_libpq_says_back(monkeypatch) -> None:
+    """Whatever the server or libpq echoes of the password (a piece of it taken for a host
+    name, its decoded form), the ledger's message shows none of it."""
+    psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed")
+    url = "postgresql://shop:shop-pw%40Tail-SeCrEt99@127.0.0.1:1/shop"
+
+    def connect(conninfo: str, **options):  # noqa: ANN202
+        raise psycopg.OperationalError(
+            "failed to resolve host 'Tail-SeCrEt99@127.0.0.1': Name or service not known; "
+            "password 'shop-pw@Tail-SeCrEt99' refused"
+        )
+
+    monkeypatch.setattr(psycopg, "connect", connect)
+    with pytest.raises(LedgerError) as failed:
+        open_book(Settings(ledger_url=SecretStr(url)))
+    message = failed.value.message
+    assert "shop-pw" not in message and "Tail-SeCrEt99" not in message
+    assert message.startswith("the ledger postgresql://shop@127.0.0.1:1/shop: failed to resolve")
+    assert {"shop-pw", "Tail-SeCrEt99"} <= set(url_secrets(url))
 
 
 def test_a_symlink_at_the_ledger_path_is_refused_and_never_followed(tmp_path: Path) -> None:

@@ -11,41 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit
 
 from orderdash.core.ledger import LedgerError
+from orderdash.core.ledger.url import check_url, public_url, secret_parts, url_secrets
 from orderdash.core.safetext import clean, without_secret
 
 #: Seconds to reach the server before the ledger is said to be unreachable.
 CONNECT_SECONDS = 10
 #: The advisory lock a migration holds (two tills opening a new book at once: one migrates).
 _MIGRATION_LOCK = 0x0D_0A_5B_00C5
-
-
-def public_url(url: str) -> str:
-    """The URL fit to show: scheme, user, host, port and database; never a password or a
-    query (which may carry one)."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "postgresql://(a URL that cannot be read)"
-    user = f"{parts.username}@" if parts.username else ""
-    return clean(f"{parts.scheme}://{user}{host}{port}{parts.path}", limit=200)
-
-
-def url_secrets(url: str) -> list[str]:
-    """The parts of `url` never shown: its password, in the userinfo or the query."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return [url]
-    found = [parts.password] if parts.password else []
-    from urllib.parse import parse_qsl
-
-    found += [value for key, value in parse_qsl(parts.query) if key == "password" and value]
-    return found
 
 
 class _Cursor:
@@ -63,6 +37,13 @@ class PostgresEngine:
     def __init__(self, url: str, *, connect_seconds: float = CONNECT_SECONDS) -> None:
         """`connect_seconds`: how long to reach the server (a command that only notes what it
         read waits less)."""
+        self._secrets = url_secrets(url)
+        self.where = public_url(url)
+        try:
+            # before anything connects: libpq would read such a URL otherwise than we do
+            check_url(url)
+        except ValueError as error:
+            raise LedgerError(str(error)) from None
         try:
             import psycopg
         except ImportError:
@@ -73,11 +54,19 @@ class PostgresEngine:
         self._psycopg = psycopg
         self._url = url
         self._connect_seconds = connect_seconds
-        self._secrets = url_secrets(url)
-        self.where = public_url(url)
+        # the password as libpq itself reads the URL, should it read it otherwise
+        self._secrets = sorted(
+            {*self._secrets, *secret_parts(self._libpq_password(url))}, key=len, reverse=True
+        )
         self._connection: Any = None
         self._closed = False
         self._connect()
+
+    def _libpq_password(self, url: str) -> str:
+        try:
+            return str(self._psycopg.conninfo.conninfo_to_dict(url).get("password") or "")
+        except self._psycopg.Error:
+            return ""  # libpq cannot read it: the connect fails saying so, redacted as it is
 
     def _failed(self, error: Exception) -> LedgerError:
         text = " ".join(str(error).split()) or type(error).__name__
