@@ -1,12 +1,20 @@
-"""Every PostgreSQL ledger call is bounded: a table another session keeps locked fails a call
-within the session's lock_timeout (one line, the lock still held). A database URL libpq would
-read otherwise than we do is refused before anything connects, no part of its password shown
-or logged."""
+"""Every ledger call is bounded, and Ctrl-C is honoured while one is stuck: a table another
+PostgreSQL session keeps locked fails a call within the session's lock_timeout (one line, the
+lock still held), and a real `orderdash charge` waiting on that lock, or `watch --jsonl`
+whose SQLite ledger another connection holds, exits about half a second after SIGINT with
+130 and one line saying what was not written down. A database URL libpq would read otherwise
+than we do is refused before anything connects, no part of its password shown or logged."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import sqlite3
+import subprocess
+import sys
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime, timedelta
@@ -16,14 +24,69 @@ from urllib.parse import quote
 import pytest
 from pydantic import SecretStr
 
-from conftest import BEARER, run_cli
+from conftest import BEARER, run_cli, serving
 from orderdash.core.ledger import LedgerError
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.postgres import PostgresEngine, SessionBounds
 from orderdash.core.ledger.store import SqlBook
 from orderdash.core.runtime.config import Settings
+from orderdash.simulator import Simulator, SimulatorServer
 
+ACCESS = "access-Kk5-ledger-bounds"
 DAY = datetime(2026, 11, 26, tzinfo=UTC)
+#: From SIGINT to the exit: the writer's close waits 0.5 s, the rest is the interpreter's end.
+EXIT_WITHIN = 2.0
+
+
+@pytest.fixture
+def account_server() -> Iterator[SimulatorServer]:
+    with serving(
+        SimulatorServer(Simulator(seed=7), access_token=ACCESS, create_prefix="/listener")
+    ) as s:
+        yield s
+
+
+def _env(**more: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env.update(ORDERDASH_CONFIG=os.devnull, **more)
+    return env
+
+
+def _interrupted(
+    argv: list[str], env: dict[str, str], out: Path, ready: Callable[[], bool]
+) -> tuple[int, float, str]:
+    """`orderdash ARGV` once `ready()` (it is stuck on the ledger) is sent SIGINT: its exit
+    code, the seconds from the signal to its exit, its stderr."""
+    with out.open("w") as stdout:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "orderdash", *argv],
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not ready():
+                assert process.poll() is None, process.communicate()
+                assert time.monotonic() < deadline, "it never waited on the ledger"
+                time.sleep(0.05)
+            process.send_signal(signal.SIGINT)
+            signalled = time.monotonic()
+            try:
+                _, err = process.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                _, err = process.communicate()
+                pytest.fail(f"still running 10 s after SIGINT: {err}")
+            return process.returncode, time.monotonic() - signalled, err
+        finally:
+            if process.poll() is None:  # fail without leaving it running
+                process.kill()
+                process.communicate()
+
+
+# -- PostgreSQL ------------------------------------------------------------------------------
 
 
 def _made(url: str) -> str:
@@ -73,6 +136,75 @@ def test_every_session_is_bounded_and_the_urls_own_bound_is_kept(pg_server) -> N
         finally:
             engine.close()
     assert shown == [["5s", "15s", "30s"], ["7s", "15s", "30s"]]
+
+
+def test_ctrl_c_ends_a_charge_stuck_on_a_locked_table_at_once(
+    pg_server, account_server, tmp_path: Path
+) -> None:
+    psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed")
+    url = _made(pg_server.schema_url())
+    env = _env(
+        ORDERDASH_ACCESS_TOKEN=ACCESS,
+        ORDERDASH_CUSTOMER_ID="4711",
+        ORDERDASH_CURRENCY="EUR",
+        ORDERDASH_LEDGER_URL=url,
+    )
+    argv = ["charge", "1.50", "--base-url", account_server.base_url]
+    argv += ["--create-url", account_server.root_url + "/listener"]
+    holder = psycopg.connect(url)
+    watcher = psycopg.connect(pg_server.url, autocommit=True)
+
+    def waiting_for_the_lock() -> bool:
+        (waiting,) = watcher.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE application_name = 'orderdash' AND wait_event_type = 'Lock'"
+        ).fetchone()
+        return waiting > 0
+
+    try:
+        holder.execute("LOCK TABLE charges IN ACCESS EXCLUSIVE MODE")
+        code, took, err = _interrupted(argv, env, tmp_path / "out", waiting_for_the_lock)
+    finally:
+        holder.rollback()
+        holder.close()
+        watcher.close()
+    assert code == 130, err
+    assert took < EXIT_WITHIN, (took, err)
+    # stuck reading this till's earlier charges: nothing of its own was left unwritten
+    assert err.strip() == (
+        "orderdash: the ledger did not answer within 0.5 s: nothing was left unwritten"
+    )
+    assert not account_server.sim.requests  # stopped before any order
+
+
+# -- SQLite ----------------------------------------------------------------------------------
+
+
+def test_ctrl_c_ends_watch_jsonl_whose_ledger_another_connection_holds(
+    sim_server, tmp_path: Path
+) -> None:
+    ledger = tmp_path / "ledger.sqlite3"
+    open_book(Settings(ledger=str(ledger))).close_connection()
+    holder = sqlite3.connect(ledger, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # the write lock, until the test ends
+    out = tmp_path / "out.jsonl"
+    token = sim_server.sim.tokens()[0]
+    argv = ["watch", "--jsonl", token, "--base-url", sim_server.base_url, "--poll-interval", "1"]
+    env = _env(ORDERDASH_BEARER_TOKEN=BEARER, ORDERDASH_LEDGER=str(ledger))
+    try:
+        # the order's first line is out: its write is queued behind the held lock
+        code, took, err = _interrupted(argv, env, out, lambda: '"state"' in out.read_text())
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert code == 130, err
+    assert took < EXIT_WITHIN, (took, err)
+    assert err.strip() == (
+        "orderdash: the ledger did not answer within 0.5 s: not written down: 1 order read"
+    )
+
+
+# -- the database URL ------------------------------------------------------------------------
 
 
 def test_a_password_libpq_would_split_is_refused_before_anything_connects(

@@ -1,9 +1,11 @@
 """The ledger under faults, without a server: a database URL libpq would read otherwise than we
 do, a symlink at the ledger's path, two tills making a new file at once, a row holding a huge
-text."""
+text, and a writer whose book never answers (its close waits a bounded time and says what
+was left unwritten)."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import time
@@ -19,11 +21,14 @@ from orderdash.core.ledger import MAX_ORDER_JSON, ChargeRecord, LedgerError, Res
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.schema import MAX_DETAIL, MAX_REASON, SCHEMA_VERSION
 from orderdash.core.ledger.url import check_url, url_secrets
+from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.runtime.config import Settings, load_settings
 from orderdash.core.service.errors import ConfigError
 
 T0 = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
 NO_CONFIG = {"ORDERDASH_CONFIG": "/dev/null"}
+
+# -- the database URL ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -80,6 +85,9 @@ def test_no_part_of_the_password_is_in_what_libpq_says_back(monkeypatch) -> None
     assert "shop-pw" not in message and "Tail-SeCrEt99" not in message
     assert message.startswith("the ledger postgresql://shop@127.0.0.1:1/shop: failed to resolve")
     assert {"shop-pw", "Tail-SeCrEt99"} <= set(url_secrets(url))
+
+
+# -- the SQLite file -------------------------------------------------------------------------
 
 
 def test_a_symlink_at_the_ledger_path_is_refused_and_never_followed(tmp_path: Path) -> None:
@@ -175,3 +183,44 @@ def test_a_huge_text_in_a_row_is_read_cut_in_sql(tmp_path: Path) -> None:
     assert len(seen.order_json) == MAX_ORDER_JSON + 1  # too long to parse, and so said
     assert len(resolution.reason) <= MAX_REASON
     assert peak < 4 * MAX_ORDER_JSON, peak  # the cut order and its copies; never the 20 MB
+
+
+# -- the writer's close ----------------------------------------------------------------------
+
+
+class _StuckBook:
+    """A book whose every write waits until `release` (a server holding a lock forever)."""
+
+    def __init__(self, release: threading.Event) -> None:
+        self._release = release
+
+    def charge_ended(self, *args: object) -> None:
+        self._release.wait(30)
+
+    def order_seen_many(self, reads: object) -> None:
+        self._release.wait(30)
+
+    def close_connection(self) -> None:
+        pass
+
+
+async def test_a_close_waits_for_a_stuck_book_a_bounded_time_and_says_what_is_unwritten() -> None:
+    release = threading.Event()
+    writer = BookWriter(lambda: _StuckBook(release), "front")  # type: ignore[arg-type, return-value]
+    try:
+        await writer.open()
+        outcome = asyncio.ensure_future(writer.charge_ended("tok-1", "made"))
+        await asyncio.sleep(0)  # the outcome handed to the writer's thread
+        writer.saw("tok-2", {"token": "tok-2"})
+        started = time.monotonic()
+        said = await writer.aclose(0.2)
+        assert time.monotonic() - started < 1.5
+        assert said == (
+            "the ledger did not answer within 0.2 s: "
+            "not written down: charge tok-1's outcome (made), 1 order read"
+        )
+        # the thread left behind holds no exit: the interpreter does not wait for it
+        assert all(t.daemon for t in threading.enumerate() if t.name == "orderdash-ledger")
+    finally:
+        release.set()
+    assert await outcome == ""  # written once the book answered
