@@ -189,7 +189,7 @@ def test_ctrl_c_ends_watch_jsonl_whose_ledger_another_connection_holds(
     holder.execute("BEGIN IMMEDIATE")  # the write lock, until the test ends
     out = tmp_path / "out.jsonl"
     token = sim_server.sim.tokens()[0]
-    argv = ["watch", "--jsonl", token, "--base-url", sim_server.base_url, "--poll-interval", "1"]
+    argv = ["watch", "--jsonl", token, "--base-url", sim_server.base_url, "--poll-interval", "5"]
     env = _env(ORDERDASH_BEARER_TOKEN=BEARER, ORDERDASH_LEDGER=str(ledger))
     try:
         # the order's first line is out: its write is queued behind the held lock

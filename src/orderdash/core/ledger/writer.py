@@ -122,7 +122,7 @@ class BookWriter:
         #: could not wait for them says was not written), and the orders being written.
         self._unwritten: dict[int, str] = {}
         self._numbers = itertools.count()
-        self._flushing = 0
+        self._flushing: frozenset[str] = frozenset()
         #: Each order's last answer written (a digest), known to the writer's thread only.
         self._written: dict[str, bytes] = {}
         #: Why orders seen are not being written (one line), "" while they are: the last
@@ -268,7 +268,7 @@ class BookWriter:
         if not changed:
             return
         with self._pending_lock:
-            self._flushing = len(changed)
+            self._flushing = frozenset(token for token, *_ in changed)
         try:
             self._book_now().order_seen_many(changed)
         except LedgerError as error:
@@ -280,7 +280,7 @@ class BookWriter:
             return
         finally:
             with self._pending_lock:
-                self._flushing = 0
+                self._flushing = frozenset()
         self.problem = ""
         self._written.update(digests)
 
@@ -317,7 +317,7 @@ class BookWriter:
         """What was asked of the book and is not written yet, in a few words ("" if nothing)."""
         with self._pending_lock:
             parts = list(self._unwritten.values())
-            orders = len(self._pending) + self._flushing
+            orders = len(self._flushing.union(self._pending))  # an order read again: once
         if orders:
             parts.append(f"{orders} order{'' if orders == 1 else 's'} read")
         return ", ".join(parts)
