@@ -242,10 +242,12 @@ async def watch_jsonl(
     account: bool = False,
     monotonic: Callable[[], float] | None = None,
     progress: tuple[float, float] = (PROGRESS_AFTER, PROGRESS_EVERY),
+    on_unwritten: Callable[[str], None] | None = None,
 ) -> None:
     """Watch `tokens` (and with `account`, the account's orders) until cancelled, writing
     events to `out`. `clock` (wall) and `monotonic` (the schedule's) are injected by tests, as
-    `progress`: when a long history read first says how far it is, and how often after."""
+    `progress`: when a long history read first says how far it is, and how often after;
+    `on_unwritten` is told what the ledger left unwritten when its close could not wait."""
     import time
 
     from orderdash.core.ledger.open import writer_for
@@ -264,8 +266,11 @@ async def watch_jsonl(
             progress=progress,
         )
     finally:
-        # the end of the command: what is pending is written before it exits
-        await writer.aclose()
+        # the end of the command: what is pending is written before it exits (after a Ctrl-C,
+        # if the ledger answers within a moment)
+        left = await writer.aclose()
+        if left and on_unwritten is not None:
+            on_unwritten(left)
 
 
 async def _watch(
@@ -325,10 +330,16 @@ def run_jsonl(settings: Settings, tokens: Sequence[str], *, account: bool = Fals
         [settings.bearer_token, settings.access_token, *url_secrets(settings.notify)],
     )
     startup.resume()  # from here on it runs for hours: the collector back on
+    left: list[str] = []
     try:
-        asyncio.run(watch_jsonl(settings, tokens, account=account))
+        asyncio.run(watch_jsonl(settings, tokens, account=account, on_unwritten=left.append))
     except KeyboardInterrupt:
-        return 0
+        from orderdash.cli.options import EXIT_INTERRUPTED
+
+        # Ctrl-C is its end: 0, unless the ledger did not answer in time to write everything
+        return EXIT_INTERRUPTED if left else 0
     finally:
         close_all()  # what is queued goes out, within a bounded wait
+        for line in left:
+            print(f"orderdash: {line}", file=sys.stderr)
     return 0

@@ -103,6 +103,7 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
             _warn(await writer.charge_ended(token, "made", currency=made.currency or ""))
             return made
 
+    interrupting = False
     try:
         return Charged(asyncio.run(make()))
     except ChargeOutcomeUnknown as unknown:
@@ -110,6 +111,7 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
     except ChargeStopped as stopped:
         return ChargeStoppedResult(stopped)
     except KeyboardInterrupt:
+        interrupting = True
         if not sent:
             raise  # no create was sent: nothing to name
         # the ledger says "sending" (written before the create): the next start looks it up
@@ -118,7 +120,7 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
             interrupted(token), check=check, exit_code_given=EXIT_INTERRUPTED
         )
     finally:
-        writer.close()
+        _close(writer, interrupting)
 
 
 def _run_charges(args: argparse.Namespace) -> ChargeList:
@@ -143,10 +145,14 @@ def _run_charges(args: argparse.Namespace) -> ChargeList:
             lines = await _resolve(writer, client, settings)
         return lines, await writer.charges(today.start, today.end, till)
 
+    interrupting = False
     try:
         lines, listed = asyncio.run(read())
+    except KeyboardInterrupt:
+        interrupting = True
+        raise
     finally:
-        writer.close()
+        _close(writer, interrupting)
     return ChargeList(listed, lines, zone=zone)
 
 
@@ -154,6 +160,18 @@ def _book_writer(settings: Any) -> Any:
     from orderdash.core.ledger.open import writer_for
 
     return writer_for(settings)
+
+
+def _close(writer: Any, interrupted: bool) -> None:
+    """The ledger's writer closed: after a Ctrl-C waiting for it briefly only, then saying on
+    stderr what it left unwritten (a ledger call stuck on its server holds no exit)."""
+    import sys
+
+    from orderdash.core.ledger.writer import CLOSE_SECONDS, INTERRUPTED_SECONDS
+
+    left = writer.close(INTERRUPTED_SECONDS if interrupted else CLOSE_SECONDS)
+    if left:
+        print(f"orderdash: {left}", file=sys.stderr)
 
 
 async def _resolve(writer: Any, client: Any, settings: Any) -> list[str]:

@@ -111,7 +111,11 @@ def _run_resolve(args: argparse.Namespace) -> Resolved:
                 )
                 return await writer.resolution_made(record)
         finally:
-            await writer.aclose()
+            left = await writer.aclose()  # after a Ctrl-C, waiting for it briefly only
+            if left:
+                import sys
+
+                print(f"orderdash: {left}", file=sys.stderr)
 
     record = asyncio.run(run())
     return Resolved(resolution_line(record, zone), record)

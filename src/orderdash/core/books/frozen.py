@@ -19,13 +19,11 @@ from orderdash.core.books.report import (
     EarlierClose,
     digest_of,
 )
-from orderdash.core.ledger import Book, CloseRecord, OverlappingClose
+from orderdash.core.ledger import MAX_REPORT_JSON, Book, CloseRecord, OverlappingClose
 from orderdash.core.safetext import clean
 from orderdash.core.service import jsontext
 from orderdash.core.service.errors import OrderdashError
 
-#: A close's report longer than this is not read (a month of a busy shop is a few megabytes).
-MAX_REPORT_JSON = 64 << 20
 #: A digest as a close writes it: SHA-256 in lower-case hex.
 DIGEST_TEXT = re.compile(r"[0-9a-f]{64}")
 

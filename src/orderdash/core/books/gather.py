@@ -36,7 +36,7 @@ from orderdash.core.books.orders import (
     text,
 )
 from orderdash.core.books.period import Period
-from orderdash.core.ledger import Book, LedgerError
+from orderdash.core.ledger import MAX_ORDER_JSON, Book, LedgerError
 from orderdash.core.safetext import clean
 from orderdash.core.service import jsontext
 from orderdash.core.service.client import MAX_HISTORY_PAGES
@@ -48,7 +48,7 @@ LOOK_BACK = timedelta(hours=24)
 LIMITED_TRIES = 3
 #: A ledger row's order longer than this is not parsed (an order is a few kilobytes): it is
 #: read from the service again.
-MAX_SEEN_JSON = 1 << 20
+MAX_SEEN_JSON = MAX_ORDER_JSON
 
 
 class Gate(Protocol):

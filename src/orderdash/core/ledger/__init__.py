@@ -16,6 +16,11 @@ from urllib.parse import urlsplit
 
 from orderdash.core.service.errors import OrderdashError, UsageError
 
+#: Longest order (`orders_seen.order_json`) and close's report (`closes.report_json`) read
+#: back whole: a longer one is read cut one character past it, so that its reader knows it is
+#: too long (an order is a few kilobytes; a month of a busy shop's closes, a few megabytes).
+MAX_ORDER_JSON = 1 << 20
+MAX_REPORT_JSON = 64 << 20
 #: Most resolutions read for one period: a close lists no more (a shop resolves a few a day).
 MAX_RESOLUTIONS = 10_000
 #: Most resolutions of one order read back (its newest): a person's words, a few at most.

@@ -4,16 +4,23 @@ psycopg is imported here only, when a `ledger_url` is set (`pip install 'orderda
 Each write is one transaction, committed before the call returns. A call that fails because
 the connection was lost is made once more on a new one (`SqlBook`; every write is idempotent).
 The URL's password is a secret: `where` and every message show the URL without it.
+
+Every call is bounded on the server: the session's `lock_timeout`, `statement_timeout` and
+`idle_in_transaction_session_timeout` (`SessionBounds`) turn a lock another session keeps, or
+a statement held up, into the ledger's one-line error; TCP keepalives end a connection to a
+server gone silent. A server that stops answering altogether (its backend stopped) still holds
+the call: the writer's close waits for it a bounded time only (`core/ledger/writer.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from orderdash.core.ledger import LedgerError
+from orderdash.core.ledger.url import check_url, public_url, secret_parts, url_secrets
 from orderdash.core.safetext import clean, without_secret
 
 #: Seconds to reach the server before the ledger is said to be unreachable.
@@ -22,30 +29,31 @@ CONNECT_SECONDS = 10
 _MIGRATION_LOCK = 0x0D_0A_5B_00C5
 
 
-def public_url(url: str) -> str:
-    """The URL fit to show: scheme, user, host, port and database; never a password or a
-    query (which may carry one)."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "postgresql://(a URL that cannot be read)"
-    user = f"{parts.username}@" if parts.username else ""
-    return clean(f"{parts.scheme}://{user}{host}{port}{parts.path}", limit=200)
+@dataclass(frozen=True)
+class SessionBounds:
+    """How long the server lets one of this till's calls wait or run, in seconds; each is set
+    on the session at connect, unless the URL's `options` sets it (`-c lock_timeout=2s`)."""
+
+    #: Waiting for a lock another session holds (a table locked, a row being written).
+    lock: float = 5.0
+    #: One statement, whatever holds it up (ours take milliseconds).
+    statement: float = 15.0
+    #: A transaction left open with nothing running (this process stopped midway): the server
+    #: ends the session and frees what it held.
+    idle_in_transaction: float = 30.0
 
 
-def url_secrets(url: str) -> list[str]:
-    """The parts of `url` never shown: its password, in the userinfo or the query."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return [url]
-    found = [parts.password] if parts.password else []
-    from urllib.parse import parse_qsl
+#: The bounds set on each new session; a setting the client's connection request made itself
+#: (the URL's `options`: source "client") is kept.
+_SET_BOUNDS = (
+    "SELECT set_config(b.name, b.value, false) FROM (VALUES ('lock_timeout', %s),"
+    " ('statement_timeout', %s), ('idle_in_transaction_session_timeout', %s)) AS b (name, value)"
+    " JOIN pg_settings AS s ON s.name = b.name WHERE s.source <> 'client'"
+)
 
-    found += [value for key, value in parse_qsl(parts.query) if key == "password" and value]
-    return found
+
+def _milliseconds(seconds: float) -> str:
+    return f"{max(1, round(seconds * 1000))}ms"  # 0 would mean no bound at all
 
 
 class _Cursor:
@@ -60,9 +68,22 @@ class _Cursor:
 class PostgresEngine:
     name = "postgresql"
 
-    def __init__(self, url: str, *, connect_seconds: float = CONNECT_SECONDS) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_seconds: float = CONNECT_SECONDS,
+        bounds: SessionBounds = SessionBounds(),
+    ) -> None:
         """`connect_seconds`: how long to reach the server (a command that only notes what it
-        read waits less)."""
+        read waits less); `bounds`: how long a call may wait or run on it."""
+        self._secrets = url_secrets(url)
+        self.where = public_url(url)
+        try:
+            # before anything connects: libpq would read such a URL otherwise than we do
+            check_url(url)
+        except ValueError as error:
+            raise LedgerError(str(error)) from None
         try:
             import psycopg
         except ImportError:
@@ -73,11 +94,20 @@ class PostgresEngine:
         self._psycopg = psycopg
         self._url = url
         self._connect_seconds = connect_seconds
-        self._secrets = url_secrets(url)
-        self.where = public_url(url)
+        self._bounds = bounds
+        # the password as libpq itself reads the URL, should it read it otherwise
+        self._secrets = sorted(
+            {*self._secrets, *secret_parts(self._libpq_password(url))}, key=len, reverse=True
+        )
         self._connection: Any = None
         self._closed = False
         self._connect()
+
+    def _libpq_password(self, url: str) -> str:
+        try:
+            return str(self._psycopg.conninfo.conninfo_to_dict(url).get("password") or "")
+        except self._psycopg.Error:
+            return ""  # libpq cannot read it: the connect fails saying so, redacted as it is
 
     def _failed(self, error: Exception) -> LedgerError:
         text = " ".join(str(error).split()) or type(error).__name__
@@ -108,6 +138,18 @@ class PostgresEngine:
                 tcp_user_timeout=30_000,
             )
         except self._psycopg.Error as error:
+            raise self._failed(error) from None
+        try:
+            self._connection.execute(
+                _SET_BOUNDS,
+                (
+                    _milliseconds(self._bounds.lock),
+                    _milliseconds(self._bounds.statement),
+                    _milliseconds(self._bounds.idle_in_transaction),
+                ),
+            )
+        except self._psycopg.Error as error:
+            self._connection.close()
             raise self._failed(error) from None
         # a transaction's statements each see what was committed before them, whatever the
         # server's default: the closes' overlap check runs after waiting for the till's lock

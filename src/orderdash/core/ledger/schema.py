@@ -7,6 +7,19 @@ with (never a float, never a database's own numeric rounding). docs/books.md lis
 
 from __future__ import annotations
 
+from orderdash.core.ledger import MAX_ORDER_JSON, MAX_REPORT_JSON, MAX_SERVICE_URL
+from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
+from orderdash.core.service.tokens import MAX_TOKEN_LENGTH
+
+#: Longest one-line detail and till name written.
+MAX_DETAIL = 300
+MAX_TILL = 64
+#: Longest account written with a charge (and read back).
+MAX_ACCOUNT = 64
+#: Longest reason and operator's name written (and read back).
+MAX_REASON = 300
+MAX_OPERATOR = 64
+
 #: The migrations, in order: the book's version is how many have run. Each is a list of
 #: statements, run in one transaction.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -74,3 +87,57 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 #: The one table every version has: one row, the book's version.
 VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+
+
+def _read(*columns: tuple[str, int]) -> str:
+    """A SELECT's columns, each cut in SQL one character past its bound: whatever a damaged or
+    altered ledger holds, a row read back is small (a reader still sees that a text was too
+    long), never a text of megabytes read whole into memory."""
+    return ", ".join(f"substr({name}, 1, {bound + 1}) AS {name}" for name, bound in columns)
+
+
+_TIME, _CODE = 32, 12
+
+#: What the reads of each table select: every column, bounded.
+CHARGES_READ = _read(
+    ("token", MAX_TOKEN_LENGTH),
+    ("amount", MAX_NUMBER_TEXT),
+    ("currency", _CODE),
+    ("till", MAX_TILL),
+    ("started_at", _TIME),
+    ("outcome", _CODE),
+    ("detail", MAX_DETAIL),
+    ("ended_at", _TIME),
+    ("service_url", MAX_SERVICE_URL),
+    ("service_account", MAX_ACCOUNT),
+    ("sent_at", _TIME),
+)
+ORDERS_SEEN_READ = _read(
+    ("token", MAX_TOKEN_LENGTH),
+    ("till", MAX_TILL),
+    ("first_seen", _TIME),
+    ("last_seen", _TIME),
+    ("order_json", MAX_ORDER_JSON),
+)
+CLOSES_READ = _read(
+    ("till", MAX_TILL),
+    ("period_from", _TIME),
+    ("period_until", _TIME),
+    ("closed_at", _TIME),
+    ("report_json", MAX_REPORT_JSON),
+    ("digest", 128),
+)
+RESOLUTIONS_READ = _read(
+    ("id", 64),
+    ("token", MAX_TOKEN_LENGTH),
+    ("kind", 20),
+    ("reason", MAX_REASON),
+    ("till", MAX_TILL),
+    ("operator", MAX_OPERATOR),
+    ("resolved_at", _TIME),
+    ("refund_coin", _CODE),
+    ("refund_amount", MAX_NUMBER_TEXT),
+    ("refund_basis", _CODE),
+    ("refund_rate", MAX_NUMBER_TEXT),
+    ("refund_fee", MAX_NUMBER_TEXT),
+)

@@ -2,13 +2,18 @@
 
 WAL, and `synchronous=FULL`: a commit returns once it is on the disk, so a charge written
 down survives a crash or a power cut the moment the call returns. Another process (a
-command while the dashboard runs) waits for the writer's lock up to `BUSY_SECONDS`.
+command while the dashboard runs) waits for the writer's lock up to `BUSY_SECONDS`, opening
+a new file included (two tills making it at once: one makes it, the other waits). The path
+is never followed through a symbolic link: a dangling one would create its target.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
+import stat
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,10 +24,42 @@ from orderdash.core.safetext import clean
 
 #: How long a write waits for another process's write to end.
 BUSY_SECONDS = 10.0
+#: Between two tries of what SQLite refuses at once, without waiting, while another
+#: connection holds the file (turning a new file to WAL while another makes it).
+_BUSY_PAUSE = 0.02
 
 
 def _failed(where: str, error: sqlite3.Error) -> LedgerError:
     return LedgerError(f"the ledger {where}: {clean(str(error), limit=160)}")
+
+
+def _busy(error: sqlite3.Error) -> bool:
+    return getattr(error, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_BUSY
+
+
+def _pause(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def _own_file(path: Path) -> None:
+    """The file at `path`, made (mode 0600) if it is not there: never through a symbolic link
+    (OSError, saying so), never anything but a regular file."""
+    # O_NOFOLLOW: a symlink at the path (a dangling one too) is refused, never followed to
+    # create or open whatever it points at
+    flags = os.O_CREAT | os.O_RDWR | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        # the shop's takings: the owner's to read, nobody else's (SQLite gives its -wal and
+        # -shm files the same mode)
+        descriptor = os.open(path, flags, 0o600)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise OSError(error.errno, "it is a symbolic link: give the file's own path") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, "it is not a regular file")
+    finally:
+        os.close(descriptor)
 
 
 class _Cursor:
@@ -41,9 +78,7 @@ class SqliteEngine:
         self.where = str(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # the shop's takings: the owner's to read, nobody else's (SQLite gives its -wal and
-            # -shm files the same mode)
-            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
+            _own_file(self.path)
             # one connection, used under the book's lock from whichever thread calls it
             self._connection = sqlite3.connect(
                 self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False
@@ -53,11 +88,28 @@ class SqliteEngine:
         except sqlite3.Error as error:
             raise _failed(self.where, error) from None
         try:
-            self._connection.execute("PRAGMA journal_mode=WAL").fetchall()
+            self._to_wal()
             self._connection.execute("PRAGMA synchronous=FULL")
         except sqlite3.Error as error:
             self._connection.close()
             raise _failed(self.where, error) from None
+        except BaseException:
+            self._connection.close()
+            raise
+
+    def _to_wal(self) -> None:
+        """WAL, waited for as a write is: turning a new file to WAL while another connection
+        holds it (another till making it) is refused by SQLite at once, without its busy
+        wait, so it is tried again until `BUSY_SECONDS` have passed."""
+        deadline = time.monotonic() + BUSY_SECONDS
+        while True:
+            try:
+                self._connection.execute("PRAGMA journal_mode=WAL").fetchall()
+                return
+            except sqlite3.OperationalError as error:
+                if not _busy(error) or time.monotonic() >= deadline:
+                    raise
+            _pause(_BUSY_PAUSE)
 
     @contextmanager
     def transaction(self, *, migrating: bool = False) -> Iterator[_Cursor]:

@@ -31,21 +31,26 @@ from orderdash.core.ledger import (
     ResolutionRecord,
     SeenOrder,
 )
-from orderdash.core.ledger.schema import MIGRATIONS, SCHEMA_VERSION, VERSION_TABLE
+from orderdash.core.ledger.schema import (
+    CHARGES_READ,
+    CLOSES_READ,
+    MAX_ACCOUNT,
+    MAX_DETAIL,
+    MAX_OPERATOR,
+    MAX_REASON,
+    MAX_TILL,
+    MIGRATIONS,
+    ORDERS_SEEN_READ,
+    RESOLUTIONS_READ,
+    SCHEMA_VERSION,
+    VERSION_TABLE,
+)
 from orderdash.core.safetext import clean
 from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
 from orderdash.core.service.models import to_money
 
 #: The fixed-width UTC form every time is stored in (text order is time order).
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-#: Longest one-line detail and till name written.
-MAX_DETAIL = 300
-MAX_TILL = 64
-#: Longest account written with a charge (and read back).
-MAX_ACCOUNT = 64
-#: Longest reason and operator's name written (and read back).
-MAX_REASON = 300
-MAX_OPERATOR = 64
 #: Tokens asked for in one `IN (...)` (SQLite's oldest bound on parameters is 999).
 _CHUNK = 500
 #: The first key of PostgreSQL's advisory lock on one till's closes (the second: the till's
@@ -276,11 +281,6 @@ class SqlBook:
             )
         return True
 
-    _CHARGE_COLUMNS = (
-        "token, amount, currency, till, started_at, outcome, detail, ended_at,"
-        " service_url, service_account, sent_at"
-    )
-
     @staticmethod
     def _charge(row: tuple[Any, ...]) -> ChargeRecord:
         token, amount, currency, till, started, outcome, detail, ended, url, account, sent = row
@@ -305,7 +305,7 @@ class SqlBook:
         """This till's charges still "sending" or "unknown", oldest first."""
         with self._lock:
             rows = self._engine.query(
-                f"SELECT {self._CHARGE_COLUMNS} FROM charges WHERE till = %s"
+                f"SELECT {CHARGES_READ} FROM charges WHERE till = %s"
                 " AND outcome IN ('sending', 'unknown') ORDER BY started_at, token",
                 (till,),
             )
@@ -313,9 +313,7 @@ class SqlBook:
 
     @_once_again
     def charges(self, since: datetime, until: datetime, till: str | None) -> list[ChargeRecord]:
-        sql = (
-            f"SELECT {self._CHARGE_COLUMNS} FROM charges WHERE started_at >= %s AND started_at < %s"
-        )
+        sql = f"SELECT {CHARGES_READ} FROM charges WHERE started_at >= %s AND started_at < %s"
         params: list[Any] = [time_text(since), time_text(until)]
         if till is not None:
             sql += " AND till = %s"
@@ -328,7 +326,7 @@ class SqlBook:
     def charge(self, token: str) -> ChargeRecord | None:
         with self._lock:
             rows = self._engine.query(
-                f"SELECT {self._CHARGE_COLUMNS} FROM charges WHERE token = %s", (token,)
+                f"SELECT {CHARGES_READ} FROM charges WHERE token = %s", (token,)
             )
         return self._charge(rows[0]) if rows else None
 
@@ -358,7 +356,7 @@ class SqlBook:
 
     @_once_again
     def orders_seen(self, tokens: list[str] | None = None) -> list[SeenOrder]:
-        select = "SELECT token, till, first_seen, last_seen, order_json FROM orders_seen"
+        select = f"SELECT {ORDERS_SEEN_READ} FROM orders_seen"
         rows: list[tuple[Any, ...]] = []
         with self._lock:
             if tokens is None:
@@ -395,7 +393,7 @@ class SqlBook:
     ) -> CloseRecord | None:
         with self._lock:
             rows = self._engine.query(
-                f"SELECT {self._CLOSE_COLUMNS} FROM closes WHERE till = %s"
+                f"SELECT {CLOSES_READ} FROM closes WHERE till = %s"
                 " AND period_from = %s AND period_until = %s",
                 (till, time_text(period_from), time_text(period_until)),
             )
@@ -414,7 +412,7 @@ class SqlBook:
                 )
             # times are fixed-width UTC text: text order is time order
             over = cursor.execute(
-                f"SELECT {self._CLOSE_COLUMNS} FROM closes WHERE till = %s"
+                f"SELECT {CLOSES_READ} FROM closes WHERE till = %s"
                 " AND period_from < %s AND period_until > %s"
                 " AND NOT (period_from = %s AND period_until = %s)"
                 " ORDER BY period_from, period_until LIMIT 1",
@@ -428,7 +426,7 @@ class SqlBook:
                 (*key, time_text(record.closed_at), record.report_json, record.digest),
             )
             rows = cursor.execute(
-                f"SELECT {self._CLOSE_COLUMNS} FROM closes WHERE till = %s"
+                f"SELECT {CLOSES_READ} FROM closes WHERE till = %s"
                 " AND period_from = %s AND period_until = %s",
                 key,
             )
@@ -438,7 +436,7 @@ class SqlBook:
     def closes(self, till: str) -> list[CloseRecord]:
         with self._lock:
             rows = self._engine.query(
-                f"SELECT {self._CLOSE_COLUMNS} FROM closes WHERE till = %s"
+                f"SELECT {CLOSES_READ} FROM closes WHERE till = %s"
                 " ORDER BY period_from, period_until",
                 (till,),
             )
@@ -506,7 +504,7 @@ class SqlBook:
                 ),
             )
             rows = cursor.execute(
-                f"SELECT {self._RESOLUTION_COLUMNS} FROM resolutions WHERE id = %s", (record.id,)
+                f"SELECT {RESOLUTIONS_READ} FROM resolutions WHERE id = %s", (record.id,)
             )
         return self._resolution(rows[0])
 
@@ -520,7 +518,7 @@ class SqlBook:
             for chunk in _chunks(list(dict.fromkeys(tokens))):
                 marks = ", ".join(["%s"] * len(chunk))
                 rows += self._engine.query(
-                    f"SELECT {columns} FROM (SELECT {columns}, ROW_NUMBER() OVER"
+                    f"SELECT {RESOLUTIONS_READ} FROM (SELECT {columns}, ROW_NUMBER() OVER"
                     " (PARTITION BY token ORDER BY resolved_at DESC, id DESC) AS newest"
                     f" FROM resolutions WHERE token IN ({marks})) AS latest"
                     " WHERE newest <= %s",
@@ -534,7 +532,7 @@ class SqlBook:
         self, since: datetime, until: datetime, till: str | None, limit: int = MAX_RESOLUTIONS
     ) -> list[ResolutionRecord]:
         sql = (
-            f"SELECT {self._RESOLUTION_COLUMNS} FROM resolutions"
+            f"SELECT {RESOLUTIONS_READ} FROM resolutions"
             " WHERE resolved_at >= %s AND resolved_at < %s"
         )
         params: list[Any] = [time_text(since), time_text(until)]

@@ -4,16 +4,24 @@ the loop only awaits it. The book is opened there too, at the first call.
 Orders seen are batched: `saw` (on the loop) keeps the newest answer of each order and hands
 the batch to the thread, which writes in one transaction only the orders whose answer changed
 since it last wrote them; an unchanged poll costs the loop a dict update and nothing more.
+
+The close waits for the thread a bounded time only (`CLOSE_SECONDS`; `INTERRUPTED_SECONDS`
+after a Ctrl-C) and then says what was not written: a ledger call that never returns (a
+server whose backend is stopped) holds neither the quit nor the process's exit, since the
+thread is a daemon one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import logging
+import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
@@ -37,9 +45,62 @@ T = TypeVar("T")
 COUNTDOWN_FIELDS = frozenset({"expirationTime"})
 
 
+#: How long a close waits for what is queued to be written: past the engines' own bounds on
+#: one call (SQLite's busy wait, PostgreSQL's lock and statement timeouts).
+CLOSE_SECONDS = 20.0
+#: How long a close after Ctrl-C waits: the person asked to stop now.
+INTERRUPTED_SECONDS = 0.5
+
+
 def order_json(raw: dict[str, Any]) -> str:
     """getOrder's `data` object as JSON text, every number with the service's digits."""
     return jsontext.dumps(raw)
+
+
+class _LedgerThread:
+    """One daemon thread running what is submitted, in order, started at the first. Not a
+    ThreadPoolExecutor: the interpreter joins that one's threads at exit, so a call stuck in
+    the database would hold the process's exit with it."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        """`fn` queued (RuntimeError once stopped, as an executor shut down)."""
+        future: Future[T] = Future()
+        with self._lock:
+            if self._stopped:
+                raise RuntimeError("the ledger's thread has ended")
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="orderdash-ledger", daemon=True
+                )
+                self._thread.start()
+            self._queue.put((future, fn))
+        return future
+
+    def stop(self) -> None:
+        """Nothing more is taken; the thread ends after what is queued."""
+        with self._lock:
+            self._stopped = True
+            self._queue.put(None)
+
+    def _run(self) -> None:
+        while (item := self._queue.get()) is not None:
+            future, fn = item
+            if not future.set_running_or_notify_cancel():
+                continue  # cancelled while queued (its caller gone): never run
+            try:
+                result = fn()
+            except BaseException as error:  # handed to the caller, as an executor does
+                future.set_exception(error)
+            else:
+                future.set_result(result)
 
 
 class BookWriter:
@@ -63,10 +124,15 @@ class BookWriter:
         self.service = service
         self._now = now
         self._book: Book | None = None
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="orderdash-ledger")
+        self._thread = _LedgerThread()
         self._pending: dict[str, tuple[datetime, dict[str, Any]]] = {}
         self._pending_lock = threading.Lock()
         self._flush_queued = False
+        #: The writes asked for and not done yet, each in a few words (what a close that
+        #: could not wait for them says was not written), and the orders being written.
+        self._unwritten: dict[int, str] = {}
+        self._numbers = itertools.count()
+        self._flushing: frozenset[str] = frozenset()
         #: Each order's last answer written (a digest), known to the writer's thread only.
         self._written: dict[str, bytes] = {}
         #: Why orders seen are not being written (one line), "" while they are: the last
@@ -84,26 +150,43 @@ class BookWriter:
             self._book = self._open()
         return self._book
 
-    def _in_thread(self, fn: Callable[[Book], T]) -> T:
-        if self._closed and self._book is None:  # queued behind the close: no book reopened
-            raise LedgerError("the ledger is closed")
-        return fn(self._book_now())
+    def _in_thread(self, fn: Callable[[Book], T], number: int | None) -> T:
+        try:
+            if self._closed and self._book is None:  # queued behind the close: none reopened
+                raise LedgerError("the ledger is closed")
+            return fn(self._book_now())
+        finally:
+            self._done(number)
 
-    async def call(self, fn: Callable[[Book], T]) -> T:
+    def _asked(self, what: str) -> int | None:
+        if not what:
+            return None
+        number = next(self._numbers)
+        with self._pending_lock:
+            self._unwritten[number] = what
+        return number
+
+    def _done(self, number: int | None) -> None:
+        if number is not None:
+            with self._pending_lock:
+                self._unwritten.pop(number, None)
+
+    async def call(self, fn: Callable[[Book], T], *, writes: str = "") -> T:
         """`fn(book)` in the writer's thread, in order with every other call; LedgerError once
-        the writer is closed (the app quitting), even if it closes as this is asked."""
+        the writer is closed (the app quitting), even if it closes as this is asked. `writes`:
+        what it writes, in a few words, said if a close cannot wait for it."""
         if self._closed:
             raise LedgerError("the ledger is closed")
-        loop = asyncio.get_running_loop()
+        number = self._asked(writes)
         try:
-            answer = loop.run_in_executor(self._executor, partial(self._in_thread, fn))
+            answer = self._thread.submit(partial(self._in_thread, fn, number))
         except RuntimeError:  # the thread ended between the check and the hand-over
+            self._done(number)
             raise LedgerError("the ledger is closed") from None
-        return await answer
+        return await asyncio.wrap_future(answer)
 
     async def open(self) -> Book:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._book_now)
+        return await asyncio.wrap_future(self._thread.submit(self._book_now))
 
     # -- charges ---------------------------------------------------------------------------
 
@@ -111,7 +194,7 @@ class BookWriter:
         """Written, and durable, before the charge's create is sent (LedgerError: not sent),
         with the service it is sent to."""
         record = ChargeRecord(token, amount, currency, self.till, self._now(), service=self.service)
-        await self.call(lambda book: book.charge_started(record))
+        await self.call(lambda book: book.charge_started(record), writes=f"charge {token}")
 
     async def charge_ended(
         self, token: str, outcome: str, detail: str = "", *, currency: str = ""
@@ -120,7 +203,10 @@ class BookWriter:
         "" or why it could not be (one line: the charge itself is done, so this never
         raises)."""
         try:
-            await self.call(lambda book: book.charge_ended(token, outcome, detail, None, currency))
+            await self.call(
+                lambda book: book.charge_ended(token, outcome, detail, None, currency),
+                writes=f"charge {token}'s outcome ({outcome})",
+            )
         except LedgerError as error:
             log.warning("charge %s outcome %s not written: %s", token, outcome, error.message)
             return f"the ledger could not write the charge's outcome: {error.message}"
@@ -131,7 +217,8 @@ class BookWriter:
     ) -> bool:
         """A looked-up outcome, written only over "sending" or "unknown" (True: written)."""
         return await self.call(
-            lambda book: book.charge_resolved(token, outcome, detail, None, currency)
+            lambda book: book.charge_resolved(token, outcome, detail, None, currency),
+            writes=f"charge {token}'s looked-up outcome ({outcome})",
         )
 
     async def unresolved(self) -> list[ChargeRecord]:
@@ -147,7 +234,9 @@ class BookWriter:
 
     async def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
         """The resolution written, and durable, once this returns (LedgerError: not written)."""
-        return await self.call(lambda book: book.resolution_made(record))
+        return await self.call(
+            lambda book: book.resolution_made(record), writes=f"the resolution of {record.token}"
+        )
 
     async def resolutions_of(self, tokens: list[str]) -> list[ResolutionRecord]:
         return list(await self.call(lambda book: book.resolutions_of(tokens)))
@@ -165,7 +254,7 @@ class BookWriter:
                 return
             self._flush_queued = True
         try:
-            self._executor.submit(self._flush)
+            self._thread.submit(self._flush)
         except RuntimeError:  # shut down meanwhile: the close wrote what was pending
             pass
 
@@ -189,6 +278,8 @@ class BookWriter:
             digests[token] = digest
         if not changed:
             return
+        with self._pending_lock:
+            self._flushing = frozenset(token for token, *_ in changed)
         try:
             self._book_now().order_seen_many(changed)
         except LedgerError as error:
@@ -198,6 +289,9 @@ class BookWriter:
             if first and self.on_problem is not None:
                 self.on_problem(error.message)
             return
+        finally:
+            with self._pending_lock:
+                self._flushing = frozenset()
         self.problem = ""
         self._written.update(digests)
 
@@ -209,14 +303,41 @@ class BookWriter:
             self._book.close_connection()
             self._book = None
 
-    def close(self) -> None:
-        """Write what is pending, close the book and end the thread (blocking)."""
+    def close(self, wait: float = CLOSE_SECONDS) -> str:
+        """Write what is pending, close the book and end the thread (blocking), waiting `wait`
+        seconds at most: "" once done, else what was left unwritten (one line, logged too; the
+        thread is left to end with the process)."""
         with self._pending_lock:
             if self._closed:
-                return
+                return ""
             self._closed = True
-        self._executor.submit(self._close_in_thread).result()
-        self._executor.shutdown(wait=True)
+        done = self._thread.submit(self._close_in_thread)
+        self._thread.stop()
+        try:
+            done.result(timeout=wait)
+        except FutureTimeout:
+            left = self.unwritten()
+            said = f"the ledger did not answer within {wait:g} s: " + (
+                f"not written down: {left}" if left else "nothing was left unwritten"
+            )
+            log.warning("%s", said)
+            return said
+        return ""
 
-    async def aclose(self) -> None:
-        await asyncio.to_thread(self.close)
+    def unwritten(self) -> str:
+        """What was asked of the book and is not written yet, in a few words ("" if nothing)."""
+        with self._pending_lock:
+            parts = list(self._unwritten.values())
+            orders = len(self._flushing.union(self._pending))  # an order read again: once
+        if orders:
+            parts.append(f"{orders} order{'' if orders == 1 else 's'} read")
+        return ", ".join(parts)
+
+    async def aclose(self, wait: float | None = None) -> str:
+        """`close` off the loop; `wait` None: `INTERRUPTED_SECONDS` when the task closing it
+        is being cancelled (a Ctrl-C), else `CLOSE_SECONDS`."""
+        if wait is None:
+            task = asyncio.current_task()
+            cancelled = task is not None and task.cancelling() > 0
+            wait = INTERRUPTED_SECONDS if cancelled else CLOSE_SECONDS
+        return await asyncio.to_thread(self.close, wait)

@@ -304,6 +304,10 @@ class Settings(BaseModel):
         # the URL is never repeated back: it may hold the database's password
         if url and not (url.isprintable() and url.split(":", 1)[0] in ("postgresql", "postgres")):
             raise ValueError("ledger_url must be one line starting postgresql://")
+        if url:
+            from orderdash.core.ledger.url import check_url
+
+            check_url(url)  # refused before anything connects: libpq would read it otherwise
         if not (self.operator.strip() and self.operator.isprintable()):
             raise ValueError("operator must be one line of printable text")
         if self.ledger is not None and not (self.ledger.strip() and self.ledger.isprintable()):
