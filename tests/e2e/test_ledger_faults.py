@@ -231,3 +231,28 @@ def test_a_password_libpq_would_split_is_refused_before_anything_connects(
             assert "shop-pw" not in seen and "Tail-SeCrEt99" not in seen
         with pytest.raises(BlockingIOError):
             listener.accept()
+
+
+def test_ctrl_c_ends_get_whose_ledger_another_connection_holds(sim_server, tmp_path: Path) -> None:
+    """`get` writes the order it read from its main thread: SQLite's wait for the write lock
+    is sliced, so the Ctrl-C is seen within a slice, not after the whole busy wait."""
+    ledger = tmp_path / "ledger.sqlite3"
+    open_book(Settings(ledger=str(ledger))).close_connection()
+    holder = sqlite3.connect(ledger, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # the write lock, until the test ends
+    out = tmp_path / "out.txt"
+    token = sim_server.sim.tokens()[0]
+    argv = ["get", token, "--base-url", sim_server.base_url]
+    env = _env(ORDERDASH_BEARER_TOKEN=BEARER, ORDERDASH_LEDGER=str(ledger))
+    before = len(sim_server.sim.requests)
+    try:
+        # the order was read (the simulator logged its getOrder): its write waits on the lock
+        code, took, err = _interrupted(
+            argv, env, out, lambda: len(sim_server.sim.requests) > before
+        )
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert code == 130, err
+    assert took < EXIT_WITHIN, (took, err)
+    assert "Traceback" not in err

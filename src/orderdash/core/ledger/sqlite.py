@@ -3,8 +3,11 @@
 WAL, and `synchronous=FULL`: a commit returns once it is on the disk, so a charge written
 down survives a crash or a power cut the moment the call returns. Another process (a
 command while the dashboard runs) waits for the writer's lock up to `BUSY_SECONDS`, opening
-a new file included (two tills making it at once: one makes it, the other waits). The path
-is never followed through a symbolic link: a dangling one would create its target.
+a new file included (two tills making it at once: one makes it, the other waits), in slices
+of `_BUSY_SLICE`: SQLite's own wait holds the thread in C, where a Ctrl-C is not seen until
+it returns, so a command that writes from its main thread (`get`, `close`) would keep the
+user waiting up to the whole bound. The path is never followed through a symbolic link: a
+dangling one would create its target.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ BUSY_SECONDS = 10.0
 #: Between two tries of what SQLite refuses at once, without waiting, while another
 #: connection holds the file (turning a new file to WAL while another makes it).
 _BUSY_PAUSE = 0.02
+#: How long one try of a transaction's start waits in SQLite (in C) for another's write lock
+#: before Python code runs again and a Ctrl-C can end the wait.
+_BUSY_SLICE = 0.1
 
 
 def _failed(where: str, error: sqlite3.Error) -> LedgerError:
@@ -101,22 +107,37 @@ class SqliteEngine:
         """WAL, waited for as a write is: turning a new file to WAL while another connection
         holds it (another till making it) is refused by SQLite at once, without its busy
         wait, so it is tried again until `BUSY_SECONDS` have passed."""
+        self._until_free("PRAGMA journal_mode=WAL")
+
+    def _until_free(self, sql: str) -> None:
+        """`sql` run, tried again while another connection holds the file, until
+        `BUSY_SECONDS` have passed (then SQLite's "database is locked")."""
         deadline = time.monotonic() + BUSY_SECONDS
         while True:
             try:
-                self._connection.execute("PRAGMA journal_mode=WAL").fetchall()
+                self._connection.execute(sql).fetchall()
                 return
             except sqlite3.OperationalError as error:
                 if not _busy(error) or time.monotonic() >= deadline:
                     raise
             _pause(_BUSY_PAUSE)
 
+    def _begin(self) -> None:
+        """A write transaction begun: its lock waited for in slices (see the module's
+        docstring), SQLite's own wait restored for every other statement."""
+        connection = self._connection
+        connection.execute(f"PRAGMA busy_timeout = {int(_BUSY_SLICE * 1000)}")
+        try:
+            # IMMEDIATE: the write lock at the start, so two writers never deadlock midway
+            self._until_free("BEGIN IMMEDIATE")
+        finally:
+            connection.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+
     @contextmanager
     def transaction(self, *, migrating: bool = False) -> Iterator[_Cursor]:
         connection = self._connection
         try:
-            # IMMEDIATE: the write lock at the start, so two writers never deadlock midway
-            connection.execute("BEGIN IMMEDIATE")
+            self._begin()
         except sqlite3.Error as error:
             raise _failed(self.where, error) from None
         try:
