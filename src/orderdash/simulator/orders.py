@@ -141,7 +141,7 @@ def check_terms(
     company_name: object,
     coin: object,
     currency: object,
-    amount_fiat: Decimal | str,
+    amount_fiat: Decimal | str | int,
     amount: Decimal | str | None,
     email: object,
     lifetime_s: float,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
+from typing import TypedDict
 
 from orderdash.core.domain.expiry import Expiry, expiry_for
 from orderdash.core.domain.status import Tone, state_key, tone_of
@@ -176,9 +177,18 @@ class PaymentState:
                 return self.phase.value
 
 
+class _Described(TypedDict):
+    """What every state of an order carries, whatever its phase."""
+
+    label: str
+    coin: str
+    currency: str
+    expiry: Expiry
+
+
 def payment_state(order: Order, received_at: float) -> PaymentState:
     """The state of `order` whose data arrived at epoch second `received_at`."""
-    base = {
+    base: _Described = {
         "label": clean(order.status.label, limit=60),
         "coin": coin_code(order),
         "currency": clean(order.currency.abbreviation, limit=12),

@@ -144,7 +144,7 @@ def _check_png(data: bytes) -> tuple[tuple[int, int, int, int, int], bytes, byte
     header: tuple[int, int, int, int, int] | None = None
     has_palette = False
     transparency: bytes | None = None
-    kept = [PNG_SIGNATURE]
+    kept: list[bytes | memoryview] = [PNG_SIGNATURE]
     compressed: list[memoryview] = []
     position = len(PNG_SIGNATURE)
     while True:
@@ -188,8 +188,8 @@ def _check_png(data: bytes) -> tuple[tuple[int, int, int, int, int], bytes, byte
 
 
 # Adam7's passes: (first column, first row, column step, row step).
-_ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2))
-_ADAM7 += ((0, 1, 1, 2),)
+_ADAM7: tuple[tuple[int, int, int, int], ...] = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8))
+_ADAM7 += ((2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
 
 
 def _data_size(width: int, height: int, depth: int, colour: int, interlace: int) -> int:
@@ -323,7 +323,8 @@ def _luminance(image: Image) -> Image:
     transparency = image.info.get("transparency")
     if mode == "P":
         entries = len(image.getpalette() or ()) // 3
-        if image.getextrema()[1] >= entries:  # Pillow would read a missing entry as black
+        highest = image.getextrema()[1]  # one band in mode P: its highest index
+        if isinstance(highest, tuple) or highest >= entries:  # Pillow: a missing entry is black
             raise QRImageError("corrupt PNG (palette index out of range)")
     if mode in ("I;16", "I;16B", "I"):
         return _grey16(image, transparency)

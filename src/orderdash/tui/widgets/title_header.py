@@ -87,9 +87,13 @@ class TitleHeader(Widget, can_focus=False):
         self._count_from = count_from
 
     def on_mount(self) -> None:
+        def redraw() -> None:
+            # a watcher of no parameters: `refresh` takes regions and flags, not the values
+            self.refresh()
+
         for node in (self.app, self.screen):
-            self.watch(node, "title", self.refresh, init=False)
-            self.watch(node, "sub_title", self.refresh, init=False)
+            self.watch(node, "title", redraw, init=False)
+            self.watch(node, "sub_title", redraw, init=False)
         if self._count_from is not None:
             self.watch(self.app, self._count_from, lambda n: setattr(self, "attention", n))
 

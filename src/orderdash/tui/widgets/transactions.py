@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, is_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -22,6 +22,9 @@ from orderdash.core.safetext import shorten_middle
 from orderdash.core.service.models import Transaction
 from orderdash.tui.compat.newest_first_table import NewestFirstTable
 from orderdash.tui.text import joined, literal, text_shape
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 NEW_MARK = Text("\u25cf", "bold green")
 #: How long a new transaction keeps its mark in the table.
@@ -207,7 +210,7 @@ class TransactionsTable(NewestFirstTable):
     def _add_columns(self) -> None:
         for key, label in COLUMNS:
             if key in self.shown_columns:
-                justify = "right" if "_" in key else "left"
+                justify: JustifyMethod = "right" if "_" in key else "left"
                 self.add_column(Text(label, justify=justify), key=key)
 
     def on_resize(self) -> None:
