@@ -174,7 +174,8 @@ class PaymentState:
             case Phase.UNKNOWN:
                 return f"unknown state: {self.label}"
             case _:
-                return self.phase.value
+                # mypy types the value of an enum narrowed to some of its members Any
+                return self.phase.value  # type: ignore[no-any-return]
 
 
 class _Described(TypedDict):

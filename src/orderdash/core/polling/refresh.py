@@ -28,7 +28,7 @@ def backoff_step(interval: float, failures: int) -> float:
     """The retry step after `failures` failures in a row; the delay is 0.5-1x of it, and never
     below `interval` once the step has reached it."""
     ceiling = max(interval, min(interval * BACKOFF_GROWTH, MAX_BACKOFF))
-    return min(ceiling, MIN_BACKOFF * 2 ** min(failures - 1, 32))
+    return min(ceiling, MIN_BACKOFF * 2.0 ** min(failures - 1, 32))
 
 
 class Kind(Enum):
