@@ -80,9 +80,16 @@ class TitleHeader(Widget, can_focus=False):
     #: Orders that need a human (0: no count shown).
     attention: reactive[int] = reactive(0)
 
-    def __init__(self, *, count_from: str | None = None, **kwargs: object) -> None:
+    def __init__(
+        self,
+        *,
+        count_from: str | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         """`count_from`: the app's reactive holding the count of orders needing a human."""
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(name=name, id=id, classes=classes)
         self._icon_hover = False
         self._count_from = count_from
 

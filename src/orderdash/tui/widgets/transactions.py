@@ -24,6 +24,8 @@ from orderdash.tui.compat.newest_first_table import NewestFirstTable
 from orderdash.tui.text import joined, literal, text_shape
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from rich.console import JustifyMethod
 
 NEW_MARK = Text("\u25cf", "bold green")
@@ -62,8 +64,8 @@ _DROP = {
 COLUMN_SPECS = tuple(ColumnSpec(key, label, drop=_DROP.get(key, KEEP)) for key, label in COLUMNS)
 
 
-def _amount_cell(value: object, style: str = "") -> Text:
-    return Text(amount_text(value), style=style, justify="right")  # type: ignore[arg-type]
+def _amount_cell(value: Decimal, style: str = "") -> Text:
+    return Text(amount_text(value), style=style, justify="right")
 
 
 def row_cells(tx: Transaction) -> dict[str, Text | int]:
@@ -85,8 +87,8 @@ def row_cells(tx: Transaction) -> dict[str, Text | int]:
 def transaction_line(tx: Transaction, coin: str, currency: str) -> Text:
     """Two lines under the table: id, time and the four amounts; then the full hash."""
 
-    def pair(name: str, coin_amount: object, fiat_amount: object) -> str:
-        return f"{name} {amount_text(coin_amount)} {coin} ({amount_text(fiat_amount)} {currency})"  # type: ignore[arg-type]
+    def pair(name: str, coin_amount: Decimal, fiat_amount: Decimal) -> str:
+        return f"{name} {amount_text(coin_amount)} {coin} ({amount_text(fiat_amount)} {currency})"
 
     amounts = "  \u00b7  ".join(
         (
