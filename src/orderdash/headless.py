@@ -118,12 +118,12 @@ class JsonLinesEvents:
             if tx_id in change.late_ids:
                 self._late(token, order, tx, state.phase.value)
         if change.status is not None:
-            before, after = change.status
+            was, code = change.status
             self.emit(
                 "status",
                 token,
-                previous=before,
-                code=after,
+                previous=was,
+                code=code,
                 label=order.status.label,
                 state=state.phase.value,
             )

@@ -65,9 +65,8 @@ def demo_tokens(run: str = "") -> tuple[str, ...]:
 def _share(sim: DemoTarget, token: str, share: str) -> Decimal:
     wire = sim.order_wire(token, with_qr=False)
     amount: Decimal = wire["amount"]
-    return (amount * Decimal(share)).quantize(
-        Decimal(1).scaleb(amount.as_tuple().exponent), rounding=ROUND_DOWN
-    )
+    # quantize takes its argument's exponent: the share has the amount's own decimals
+    return (amount * Decimal(share)).quantize(amount, rounding=ROUND_DOWN)
 
 
 def install_demo_orders(sim: DemoTarget, run: str = "") -> None:

@@ -141,7 +141,7 @@ def check_terms(
     company_name: object,
     coin: object,
     currency: object,
-    amount_fiat: Decimal | str,
+    amount_fiat: Decimal | str | int,
     amount: Decimal | str | None,
     email: object,
     lifetime_s: float,
@@ -201,7 +201,8 @@ def payment_amount(order: Order, amount: Decimal | str | None) -> Decimal:
     paid = to_decimal(amount)
     if paid <= 0:
         raise ValueError("amount must be positive")
-    if paid.as_tuple().exponent < -order.coin.decimals:  # type: ignore[operator]
+    exponent = paid.as_tuple().exponent  # an int: the amount is finite
+    if isinstance(exponent, int) and exponent < -order.coin.decimals:
         raise ValueError(f"{order.coin.code} has at most {order.coin.decimals} decimals")
     return paid
 

@@ -142,7 +142,8 @@ class SimulatorServer:
                 log_config=None,
                 lifespan="on",
                 # a simulated slow response must not hold up a stop (tests stop servers mid-request)
-                timeout_graceful_shutdown=0.2,
+                # uvicorn annotates it int; it is the timeout of an asyncio.wait_for
+                timeout_graceful_shutdown=0.2,  # type: ignore[arg-type]
             )
             _install_log_filter()
             server = uvicorn.Server(config)

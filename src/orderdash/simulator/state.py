@@ -156,7 +156,7 @@ class Simulator:
         company_name: str = "Demo Shop",
         coin: str | None = "btc",
         currency: str = "EUR",
-        amount_fiat: Decimal | str = "25.00",
+        amount_fiat: Decimal | str | int = "25.00",
         token: str | None = None,
         email: str | None = None,
         lifetime_s: float = 3600,

@@ -4,9 +4,9 @@ row while the list has the focus (`g`), else on the order open in the panes."""
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
-DASHBOARD_BINDINGS = [
+DASHBOARD_BINDINGS: list[BindingType] = [
     Binding("r", "app.refresh", "Refresh", tooltip="Fetch the order and the rate now"),
     Binding("c", "copy_address", "Copy address", tooltip="Copy the payment address"),
     Binding(

@@ -43,7 +43,7 @@ NOTICE_SECONDS = 30
 
 class AppBooks:
     def __init__(
-        self, app: App[object], settings: Settings, parts: Parts, notices: Notices | None = None
+        self, app: App[None], settings: Settings, parts: Parts, notices: Notices | None = None
     ) -> None:
         """`app`: where notices, workers and screens go, and whose `attention` is the count of
         orders that need a human; `parts.client`: whose order reads are written, and through

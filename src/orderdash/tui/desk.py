@@ -81,15 +81,6 @@ class Desk:
         note = f" ({send.note})" if send is not None and send.rounded else ""
         self._copy(figure, "amount due", shown=f"{figure} {payment.coin}{note}")
 
-    def action_copy_token(self) -> None:
-        if self._state.token:
-            self._copy(self._state.token, "order token", shown=self._state.token)
-
-    def action_copy_hash(self) -> None:
-        tx = self.dashboard.selected_transaction()
-        if tx is not None:
-            self._copy(tx.hash, "transaction hash", shown=tx.hash)
-
     def _copy(self, text: str, what: str, *, shown: str) -> bool:
         """Copy server text as is, or refuse: a control character would travel to wherever it is
         pasted (a wallet, a shell), and a lone surrogate cannot even be encoded for the

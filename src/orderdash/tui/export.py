@@ -88,7 +88,7 @@ def export_file(
 
 
 def export_shown(
-    app: App[object],
+    app: App[None],
     state: DashboardState,
     settings: Settings,
     directory: Callable[[], Path] | None = None,
@@ -117,7 +117,7 @@ def export_shown(
 
 
 async def _export(
-    app: App[object],
+    app: App[None],
     shown: Sequence[tuple[str, Any]],
     zone: tzinfo,
     directory: Path,

@@ -24,7 +24,7 @@ EXPORT_VERSION = 1
 TABLES = ("orders", "payments")
 FORMATS = ("csv", "jsonl")
 
-ORDER_COLUMNS = (
+ORDER_COLUMNS: tuple[str, ...] = (
     "version",
     "token",
     "id",
@@ -42,7 +42,7 @@ ORDER_COLUMNS = (
     "received",
     "received_fiat",
 )
-PAYMENT_COLUMNS = (
+PAYMENT_COLUMNS: tuple[str, ...] = (
     "version",
     "order",
     "id",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from orderdash.core.books.orders import DECIMAL_TEXT
 from orderdash.core.books.period import Period
@@ -58,7 +58,7 @@ def read_close(record: CloseRecord) -> dict[str, Any]:
         raise _bad(record, "it holds a value a report never has") from None
     if report["digest"] != record.digest or digest != record.digest:
         raise _bad(record, "its digest does not match its report")
-    return report
+    return cast("dict[str, Any]", report)  # _check_report raised unless it is an object
 
 
 def find_frozen(book: Book, till: str, period: Period) -> dict[str, Any] | None:

@@ -227,7 +227,8 @@ def customer_face(
     elif state.phase is Phase.OVERPAID:
         headline_amount = f"{amount_text(state.excess_coin)} {state.coin}".strip()
 
-    qr_text, modules, note, caption = "", (), "", payload.caption
+    qr_text, note, caption = "", "", payload.caption
+    modules: tuple[str, ...] = ()
     remaining = payload.kind == "remaining" and state.phase is Phase.PARTLY_PAID
     if state.payable:
         note = payload.note_key
@@ -267,7 +268,7 @@ def customer_face(
         qr_text=clean(qr_text, limit=4000),
         qr_modules=modules,
         qr_caption=clean(caption, limit=600),
-        qr_note=note if note else "",  # type: ignore[arg-type]
+        qr_note=note if note else "",
         address=clean(order.address or "", limit=200),
         company=clean(order.company_name, limit=60),
         order_id=clean(order.id, limit=40),

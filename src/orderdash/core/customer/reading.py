@@ -67,7 +67,7 @@ class Reader:
     def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
         self.path = path
         self.clock = clock
-        self._signature: tuple[int, int, int] | None = None
+        self._signature: tuple[int, int, int, int, int] | None = None
         self._published: Published | None = None
         self._problem = ""
         #: What was last logged: each problem once while it lasts, not at each heartbeat.

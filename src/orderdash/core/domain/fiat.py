@@ -88,8 +88,8 @@ def parse_amount(text: str, currency: str | None = None) -> Decimal:
         )
     amount = Decimal(typed)
     digits = minor_digits(currency)
-    decimals = len(typed.partition(".")[2])
-    if decimals > digits:
+    places = len(typed.partition(".")[2])
+    if places > digits:
         what = f"{clean(currency.strip().upper(), limit=12)} amounts" if currency else "amounts"
         most = "no decimals" if digits == 0 else f"at most {digits} decimals"
         raise UsageError(f"{what} take {most}: {shown!r}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
+from typing import TypedDict
 
 from orderdash.core.domain.expiry import Expiry, expiry_for
 from orderdash.core.domain.status import Tone, state_key, tone_of
@@ -173,12 +174,22 @@ class PaymentState:
             case Phase.UNKNOWN:
                 return f"unknown state: {self.label}"
             case _:
-                return self.phase.value
+                # mypy types the value of an enum narrowed to some of its members Any
+                return self.phase.value  # type: ignore[no-any-return]
+
+
+class _Described(TypedDict):
+    """What every state of an order carries, whatever its phase."""
+
+    label: str
+    coin: str
+    currency: str
+    expiry: Expiry
 
 
 def payment_state(order: Order, received_at: float) -> PaymentState:
     """The state of `order` whose data arrived at epoch second `received_at`."""
-    base = {
+    base: _Described = {
         "label": clean(order.status.label, limit=60),
         "coin": coin_code(order),
         "currency": clean(order.currency.abbreviation, limit=12),

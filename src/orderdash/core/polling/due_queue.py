@@ -8,6 +8,7 @@ Pure data: time is passed in (monotonic seconds), nothing here does I/O.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
@@ -77,7 +78,7 @@ class DueIndex:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
 
-    def due(self, now: float, lanes: set[Lane]) -> list[tuple[Lane, float, str, Kind]]:
+    def due(self, now: float, lanes: Iterable[Lane]) -> list[tuple[Lane, float, str, Kind]]:
         """Every live entry of `lanes` due at `now` (left in place)."""
         found: set[tuple[Lane, float, str, Kind]] = set()
         for lane in lanes:

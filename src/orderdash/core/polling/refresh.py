@@ -28,7 +28,7 @@ def backoff_step(interval: float, failures: int) -> float:
     """The retry step after `failures` failures in a row; the delay is 0.5-1x of it, and never
     below `interval` once the step has reached it."""
     ceiling = max(interval, min(interval * BACKOFF_GROWTH, MAX_BACKOFF))
-    return min(ceiling, MIN_BACKOFF * 2 ** min(failures - 1, 32))
+    return min(ceiling, MIN_BACKOFF * 2.0 ** min(failures - 1, 32))
 
 
 class Kind(Enum):
@@ -145,9 +145,9 @@ class RefreshPolicy:
             track.pending = True
             return
         # while failing, at most one try per MIN_BACKOFF: held-down keys must not become a storm
-        recently = track.last_attempt is not None and now - track.last_attempt < MIN_BACKOFF
-        if track.failures and recently:
-            track.next_due = min(track.next_due, track.last_attempt + MIN_BACKOFF)
+        last = track.last_attempt
+        if track.failures and last is not None and now - last < MIN_BACKOFF:
+            track.next_due = min(track.next_due, last + MIN_BACKOFF)
         else:
             track.next_due = min(track.next_due, now)
 

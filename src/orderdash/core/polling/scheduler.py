@@ -50,6 +50,8 @@ from orderdash.core.polling.refresh import Kind, RefreshPolicy, TrackStatus
 from orderdash.core.polling.watched import Watched
 
 if TYPE_CHECKING:
+    from collections.abc import Set
+
     from orderdash.core.polling.budget_use import BudgetUse
 
 #: A 429 without Retry-After holds its budget this long (the per-minute window).
@@ -138,7 +140,7 @@ class Scheduler:
         self._index.drop(token)
         self._plan.made_at = NEVER
 
-    def focus(self, tokens: set[str], now: float, *, pos: set[str] = frozenset()) -> None:
+    def focus(self, tokens: Set[str], now: float, *, pos: Set[str] = frozenset()) -> None:
         """The orders on screen (the detail pane, the POS screen): read them first and often.
         `pos`: those on a point-of-sale screen, whose rate comes first when the budget is short."""
         tokens = tokens | pos
@@ -150,10 +152,10 @@ class Scheduler:
                 watched.policy.request_now(Kind.ORDER, now)
         self._retune(now)
         for token in tokens:
-            watched = self.orders.get(token)
-            if watched is not None:
-                watched.policy.request_now(Kind.RATES, now)
-                self._reindex(watched)
+            shown = self.orders.get(token)
+            if shown is not None:
+                shown.policy.request_now(Kind.RATES, now)
+                self._reindex(shown)
 
     def note_result(
         self,

@@ -26,7 +26,7 @@ import io
 import struct
 import zlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from orderdash.core.qr.grid import ContentCache, QRImageError, framed, symbol_from_luminance
 from orderdash.core.qr.matrix import QRMatrix
@@ -144,7 +144,7 @@ def _check_png(data: bytes) -> tuple[tuple[int, int, int, int, int], bytes, byte
     header: tuple[int, int, int, int, int] | None = None
     has_palette = False
     transparency: bytes | None = None
-    kept = [PNG_SIGNATURE]
+    kept: list[bytes | memoryview] = [PNG_SIGNATURE]
     compressed: list[memoryview] = []
     position = len(PNG_SIGNATURE)
     while True:
@@ -188,8 +188,8 @@ def _check_png(data: bytes) -> tuple[tuple[int, int, int, int, int], bytes, byte
 
 
 # Adam7's passes: (first column, first row, column step, row step).
-_ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2))
-_ADAM7 += ((0, 1, 1, 2),)
+_ADAM7: tuple[tuple[int, int, int, int], ...] = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8))
+_ADAM7 += ((2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
 
 
 def _data_size(width: int, height: int, depth: int, colour: int, interlace: int) -> int:
@@ -270,19 +270,21 @@ def _check_header(
     return width, height, depth, colour, interlace
 
 
-def _pillow() -> Any:
-    """Pillow's Image module (its PNG plugin registered), imported with the first image
-    decoded, never at start-up; QRImageUnavailable when Pillow is not installed."""
+def _pillow() -> None:
+    """Pillow imported (its PNG plugin registered) with the first image decoded, never at
+    start-up: then `from PIL import Image` finds it; QRImageUnavailable when Pillow is not
+    installed."""
     try:
-        from PIL import Image, PngImagePlugin  # noqa: F401 - registers the PNG reader alone
+        from PIL import PngImagePlugin  # noqa: F401 - registers the PNG reader alone
     except ImportError:
         raise QRImageUnavailable(INSTALL_NOTE) from None
-    return Image
 
 
 def _open_png(data: bytes, width: int, height: int) -> Image:
     """The PNG's pixels, read by Pillow as a PNG and nothing else, of the size checked."""
-    image_module = _pillow()
+    _pillow()
+    from PIL import Image as image_module
+
     # Pillow's own bomb check reads the shared Image.MAX_IMAGE_PIXELS, which is not ours to
     # change; the header is already bounded far below it, and its size is checked again here.
     image = image_module.open(io.BytesIO(data), formats=["PNG"])
@@ -318,12 +320,15 @@ def _decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
 
 def _luminance(image: Image) -> Image:
     """The image in mode "L" (ITU-R 601 luminance), transparency composited over white."""
-    image_module = _pillow()
+    _pillow()
+    from PIL import Image as image_module
+
     mode = image.mode
     transparency = image.info.get("transparency")
     if mode == "P":
         entries = len(image.getpalette() or ()) // 3
-        if image.getextrema()[1] >= entries:  # Pillow would read a missing entry as black
+        highest = image.getextrema()[1]  # one band in mode P: its highest index
+        if isinstance(highest, tuple) or highest >= entries:  # Pillow: a missing entry is black
             raise QRImageError("corrupt PNG (palette index out of range)")
     if mode in ("I;16", "I;16B", "I"):
         return _grey16(image, transparency)
@@ -341,7 +346,9 @@ def _luminance(image: Image) -> Image:
 def _grey16(image: Image, transparency: object) -> Image:
     """A 16-bit grey image's high bytes (Pillow's own conversion clips at 255 instead), the
     colour key (exact, all 16 bits) made white."""
-    image_module = _pillow()
+    _pillow()
+    from PIL import Image as image_module
+
     samples = image.convert("I;16") if image.mode != "I;16" else image
     raw = samples.tobytes()  # little-endian
     high = image_module.frombytes("L", image.size, raw[1::2])

@@ -17,7 +17,7 @@ import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, BinaryIO, Literal
+from typing import Annotated, Any, BinaryIO, Literal, TypedDict
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -93,6 +93,15 @@ def child_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
     secrets' variables."""
     env = os.environ if env is None else env
     return {name: value for name, value in env.items() if name not in SECRET_VARIABLES}
+
+
+class Budgets(TypedDict):
+    """The request budgets as the watcher takes them (its keyword arguments)."""
+
+    budget_per_minute: int
+    budget_per_hour: int
+    rate_budget_per_minute: int
+    rate_budget_per_hour: int
 
 
 class Settings(BaseModel):
@@ -336,7 +345,7 @@ class Settings(BaseModel):
         return Timeouts(connect=self.connect_timeout, read=self.read_timeout, deadline=self.timeout)
 
     @property
-    def budgets(self) -> dict[str, int]:
+    def budgets(self) -> Budgets:
         """The four request budgets, as the watcher takes them: this till's share of the
         getOrder budgets (`tills_per_ip`)."""
         return {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import logging.handlers
 import os
 import stat
@@ -15,7 +16,7 @@ FILE_MODE = 0o600
 class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
     """A RotatingFileHandler whose files (the first, and each one after a rollover) are 0600."""
 
-    def _open(self):  # type: ignore[no-untyped-def] - the base class leaves it untyped
+    def _open(self) -> io.TextIOWrapper:
         # O_NOFOLLOW: a symlink planted at the path (even a dangling one) is refused, never
         # followed to append to, create or chmod whatever it points at
         flags = (

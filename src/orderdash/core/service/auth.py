@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import SecretStr, ValidationError
 
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 #: The longest bearer a log-in may hand out (4 KiB): it is sent as a header on every private
 #: request.
 MAX_BEARER_BYTES = 4096
+#: What a private request's answer is made into.
+_T = TypeVar("_T")
 #: A JWT in its compact form: header, payload and signature, base64url without padding.
 _JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 
@@ -76,7 +78,7 @@ class LoginSession:
             if secret is not None and secret.get_secret_value()
         ]
 
-    async def private(self, call: Callable[[str], Any], what: str) -> Any:
+    async def private(self, call: Callable[[str], Awaitable[_T]], what: str) -> _T:
         """Run `call(bearer)` with the bearer token, or with one bought by logging in (lazily,
         before the first private request); on a refusal of a bought bearer, log in again and
         retry once. A configured `bearer_token` is used as it is."""

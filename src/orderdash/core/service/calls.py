@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from orderdash.core.safetext import clean
 from orderdash.core.service.answers import LARGE_BODY_BYTES, Answers
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 #: The client's log (its name is what the log file and its readers know it by).
 log = logging.getLogger("orderdash.core.service.client")
+#: What a call's answer is made into.
+_T = TypeVar("_T")
 
 
 @dataclass(eq=False, repr=False)
@@ -61,10 +63,10 @@ class Calls:
         label: str,
         *,
         headers: dict[str, str] | None,
-        interpret: Callable[[int, httpx.Headers, bytes], Any],
+        interpret: Callable[[int, httpx.Headers, bytes], _T],
         method: str = "GET",
         content: bytes | None = None,
-    ) -> Any:
+    ) -> _T:
         """One request of the account endpoints: fetched, interpreted, logged, errors redacted."""
         started = time.monotonic()
         status: int | None = None

@@ -34,9 +34,6 @@ class OrderdashError(Exception):
             if message != self.message:
                 self.message = message
                 self.args = (self.message,)
-        server_message = getattr(self, "server_message", None)
-        if secret and server_message:
-            self.server_message = without_secret(server_message, secret)
         return self
 
 
@@ -146,3 +143,8 @@ class FailureReported(InvalidResponse):
     def __init__(self, message: str, server_message: str | None) -> None:
         super().__init__(message)
         self.server_message = server_message
+
+    def redacted(self, secret: str | None) -> OrderdashError:
+        if secret and self.server_message:
+            self.server_message = without_secret(self.server_message, secret)
+        return super().redacted(secret)

@@ -59,7 +59,8 @@ class FirstRead:
         fetched, failure = outcome
         if failure is not None:
             raise failure
-        return fetched  # type: ignore[return-value]
+        assert fetched is not None  # an outcome holds the order or the failure
+        return fetched
 
 
 def _settle(
@@ -70,4 +71,5 @@ def _settle(
     if error is not None:
         future.set_exception(error)
     else:
-        future.set_result(fetched)  # type: ignore[arg-type]
+        assert fetched is not None  # an outcome holds the order or the failure
+        future.set_result(fetched)

@@ -130,7 +130,8 @@ def parse_server_time(text: str) -> datetime | None:
     if found is None:
         return None
     try:
-        return datetime(*(int(found[name]) for name in ("Y", "m", "d", "H", "M")))
+        year, month, day, hour, minute = (int(found[name]) for name in ("Y", "m", "d", "H", "M"))
+        return datetime(year, month, day, hour, minute)
     except ValueError:  # no such day (February 30th, year 0)
         return None
 

@@ -20,6 +20,7 @@ handling is kept, and that handling uses the pool alone (`self._pool`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypedDict
 
 import httpcore
 import httpx
@@ -46,8 +47,15 @@ class _AsciiHostBackend(httpcore.SyncBackend):
         return super().connect_tcp(ascii_host, port, timeout, local_address, socket_options)  # type: ignore[arg-type]
 
 
+class _PoolOptions(TypedDict):
+    ssl_context: None
+    max_connections: int | None
+    max_keepalive_connections: int | None
+    keepalive_expiry: float | None
+
+
 #: The connection pool as httpx's transports make it with no proxy, but without a TLS context.
-POOL_OPTIONS = {
+POOL_OPTIONS: _PoolOptions = {
     "ssl_context": None,
     "max_connections": LIMITS.max_connections,
     "max_keepalive_connections": LIMITS.max_keepalive_connections,

@@ -107,6 +107,6 @@ def _same_wire(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(_same_wire(v, b[k]) for k, v in a.items())
     if isinstance(a, list):
         return len(a) == len(b) and all(map(_same_wire, a, b))
-    if isinstance(a, Decimal):
+    if isinstance(a, Decimal) and isinstance(b, Decimal):
         return a.as_tuple() == b.as_tuple()
     return bool(a == b)

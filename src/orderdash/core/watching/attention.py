@@ -108,7 +108,7 @@ class AttentionKeeper:
         self.asking: Callable[[list[str]], None] | None = None
         #: Told each order that newly needs a human once the ledger answered about it (again
         #: after it left the view and came back: a payment after its resolution).
-        self.needs_human: Callable[[OrderAttention], None] | None = None
+        self.needs_human: Callable[[OrderAttention], object] | None = None
         self._asked: set[str] = set()
         self._answered: set[str] = set()
         self._told: set[str] = set()

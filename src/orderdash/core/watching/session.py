@@ -120,8 +120,10 @@ class WatchSession:
         """The screen that hears the session, and the watch-list file's sync."""
         self.events, self.file = events, file
 
-    def _tell(self, text: str, **options: object) -> None:
-        self.events.notify(text, markup=False, **options)  # type: ignore[arg-type]
+    def _tell(
+        self, text: str, *, severity: Severity = "information", timeout: float | None = None
+    ) -> None:
+        self.events.notify(text, markup=False, severity=severity, timeout=timeout)
 
     # -- what is watched -------------------------------------------------------------------------
 

@@ -124,6 +124,8 @@ class NewestFirstTable(DataTable):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
+        if row_key is None or column_key is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         cache_key = (
             row_key,
             column_key,
@@ -137,7 +139,7 @@ class NewestFirstTable(DataTable):
         lines: list[list[Segment]] | None = self._cell_render_cache.get(cache_key)
         if lines is not None:
             return lines
-        if row_key is None or column_key is None or self.get_row_height(row_key) != 1:
+        if self.get_row_height(row_key) != 1:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         value = self.columns[column_key].label if header else self._data[row_key].get(column_key)
         text_key = (row_key, column_key, width)

@@ -37,13 +37,13 @@ def _init(self: Strip, segments: Iterable[Segment], cell_length: int | None = No
     self._cell_count = None
 
 
-def _make_cache(self: Strip, name: str) -> FIFOCache:  # type: ignore[type-arg]
+def _make_cache(self: Strip, name: str) -> FIFOCache[object, object]:
     """An unset cache slot of a strip (Python calls this only when the slot is empty): made
     now and kept in the slot."""
     size = CACHE_SIZES.get(name)
     if size is None:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-    cache: FIFOCache = FIFOCache(size)  # type: ignore[type-arg]
+    cache: FIFOCache[object, object] = FIFOCache(size)
     setattr(self, name, cache)
     return cache
 

@@ -34,7 +34,9 @@ class AddTokensScreen(ModalScreen[str | None]):
 
     @property
     def _editor(self) -> TextArea:
-        return self.query_one("#add-tokens")  # type: ignore[return-value]
+        from textual.widgets import TextArea  # loaded already: compose made the editor
+
+        return self.query_one("#add-tokens", TextArea)
 
     def on_mount(self) -> None:
         self._editor.focus()

@@ -136,7 +136,7 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
         if not self.session.open(token):  # the list is full (the user was told)
             return
         self.query_one(TokenBar).input.value = token
-        self.query_one(OrderView).loading(token)
+        self.query_one(OrderView).show_loading(token)
         self.sub_title = clean(token, limit=60)
         self._app.freshness = self.state.freshness
         if not self.state.rates_enabled:

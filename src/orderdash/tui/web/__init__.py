@@ -256,7 +256,7 @@ class DisplayServer(Server):
         )
         return web.Response(status=503, text=page, content_type="text/html")
 
-    async def handle_index(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
         import aiohttp_jinja2
 
         if self.busy:
@@ -272,7 +272,7 @@ class DisplayServer(Server):
         }
         return aiohttp_jinja2.render_template("app_index.html", request, context)
 
-    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:  # type: ignore[override]
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """textual-serve's, bounded: the size clamped, no process past the cap, the process
         ended (killed if need be) when the connection ends, whatever it was doing."""
         if self.busy:
@@ -291,7 +291,9 @@ class DisplayServer(Server):
                 self.command,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,
-                close=websocket.close,
+                # textual-serve's server passes the same: it annotates a None result where
+                # aiohttp's close returns a bool, which nothing reads
+                close=websocket.close,  # type: ignore[arg-type]
                 download_manager=self.download_manager,
             )
             self.processes.add(process)

@@ -164,7 +164,7 @@ def best_layout(amount: str, unit: str, width: int, rows: int) -> tuple[tuple[st
     text = f"{amount} {unit}".strip()
     if not drawable(text):
         return NOTHING
-    choices = [(text,)]
+    choices: list[tuple[str, ...]] = [(text,)]
     if amount and unit:
         choices.append((amount, unit))
     for down in range(MAX_SCALE, 0, -1):  # the tallest glyphs first, then the widest

@@ -113,10 +113,16 @@ class KeysFooter(Widget, can_focus=False):
     """
 
     def __init__(
-        self, *, first: Iterable[str] = ("help", "quit"), mark: str = "", **kwargs: object
+        self,
+        *,
+        first: Iterable[str] = ("help", "quit"),
+        mark: str = "",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
     ) -> None:
         """`mark`: a word drawn first on the line at every width, before any key (read-only)."""
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(name=name, id=id, classes=classes)
         self.first = tuple(first)
         self.mark = mark
         #: What the line shows: the keys from the left, and the palette's key at the right.

@@ -297,11 +297,12 @@ class OrderDetail(ScrollView, can_focus=False):
         part = self._parts[name]
         if part.key == key:
             return
-        same_shape = part.shape == shape and self._width is not None
+        same_shape, width = part.shape == shape, self._width
         part.key, part.shape, part.build, part.lines = key, shape, build, {}
-        if same_shape:  # the same lines at every width, in the same place: repaint, no layout
-            top, width = self._tops[name], self._width
-            lines = part.lines_at(self.app.console, width)  # type: ignore[arg-type]
+        # the same shape: the same lines at every width, in the same place: repaint, no layout
+        if same_shape and width is not None:
+            top = self._tops[name]
+            lines = part.lines_at(self.app.console, width)
             self._all[top : top + len(lines)] = lines
             self.refresh_lines(top, len(lines))  # a countdown's lines, not the whole pane
         else:

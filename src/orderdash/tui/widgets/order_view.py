@@ -43,7 +43,7 @@ class OrderView(Vertical):
     def draw_qr(self) -> None:
         self.call_after_refresh(self.query_one(QRView).draw_now)
 
-    def loading(self, token: str) -> None:
+    def show_loading(self, token: str) -> None:
         self.query_one(OrderDetail).show_loading(token)
         self.query_one(TransactionsPane).reset()
         qr = self.query_one(QRView)

@@ -8,7 +8,6 @@ posts `ServerImageDecoded` and its screen shows the payload again, which the cac
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from textual.message import Message
@@ -17,8 +16,8 @@ from orderdash.core.domain.payment import PaymentState
 from orderdash.core.qr.payload import QRPayload
 from orderdash.tui.widgets.qr import EMPTY_NOTE, QRView
 
-if TYPE_CHECKING:
-    from orderdash.core.qr import image
+# The PNG decoder (`core/qr/image.py`) is imported where it is used: it loads with the first
+# server image, as only `qr_content = "server"` shows one.
 
 DECODING_NOTE = "decoding the server QR image: address shown meanwhile"
 
@@ -46,14 +45,15 @@ def show_payload(
     that must not be paid now for another reason, `withdrawn` (its time is up by this
     machine's clock, or the service has not answered for a rate period): it says why."""
     if (payment is not None and payment.settled) or withdrawn:
-        view.placeholder = withdrawn or withdrawn_note(payment)  # type: ignore[arg-type]
+        view.placeholder = withdrawn if withdrawn or payment is None else withdrawn_note(payment)
         view.show_matrix(None, "")
         view.text = ""
         view.caption_text = ""
         return "withdrawn"
     view.placeholder = EMPTY_NOTE
     if payload.server_image:
-        image = _image()
+        from orderdash.core.qr import image
+
         result = image.cached_matrix_from_data_uri.peek(payload.server_image)
         if result is None:
             view.text = payload.caption.rsplit(" \u00b7 ", 1)[-1]
@@ -96,16 +96,10 @@ def qr_what(payload: QRPayload, note: str) -> str:
 def decode_server_image(view: QRView, uri: str) -> None:
     """Decode `uri` in a worker unless the cache has it; `view` posts `ServerImageDecoded`
     when it is done (the customer panel shows a face built from the cache)."""
-    if _image().cached_matrix_from_data_uri.peek(uri) is None:
-        _decode_in_worker(view, uri)
-
-
-def _image() -> image:
-    """The PNG decoder (`core/qr/image.py`): loaded with the first server image, as only
-    `qr_content = "server"` shows one."""
     from orderdash.core.qr import image
 
-    return image
+    if image.cached_matrix_from_data_uri.peek(uri) is None:
+        _decode_in_worker(view, uri)
 
 
 def _decode_in_worker(view: QRView, uri: str) -> None:
@@ -114,7 +108,7 @@ def _decode_in_worker(view: QRView, uri: str) -> None:
             return
         _decoding[view] = uri
 
-    image = _image()
+    from orderdash.core.qr import image
 
     def decode() -> None:
         try:

@@ -382,6 +382,7 @@ class QRView(Widget):
         Asking for the full code width when the height cannot hold it would take space from
         the other panes for nothing.
         """
+        matrix: QRMatrix | int  # the code, or only its side when it is drawn later
         if self._given is not None:
             matrix, caption, note = self._given
             reserved = 1 if self._caption and caption else 0
@@ -395,7 +396,7 @@ class QRView(Widget):
             return min(len(self.placeholder), HIDDEN_NOTE_WIDTH)
         try:
             if self._later:
-                matrix: QRMatrix | int = matrix_size(self.text, QUIET_ZONE)
+                matrix = matrix_size(self.text, QUIET_ZONE)
             else:
                 matrix = matrix_for(self.text, QUIET_ZONE)
         except QRError as error:

@@ -84,8 +84,15 @@ class StatusLine(Static):
     freshness: reactive[Freshness] = reactive(Freshness, layout=False, repaint=False)
     customer_display: reactive[str] = reactive("", layout=False, repaint=False)
 
-    def __init__(self, monotonic: Callable[[], float] = time.monotonic, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self,
+        monotonic: Callable[[], float] = time.monotonic,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
         self._monotonic = monotonic
         self._shown: tuple[object, ...] | None = None
         self._shape: str | None = None

@@ -80,16 +80,27 @@ class TitleHeader(Widget, can_focus=False):
     #: Orders that need a human (0: no count shown).
     attention: reactive[int] = reactive(0)
 
-    def __init__(self, *, count_from: str | None = None, **kwargs: object) -> None:
+    def __init__(
+        self,
+        *,
+        count_from: str | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         """`count_from`: the app's reactive holding the count of orders needing a human."""
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(name=name, id=id, classes=classes)
         self._icon_hover = False
         self._count_from = count_from
 
     def on_mount(self) -> None:
+        def redraw() -> None:
+            # a watcher of no parameters: `refresh` takes regions and flags, not the values
+            self.refresh()
+
         for node in (self.app, self.screen):
-            self.watch(node, "title", self.refresh, init=False)
-            self.watch(node, "sub_title", self.refresh, init=False)
+            self.watch(node, "title", redraw, init=False)
+            self.watch(node, "sub_title", redraw, init=False)
         if self._count_from is not None:
             self.watch(self.app, self._count_from, lambda n: setattr(self, "attention", n))
 

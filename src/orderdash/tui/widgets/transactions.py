@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, is_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -22,6 +22,11 @@ from orderdash.core.safetext import shorten_middle
 from orderdash.core.service.models import Transaction
 from orderdash.tui.compat.newest_first_table import NewestFirstTable
 from orderdash.tui.text import joined, literal, text_shape
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from rich.console import JustifyMethod
 
 NEW_MARK = Text("\u25cf", "bold green")
 #: How long a new transaction keeps its mark in the table.
@@ -59,8 +64,8 @@ _DROP = {
 COLUMN_SPECS = tuple(ColumnSpec(key, label, drop=_DROP.get(key, KEEP)) for key, label in COLUMNS)
 
 
-def _amount_cell(value: object, style: str = "") -> Text:
-    return Text(amount_text(value), style=style, justify="right")  # type: ignore[arg-type]
+def _amount_cell(value: Decimal, style: str = "") -> Text:
+    return Text(amount_text(value), style=style, justify="right")
 
 
 def row_cells(tx: Transaction) -> dict[str, Text | int]:
@@ -82,8 +87,8 @@ def row_cells(tx: Transaction) -> dict[str, Text | int]:
 def transaction_line(tx: Transaction, coin: str, currency: str) -> Text:
     """Two lines under the table: id, time and the four amounts; then the full hash."""
 
-    def pair(name: str, coin_amount: object, fiat_amount: object) -> str:
-        return f"{name} {amount_text(coin_amount)} {coin} ({amount_text(fiat_amount)} {currency})"  # type: ignore[arg-type]
+    def pair(name: str, coin_amount: Decimal, fiat_amount: Decimal) -> str:
+        return f"{name} {amount_text(coin_amount)} {coin} ({amount_text(fiat_amount)} {currency})"
 
     amounts = "  \u00b7  ".join(
         (
@@ -207,7 +212,7 @@ class TransactionsTable(NewestFirstTable):
     def _add_columns(self) -> None:
         for key, label in COLUMNS:
             if key in self.shown_columns:
-                justify = "right" if "_" in key else "left"
+                justify: JustifyMethod = "right" if "_" in key else "left"
                 self.add_column(Text(label, justify=justify), key=key)
 
     def on_resize(self) -> None:
