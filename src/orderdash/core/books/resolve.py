@@ -14,7 +14,7 @@ from decimal import Decimal
 from orderdash.core.books.refund import RefundRefused, typed_decimal
 from orderdash.core.domain.text import amount_text
 from orderdash.core.ledger import REFUND_BASES, RESOLUTION_KINDS, RefundRecord, ResolutionRecord
-from orderdash.core.ledger.store import MAX_OPERATOR, MAX_REASON
+from orderdash.core.ledger.schema import MAX_OPERATOR, MAX_REASON
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import UsageError
 

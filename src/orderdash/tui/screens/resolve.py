@@ -40,7 +40,7 @@ from orderdash.core.books.resolve import (
 )
 from orderdash.core.domain.text import amount_text
 from orderdash.core.ledger import RESOLUTION_KINDS, LedgerError, ResolutionRecord
-from orderdash.core.ledger.store import MAX_REASON
+from orderdash.core.ledger.schema import MAX_REASON
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import OrderdashError
 
