@@ -16,6 +16,7 @@ import re
 import stat
 import sys
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO, Literal, TypedDict
 from urllib.parse import urlsplit
@@ -31,6 +32,7 @@ from pydantic import (
     model_validator,
 )
 
+from orderdash.core.domain.tolerance import MAX_TOLERANCE
 from orderdash.core.notify.rules import NotifyRule, QuietHours
 from orderdash.core.polling.late import DEFAULT_LATE_WINDOW
 from orderdash.core.safetext import clean
@@ -135,6 +137,10 @@ class Settings(BaseModel):
     #: Seconds an unconfirmed payment may wait for its confirmations before the attention
     #: view lists it (`core/books/attention.py`).
     attention_unconfirmed_after: float = Field(3600.0, ge=0, le=30 * 86400)
+    #: The payment tolerance, in percent of an order's fiat amount (0 to 5, as in the
+    #: service's cabinet): an order closed or expired short by no more than this is paid
+    #: within tolerance, the shortfall absorbed (`core/domain/tolerance.py`).
+    underpaid_tolerance: Decimal = Field(Decimal(0), ge=0, le=MAX_TOLERANCE, decimal_places=2)
     #: Seconds between rate refreshes (the service renews the rate every minute).
     refresh_interval: float = Field(60.0, gt=0, le=86400)
     #: Seconds between getOrder polls, which is how new transactions are seen.
