@@ -1,12 +1,12 @@
 """The payment tolerance: how short of its order's fiat amount a payment may fall and still be
 taken as paid, the shortfall covered by the merchant.
 
-The service lets a merchant accept underpaid orders within a percentage set in its cabinet (up
-to 5 %, docs/service-api.md#the-underpayment-tolerance); `underpaid_tolerance` is the same figure, told to
-orderdash. Only an order with nothing more to come is judged (closed by the service, or
-expired): an open order's shortfall may still be paid. The judgement is on the fiat figures,
-as the merchant's setting is: a shortfall of at most `tolerance` percent of the order's fiat
-amount. Everything is `Decimal`; nothing is rounded.
+The service lets a merchant accept underpaid orders within a percentage set in its cabinet
+(up to 5 %, docs/service-api.md#the-underpayment-tolerance); `underpaid_tolerance` is the same
+figure, told to orderdash. Only an order with nothing more to come is judged (closed by the
+service, or expired): an open order's shortfall may still be paid. The judgement is on the
+fiat figures, as the merchant's setting is: a shortfall of at most `tolerance` percent of the
+order's fiat amount. Everything is `Decimal`; nothing is rounded.
 """
 
 from __future__ import annotations
