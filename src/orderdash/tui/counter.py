@@ -98,13 +98,15 @@ class Counter:
         if question is None:
             then()
             return
-        from orderdash.tui.screens.confirm import ConfirmScreen
+        from orderdash.tui.screens.confirm import ConfirmOrCharge, ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:
                 then()
 
-        confirm = ConfirmScreen(f"{title}: the order is about to expire", question)
+        # a standalone point of sale makes no charges: its question has no third answer
+        ask = ConfirmScreen if self._standalone else ConfirmOrCharge
+        confirm = ask(f"{title}: the order is about to expire", question)
         self._app.push_screen(confirm, callback=answered)
 
     def _expiring_question(self, token: str | None) -> str | None:
@@ -120,7 +122,7 @@ class Counter:
         when = "has expired" if left <= 0 else f"expires in {duration_text(left)}"
         return (
             f"{name} {when}: a payment sent now may arrive after the order closed. "
-            "Show it to the customer anyway? (If not, `n` makes a new charge.)"
+            "Show it to the customer anyway?"
         )
 
     def _open_point_of_sale(self) -> None:
