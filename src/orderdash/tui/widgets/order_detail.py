@@ -79,10 +79,12 @@ def payment_words(payment: PaymentState) -> str:
     names are in the details view and the transactions table)."""
     if payment.phase is Phase.PARTLY_PAID and payment.due_coin is not None:
         fiat = amount_text(payment.due_fiat, group=True)
-        return (
+        words = (
             f"partly paid: {amount_text(payment.due_coin)} {payment.coin} "
             f"({fiat} {payment.currency}) still due"
         )
+        # three figures that do not add up, named: which one the screens go by
+        return f"{words}; {payment.due_rules}" if payment.due_rules else words
     if payment.phase is Phase.UNCLEAR and payment.latest is not None:
         return "payment received, but the amounts disagree: check them (i shows the figures)"
     return payment.summary
