@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from conftest import make_settings, screen_text, wait_until
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp
@@ -62,3 +64,36 @@ async def test_paid_and_due_that_miss_the_amount_say_which_figure_rules(
         sim.set_fields(token, {"amount": str(Decimal("0.0087") + due)})
         await wait_until(pilot, lambda: "figure rules" not in detail.text(200))
         assert "still due" in detail.text(200)
+
+
+def footer(app: OrderDashApp) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_first_start_shows_the_tills_keys_and_how_to_connect_the_account(
+    sim_server: SimulatorServer, size: tuple[int, int]
+) -> None:
+    from textual.widgets import Input
+
+    settings = make_settings(sim_server.base_url, poll_interval=0.2, refresh_interval=60.0)
+    assert settings.access_token is None
+    app = make_app(settings)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: "Enter an order token above" in screen_text(app))
+        text = " ".join(screen_text(app).split())
+        assert "No account connected: set access_token_file and customer_id" in text, text
+        assert "The merchant's account" in text
+        token_input = app.dashboard.query_one("#token-input", Input)
+        await wait_until(pilot, lambda: token_input.has_focus)
+        # the input takes q and ?: Quit and Help by their other keys
+        await wait_until(pilot, lambda: "Quit" in footer(app) and "Help" in footer(app))
+        assert "^q Quit" in footer(app) and "f1 Help" in footer(app), footer(app)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: "Esc closes" in screen_text(app))
+        await pilot.press("escape")
+        await pilot.press("escape")  # to the table: the dashboard's keys
+        await wait_until(pilot, lambda: "q Quit" in footer(app))
+        line = footer(app)
+        for key in ("n Charge", "! Attention", "Z Close day", "? Help", "q Quit"):
+            assert key in line, line

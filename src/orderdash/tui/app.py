@@ -37,12 +37,21 @@ if TYPE_CHECKING:
     from orderdash.core.watching.alert import Alert
 
 
+#: Under the empty order pane while no account is connected: where the way to connect one is.
+NO_ACCOUNT = (
+    "No account connected: set access_token_file and customer_id to list the shop's orders "
+    "and make charges (README: The merchant's account)."
+)
+
+
 class OrderDashApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "orderdash"
     BINDINGS = [
         Binding("q", "quit", "Quit", tooltip="Quit orderdash"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
+        # while a text input takes `q` and `?`: the footer shows these instead
+        Binding("f1", "help", "Help", show=False, tooltip="Keys and what the screen shows"),
     ]
 
     # `var`s: app-level state that widgets watch; setting one repaints nothing by itself
@@ -118,7 +127,10 @@ class OrderDashApp(App[None]):
         # The dashboard is the first screen: Textual's default, an empty screen under it, was
         # mounted, styled, resumed and styled again for nothing. Made after `on_load`.
         dashboard = DashboardScreen(
-            self.session, first_paint_held=self.first_paint.held, readonly=self.settings.readonly
+            self.session,
+            first_paint_held=self.first_paint.held,
+            readonly=self.settings.readonly,
+            lead=NO_ACCOUNT if self.settings.access_token is None else "",
         )
         self._reporter.target = dashboard
         if self.state.store is not None:

@@ -39,7 +39,6 @@ DASHBOARD_BINDINGS: list[BindingType] = [
         "n",
         "app.new_charge",
         "Charge",
-        show=False,
         tooltip="New charge: an amount, confirmed, made into an order, shown on the POS",
     ),
     Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
@@ -103,10 +102,15 @@ DASHBOARD_BINDINGS: list[BindingType] = [
 ]
 
 #: What the footer keeps when the screen is narrow, most needed first (the rest are on `?` and
-#: in the command palette): help and quit always, so a new operator finds the others.
+#: in the command palette): help and quit always, so a new operator finds the others; then the
+#: till's charge, what needs a human and the close of day.
 FOOTER_FIRST = (
     "help",
     "quit",
+    # the till's own keys before the list's
+    "app.new_charge",
+    "app.attention",
+    "app.close_day",
     "focus_token",
     "focus_list",
     "remove_order",

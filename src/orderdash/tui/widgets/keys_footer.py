@@ -24,6 +24,10 @@ from textual.style import Style
 from textual.widget import Widget
 
 
+#: Actions shown by another key of theirs when the focused widget takes their own.
+ALWAYS = ("help", "quit")
+
+
 class Key(NamedTuple):
     """One key as the footer shows it."""
 
@@ -171,6 +175,17 @@ class KeysFooter(Widget, can_focus=False):
             seen.add(binding.action)
             display = app.get_key_display(binding)
             keys.append((binding, Key(binding.key, display, binding.description, enabled, tooltip)))
+        # help's or quit's key taken by the focused widget (`q` and `?` typed into an input):
+        # its other key (ctrl+q, f1), so neither is ever out of sight
+        for _, binding, enabled, tooltip in bindings.values():
+            if binding.action in seen or binding.action not in ALWAYS:
+                continue
+            if palette is not None and binding.key == palette.key:
+                continue
+            seen.add(binding.action)
+            display = app.get_key_display(binding)
+            description = binding.description or binding.action.capitalize()
+            keys.append((binding, Key(binding.key, display, description, enabled, tooltip)))
         return tuple(fitting(keys, room, self.first)), palette
 
     def _update(self) -> None:

@@ -204,7 +204,8 @@ class OrderDetail(ScrollView, can_focus=False):
     #: the screen sets it on every answer, and only a change repaints the border.
     stale_since: reactive[float | None] = reactive(None, init=False, layout=False, repaint=False)
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
+    def __init__(self, *, lead: str = "", id: str | None = None) -> None:  # noqa: A002
+        """`lead`: a line under "Enter an order token above." (`order_view.empty_pane`)."""
         super().__init__(id=id)
         self.border_title = "Order"
         self._expiry: Expiry | None = None
@@ -216,6 +217,8 @@ class OrderDetail(ScrollView, can_focus=False):
         self._width: int | None = None
         self._all: list[list[Segment]] = []
         placeholder = Text("Enter an order token above.", "dim")
+        if lead:
+            placeholder.append("\n" + lead)
         self._set(
             "head", (text_key(placeholder),), (text_shape(placeholder),), _text_lines(placeholder)
         )
