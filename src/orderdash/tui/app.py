@@ -116,6 +116,8 @@ class OrderDashApp(App[None]):
         session.attach(self, self._file)
         #: Account mode (the access token): the watch list fills itself; `n` charges.
         self.account = AccountSwitch(self, enabled=account)
+        if self.account.mode is not None:
+            self.counter.crowd_at(2)  # the newest toast and one counting the others
         #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
         self.books = AppBooks(self, settings, parts, self.alarms.notices)
         self.attention_keeper = self.books.attention
@@ -144,6 +146,7 @@ class OrderDashApp(App[None]):
         await self.dashboard.composed.wait()  # what follows uses its widgets
         self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
         self.set_interval(1.0, self._tick)
+        self.screen_change_signal.subscribe(self, self.counter.screen_changed, immediate=True)
         if self.state.store is None:
             self._file.start()  # no file: the list is known at once
         if not self.first_paint.held:
@@ -220,13 +223,19 @@ class OrderDashApp(App[None]):
         is held for the operator (`Counter.notices`)."""
         self.counter.notices().tell(message, title, severity, timeout, markup)
 
+    def answer_over_question(self, message: str, title: str, severity: SeverityLevel) -> None:
+        """A dialog's own answer, shown over it (news waits while it is up: tui/notices.py)."""
+        from orderdash.tui.notices import Notice
+
+        self.counter.notices().show_now(Notice(message, title, severity, None, False))
+
     async def action_quit(self) -> None:
         """q, Ctrl+Q: quit, except while a charge's order is being made (the charge dialog's
         `quit_held` says why, in one line): its outcome is shown first, naming the order."""
         held = getattr(self.screen, "quit_held", None)
         reason = held() if callable(held) else ""
         if reason:
-            self.notify(reason, title="Quit", severity="warning", markup=False)
+            self.answer_over_question(reason, "Quit", "warning")  # the charge dialog's
             return
         await super().action_quit()
 

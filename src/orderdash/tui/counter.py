@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import App
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from orderdash.core.customer.handover import may_be_paying
 from orderdash.core.domain.text import duration_text
@@ -47,6 +47,8 @@ class Counter:
         self.pos: Screen[None] | None = None
         #: The order the POS screen was opened on (or a charge there turned it to).
         self._token: str | None = None
+        #: At most this many toasts at once (account mode: orders pour in); None: no limit.
+        self._crowd: int | None = None
 
     @property
     def customer_facing(self) -> bool:
@@ -58,8 +60,34 @@ class Counter:
         if self._notices is None:
             from orderdash.tui.notices import HeldNotices
 
-            self._notices = HeldNotices.through(self._show, self._app.NOTIFICATION_TIMEOUT)
+            self._notices = HeldNotices.through(
+                self._show,
+                self._app.NOTIFICATION_TIMEOUT,
+                # in turn after the toasts already posted (Textual adds one by a message)
+                lambda: self._app.call_later(self._app.clear_notifications),
+                crowd=self._crowd,
+            )
         return self._notices
+
+    def crowd_at(self, toasts: int) -> None:
+        """At most `toasts` toasts on screen at once, the newest and one counting the others."""
+        self._crowd = toasts
+        if self._notices is not None:
+            self._notices.crowd = toasts
+
+    def screen_changed(self, screen: Screen[object]) -> None:
+        """A question or a dialog (a modal screen) up: the notices wait, none covers it; gone:
+        they come back in one summary."""
+        question = isinstance(screen, ModalScreen)
+        if question and not self.notices().question:
+            from orderdash.tui.compat.toast import hide_below
+
+            self.notices().question_up()
+            # after the toasts already posted (Textual adds a notification by a message)
+            self._app.call_later(self._app.clear_notifications)
+            hide_below(self._app.screen_stack[:-1])
+        elif not question and self._notices is not None and self._notices.question:
+            self._notices.question_down()
 
     def point_of_sale(self) -> None:
         """The POS screen on the order on screen, and the customer display with it: after the

@@ -305,12 +305,13 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         return work_out(self.owed, basis, rate=rate, fee=fee)
 
     def action_copy_refund(self) -> None:
+        # said in the dialog's own line: toasts wait while a dialog is up (tui/notices.py)
         if self.refund is None:
-            self.notify("No refund worked out to copy.", timeout=3, markup=False)
+            self._status("No refund worked out to copy.")
             return
         amount = amount_text(self.refund.record.amount)
         self.app.copy_to_clipboard(amount)
-        self.notify(f"Refund amount sent to the clipboard: {amount}", timeout=4, markup=False)
+        self._status(f"Refund amount sent to the clipboard: {amount}")
 
     # -- confirm ----------------------------------------------------------------------------
 

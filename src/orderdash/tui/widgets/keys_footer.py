@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.style import Style
 from textual.widget import Widget
 
-
 #: Actions shown by another key of theirs when the focused widget takes their own.
 ALWAYS = ("help", "quit")
 
