@@ -1,5 +1,5 @@
-"""Textual 8.2.8: (1) `ToastRack.show` removes a stale `Toast` but leaves its `ToastHolder` (an empty
-widget, and its task) behind for every toast whose notification expired before its own timer
+"""Textual 8.2.8: (1) `ToastRack.show` removes a stale `Toast` but leaves its `ToastHolder` (an
+empty widget, and its task) behind for every toast whose notification expired before its own timer
 fired. No upstream issue known to us; found by the soak (tests/perf/test_soak.py). (2) Toasts
 cleared while a modal screen is up stay drawn on the screens under it (`hide_below`).
 
