@@ -27,6 +27,7 @@ from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
 from orderdash.tui.first_paint import FirstPaint
 from orderdash.tui.messages import ResolveRequested, WatchStatusChanged
+from orderdash.tui.notices import answer
 from orderdash.tui.overlays import Overlays
 from orderdash.tui.parts import Parts
 from orderdash.tui.resolutions import open_resolve
@@ -37,21 +38,12 @@ if TYPE_CHECKING:
     from orderdash.core.watching.alert import Alert
 
 
-#: Under the empty order pane while no account is connected: where the way to connect one is.
-NO_ACCOUNT = (
-    "No account connected: set access_token_file and customer_id to list the shop's orders "
-    "and make charges (README: The merchant's account)."
-)
-
-
 class OrderDashApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "orderdash"
     BINDINGS = [
         Binding("q", "quit", "Quit", tooltip="Quit orderdash"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
-        # while a text input takes `q` and `?`: the footer shows these instead
-        Binding("f1", "help", "Help", show=False, tooltip="Keys and what the screen shows"),
     ]
 
     # `var`s: app-level state that widgets watch; setting one repaints nothing by itself
@@ -116,8 +108,6 @@ class OrderDashApp(App[None]):
         session.attach(self, self._file)
         #: Account mode (the access token): the watch list fills itself; `n` charges.
         self.account = AccountSwitch(self, enabled=account)
-        if self.account.mode is not None:
-            self.counter.crowd_at(2)  # the newest toast and one counting the others
         #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
         self.books = AppBooks(self, settings, parts, self.alarms.notices)
         self.attention_keeper = self.books.attention
@@ -129,10 +119,7 @@ class OrderDashApp(App[None]):
         # The dashboard is the first screen: Textual's default, an empty screen under it, was
         # mounted, styled, resumed and styled again for nothing. Made after `on_load`.
         dashboard = DashboardScreen(
-            self.session,
-            first_paint_held=self.first_paint.held,
-            readonly=self.settings.readonly,
-            lead=NO_ACCOUNT if self.settings.access_token is None else "",
+            self.session, first_paint_held=self.first_paint.held, readonly=self.settings.readonly
         )
         self._reporter.target = dashboard
         if self.state.store is not None:
@@ -223,19 +210,13 @@ class OrderDashApp(App[None]):
         is held for the operator (`Counter.notices`)."""
         self.counter.notices().tell(message, title, severity, timeout, markup)
 
-    def answer_over_question(self, message: str, title: str, severity: SeverityLevel) -> None:
-        """A dialog's own answer, shown over it (news waits while it is up: tui/notices.py)."""
-        from orderdash.tui.notices import Notice
-
-        self.counter.notices().show_now(Notice(message, title, severity, None, False))
-
     async def action_quit(self) -> None:
         """q, Ctrl+Q: quit, except while a charge's order is being made (the charge dialog's
         `quit_held` says why, in one line): its outcome is shown first, naming the order."""
         held = getattr(self.screen, "quit_held", None)
         reason = held() if callable(held) else ""
         if reason:
-            self.answer_over_question(reason, "Quit", "warning")  # the charge dialog's
+            answer(self, reason, "Quit", "warning")  # over the charge dialog: its own word
             return
         await super().action_quit()
 

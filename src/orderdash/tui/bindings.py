@@ -99,6 +99,8 @@ DASHBOARD_BINDINGS: list[BindingType] = [
         tooltip="The order's raw fields as the service names them, or people's words",
     ),
     Binding("escape", "focus_table", "Table", show=False),
+    # `?` typed into the token field: help by this key, which the footer then shows
+    Binding("f1", "app.help", "Help", show=False, tooltip="Keys and what the screen shows"),
 ]
 
 #: What the footer keeps when the screen is narrow, most needed first (the rest are on `?` and

@@ -47,8 +47,9 @@ class Counter:
         self.pos: Screen[None] | None = None
         #: The order the POS screen was opened on (or a charge there turned it to).
         self._token: str | None = None
-        #: At most this many toasts at once (account mode: orders pour in); None: no limit.
-        self._crowd: int | None = None
+        #: At most this many toasts at once in account mode (orders pour in): the newest and
+        #: one counting the others.
+        self._crowd = 2 if settings.access_token is not None else None
 
     @property
     def customer_facing(self) -> bool:
@@ -63,17 +64,14 @@ class Counter:
             self._notices = HeldNotices.through(
                 self._show,
                 self._app.NOTIFICATION_TIMEOUT,
-                # in turn after the toasts already posted (Textual adds one by a message)
-                lambda: self._app.call_later(self._app.clear_notifications),
+                self._clear_toasts,
                 crowd=self._crowd,
             )
         return self._notices
 
-    def crowd_at(self, toasts: int) -> None:
-        """At most `toasts` toasts on screen at once, the newest and one counting the others."""
-        self._crowd = toasts
-        if self._notices is not None:
-            self._notices.crowd = toasts
+    def _clear_toasts(self) -> None:
+        # in turn after the toasts already posted (Textual adds one by a message)
+        self._app.call_later(self._app.clear_notifications)
 
     def screen_changed(self, screen: Screen[object]) -> None:
         """A question or a dialog (a modal screen) up: the notices wait, none covers it; gone:
@@ -83,8 +81,7 @@ class Counter:
             from orderdash.tui.compat.toast import hide_below
 
             self.notices().question_up()
-            # after the toasts already posted (Textual adds a notification by a message)
-            self._app.call_later(self._app.clear_notifications)
+            self._clear_toasts()
             hide_below(self._app.screen_stack[:-1])
         elif not question and self._notices is not None and self._notices.question:
             self._notices.question_down()

@@ -165,5 +165,6 @@ async def _export(
         return
     unread = f"; {bare} not read yet: token only" if bare else ""
     rows = "row" if count == 1 else "rows"
-    shown = shown_path(path)
-    app.notify(f"Exported {count} {rows} to {shown}{unread}", title="Export", markup=False)
+    app.notify(
+        f"Exported {count} {rows} to {shown_path(path)}{unread}", title="Export", markup=False
+    )

@@ -11,12 +11,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from textual.app import App
 from textual.notifications import SeverityLevel
-
-if TYPE_CHECKING:
-    from textual.app import App
 
 #: Notifications kept for the operator while the customer's screen is up (the alerts log has all).
 MAX_HELD = 50
@@ -29,19 +27,24 @@ KINDS = (("New order", "new order", "new orders"), ("Payment received", "payment
 SUMMARY_SECONDS = 12.0
 
 
+class Holder(Protocol):
+    def notices(self) -> HeldNotices: ...
+
+
 @runtime_checkable
-class AnswersOverQuestions(Protocol):
-    """An App that shows a dialog's own answer over the dialog (the orderdash App)."""
+class HoldsNotices(Protocol):
+    """An App whose counter holds its notices (the orderdash App: `tui/counter.py`)."""
 
-    def answer_over_question(self, message: str, title: str, severity: SeverityLevel) -> None: ...
+    @property
+    def counter(self) -> Holder: ...
 
 
-def answer(app: App[object], message: str, title: str, severity: SeverityLevel) -> None:
-    """A dialog's own answer (a step it could not take), shown over it at once: notices that
-    are news wait while it is up."""
-    if isinstance(app, AnswersOverQuestions):
-        app.answer_over_question(message, title, severity)
-    else:
+def answer(app: object, message: str, title: str, severity: SeverityLevel) -> None:
+    """A dialog's own answer (a step it could not take), shown over it at once on `app`:
+    notices that are news wait while it is up."""
+    if isinstance(app, HoldsNotices):
+        app.counter.notices().show_now(Notice(message, title, severity, None, False))
+    elif isinstance(app, App):
         app.notify(message, title=title, severity=severity, markup=False)
 
 

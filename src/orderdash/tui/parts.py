@@ -67,6 +67,7 @@ def build_parts(
         clock=clock,
         monotonic=monotonic,
     )
+    state.account_connected = settings.access_token is not None
     reporter = WatchReporter()
     watcher = OrderWatcher(
         client,

@@ -47,17 +47,9 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
     BINDINGS = DASHBOARD_BINDINGS
 
     def __init__(
-        self,
-        session: WatchSession,
-        *,
-        first_paint_held: bool = False,
-        readonly: bool = False,
-        lead: str = "",
+        self, session: WatchSession, *, first_paint_held: bool = False, readonly: bool = False
     ) -> None:
-        """`lead`: a line under "Enter an order token above." while no order is open (how to
-        connect the account, when none is)."""
         super().__init__()
-        self._lead = lead
         self.readonly = readonly  # (the setting: READ-ONLY in the footer, changes off)
         #: Every change to what is watched goes through the session (it owns state and watcher).
         self.session = session
@@ -74,9 +66,7 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")
         # the order over its transactions, the QR docked beside both (app.tcss)
-        yield OrderView(
-            self.state, draw_qr_later=self._first_paint_held, lead=self._lead, id="main"
-        )
+        yield OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
         yield StatusLine(monotonic=self.state.monotonic, id="status")
         yield KeysFooter(first=FOOTER_FIRST, mark=READONLY_MARK if self.readonly else "")
 

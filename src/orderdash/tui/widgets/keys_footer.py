@@ -177,13 +177,14 @@ class KeysFooter(Widget, can_focus=False):
         # help's or quit's key taken by the focused widget (`q` and `?` typed into an input):
         # its other key (ctrl+q, f1), so neither is ever out of sight
         for _, binding, enabled, tooltip in bindings.values():
-            if binding.action in seen or binding.action not in ALWAYS:
+            action = binding.action.removeprefix("app.")
+            if action in seen or action not in ALWAYS:
                 continue
             if palette is not None and binding.key == palette.key:
                 continue
-            seen.add(binding.action)
+            seen.add(action)
             display = app.get_key_display(binding)
-            description = binding.description or binding.action.capitalize()
+            description = binding.description or action.capitalize()
             keys.append((binding, Key(binding.key, display, description, enabled, tooltip)))
         return tuple(fitting(keys, room, self.first)), palette
 
