@@ -219,7 +219,8 @@ SCENES = (
     ),
     Scene(
         "watch-list-80x24",
-        "Watching every demo order at 80x24: token, status, what to pay and health stay",
+        "Watching every demo order at 80x24, newest first: token, created, status, what to pay "
+        "and health stay",
         (80, 24),
         DEMO_TOKENS[1],
         _watching,

@@ -26,7 +26,7 @@ from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.status_line import StatusLine
 from orderdash.tui.widgets.transactions import TransactionsPane, TransactionsTable
-from orderdash.tui.widgets.watch_list import WatchTable
+from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable
 from support.scenes import scene, scene_app
 
 SIZES = [(80, 24), (100, 30), (120, 40)]
@@ -149,6 +149,8 @@ async def test_d_outside_the_list_removes_the_open_order_and_leaves_no_countdown
         await pilot.press("slash", *"no-such-order", "enter")  # the open order: an error
         status = app.dashboard.query_one(StatusLine)
         await wait_until(pilot, lambda: "retrying" in str(status.render()))
+        # by token, the open order is not row one (newest first, a token with no answer is)
+        app.dashboard.query_one(WatchListPane).sort_by("token")
         first_row = shown(app)[0]
         await pilot.press("d")  # the focus is on the panes: the open order goes, not row one
         assert "no-such-order" not in app.state.entries and first_row in app.state.entries

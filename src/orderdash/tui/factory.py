@@ -29,6 +29,7 @@ def make_app(
     pos_only: bool = False,
     notices: Sequence[str] = (),
     account: bool | None = None,
+    demo: bool = False,
 ) -> OrderDashApp:
     """Build the app, its state, its watcher and the watch list's store; pass `client` to
     inject one (tests), else it is made from `settings`.
@@ -36,12 +37,15 @@ def make_app(
     `token` (or the first of `tokens`) opens in the detail panes; all of them join the watch list.
     `clock`, `monotonic`, `notices`: as `build_parts` takes them. `account`: the watch list fills
     itself with the account's open orders (default: when the access token is configured).
+    `demo`: the orders are simulated (`orderdash demo`): the customer's screens say DEMO.
     """
     from orderdash.tui import compat
     from orderdash.tui.app import OrderDashApp
 
     compat.install()
-    parts = build_parts(settings, client=client, clock=clock, monotonic=monotonic, notices=notices)
+    parts = build_parts(
+        settings, client=client, clock=clock, monotonic=monotonic, notices=notices, demo=demo
+    )
     return OrderDashApp(
         settings,
         parts,

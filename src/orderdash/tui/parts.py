@@ -45,8 +45,10 @@ def build_parts(
     clock: Callable[[], float] = time.time,
     monotonic: Callable[[], float] = time.monotonic,
     notices: Sequence[str] = (),
+    demo: bool = False,
 ) -> Parts:
-    """The App's parts; `client` injected (tests), else made from `settings`.
+    """The App's parts; `client` injected (tests), else made from `settings`; `demo`: the
+    orders are simulated (`orderdash demo`), and every face a customer sees says so.
 
     `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
     so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
@@ -66,6 +68,7 @@ def build_parts(
         rates_enabled=client.has_credentials,
         clock=clock,
         monotonic=monotonic,
+        demo=demo,
     )
     reporter = WatchReporter()
     watcher = OrderWatcher(
@@ -84,7 +87,10 @@ def build_parts(
     publisher: Publisher | None = None
     try:
         publisher = Publisher(
-            channel_path(settings.display_channel), language=language, clock=clock
+            channel_path(settings.display_channel),
+            language=language,
+            till=settings.till,
+            clock=clock,
         )
     except OSError as error:
         # a runtime directory another user made (or one not ours to write): the dashboard runs,

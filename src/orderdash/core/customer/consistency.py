@@ -145,4 +145,5 @@ def withheld(face: CustomerFace) -> CustomerFace:
         company=face.company,
         order_id=face.order_id,
         payments=face.payments,
+        demo=face.demo,
     )

@@ -111,6 +111,9 @@ class CustomerFace(BaseModel):
     #: The QR asks for what is still due on a part-paid order (`qr_text`, our payment URI
     #: with the shortfall), and says so under it: "Still due X (≈ Y)".
     remaining: bool = False
+    #: A simulated order (`orderdash demo`): every screen that shows it says DEMO, so nobody
+    #: pays a simulated address.
+    demo: bool = False
 
     @field_validator(
         "label", "coin", "currency", "unit", "headline_amount", "qr_text", "qr_caption",

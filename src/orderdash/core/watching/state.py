@@ -126,8 +126,11 @@ class DashboardState:
         rates_enabled: bool,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
+        demo: bool = False,
     ) -> None:
         self.store = store
+        #: The orders are simulated (`orderdash demo`): every face a customer sees says so.
+        self.demo = demo
         self.refresh_interval = refresh_interval
         self.rates_enabled = rates_enabled
         self.monotonic = monotonic
@@ -311,7 +314,13 @@ class DashboardState:
     def face_for(self, token: str | None) -> CustomerFace | None:
         """What a customer is shown of `token`: its order as last answered, words instead of
         the QR when it cannot be checked (`trouble`), or None while there is nothing to say
-        yet (no answer and no failure)."""
+        yet (no answer and no failure). A demo's face is marked as one."""
+        face = self._face_for(token)
+        if face is not None and self.demo:
+            return face.model_copy(update={"demo": True})
+        return face
+
+    def _face_for(self, token: str | None) -> CustomerFace | None:
         if token is None:
             return None
         from orderdash.core.customer.face import customer_face, face_at, trouble_face, wall_time

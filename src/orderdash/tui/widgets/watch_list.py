@@ -1,4 +1,5 @@
-"""The operator's watch list: one row per watched order, sortable, filterable, with alerts."""
+"""The operator's watch list: one row per watched order, newest first unless sorted otherwise,
+filterable, with alerts; a line above the rows says what it shows and in which order."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from orderdash.tui.widgets.watch_rows import (
     cells,
     natural_widths,
     sort_key,
+    sort_phrase,
+    view_line,
 )
 
 #: Ticks (seconds) between refreshes of the age columns.
@@ -97,6 +100,11 @@ class WatchListPane(Vertical):
             width: 1fr;
             background: $boost;
         }
+        #watch-view {
+            width: auto;
+            padding: 0 1;
+            text-style: bold;
+        }
         #watch-table {
             height: auto;
             max-height: 100%;
@@ -111,8 +119,9 @@ class WatchListPane(Vertical):
         self.entries = state.entries
         self.state_filter = "all"
         self.text_filter = ""
-        # a stable order by default: rows do not jump under the cursor when alerts come in
-        self.sort_column = "token"
+        # newest first by default, by the order's creation time: the order an operator looks for
+        # is most often the one just made, and rows do not jump when alerts come in
+        self.sort_column = "created"
         self.sort_reverse = False
         self._shown: dict[str, dict[str, Any]] = {}
         #: Each shown row's cells at their natural widths (what the columns are fitted from).
@@ -163,6 +172,8 @@ class WatchListPane(Vertical):
                     placeholder="text in token, company, status, coin, address",
                     id="watch-filter",
                 ),
+                # what is shown and in which order, at every width (the title may be cut)
+                Label(id="watch-view"),
             )
             self._fill(self._cursor_token)
         return self._table
@@ -351,18 +362,21 @@ class WatchListPane(Vertical):
         parts += [f"{n} {state}" for state, n in counts.most_common()]
         if health["loading"]:
             parts.append(f"{health['loading']} loading")
-        shown = (
-            f" \u00b7 showing {len(self._shown)}" if len(self._shown) != len(self.entries) else ""
-        )
-        filters = f" \u00b7 filter: {self.state_filter}" if self.state_filter != "all" else ""
-        self.border_title = " \u00b7 ".join(parts) + shown + filters
-        sort = f"sorted by {dict(COLUMNS)[self.sort_column].strip() or 'alerts'}"
+        self.border_title = " \u00b7 ".join(parts)
         hidden = len(COLUMN_SPECS) - len(self.columns)
         columns = "column" if hidden == 1 else "columns"
-        more = (
-            f" \u00b7 {hidden} {columns} hidden: widen for more" if self._widths and hidden else ""
+        self.border_subtitle = (
+            f"{hidden} {columns} hidden: widen for more" if self._widths and hidden else ""
         )
-        self.border_subtitle = f"{sort}{' (reversed)' if self.sort_reverse else ''}{more}"
+        if self._table is not None:
+            self.query_one("#watch-view", Label).update(Text(self.view_text()))
+
+    def view_text(self) -> str:
+        """What the list shows and in which order: "showing 5 of 30 \u00b7 partly paid \u00b7
+        newest first"."""
+        shown = len(self._shown) if self._table is not None else len(self._passing())
+        sort = sort_phrase(self.sort_column, self.sort_reverse)
+        return view_line(shown, len(self.entries), self.state_filter, sort)
 
     # -- user actions --------------------------------------------------------------------------
 

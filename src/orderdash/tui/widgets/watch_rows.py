@@ -45,14 +45,15 @@ def age_text(seconds: float | None) -> str:
 
 
 HEALTH_STYLES = {"ok": "green", "stale": "bold #de935f", "error": "bold #cc6666", "loading": "dim"}
-#: The list's columns, left to right. Token, status, what to pay and health always stay; the
-#: others go when the width is short, the highest `drop` first (company, created, data age...).
-#: A new column (a marker) is one spec here and one cell in `cells`.
+#: The list's columns, left to right. Token, when the order was created (the list's default
+#: sort: newest first), status, what to pay and health always stay; the others go when the
+#: width is short, the highest `drop` first (company, data age...). A new column (a marker) is
+#: one spec here and one cell in `cells`.
 COLUMN_SPECS = (
     ColumnSpec("alert", " "),
     ColumnSpec("token", "Token", min_width=9),
     ColumnSpec("company", "Company", drop=9),
-    ColumnSpec("created", "Created", drop=8),
+    ColumnSpec("created", "Created"),
     ColumnSpec("coin", "Coin", drop=3),
     ColumnSpec("fiat", "Fiat", drop=4, min_width=9),
     ColumnSpec("amount", "Amount", drop=2, min_width=10, max_width=14),
@@ -161,6 +162,35 @@ def natural_widths(entry: Entry, now: float) -> dict[str, int]:
     return {key: cell_len(cell.plain) for key, cell in cells(entry, now).items()}
 
 
+#: How the list is sorted, in words, where "by <column>" would not say which way is which:
+#: (ascending, reversed). The age columns sort the most recent first.
+SORT_WORDS = {
+    "created": ("newest first", "oldest first"),
+    "last_tx": ("latest payment first", "earliest payment first"),
+    "age": ("freshest data first", "oldest data first"),
+    "alert": ("alerts first", "alerts last"),
+}
+
+
+def sort_phrase(column: str, reverse: bool) -> str:
+    """The list's sort in a few words: "newest first", "by coin, reversed"."""
+    if column in SORT_WORDS:
+        return SORT_WORDS[column][reverse]
+    label = dict(COLUMNS).get(column, column).strip().lower()
+    return f"by {label}, reversed" if reverse else f"by {label}"
+
+
+def view_line(shown: int, total: int, state_filter: str, sort: str) -> str:
+    """What the list shows of what is watched, and in which order, for a line of its own:
+    "showing 5 of 30 \u00b7 partly paid \u00b7 newest first" (a text filter is in its own box,
+    beside it, and counts in "showing")."""
+    parts = [f"showing {shown} of {total}"]
+    if state_filter != "all":
+        parts.append(state_filter)
+    parts.append(sort)
+    return " \u00b7 ".join(parts)
+
+
 def sort_key(entry: Entry, column: str) -> tuple:
     order = entry.order
     missing = (1,)
@@ -170,7 +200,8 @@ def sort_key(entry: Entry, column: str) -> tuple:
         case "company":
             return (0, order.company_name.lower()) if order else missing
         case "created":
-            return (0, -(order.created_at_ms or 0)) if order else missing
+            # newest first; a token not answered yet (just added, or mistyped) before them all
+            return (0, -(order.created_at_ms or 0)) if order else (-1,)
         case "coin":
             return (0, order.coin_base_name or "") if order else missing
         case "fiat":
