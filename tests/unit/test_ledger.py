@@ -7,6 +7,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from pydantic import SecretStr
 
 from orderdash.core.ledger import (
+    ChainMoved,
     ChargeRecord,
     ChargeService,
     CloseRecord,
@@ -122,6 +124,28 @@ def test_orders_seen_keep_the_first_time_and_the_newest_answer(make_book) -> Non
     many = [f"t{i}" for i in range(1200)]  # more than one IN (...) holds
     book.order_seen_many([(t, "front", T0, "{}") for t in many])
     assert len(book.orders_seen(many)) == 1200
+
+
+def test_a_close_saved_on_a_stale_link_or_before_the_newest_is_refused(make_book) -> None:
+    """The chain's link is checked as the close is saved, in the transaction that holds the
+    till's closes: a close built before another was saved, or one whose time is not after the
+    newest's, is not written (`core/books/chain.py`)."""
+    book = make_book()
+    day = timedelta(days=1)
+    first = CloseRecord("front", T0, T0 + day, T0 + 2 * day, "{}", "a" * 64)
+    assert book.save_close(first, follows=None) == first
+    assert book.newest_close("front") == first and book.newest_close("back") is None
+    second = CloseRecord("front", T0 + day, T0 + 2 * day, T0 + 2 * day, "{}", "b" * 64)
+    with pytest.raises(ChainMoved, match="saved meanwhile"):
+        book.save_close(second, follows=None)  # built before `first` was saved
+    with pytest.raises(ChainMoved, match="check the clocks"):
+        book.save_close(second, follows="a" * 64)  # not after the newest one's time
+    assert [c.digest for c in book.closes("front")] == ["a" * 64]
+    # the same period again is the close kept, whatever it follows
+    assert book.save_close(first, follows="z" * 64) == first
+    third = replace(second, closed_at=T0 + 3 * day)
+    assert book.save_close(third, follows="a" * 64) == third
+    assert book.newest_close("front") == third
 
 
 def test_a_close_is_frozen(make_book) -> None:

@@ -15,6 +15,7 @@ from orderdash.core.books.close import CloseResult, close_period
 from orderdash.core.books.gather import Gate
 from orderdash.core.books.period import Period
 from orderdash.core.ledger import (
+    UNLINKED,
     Book,
     ChargeRecord,
     CloseRecord,
@@ -172,11 +173,14 @@ class NoBook:
     ) -> CloseRecord | None:
         return None
 
-    def save_close(self, record: CloseRecord) -> CloseRecord:
+    def save_close(self, record: CloseRecord, *, follows: str | None = UNLINKED) -> CloseRecord:
         raise RuntimeError("no book to keep the close in")
 
     def closes(self, till: str) -> list[CloseRecord]:
         return []
+
+    def newest_close(self, till: str) -> CloseRecord | None:
+        return None
 
     def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
         raise RuntimeError("no book to keep the resolution in")

@@ -180,6 +180,17 @@ class OverlappingClose(UsageError):
         )
 
 
+class ChainMoved(LedgerError):
+    """Another close of the same till was saved after the one a new close follows (two closes at
+    once), or at a later time than the new one's: the new close, built on a link that is no
+    longer the newest, is not written (docs/books.md, "The chain of closes")."""
+
+
+#: `save_close`'s `follows` when the caller does not link its close (a close of report version
+#: 1 or 2 written by a test, as earlier orderdash wrote them).
+UNLINKED = "-"
+
+
 class Book(Protocol):
     """The ledger, whatever its engine. Every call is blocking: callers run it off the event loop.
     A call returns once what it wrote is durable (committed)."""
@@ -232,15 +243,23 @@ class Book(Protocol):
         self, till: str, period_from: datetime, period_until: datetime
     ) -> CloseRecord | None: ...
 
-    def save_close(self, record: CloseRecord) -> CloseRecord:
+    def save_close(self, record: CloseRecord, *, follows: str | None = UNLINKED) -> CloseRecord:
         """Write a close; if that period and till is closed already, the earlier one is kept and
         returned (a close never changes). OverlappingClose, nothing written, when another close
         of the same till overlaps the period: checked and written as one step, so that two
-        overlapping closes saved at once leave one."""
+        overlapping closes saved at once leave one. `follows`: the digest of the close the new
+        one links to (None: the till's first); ChainMoved, nothing written, when that is no
+        longer the till's newest close, or the newest was saved at `record.closed_at` or later,
+        checked in the same step (`UNLINKED`: not checked)."""
         ...
 
     def closes(self, till: str) -> list[CloseRecord]:
         """Every close of `till` ("*": the shop's), oldest period first."""
+        ...
+
+    def newest_close(self, till: str) -> CloseRecord | None:
+        """The close of `till` a new one follows: the latest `closed_at` (of two, the later
+        period); None when the till has none."""
         ...
 
     def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:

@@ -22,6 +22,8 @@ from orderdash.core.ledger import (
     MAX_SERVICE_URL,
     REFUND_BASES,
     RESOLUTION_KINDS,
+    UNLINKED,
+    ChainMoved,
     ChargeRecord,
     ChargeService,
     CloseRecord,
@@ -399,17 +401,45 @@ class SqlBook:
             )
         return self._close(rows[0]) if rows else None
 
+    #: The chain's order of a till's closes, newest first (`core/books/chain.py`).
+    _NEWEST_FIRST = " ORDER BY closed_at DESC, period_from DESC, period_until DESC LIMIT 1"
+
     @_once_again
-    def save_close(self, record: CloseRecord) -> CloseRecord:
-        """The overlap check and the insert in one transaction, which holds the till's closes
-        (SQLite: the whole file, from BEGIN IMMEDIATE; PostgreSQL: an advisory lock on the
-        till): of two overlapping closes saved at once, the second sees the first."""
+    def save_close(self, record: CloseRecord, *, follows: str | None = UNLINKED) -> CloseRecord:
+        """The overlap check, the chain's check and the insert in one transaction, which holds
+        the till's closes (SQLite: the whole file, from BEGIN IMMEDIATE; PostgreSQL: an
+        advisory lock on the till): of two overlapping closes saved at once, the second sees
+        the first; of two closes following one, the second is refused (ChainMoved)."""
         key = (record.till, time_text(record.period_from), time_text(record.period_until))
         with self._lock, self._write() as cursor:
             if self._engine.name == "postgresql":
                 cursor.execute(
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_CLOSES_LOCK, record.till)
                 )
+            same = cursor.execute(
+                f"SELECT {CLOSES_READ} FROM closes WHERE till = %s"
+                " AND period_from = %s AND period_until = %s",
+                key,
+            )
+            if same:  # closed already: that close is kept, whatever this one follows
+                return self._close(same[0])
+            if follows != UNLINKED:
+                rows = cursor.execute(
+                    f"SELECT {CLOSES_READ} FROM closes WHERE till = %s" + self._NEWEST_FIRST,
+                    (record.till,),
+                )
+                newest = self._close(rows[0]) if rows else None
+                if (newest.digest if newest else None) != follows:
+                    raise ChainMoved(
+                        "another close of this till was saved meanwhile: it is the one this "
+                        "close must follow, so close again"
+                    )
+                if newest is not None and newest.closed_at >= record.closed_at:
+                    raise ChainMoved(
+                        f"this till's newest close was made at {newest.closed_at.isoformat()}, "
+                        "not before this machine's clock says it is now: check the clocks of "
+                        "the tills that share this ledger"
+                    )
             # times are fixed-width UTC text: text order is time order
             over = cursor.execute(
                 f"SELECT {CLOSES_READ} FROM closes WHERE till = %s"
@@ -441,6 +471,14 @@ class SqlBook:
                 (till,),
             )
         return [self._close(row) for row in rows]
+
+    @_once_again
+    def newest_close(self, till: str) -> CloseRecord | None:
+        with self._lock:
+            rows = self._engine.query(
+                f"SELECT {CLOSES_READ} FROM closes WHERE till = %s" + self._NEWEST_FIRST, (till,)
+            )
+        return self._close(rows[0]) if rows else None
 
     # -- resolutions -------------------------------------------------------------------------
 
