@@ -223,3 +223,24 @@ async def test_a_close_waits_for_a_stuck_book_a_bounded_time_and_says_what_is_un
     finally:
         release.set()
     assert await outcome == ""  # written once the book answered
+
+
+def test_a_ctrl_c_during_a_commands_close_still_says_what_is_unwritten(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A command's ledger close waits up to its bound; a Ctrl-C in that wait ends it, and the
+    line saying what was not written down is still printed."""
+    from orderdash.cli.account import _close
+
+    class Interrupted:
+        def close(self, wait: float) -> str:
+            raise KeyboardInterrupt
+
+        def unwritten(self) -> str:
+            return "charge tok-1's outcome (made)"
+
+    with pytest.raises(KeyboardInterrupt):
+        _close(Interrupted(), interrupted=False)
+    assert capsys.readouterr().err == (
+        "orderdash: interrupted: not written down: charge tok-1's outcome (made)\n"
+    )

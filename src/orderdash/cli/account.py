@@ -169,7 +169,14 @@ def _close(writer: Any, interrupted: bool) -> None:
 
     from orderdash.core.ledger.writer import CLOSE_SECONDS, INTERRUPTED_SECONDS
 
-    left = writer.close(INTERRUPTED_SECONDS if interrupted else CLOSE_SECONDS)
+    try:
+        left = writer.close(INTERRUPTED_SECONDS if interrupted else CLOSE_SECONDS)
+    except KeyboardInterrupt:
+        # a Ctrl-C while the close waits for the ledger: what is left is said, not waited for
+        left = writer.unwritten()
+        if left:
+            print(f"orderdash: interrupted: not written down: {left}", file=sys.stderr)
+        raise
     if left:
         print(f"orderdash: {left}", file=sys.stderr)
 
@@ -220,9 +227,6 @@ def _check_command(args: argparse.Namespace, settings: Any, token: str) -> str:
     """The one command that reads the order `token` from the same service: the settings'
     `base_url` always (not a secret; it may have come from a config file or the environment),
     and the `--config` given here, if any, for the rest of the settings."""
-    import shlex
+    from orderdash.core.ledger.charges import check_command
 
-    where = f" --base-url {shlex.quote(str(settings.base_url))}"
-    if getattr(args, "config", None):
-        where += f" --config {shlex.quote(args.config)}"
-    return f"orderdash get{where} -- {shlex.quote(token)}"
+    return check_command(str(settings.base_url), token, getattr(args, "config", None))

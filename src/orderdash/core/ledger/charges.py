@@ -79,11 +79,14 @@ def known_by_now(record: ChargeRecord, now: datetime, recent: timedelta) -> bool
     return now - record.last_sent >= recent
 
 
-def check_command(base_url: str, token: str) -> str:
+def check_command(base_url: str, token: str, config: str | None = None) -> str:
     """The command that reads the order `token` on the service at `base_url` (neither is a
-    secret)."""
+    secret), with the `--config` that gives the rest of the settings, if one was given."""
     url = shlex.quote(clean(base_url, limit=MAX_SERVICE_URL))
-    return f"orderdash get --base-url {url} -- {shlex.quote(clean(token, limit=200))}"
+    where = f" --base-url {url}"
+    if config:
+        where += f" --config {shlex.quote(clean(config, limit=4096))}"
+    return f"orderdash get{where} -- {shlex.quote(clean(token, limit=200))}"
 
 
 @dataclass(frozen=True)
