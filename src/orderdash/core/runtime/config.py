@@ -523,11 +523,16 @@ def load_settings(
         _layer_from_env(env),
         {k: v for k, v in (cli or {}).items() if v is not None},
     ]
-    for file, layer in files:
+    for index, (file, layer) in enumerate(files):
         if layer.get("notify") and _readable_by_others(file):
+            # a site file is every user's to read (600 would lock them out of it): the URLs
+            # belong in each user's own file instead
             warnings.append(
-                f"the config file {file} holds notification URLs (secrets) and is readable by "
-                "others: chmod 600 it"
+                f"the site config {file} holds notification URLs (secrets), readable by every "
+                "user: put them in the user's own config file (mode 600)"
+                if index < len(site_layers)
+                else f"the config file {file} holds notification URLs (secrets) and is "
+                "readable by others: chmod 600 it"
             )
     merged: dict[str, Any] = {}
     for layer in layers:
