@@ -283,6 +283,9 @@ def test_one_service_is_written_one_way_and_never_with_a_password() -> None:
     assert service_url("https://pay.example:8443/v1") == "https://pay.example:8443/v1"
     assert service_url("http://[::1]:9000/") == "http://[::1]:9000"
     assert service_url("https://till:Pw-Zz9@pay.example/") == "https://pay.example"
+    # a port no request could use is kept as written: never the service on the default port
+    assert service_url("https://pay.example:99999/v1") == "https://pay.example:99999/v1"
+    assert service_url("https://till:Pw-Zz9@pay.example:x/") == "https://pay.example:x"
     assert str(ChargeService.of("https://pay.example/", "4711")) == (
         "https://pay.example, account 4711"
     )

@@ -51,8 +51,9 @@ def service_url(base_url: str) -> str:
         host = f"[{host}]"
     try:
         port = parts.port
-    except ValueError:
-        port = None
+    except ValueError:  # no port a request could use: kept as written, never dropped, so
+        # that it does not read as the service on the default port
+        return f"{scheme}://{host}:{parts.netloc.rpartition(':')[2]}{parts.path.rstrip('/')}"
     if port is not None and (scheme, port) not in (("http", 80), ("https", 443)):
         host = f"{host}:{port}"
     return f"{scheme}://{host}{parts.path.rstrip('/')}"
