@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from orderdash.core.books.orders import DECIMAL_TEXT
+from orderdash.core.books.orders import DECIMAL_TEXT, InexactSum
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import (
     FIGURE_NAMES,
@@ -49,7 +49,7 @@ def read_close(record: CloseRecord) -> dict[str, Any]:
         raise _bad(record, f"not JSON ({exc})") from None
     try:
         _check_report(report)
-    except BooksDoNotAddUp as exc:
+    except (BooksDoNotAddUp, InexactSum) as exc:
         raise _bad(record, exc.message) from None
     except KeyError as exc:
         raise _bad(record, f"{clean(str(exc), limit=40)} is missing") from None
