@@ -252,7 +252,7 @@ SCENES = (
     ),
     Scene(
         "close-day-120x40",
-        "Close of day (Z): today's orders by state, what came per coin and fiat, exceptions",
+        "Close of day (Z): sales against received per currency, the till's first, then the rest",
         (120, 40),
         None,
         _close_day,

@@ -323,12 +323,13 @@ class CloseShown:
             return _close_csv(self.result.report)
         from orderdash.core.books.report import report_lines
 
-        return report_lines(self.result.report)
+        # a dry run says so in its header, with no digest nor time of close
+        return report_lines(self.result.report, closed=not self.result.dry_run)
 
 
 def _close_csv(report: dict[str, Any]) -> list[str]:
-    """section,name,order,unit,amount,count: the sums, the states, the exceptions and the
-    adjustments (docs/books.md), text cells made spreadsheet-safe."""
+    """section,name,order,unit,amount,count: the sums, sales against received, the states, the
+    exceptions and the adjustments (docs/books.md), text cells made spreadsheet-safe."""
     from orderdash.core.books.export import write_csv
     from orderdash.core.books.orders import STATES
     from orderdash.core.books.report import figure_of
@@ -342,6 +343,20 @@ def _close_csv(report: dict[str, Any]) -> list[str]:
     for kind in ("coins", "fiat"):
         for unit, row in sorted(report["received"][kind].items()):
             add("received", kind, "", unit, row["amount"], row["payments"])
+    sales = report.get("sales")  # version 4 on
+    if sales is not None:
+        from orderdash.core.books.sales import PARTS, currencies
+
+        for unit in currencies(sales):
+            row = sales["fiat"][unit]
+            add("sales", "sales", "", unit, row["sales"], row["orders"])
+            add("sales", "received", "", unit, row["received"], row["payments"])
+            add("sales", "difference", "", unit, row["difference"], "")
+            known_parts = [part for part in PARTS if part in row["parts"]]
+            for part in known_parts + sorted(set(row["parts"]) - set(known_parts)):
+                entry = row["parts"][part]
+                add("sales", part, "", unit, entry["amount"], entry["orders"])
+        add("sales", "tolerance", "", "%", sales["tolerance"], "")
     # in the states' own order, as the text report: a report read back has its keys sorted
     by_state = report["orders"]["by_state"]
     known = [state for state in STATES if state in by_state]

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from orderdash.core.books.chain import previous_close
@@ -67,9 +68,12 @@ async def close_period(
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
     progress: Callable[[int, int], None] | None = None,
     pages: Callable[[int], None] | None = None,
+    currency: str | None = None,
+    tolerance: Decimal = Decimal(0),
 ) -> CloseResult:
     """Close `period` for `till` (or show it, `dry_run`). `recorder` names the till whose reads
-    are written to the ledger; `progress` and `pages` are told of the reads (`gather`)."""
+    are written to the ledger; `progress` and `pages` are told of the reads (`gather`);
+    `currency` and `tolerance`: the settings the report's `sales` are told (`build_report`)."""
     if not dry_run:
         existing = await asyncio.to_thread(find_frozen, book, till, period)
         if existing is not None:
@@ -116,6 +120,8 @@ async def close_period(
             resolutions=resolutions,
             made=made,
             previous=previous,
+            currency=currency,
+            tolerance=tolerance,
         )
         if dry_run:
             return CloseResult(

@@ -9,6 +9,7 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from orderdash.core.books.close import CloseResult, close_period
@@ -82,6 +83,8 @@ async def close_with(
         max_pages=settings.history_max_pages,
         progress=progress,
         pages=pages,
+        currency=getattr(settings, "currency", None),
+        tolerance=getattr(settings, "underpaid_tolerance", Decimal(0)),
     )
     if result.saved and not result.frozen and getattr(settings, "notify", None):
         from orderdash.core.notify.events import notices_for
