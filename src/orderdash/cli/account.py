@@ -57,16 +57,17 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
         parse_amount,
     )
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
+    from orderdash.core.service.errors import AuthRequired, ChargeOutcomeUnknown, ChargeStopped
 
     settings, _ = _load_settings(args)
     # the amount in the till's currency (its decimals), and the coin's form, before any order
     amount = parse_amount(args.amount, settings.currency)
     coin = check_coin_text(args.coin) if args.coin is not None else None
     if settings.access_token is None or settings.customer_id is None:
-        raise UsageError(
+        # the account's credentials, as `orders` and `close` miss them: exit 4, not a usage error
+        raise AuthRequired(
             "charge needs the access token (access_token_file) and customer_id "
-            "(ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
+            "(--customer-id, ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
         )
     customer_id = settings.customer_id
     # the order's token, made here so that a Ctrl-C can still name the order it may have made

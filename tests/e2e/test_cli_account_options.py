@@ -1,0 +1,86 @@
+"""The command line's account options and exit codes, the same in every command: the bare
+`orderdash` takes the dashboard's options, `--customer-id` names the account wherever the
+access token may be given, and missing credentials are exit 4 in `charge` as in `orders`.
+In this process (`main`), against the simulator over loopback."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import serving
+from orderdash.cli import main
+from orderdash.cli.options import parse_command_line
+from orderdash.simulator import Simulator, SimulatorServer
+
+ACCESS = "access-Kq7-account-options"
+
+
+@pytest.fixture
+def server() -> Iterator[SimulatorServer]:
+    sim = Simulator(seed=7, with_demo_orders=False)
+    with serving(SimulatorServer(sim, access_token=ACCESS, port=0)) as s:
+        yield s
+
+
+@pytest.fixture
+def till_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A till with the access token and a ledger of its own, and no customer id set."""
+    for name in os.environ:
+        if name.startswith("ORDERDASH_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("ORDERDASH_CONFIG", os.devnull)
+    monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
+    monkeypatch.setenv("ORDERDASH_LEDGER", str(tmp_path / "ledger.sqlite3"))
+    monkeypatch.setenv("ORDERDASH_CURRENCY", "EUR")
+
+
+def test_the_bare_command_takes_the_dashboards_options() -> None:
+    for line in (["--readonly"], ["--poll-interval", "5", "--readonly", "some-token"]):
+        args = parse_command_line(line)
+        assert args.command == "tui" and args.readonly is True
+    assert parse_command_line(["--poll-interval", "5"]).poll_interval == 5.0
+    assert parse_command_line([]).command == "tui"
+
+
+def test_the_bare_command_keeps_the_whole_lines_help_and_version(capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        parse_command_line(["--help"])
+    assert done.value.code == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "charge" in said and "simulate" in said and "orderdash --readonly" in said
+    with pytest.raises(SystemExit) as done:
+        parse_command_line(["--nonsense"])
+    assert done.value.code == 2
+    assert "unrecognized arguments: --nonsense" in capsys.readouterr().err
+
+
+def test_customer_id_is_an_option_wherever_the_access_token_is() -> None:
+    for line in (
+        ["charge", "5"],
+        ["charges"],
+        ["orders"],
+        ["close", "--dry-run"],
+        ["tui"],
+        ["watch", "--account"],
+        ["--readonly"],
+    ):
+        assert parse_command_line([*line, "--customer-id", "4711"]).customer_id == "4711"
+
+
+def test_charge_without_credentials_is_exit_4_and_customer_id_makes_the_charge(
+    server, till_env, capsys, monkeypatch
+) -> None:
+    where = ["--base-url", server.base_url]
+    assert main(["charge", "5", *where]) == 4
+    assert "customer_id" in capsys.readouterr().err
+    assert server.sim.requests == []
+    assert main(["charge", "5", "--customer-id", "4711", "--json", *where]) == 0
+    assert len(server.sim.tokens()) == 1
+    # the same exit code as the account's other commands when the access token is missing
+    monkeypatch.delenv("ORDERDASH_ACCESS_TOKEN")
+    assert main(["charge", "5", "--customer-id", "4711", *where]) == 4
+    assert main(["orders", *where]) == 4
