@@ -84,3 +84,27 @@ def test_charge_without_credentials_is_exit_4_and_customer_id_makes_the_charge(
     monkeypatch.delenv("ORDERDASH_ACCESS_TOKEN")
     assert main(["charge", "5", "--customer-id", "4711", *where]) == 4
     assert main(["orders", *where]) == 4
+
+
+def test_orders_spells_each_state_one_way_whatever_the_service_sent(
+    server, till_env, capsys
+) -> None:
+    sim = server.sim
+    spellings = {
+        "expired": [("EXPIRED", "Expired"), ("EXPIRED", "EXPIRED"), ("expired", "expired")],
+        "canceled": [("CANCELED", "Canceled"), ("CANCELLED", "CANCELLED")],
+        "paid": [("PAID", "PAID"), ("PAID", "Paid")],
+        "in progress": [("IN_PROGRESS", "In-progress"), ("IN_PROGRESS", "IN_PROGRESS")],
+    }
+    wanted = {}
+    for word, pairs in spellings.items():
+        for n, (code, label) in enumerate(pairs):
+            token = f"{word.replace(' ', '-')}-{n}"
+            sim.create_order(token=token, currency="EUR", amount_fiat="5.00")
+            sim.set_status(token, code, label)
+            wanted[token] = word
+    capsys.readouterr()
+    assert main(["orders", "--base-url", server.base_url]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    states = {row.split()[0]: row.split("EUR", 1)[1].strip() for row in rows}
+    assert states == wanted
