@@ -1,10 +1,11 @@
 """Exports: one row per order or per payment of a period, as CSV or JSON lines.
 
 The columns are the interface: format `EXPORT_VERSION`, named in docs/books.md "Exports" and
-`export --help`, never in the rows (a spreadsheet gets the columns alone). Times are ISO-8601 with the offset of the chosen zone; every amount is
-the service's own digits (the decimal text as received). Service text is cleaned of control
-characters, and in CSV a text cell starting with = + - @ tab or CR is prefixed with ' so that
-no spreadsheet runs it as a formula. A cell of a numeric column is left bare only when it is a
+`export --help`, never in the rows (a spreadsheet gets the columns alone). Times are ISO-8601
+with the offset of the chosen zone; every amount is the service's own digits (the decimal text
+as received: exact, to be imported as text). Service text is cleaned of control characters,
+and in CSV a text cell starting with = + - @ tab or CR is prefixed with ' so that no
+spreadsheet runs it as a formula. A cell of a numeric column is left bare only when it is a
 plain number (`-?[0-9]+(.[0-9]+)?`); anything else in it is text, and made safe as text.
 """
 
