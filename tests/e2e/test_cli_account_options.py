@@ -14,6 +14,7 @@ import pytest
 from conftest import serving
 from orderdash.cli import main
 from orderdash.cli.options import parse_command_line
+from orderdash.core.service import jsontext
 from orderdash.simulator import Simulator, SimulatorServer
 
 ACCESS = "access-Kq7-account-options"
@@ -108,3 +109,46 @@ def test_orders_spells_each_state_one_way_whatever_the_service_sent(
     rows = capsys.readouterr().out.splitlines()[1:]
     states = {row.split()[0]: row.split("EUR", 1)[1].strip() for row in rows}
     assert states == wanted
+
+
+def test_charges_shows_each_orders_state_and_where_it_was_read(
+    server, till_env, capsys, monkeypatch
+) -> None:
+    """A paid, a partly paid and an unpaid charge: each row says its order's state beside its
+    outcome, looked up the first time; the second time the paid order is as the ledger saw
+    it (settled: not asked again) and the others are asked again. Amounts have the
+    currency's minor digits, whatever was typed."""
+    monkeypatch.setenv("ORDERDASH_CUSTOMER_ID", "4711")
+    where = ["--base-url", server.base_url]
+    sim = server.sim
+    tokens = {}
+    for typed in ("5", "12.5", "3"):
+        assert main(["charge", typed, "--coin", "btc", "--json", *where]) == 0
+        tokens[typed] = jsontext.loads(capsys.readouterr().out)["token"]
+    sim.add_transaction(tokens["5"])  # what remains: paid in full
+    sim.add_transaction(tokens["12.5"], "0.00001")
+    assert main(["charges", "--json", *where]) == 0
+    rows = {r["token"]: r for r in jsontext.loads(capsys.readouterr().out)}
+    assert {
+        t: (rows[tokens[t]]["order_state"], rows[tokens[t]]["order_state_from"]) for t in tokens
+    } == {
+        "5": ("paid", "service"),
+        "12.5": ("partly paid", "service"),
+        "3": ("open", "service"),
+    }
+    assert {t: str(rows[tokens[t]]["amount"]) for t in tokens} == {
+        "5": "5.00",
+        "12.5": "12.50",
+        "3": "3.00",
+    }
+    sim.set_status(tokens["3"], "EXPIRED", "Expired")
+    asked_before = len(sim.requests)
+    assert main(["charges", *where]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    by_amount = {typed: next(line for line in lines if tokens[typed] in line) for typed in tokens}
+    assert "5.00 EUR  made" in by_amount["5"] and " paid (ledger, " in by_amount["5"]
+    assert "12.50 EUR  made" in by_amount["12.5"]
+    assert "partly paid (service, now)" in by_amount["12.5"]
+    assert "expired (service, now)" in by_amount["3"]
+    asked = [r.get("token") for r in sim.requests[asked_before:] if r["endpoint"] == "order"]
+    assert sorted(asked) == sorted([tokens["12.5"], tokens["3"]])

@@ -19,7 +19,7 @@ from orderdash.core.books.period import Period
 from orderdash.core.service import jsontext
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "get_order_example.json"
-DOCS = Path(__file__).parents[2] / "docs" / "books.md"
+DOCS = Path(__file__).parents[2] / "docs/books.md"
 
 
 def _every_time() -> tuple[Period, Any]:
