@@ -202,8 +202,11 @@ class AccountLines:
             item.token,
             id=item.id,
             createdAtMiliseconds=item.created_at_ms,
-            # the fiat amount as the history sent it (decimal text in the docs)
-            amount=raw.get("amount"),
+            # `amount` is the coin amount in every line, `amountFiat` the fiat: the history
+            # carries the fiat alone (decimal text, as sent), and the coin amount is known once
+            # the order is read (its `state` line)
+            amount=None,
+            amountFiat=raw.get("amount"),
             currency=item.currency.abbreviation,
             code=item.status.code,
             label=item.status.label,

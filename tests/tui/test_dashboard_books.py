@@ -293,8 +293,9 @@ def check_files(directory: Path, shown: list[str], hostile: str) -> None:
     assert first.read_bytes() == second.read_bytes()
     rows = list(csv.reader(io.StringIO(first.read_text(encoding="utf-8"), newline="")))
     assert tuple(rows[0]) == ORDER_COLUMNS
-    assert [r[1] for r in rows[1:]] == shown  # the same rows, in the order shown
-    company = dict(zip(ORDER_COLUMNS, next(r for r in rows if r[1] == hostile), strict=True))
+    token = ORDER_COLUMNS.index("token")
+    assert [r[token] for r in rows[1:]] == shown  # the same rows, in the order shown
+    company = dict(zip(ORDER_COLUMNS, next(r for r in rows if r[token] == hostile), strict=True))
     assert company["company"].startswith("'=HYPERLINK(") and "\x1b" not in company["company"]
     assert company["created_at"] == "2026-10-25T17:00:00+01:00"  # the store's zone
 
