@@ -1,0 +1,132 @@
+"""Tables of thousands of rows are changed in bounded steps, one a turn of the event loop, so
+that keys, timers and paints come in between (`tui/steps.py`): the attention view on many
+orders that need a human.
+
+Held by counts, never by time: the rows added in one turn of the loop (`LoopTurns`), and the
+table whole and in order at the end.
+`bench/run.py --case many` measures the worst lag of the loop against an ordinary one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from decimal import Decimal
+from types import SimpleNamespace as NS
+from typing import Any
+
+import pytest
+from textual.app import App
+from textual.reactive import reactive
+
+from conftest import wait_until
+from orderdash.core.books.attention import Attention, OrderAttention
+from orderdash.tui.screens.attention import AttentionScreen
+from orderdash.tui.widgets import attention_table
+from orderdash.tui.widgets.attention_table import AttentionTable
+
+NOW = 1_800_000_000_000
+
+
+class LoopTurns:
+    """Numbers the turns of the event loop as the calls counted see them: the first call of a
+    turn asks for a mark at the loop's next turn (`call_soon`), which moves the number on.
+    Calls with one number ran without the loop turning in between (or in callbacks of the
+    same turn: an upper bound)."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+        self._asked = False
+
+    def now(self) -> int:
+        if not self._asked:
+            self._asked = True
+            asyncio.get_running_loop().call_soon(self._turned)
+        return self.turn
+
+    def _turned(self) -> None:
+        self.turn += 1
+        self._asked = False
+
+
+@pytest.fixture
+def turns() -> LoopTurns:
+    return LoopTurns()
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, table: type, turns: LoopTurns) -> Counter[int]:
+    """Rows `table` adds, by turn of the loop."""
+    added: Counter[int] = Counter()
+    add_row = table.add_row
+
+    def counting(self: Any, *cells: Any, **options: Any) -> Any:
+        added[turns.now()] += 1
+        return add_row(self, *cells, **options)
+
+    monkeypatch.setattr(table, "add_row", counting)
+    return added
+
+
+def needs(token: str, minutes_ago: int, excess: str = "0.0001") -> OrderAttention:
+    item = Attention(
+        token,
+        "overpaid",
+        "excess",
+        Decimal(excess),
+        Decimal("9.5"),
+        "BTC",
+        "EUR",
+        NOW - minutes_ago * 60_000,
+        "overpaid",
+        "Shop",
+    )
+    return OrderAttention(token, (item,))
+
+
+class Host(App[None]):
+    attention = reactive(0)
+    tick = reactive(0)
+
+    def __init__(self, keeper: NS) -> None:
+        super().__init__()
+        self.keeper = keeper
+
+    def on_ready(self) -> None:
+        self.push_screen(AttentionScreen(self.keeper, now_ms=lambda: NOW))  # type: ignore[arg-type]
+
+
+async def test_the_attention_view_opens_on_many_orders_in_bounded_steps(
+    monkeypatch: pytest.MonkeyPatch, turns: LoopTurns
+) -> None:
+    many = 600
+    found = [needs(f"order-{index:04d}", index) for index in range(many)]
+    keeper = NS(found=found)
+    added = counted(monkeypatch, AttentionTable, turns)
+    app = Host(keeper)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AttentionScreen))
+        screen = app.screen
+        assert isinstance(screen, AttentionScreen)
+        table = screen.query_one(AttentionTable)
+        in_order = tuple(o.token for o in found)
+        await wait_until(pilot, lambda: table.tokens_shown == in_order)
+        assert sum(added.values()) == many
+        bound = attention_table.ROWS_PER_STEP
+        assert max(added.values()) <= bound, added
+        assert len(added) >= many // bound  # the rows came over many turns
+        await pilot.press("down", "down", "down")
+        assert screen.highlighted == "order-0003"
+        # a payment: a new order first, one above the cursor resolved, one overpaid by more;
+        # and another change while that one is under way (taken after it, not restarting it)
+        added.clear()
+        changed = [needs("order-new", 0), *(o for o in found if o.token != "order-0001")]
+        changed[300] = needs(changed[300].token, 300, excess="0.0009")
+        keeper.found = changed
+        app.attention += 1
+        keeper.found = changed = [needs("order-newer", 0), *changed]
+        app.attention += 1
+        expected = tuple(o.token for o in changed)
+        await wait_until(pilot, lambda: table.tokens_shown == expected)
+        assert sorted(added.values()) == [1, 1]  # by key: only the two new rows, one a turn
+        assert screen.highlighted == "order-0003" and table.cursor_row == 4
+        assert "+0.0009 BTC" in table.get_cell(changed[301].token, "Coin").plain
