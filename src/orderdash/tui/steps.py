@@ -10,14 +10,16 @@ its work against; `KeptRow` keeps a table's cursor on its row meanwhile.
 A step makes many objects that stay (rows, cells), and thousands of rows set off full
 collections of the cyclic collector one after another, each a walk over every object the
 dashboard holds (~0.1-0.15 s at 5,000 watched orders on 2 busy cores), in whichever step
-happened to allocate: each step runs with the collector paused, its objects moved into the
-oldest generation without a walk as it ends (`core/runtime/bulk.py`).
+happened to allocate: each step after the first (a run too large for one) runs with the
+collector paused, its objects moved into the oldest generation without a walk as it ends
+(`core/runtime/bulk.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Container, Iterator
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from orderdash.core.runtime.bulk import bulk_objects
@@ -75,10 +77,10 @@ class Steps:
             self._turning = True
             self._owner.run_worker(self._turns(), group=self._group)
 
-    def _step(self) -> None:
+    def _step(self, *, bulk: bool = False) -> None:
         assert self._run is not None
         try:
-            with bulk_objects():
+            with bulk_objects() if bulk else nullcontext():
                 next(self._run)
         except StopIteration:
             self._run = None
@@ -90,7 +92,7 @@ class Steps:
         try:
             while self._run is not None:
                 await asyncio.sleep(0)  # one turn of the loop: what waits runs first
-                self._step()
+                self._step(bulk=True)
         finally:
             self._turning = False
             self._run = None  # (cancelled: the owner is gone, and its run with it)
