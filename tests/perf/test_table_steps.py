@@ -10,6 +10,7 @@ table whole and in order at the end.
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -65,13 +66,19 @@ def turns() -> LoopTurns:
     return LoopTurns()
 
 
+#: Whether the cyclic collector was on at each row added (`counted`).
+COLLECTOR_ON: list[bool] = []
+
+
 def counted(monkeypatch: pytest.MonkeyPatch, table: type, turns: LoopTurns) -> Counter[int]:
-    """Rows `table` adds, by turn of the loop."""
+    """Rows `table` adds, by turn of the loop (the collector's state at each: `COLLECTOR_ON`)."""
     added: Counter[int] = Counter()
     add_row = table.add_row
+    COLLECTOR_ON.clear()
 
     def counting(self: Any, *cells: Any, **options: Any) -> Any:
         added[turns.now()] += 1
+        COLLECTOR_ON.append(gc.isenabled())
         return add_row(self, *cells, **options)
 
     monkeypatch.setattr(table, "add_row", counting)
@@ -125,6 +132,8 @@ async def test_the_attention_view_opens_on_many_orders_in_bounded_steps(
         bound = attention_table.ROWS_PER_STEP
         assert max(added.values()) <= bound, added
         assert len(added) >= many // bound  # the rows came over many turns
+        # the steps after the first made their rows with the collector paused, and it is back
+        assert not any(COLLECTOR_ON[bound:]) and gc.isenabled()
         await pilot.press("down", "down", "down")
         assert screen.highlighted == "order-0003"
         # a payment: a new order first, one above the cursor resolved, one overpaid by more;
