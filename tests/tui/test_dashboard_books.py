@@ -10,6 +10,7 @@ import asyncio
 import csv
 import io
 import json
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
+from textual.worker import WorkerState
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.cli import main
@@ -201,6 +203,36 @@ async def test_while_it_reads_one_line_says_how_far(
         assert isinstance(screen, CloseDayScreen)
         await wait_until(pilot, lambda: screen.result is not None, timeout=10)
         assert "orders\u2026" not in screen_text(app)
+
+
+async def test_leaving_z_while_it_reads_cancels_the_read_quietly(
+    server: SimulatorServer, book: LedgerFile, caplog: pytest.LogCaptureFixture
+) -> None:
+    sim = server.sim
+    app = books_app(server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("escape")
+        sim.add_fault(Fault(endpoint="order", delay=0.5))  # the reads are in flight when left
+        try:
+            with caplog.at_level(logging.WARNING, logger="orderdash"):
+                await pilot.press("Z")
+                await wait_until(pilot, lambda: isinstance(app.screen, CloseDayScreen))
+                screen = app.screen
+                await wait_until(pilot, lambda: "orders\u2026" in screen_text(app), timeout=10)
+                (worker,) = [w for w in app.workers if w.group == "close-day"]
+                await pilot.press("escape")
+                await wait_until(pilot, lambda: not isinstance(app.screen, CloseDayScreen))
+                await wait_until(pilot, lambda: worker.is_finished, timeout=5)
+                await pilot.pause(0.2)
+        finally:
+            sim.clear_faults()
+        assert worker.state == WorkerState.CANCELLED
+        assert isinstance(worker.error, asyncio.CancelledError)  # cancelled, nothing else
+        assert not screen.is_attached
+        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING], [
+            r.getMessage() for r in caplog.records
+        ]
 
 
 async def test_a_close_under_way_is_seen_through_before_leaving_or_moving(

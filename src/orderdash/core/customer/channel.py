@@ -34,7 +34,8 @@ CHANNEL_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 #: Seconds between heartbeats, and the age after which the dashboard counts as gone.
 HEARTBEAT = 1.0
 STALE_AFTER = 5.0
-#: The largest file read: a face with the biggest server QR is about 40 KB.
+#: The largest file read: a face is a few KB (one with the largest module grid the face's model
+#: takes, which the display drops unread, about 40 KB).
 MAX_BYTES = 128 * 1024
 
 
@@ -118,8 +119,13 @@ class Publisher:
     def publish(self, face: CustomerFace | None) -> str | None:
         """Put `face` on the display (None: idle); returns what went wrong, if anything.
         Writes when the face changed or a heartbeat is due, and only while holding the channel
-        (taken here when free; never from another live process)."""
+        (taken here when free; never from another live process). The display is handed no
+        module grid (`for_display`): it draws only codes it encodes itself."""
         now = self.clock()
+        if face is not None and face.qr_modules:
+            from orderdash.core.customer.face import for_display
+
+            face = for_display(face)
         body = "" if face is None else face.model_dump_json()
         if self._last is not None and self._last[0] == body and now - self._last[1] < HEARTBEAT:
             return None

@@ -1,9 +1,10 @@
 """The display's end of the local channel (`channel.py`): `Reader.poll()` stats the channel file
 and reads it only when it changed; what it holds is untrusted (bounded, validated) and a
 missing, ended, stale or invalid file reads as the idle screen. So does a file this user did
-not write: one owned by another user, writable by group or others, or a symlink. A face that
-does not hang together (the QR pays another address or amount than printed: `consistency.py`)
-is shown as words alone, and logged.
+not write: one owned by another user, writable by group or others, or a symlink. A module grid
+in a face is dropped unread: the display draws only codes it encodes itself, from `qr_text`.
+A face that does not hang together (the QR pays another address or amount than printed:
+`consistency.py`) is shown as words alone, and logged.
 """
 
 from __future__ import annotations
@@ -104,6 +105,12 @@ class Reader:
             check_safe(os.fstat(descriptor))  # the file opened is one of ours too
             published = parse(handle.read(MAX_BYTES + 1))
         face = published.face
+        if face is not None and face.qr_modules:
+            # a module grid is never drawn here, whoever wrote it (the dashboard publishes
+            # none): the code is encoded from `qr_text`, checked below. Without the grid the
+            # face must still hold together (a payable face needs its code).
+            face = type(face).model_validate({**face.model_dump(), "qr_modules": ()})
+            published = published.model_copy(update={"face": face})
         if face is not None:
             why = inconsistency(face)
             if why:

@@ -122,7 +122,7 @@ class PosScreen(Screen[None]):
         self.face = face
         self.panel.show(face)
         if shown is not None and shown.payload.server_image and face.payable and not face.remaining:
-            self.panel.decode_server_image(shown.payload.server_image)
+            self.panel.decode_server_image(shown.payload.server_image, face.address)
         self._tick()
 
     def _trouble_now(self) -> Trouble:

@@ -381,10 +381,11 @@ class CustomerPanel(Vertical):
     def on_customer_side_resized(self, event: CustomerSide.Resized) -> None:
         self._fit_figure()
 
-    def decode_server_image(self, uri: str) -> None:
-        """The service's own QR image is to be shown: decode it off the event loop; the panel
-        posts `ServerImageDecoded` when the face can be built again with it."""
-        decode_server_image(self.query_one("#pos-qr", QRView), uri)
+    def decode_server_image(self, uri: str, checked_against: str = "") -> None:
+        """The service's own QR image is to be shown: decode it off the event loop (and our
+        own code of `checked_against`, the address it should encode); the panel posts
+        `ServerImageDecoded` when the face can be built again with it."""
+        decode_server_image(self.query_one("#pos-qr", QRView), uri, checked_against)
 
     def tick(self, now: float) -> None:
         """The countdowns at wall-clock `now`; the code goes the second the order's time is

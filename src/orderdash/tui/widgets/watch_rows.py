@@ -101,6 +101,24 @@ def payment_text(payment: PaymentState, width: int) -> str:
     return clean(form.format(fit_money(figure, payment.coin, width - len(form) + 2)), limit=width)
 
 
+#: The columns whose cells move with the clock alone.
+AGE_COLUMNS = ("age", "last_tx", "created")
+
+
+def age_cells(entry: Entry, now: float) -> dict[str, Text]:
+    """The row's cells that move with the clock (`AGE_COLUMNS`), as `cells` makes them."""
+    order, last_tx = entry.order, entry.last_tx_ms
+    ages = {
+        "age": Text(age_text(None if entry.updated_at is None else now - entry.updated_at)),
+        "last_tx": Text(age_text(None if last_tx is None else now - last_tx / 1000)),
+        "created": Text(""),
+    }
+    if order is not None:
+        created = order.created_at_ms / 1000 if order.created_at_ms else None
+        ages["created"] = Text(age_text(None if created is None else now - created))
+    return ages
+
+
 def cells(
     entry: Entry,
     now: float,
@@ -112,29 +130,25 @@ def cells(
     natural width)."""
     width = (widths or {}).get
     order, payment = entry.order, entry.payment
-    last_tx = entry.last_tx_ms
     token = TokenCell(entry.token, width("token", 16))
     if is_open:
         token.stylize("bold")
     values: dict[str, Any] = {
         "alert": ALERT_MARK if entry.unseen else OPEN_MARK if is_open else Text(""),
         "token": token,
-        "age": Text(age_text(None if entry.updated_at is None else now - entry.updated_at)),
-        "last_tx": Text(age_text(None if last_tx is None else now - last_tx / 1000)),
+        **age_cells(entry, now),
         "health": Text(entry.health, HEALTH_STYLES[entry.health]),
     }
     if order is None:
-        blank = ("coin", "fiat", "amount", "status", "txs", "company", "created")
+        blank = ("coin", "fiat", "amount", "status", "txs", "company")
         values.update({k: Text("") for k in blank})
         # the error fills the room the column has; it never makes the column wider
         values["payment"] = Text(clean(entry.error or "", limit=width("payment", 0)), "dim")
         return values
-    created = order.created_at_ms / 1000 if order.created_at_ms else None
     currency = clean(order.currency.abbreviation, limit=8)
     values.update(
         {
             "company": literal(order.company_name, limit=min(width("company", 24), 24)),
-            "created": Text(age_text(None if created is None else now - created)),
             "coin": Text(clean(coin_code(order), limit=width("coin", 12)) or MISSING),
             "fiat": Text(
                 fit_money(order.amount_fiat, currency, width("fiat", UNFITTED), group=True),
