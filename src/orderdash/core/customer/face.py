@@ -39,6 +39,7 @@ PhaseName = Literal[
     "UNDERPAID",
     "EXPIRED",
     "CANCELED",
+    "PAID_SHORT",
     "UNKNOWN",
 ]
 AmountLabel = Literal[

@@ -20,7 +20,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from orderdash.core.books.attention import OrderAttention, age_text, figure_text
+from orderdash.core.books.attention import (
+    OrderAttention,
+    age_text,
+    counts_text,
+    figure_text,
+    kind_words,
+)
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.watching.attention import AttentionKeeper
 from orderdash.tui.bindings import READONLY_MARK
@@ -62,7 +68,7 @@ def row_cells(found: OrderAttention, now_ms: int) -> dict[str, Text]:
             f"{sign}{format(item.fiat_amount, 'f')} {clean(item.currency, limit=12)}",
             justify="right",
         )
-    what = ", ".join(kind.replace("_", " ") for kind in found.kinds)
+    what = ", ".join(kind_words(kind) for kind in found.kinds)
     return {
         "Order": OrderCell(
             found.token, shorten_middle(clean(found.token, limit=60), TOKEN_WIDTH), "bold"
@@ -157,7 +163,8 @@ class AttentionScreen(Screen[str | None]):
         if cut is not None:
             for row in rows:
                 row["Next step"].truncate(cut, overflow="ellipsis")
-        self.sub_title = f"{len(found)} of the watched orders"
+        counts = f": {counts_text(found)}" if found else ""
+        self.sub_title = f"{len(found)} of the watched orders{counts}"
         hidden = len(COLUMNS) - len(columns)
         note = "Enter shows the order \u00b7 r resolves it \u00b7 Esc goes back"
         if hidden:  # (short enough for 80 columns)
@@ -212,7 +219,7 @@ class AttentionScreen(Screen[str | None]):
             text.append(f" \u00b7 {clean(found.first.company, limit=60)}")
         for item in found.items:
             figure = figure_text(item)
-            text.append(f"\n{item.kind.replace('_', ' ')}" + (f": {figure}" if figure else ""))
+            text.append(f"\n{kind_words(item.kind)}" + (f": {figure}" if figure else ""))
         text.append(f"\nNext step: {found.first.next_step}", "italic")
         detail.update(text)
 
