@@ -111,7 +111,10 @@ async def test_every_kind_in_the_view_then_a_reused_token_enter_and_resolve(
         assert "+" in rows[OVER] and " BCH" in rows[OVER] and " USD" in rows[OVER]
         assert "refund" in rows[OVER]
         # the highlighted order in full below the table: every kind, its figure, the next step
-        assert "still paying: shortfall " in text and "Next step: still paying: wait" in text
+        assert (
+            "still paying: shortfall " in text
+            and "Next step: wait, or accept at the counter" in text
+        )
         assert "[/] ACME [@click=app.quit]x[/]" in text and "\x1b" not in text
 
         # the service reset: the open order's token names another order now

@@ -82,11 +82,7 @@ def test_an_open_order_with_a_shortfall_is_still_paying_which_the_close_leaves_o
     assert item.coin_amount == Decimal("0.000030000000000000000001")
     assert str(item.fiat_amount) == "2.50" and item.figure == "shortfall"
     assert item.at_ms == PAID_AT and item.age_seconds(NOW) == (NOW - PAID_AT) / 1000
-    assert (
-        item.next_step
-        == NEXT_STEPS["still_paying"]
-        == "still paying: wait, or accept at the counter"
-    )
+    assert item.next_step == NEXT_STEPS["still_paying"] == "wait, or accept at the counter"
     assert exceptions_of(o) == []  # the customer may still pay: not an exception of the day
 
 

@@ -65,7 +65,7 @@ NEXT_STEPS = {
         "paid after expiry: deliver at the old price if it covers it, else refund the payment"
     ),
     "unconfirmed": "the payment is still unconfirmed: wait, or hold the goods until it confirms",
-    "still_paying": "still paying: wait, or accept at the counter",
+    "still_paying": "wait, or accept at the counter",
 }
 
 
