@@ -27,6 +27,7 @@ from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.qr import QRView
+from orderdash.tui.widgets.watch_rows import payment_text
 from support.faces import customer_face
 
 SIZE = (100, 30)
@@ -106,6 +107,8 @@ async def test_an_order_a_little_short_with_nothing_more_to_come(
             assert staff(app) == f"Staff: {absorbed}, {fiat} ({coin}) short, absorbed"
             assert app.state.shown is not None
             assert f"{fiat} ({coin}) short" in app.state.shown.payment.summary  # the order view
+            # the watch list's row
+            assert payment_text(app.state.shown.payment, 60) == f"{headline}, {fiat} short"
         else:
             assert not pos.query_one("#pos-staff").display
             assert face.phase == "UNDERPAID"
