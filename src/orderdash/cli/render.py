@@ -432,6 +432,8 @@ class AttentionShown:
     now_ms: int
     warnings: Sequence[str] = ()
     missing: int = 0
+    #: The period read: the orders created in the last `days` days.
+    days: int = 7
 
     @property
     def exit_code(self) -> int:
@@ -453,9 +455,18 @@ class AttentionShown:
     def text(self) -> list[str]:
         if not self.found:
             return []
-        from orderdash.core.books.attention import attention_lines
+        from orderdash.core.books.attention import attention_lines, counts_text
 
-        return attention_lines(self.found, now_ms=self.now_ms)
+        n = len(self.found)
+        summary = (
+            f"{n} of the orders created in the last {self._days} need"
+            f"{'s' if n == 1 else ''} attention: {counts_text(self.found)}"
+        )
+        return [*attention_lines(self.found, now_ms=self.now_ms), summary]
+
+    @property
+    def _days(self) -> str:
+        return "day" if self.days == 1 else f"{self.days} days"
 
     def empty(self) -> str | None:
         return "orderdash: no order needs attention"

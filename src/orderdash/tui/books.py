@@ -58,6 +58,7 @@ class AppBooks:
             parts.state,
             changed=partial(setattr, app, "attention"),
             unconfirmed_after=settings.attention_unconfirmed_after,
+            tolerance=settings.underpaid_tolerance,
         )
         self.attention.asking = self._resolutions_of
         if notices is not None:  # the owner hears of each, once the ledger answered about it,

@@ -141,6 +141,7 @@ class Counter:
             clock=self._clock,
             monotonic=self._monotonic,
             standalone=self._standalone,
+            readonly=self._settings.readonly,
         )
         self._app.push_screen(self.pos, callback=self._pos_closed)
         self._session.point_of_sale(True)

@@ -64,6 +64,7 @@ def build_parts(
         bell=settings.bell,
         qr_content=settings.qr_content,
         qr_uppercase=settings.qr_uppercase,
+        underpaid_tolerance=settings.underpaid_tolerance,
         refresh_interval=settings.refresh_interval,
         rates_enabled=client.has_credentials,
         clock=clock,

@@ -40,6 +40,7 @@ PhaseName = Literal[
     "UNDERPAID",
     "EXPIRED",
     "CANCELED",
+    "PAID_SHORT",
     "UNKNOWN",
 ]
 AmountLabel = Literal[

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from orderdash.core.customer.reading import Reading
 
 #: Phases whose banner thanks the customer: the whole amount has arrived.
-PAID = frozenset({"CONFIRMING", "CONFIRMED"})
+PAID = frozenset({"CONFIRMING", "CONFIRMED", "PAID_SHORT"})
 #: Phases nobody can pay any more; with nothing paid, there is nothing left to tell.
 CLOSED = frozenset({"EXPIRED", "CANCELED"})
 

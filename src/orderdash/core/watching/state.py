@@ -122,6 +122,7 @@ class DashboardState:
         bell: bool,
         qr_content: str,
         qr_uppercase: bool = True,
+        underpaid_tolerance: Decimal = Decimal(0),
         refresh_interval: float,
         rates_enabled: bool,
         clock: Callable[[], float] = time.time,
@@ -138,6 +139,9 @@ class DashboardState:
         self.bell = bell
         self.qr_content = QRContent(qr_content)
         self.qr_uppercase = qr_uppercase
+        #: The payment tolerance (percent), and the orders accepted as paid at the counter.
+        self.underpaid_tolerance = underpaid_tolerance
+        self.accepted: set[str] = set()
         self.clock = clock
         self.entries: dict[str, Entry] = {}
         self.alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
@@ -189,6 +193,22 @@ class DashboardState:
     @property
     def order(self) -> Order | None:
         return None if self.shown is None else self.shown.order
+
+    def payment_of(self, order: Order, received_at: float) -> PaymentState:
+        """Where `order`'s payment stands, with the tolerance and the counter's acceptance."""
+        tolerance, accepted = self.underpaid_tolerance, order.token in self.accepted
+        return payment_state(order, received_at, tolerance=tolerance, accepted=accepted)
+
+    def accept(self, token: str) -> None:
+        """`token` was accepted as paid at the counter: what is shown of it says paid."""
+        self.accepted.add(token)
+        entry = self.entries.get(token)
+        if entry is not None and (fetched := entry.fetched) is not None:
+            payment = self.payment_of(fetched.order, fetched.received_at)
+            self.entries[token] = replace(entry, payment=payment)
+        if token == self.token and (shown := self.shown) is not None:
+            # (no code is shown for a settled state, whatever the payload)
+            self.shown = replace(shown, payment=self.payment_of(shown.order, shown.received_at))
 
     # -- the watch list --------------------------------------------------------------------------
 
@@ -291,7 +311,7 @@ class DashboardState:
             self.direction = rate_direction(self.order, order)
         if kind is Kind.RATES and order.qr_code:
             self.server_qr = order.qr_code
-        payment = payment_state(order, fetched.received_at)
+        payment = self.payment_of(order, fetched.received_at)
         payload = qr_payload(
             order, payment, self.qr_content, self.server_qr, uppercase=self.qr_uppercase
         )
@@ -336,7 +356,7 @@ class DashboardState:
                 trouble = self.trouble(token, has_order=False)
                 return trouble_face(trouble) if trouble else None
             order = entry.fetched.order
-            payment = entry.payment or payment_state(order, entry.fetched.received_at)
+            payment = entry.payment or self.payment_of(order, entry.fetched.received_at)
             payload = qr_payload(order, payment, self.qr_content, None, uppercase=self.qr_uppercase)
             renews, problem = None, entry.failing
         if token == self.remaining_for:
@@ -442,7 +462,7 @@ class DashboardState:
         entry = self.entries[token] = replace(
             entry,
             fetched=fetched,
-            payment=payment_state(fetched.order, fetched.received_at),
+            payment=self.payment_of(fetched.order, fetched.received_at),
             error=None,
             failing=False,
             updated_at=self.clock(),

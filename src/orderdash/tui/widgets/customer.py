@@ -45,6 +45,7 @@ BANNER_CLASSES = {
     Phase.UNDERPAID: "-bad",
     Phase.EXPIRED: "-bad",
     Phase.CANCELED: "-bad",
+    Phase.PAID_SHORT: "-good",
     Phase.UNKNOWN: "-neutral",
 }
 FLASHES = 6

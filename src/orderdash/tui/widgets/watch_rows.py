@@ -17,6 +17,7 @@ from orderdash.core.domain.text import (
     CUT,
     MISSING,
     ROUNDED,
+    amount_text,
     coin_code,
     fit_amount,
     fit_money,
@@ -90,6 +91,10 @@ def payment_text(payment: PaymentState, width: int) -> str:
         case Phase.OVERPAID if payment.excess_coin is not None:
             figure = payment.excess_coin
             forms = ("Overpaid by {}", "over by {}", "+{}")
+        case _ if payment.absorbed_fiat is not None:
+            # paid, a shortfall absorbed: the staff's list says how much, in fiat
+            short = f"{amount_text(payment.absorbed_fiat)} {payment.currency}".strip()
+            return clean(f"{payment.headline}, {short} short", limit=width)
         case _:
             return clean(payment.headline, limit=width)
     for form in forms:
