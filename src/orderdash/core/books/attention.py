@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from orderdash.core.books.orders import BookOrder, exceptional
-from orderdash.core.domain.tolerance import within_tolerance
+from orderdash.core.books.orders import ABSORBED_KINDS, BookOrder, absorbed, exceptional
 
 if TYPE_CHECKING:
     from orderdash.core.ledger import ResolutionRecord
@@ -81,20 +80,6 @@ def counts_text(found: Iterable[OrderAttention]) -> str:
     for o in found:
         counts[o.first.kind] = counts.get(o.first.kind, 0) + 1
     return ", ".join(f"{counts[k]} {kind_words(k)}" for k in KINDS if k in counts)
-
-
-#: States in which nothing more is to come, or the service said paid: a shortfall within the
-#: payment tolerance is absorbed.
-_SHORT_SETTLED = frozenset({"underpaid", "expired", "paid", "confirmed", "unconfirmed"})
-
-
-def absorbed(order: BookOrder, tolerance: Decimal) -> bool:
-    """`order` is paid within the payment tolerance (`tolerance`, percent): closed short, or
-    paid by the service's word, by no more than that share of its fiat amount."""
-    latest = order.latest
-    if latest is None or latest.under_paid >= 0 or order.state not in _SHORT_SETTLED:
-        return False
-    return within_tolerance(latest.under_paid_fiat.copy_negate(), order.amount_fiat, tolerance)
 
 
 @dataclass(frozen=True)
@@ -204,7 +189,7 @@ def attention_of(
         add("identity_changed", "", None, None, order.created_ms)
     paid_short = absorbed(order, tolerance)
     for item in exceptional(order, open_shortfall=True):
-        if paid_short and item.kind in ("underpaid", "expired_with_payment"):
+        if paid_short and item.kind in ABSORBED_KINDS:
             continue
         if item.kind == "underpaid" and order.state == "in_progress":
             add("still_paying", item.figure, item.coin, item.fiat, item.at_ms)

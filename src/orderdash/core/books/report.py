@@ -149,7 +149,7 @@ def build_report(
         counts[order.state] += 1
     received = [p for o in orders for p in o.payments if period.contains_ms(p.at_ms)]
     received.sort(key=lambda p: (p.at_ms, p.id, p.order))
-    exceptions = [e for o in sorted(of_period, key=_when) for e in exceptions_of(o)]
+    exceptions = [e for o in sorted(of_period, key=_when) for e in exceptions_of(o, tolerance)]
     latest = {record.token: record for record in resolutions}
     for entry in exceptions:
         record = latest.get(entry["order"])

@@ -11,7 +11,8 @@ service states with its latest payment (`underPaid` and `overPaid` in fiat) shar
   closed_short   a closed order's shortfall (underpaid, expired or canceled part-paid)
   unpaid_closed  the whole amount of an expired or canceled order with no payment
   tolerance      a closed order's shortfall within the `underpaid_tolerance` setting
-                 (`domain/tolerance.within_tolerance`): taken as paid
+                 (`orders.absorbed`: underpaid or expired, or paid by the service's word):
+                 taken as paid
   written_off    a closed order's shortfall whose latest resolution is "written-off"
   excess         an order's overpayment, negative (more came than was charged)
   refunded       an overpayment whose latest resolution is "refunded", negative
@@ -35,9 +36,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from orderdash.core.books.orders import BookOrder, exact_sum
+from orderdash.core.books.orders import BookOrder, absorbed, exact_sum
 from orderdash.core.books.period import Period
-from orderdash.core.domain.tolerance import within_tolerance
 from orderdash.core.ledger import ResolutionRecord
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import OrderdashError
@@ -118,7 +118,7 @@ def _share_out(
             row.add("still_paying", short, token)
         elif kind == "written-off":
             row.add("written_off", short, token)
-        elif within_tolerance(short, amount, tolerance):
+        elif absorbed(order, tolerance):  # as the attention view and the exceptions judge it
             row.add("tolerance", short, token)
         else:
             row.add("closed_short", short, token)

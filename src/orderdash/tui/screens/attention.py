@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from orderdash.core.books.attention import OrderAttention, figure_text
+from orderdash.core.books.attention import OrderAttention, counts_text, figure_text, kind_words
 from orderdash.core.safetext import clean
 from orderdash.core.watching.attention import AttentionKeeper
 from orderdash.tui.bindings import READONLY_MARK
@@ -78,7 +78,8 @@ class AttentionScreen(Screen[str | None]):
         """The rows as the keeper has them now (the table changes by key, in bounded steps:
         `widgets/attention_table.py`)."""
         found = self._keeper.found
-        self.sub_title = f"{len(found)} of the watched orders"
+        counts = f": {counts_text(found)}" if found else ""
+        self.sub_title = f"{len(found)} of the watched orders{counts}"
         self._found = {o.token: o for o in found}
         self.query_one(AttentionTable).show(found, self._now_ms())
         self._show_note()
@@ -112,7 +113,7 @@ class AttentionScreen(Screen[str | None]):
             text.append(f" \u00b7 {clean(found.first.company, limit=60)}")
         for item in found.items:
             figure = figure_text(item)
-            text.append(f"\n{item.kind.replace('_', ' ')}" + (f": {figure}" if figure else ""))
+            text.append(f"\n{kind_words(item.kind)}" + (f": {figure}" if figure else ""))
         text.append(f"\nNext step: {found.first.next_step}", "italic")
         detail.update(text)
 

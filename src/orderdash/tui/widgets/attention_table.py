@@ -21,7 +21,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
-from orderdash.core.books.attention import OrderAttention, age_text
+from orderdash.core.books.attention import OrderAttention, age_text, kind_words
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.tui.steps import KeptRow, StepCount, Steps, under_cursor
 
@@ -69,7 +69,7 @@ def row_cells(found: OrderAttention, now_ms: int) -> dict[str, Text]:
             f"{sign}{format(item.fiat_amount, 'f')} {clean(item.currency, limit=12)}",
             justify="right",
         )
-    what = ", ".join(kind.replace("_", " ") for kind in found.kinds)
+    what = ", ".join(kind_words(kind) for kind in found.kinds)
     return {
         "Order": OrderCell(
             found.token, shorten_middle(clean(found.token, limit=60), TOKEN_WIDTH), "bold"
