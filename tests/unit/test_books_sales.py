@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orderdash.core.books.orders import STATES, BookOrder, Payment
+from orderdash.core.books.orders import STATES, BookOrder, Payment, exceptions_of
 from orderdash.core.books.period import day_period
 from orderdash.core.books.report import build_report, report_lines
 from orderdash.core.books.sales import PARTS, BooksDoNotAddUp, check_adds_up, sales_block
@@ -209,3 +209,17 @@ def test_a_report_that_does_not_add_up_is_refused_never_shown() -> None:
     report["received"]["fiat"]["EUR"]["amount"] = "21.98"
     with pytest.raises(BooksDoNotAddUp, match="not the sum of its payments"):
         check_adds_up(report["sales"], report["received"]["fiat"])
+
+
+def test_a_shortfall_absorbed_by_the_tolerance_is_no_exception_of_the_close() -> None:
+    """The close counts it under "absorbed by tolerance"; the orders that need a human are not
+    told of it, as the attention view leaves it."""
+    short = order("b", "underpaid", "30.00", ("29.86", "-0.14", "0"))
+    assert [e["kind"] for e in exceptions_of(short)] == ["underpaid"]
+    assert exceptions_of(short, Decimal("1")) == []
+    assert [e["kind"] for e in exceptions_of(short, Decimal("0.4"))] == ["underpaid"]
+    report = build_report(
+        [short], PERIOD, till="*", closed_at=datetime.now(UTC), currency="EUR", tolerance=Decimal(1)
+    )
+    assert report["exceptions"] == []
+    assert report["sales"]["fiat"]["EUR"]["parts"]["tolerance"]["amount"] == "0.14"
