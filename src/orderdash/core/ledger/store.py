@@ -545,6 +545,22 @@ class SqlBook:
             rows = self._engine.query(sql, params)
         return [self._resolution(row) for row in rows]
 
+    # -- notifications (`notices.py`) ----------------------------------------------------
+
+    @_once_again
+    def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
+        from orderdash.core.ledger import notices
+
+        with self._lock, self._write() as cursor:
+            return notices.claim(cursor, token, event, state, by, at)
+
+    @_once_again
+    def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
+        from orderdash.core.ledger import notices
+
+        with self._lock, self._write() as cursor:
+            return notices.claim_outage(cursor, by, at, began)
+
     def close_connection(self) -> None:
         with self._lock:
             self._engine.close()
