@@ -4,28 +4,36 @@ other process and till on the book (and this one after a restart) sends nothing.
 
 An outage has no state of its own that every process sees alike (each notices it at its own
 moment): its state is the episode's number, the next one only once the last was recovered from
-before this process saw the outage begin (or is older than `STALE_OUTAGE`: a process that
+before this process saw the outage begin (or is older than `STALE_OUTAGE_HOURS`: a process that
 ended while the service was out left it open).
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from orderdash.core.ledger.store import Cursor, parse_time, time_text
 from orderdash.core.safetext import clean
 
 #: The token of what is about the service, not one order.
 SERVICE = ""
 #: An outage claimed this long ago and never recovered from is over (its teller ended).
-STALE_OUTAGE = timedelta(hours=6)
+STALE_OUTAGE_HOURS = 6
+
+
+class Cursor(Protocol):
+    """The book's cursor (`store.Cursor`): statements with `%s` placeholders."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+
 #: Longest token, event, state and claimer written.
 _BOUNDS = (200, 32, 200, 64)
 
 
-def claim(cursor: Cursor, token: str, event: str, state: str, by: str, at: datetime) -> bool:
-    """Claim (token, event, state) for `by`: True if `by` holds it (won now, or before: a
-    retry whose commit's answer was lost)."""
+def claim(cursor: Cursor, token: str, event: str, state: str, by: str, at: str) -> bool:
+    """Claim (token, event, state) for `by` at `at` (the book's time text): True if `by`
+    holds it (won now, or before: a retry whose commit's answer was lost)."""
     key = [
         clean(part, limit=bound)
         for part, bound in zip((token, event, state, by), _BOUNDS, strict=True)
@@ -33,7 +41,7 @@ def claim(cursor: Cursor, token: str, event: str, state: str, by: str, at: datet
     cursor.execute(
         "INSERT INTO notices_sent (token, event, state, claimed_by, claimed_at)"
         " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (token, event, state) DO NOTHING",
-        (*key, time_text(at)),
+        (*key, at),
     )
     rows = cursor.execute(
         "SELECT claimed_by FROM notices_sent WHERE token = %s AND event = %s AND state = %s",
@@ -42,10 +50,12 @@ def claim(cursor: Cursor, token: str, event: str, state: str, by: str, at: datet
     return bool(rows) and str(rows[0][0]) == key[3]
 
 
-def claim_outage(cursor: Cursor, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
+def claim_outage(cursor: Cursor, by: str, at: str, began: str, stale: str) -> tuple[str, bool]:
     """The outage that `by` saw begin at `began`: its episode and whether `by` tells it (it
-    claimed it now). An episode told and not recovered from is the one going on, and one
-    recovered from after `began` is the same outage seen late: joined, not told again."""
+    claimed it now). An episode told and not recovered from (and claimed after `stale`) is
+    the one going on, and one recovered from after `began` is the same outage seen late:
+    joined, not told again. Times are the book's fixed-width text: text order is time
+    order."""
     rows = cursor.execute(
         "SELECT state, claimed_at, claimed_by FROM notices_sent WHERE token = %s AND event = %s"
         " ORDER BY state DESC LIMIT 1",
@@ -60,9 +70,9 @@ def claim_outage(cursor: Cursor, by: str, at: datetime, began: datetime) -> tupl
             (SERVICE, "recovery", episode),
         )
         if recovered:
-            if parse_time(recovered[0][0]) >= began:
+            if str(recovered[0][0]) >= began:
                 return episode, False
-        elif parse_time(rows[0][1]) > at - STALE_OUTAGE:
+        elif str(rows[0][1]) > stale:
             return episode, str(rows[0][2]) == by
     episode = f"{number + 1:012d}"
     return episode, claim(cursor, SERVICE, "outage", episode, by, at)

@@ -11,7 +11,7 @@ import functools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any, Protocol, TypeVar
 
@@ -30,6 +30,7 @@ from orderdash.core.ledger import (
     RefundRecord,
     ResolutionRecord,
     SeenOrder,
+    notices,
 )
 from orderdash.core.ledger.schema import (
     CHARGES_READ,
@@ -549,17 +550,14 @@ class SqlBook:
 
     @_once_again
     def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
-        from orderdash.core.ledger import notices
-
         with self._lock, self._write() as cursor:
-            return notices.claim(cursor, token, event, state, by, at)
+            return notices.claim(cursor, token, event, state, by, time_text(at))
 
     @_once_again
     def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
-        from orderdash.core.ledger import notices
-
+        stale = time_text(at - timedelta(hours=notices.STALE_OUTAGE_HOURS))
         with self._lock, self._write() as cursor:
-            return notices.claim_outage(cursor, by, at, began)
+            return notices.claim_outage(cursor, by, time_text(at), time_text(began), stale)
 
     def close_connection(self) -> None:
         with self._lock:

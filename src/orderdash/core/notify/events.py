@@ -209,8 +209,8 @@ class Notices:
             if kind == "attention":
                 self.attention(alert.token, alert.text)
             else:
-                late = sorted(getattr(alert, "late_ids", ()) or ())
-                state = ",".join(map(str, late)) if late else alert.text
+                ids = sorted(getattr(alert, "late_ids", ()) or ())
+                state = ",".join(map(str, ids)) if ids else alert.text
                 message = messages.event_fields(kind, alert.token, alert.text, {})
                 self._send(alert.token, kind, state, message)
             if kind != _LATE:
