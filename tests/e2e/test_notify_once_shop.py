@@ -163,17 +163,21 @@ async def test_two_watchers_and_a_dashboard_on_one_ledger_tell_each_thing_once(
     assert titles[2].startswith("orderdash: Underpaid") and short[:20] in titles[2]
     assert sum(t.startswith("orderdash: payment ") for t in titles) == 2
 
-    # a restart: a watcher on the same book hears every order again and tells nothing again
+    # a restart: a dashboard and a watcher on the same book hear every order again (the
+    # dashboard's attention view finds the order that closed short) and tell nothing again
     endpoint.clear()
     since = made()
     out = io.StringIO()
     again = asyncio.create_task(watch_jsonl(settings_for("w3"), [paid, short], out))
+    restarted = make_app(settings_for("d2"), tokens=[paid, short])
     try:
-        for _ in range(200):
-            if out.getvalue().count('"state"') >= 2:
-                break
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.5)
+        async with restarted.run_test(size=(120, 40)) as pilot:
+            await wait_until(
+                pilot,
+                lambda: restarted.attention >= 1 and out.getvalue().count('"state"') >= 2,
+                timeout=15,
+            )
+            await pilot.pause(1.0)  # the ledger asked about it, the owner would be told now
     finally:
         again.cancel()
         await asyncio.gather(again, return_exceptions=True)
