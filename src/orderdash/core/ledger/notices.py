@@ -10,8 +10,9 @@ ended while the service was out left it open).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol, TypeVar
 
 from orderdash.core.safetext import clean
 
@@ -27,6 +28,8 @@ class Cursor(Protocol):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
 
+#: The book's time text (`store.TIME_FORMAT`): fixed width, so text order is time order.
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 #: Longest token, event, state and claimer written.
 _BOUNDS = (200, 32, 200, 64)
 
@@ -76,3 +79,26 @@ def claim_outage(cursor: Cursor, by: str, at: str, began: str, stale: str) -> tu
             return episode, str(rows[0][2]) == by
     episode = f"{number + 1:012d}"
     return episode, claim(cursor, SERVICE, "outage", episode, by, at)
+
+
+T = TypeVar("T")
+
+
+def _time(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime(_TIME_FORMAT)
+
+
+class NoticeClaims:
+    """The claims of a book (`SqlBook`): each in one write transaction of its own (`written`),
+    made once more on a new connection if the first was lost (a claim is idempotent: its
+    claimer's row is its own)."""
+
+    def written(self, fn: Callable[[Cursor], T]) -> T:
+        raise NotImplementedError
+
+    def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
+        return self.written(lambda cursor: claim(cursor, token, event, state, by, _time(at)))
+
+    def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
+        stale = _time(at - timedelta(hours=STALE_OUTAGE_HOURS))
+        return self.written(lambda cursor: claim_outage(cursor, by, _time(at), _time(began), stale))

@@ -11,7 +11,7 @@ import functools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Protocol, TypeVar
 
@@ -30,8 +30,8 @@ from orderdash.core.ledger import (
     RefundRecord,
     ResolutionRecord,
     SeenOrder,
-    notices,
 )
+from orderdash.core.ledger.notices import NoticeClaims
 from orderdash.core.ledger.schema import (
     CHARGES_READ,
     CLOSES_READ,
@@ -147,7 +147,7 @@ def _line(text: str, limit: int = MAX_DETAIL) -> str:
     return clean(" ".join(str(text).split()), limit=limit)
 
 
-class SqlBook:
+class SqlBook(NoticeClaims):
     """The `Book` on one engine (see orderdash.core.ledger.Book)."""
 
     def __init__(self, engine: Engine) -> None:
@@ -546,18 +546,11 @@ class SqlBook:
             rows = self._engine.query(sql, params)
         return [self._resolution(row) for row in rows]
 
-    # -- notifications (`notices.py`) ----------------------------------------------------
-
     @_once_again
-    def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
+    def written(self, fn: Callable[[Cursor], T]) -> T:
+        """`fn(cursor)` in one write transaction (the notifications' claims: `notices.py`)."""
         with self._lock, self._write() as cursor:
-            return notices.claim(cursor, token, event, state, by, time_text(at))
-
-    @_once_again
-    def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
-        stale = time_text(at - timedelta(hours=notices.STALE_OUTAGE_HOURS))
-        with self._lock, self._write() as cursor:
-            return notices.claim_outage(cursor, by, time_text(at), time_text(began), stale)
+            return fn(cursor)
 
     def close_connection(self) -> None:
         with self._lock:
