@@ -299,9 +299,12 @@ async def _watch(
         client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
         from orderdash.core.notify.events import notices_for
 
-        lines = JsonLinesEvents(
-            out, clock, notices_for(settings), tolerance=settings.underpaid_tolerance
-        )
+        notices = notices_for(settings)
+        if notices is not None:  # each notification claimed in the ledger first: sent once
+            from orderdash.core.notify.claims import LedgerClaims
+
+            notices.claims = LedgerClaims(writer)
+        lines = JsonLinesEvents(out, clock, notices, tolerance=settings.underpaid_tolerance)
         watcher = OrderWatcher(
             client,
             lines,

@@ -255,7 +255,14 @@ def test_a_charge_written_before_the_ledger_kept_its_service_is_never_looked_up(
     at = time_text(datetime.now(UTC) - timedelta(hours=1))
     try:
         with engine.transaction(migrating=True) as cursor:
-            for table in ("charges", "orders_seen", "closes", "resolutions", "schema_version"):
+            for table in (
+                "charges",
+                "orders_seen",
+                "closes",
+                "resolutions",
+                "notices_sent",
+                "schema_version",
+            ):
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
             cursor.execute(VERSION_TABLE)
             for statements in MIGRATIONS[:2]:

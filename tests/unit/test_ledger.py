@@ -204,7 +204,7 @@ def test_a_newer_book_is_refused_and_an_older_one_migrated(make_book) -> None:
     with book._engine.transaction() as cursor:
         cursor.execute("UPDATE schema_version SET version = 0")
         # a book of version 0 has none of the tables yet
-        for table in ("charges", "orders_seen", "closes", "resolutions"):
+        for table in ("charges", "orders_seen", "closes", "resolutions", "notices_sent"):
             cursor.execute(f"DROP TABLE {table}")
     migrated = make_book()
     assert migrated.version == SCHEMA_VERSION
@@ -216,7 +216,7 @@ def _made_by_an_older_orderdash(book: SqlBook, version: int) -> None:
     """The book's tables made again as an orderdash of schema `version` made them (its
     migrations alone), empty, at that version."""
     with book._engine.transaction() as cursor:
-        for table in ("charges", "orders_seen", "closes", "resolutions"):
+        for table in ("charges", "orders_seen", "closes", "resolutions", "notices_sent"):
             cursor.execute(f"DROP TABLE IF EXISTS {table}")
         for statements in MIGRATIONS[:version]:
             for statement in statements:
@@ -245,7 +245,7 @@ def test_a_version_1_book_gains_resolutions_and_keeps_its_rows(make_book) -> Non
 
 
 def test_a_version_2_book_gains_each_charges_service_and_keeps_its_rows(make_book) -> None:
-    """Opened by this orderdash, a version-2 book is version 3: its charges are all there, as
+    """Opened by this orderdash, a version-2 book is version 4: its charges are all there, as
     they were, without a service (never looked up, `core/ledger/charges.py`); a charge
     written now has one."""
     book = make_book()
@@ -254,8 +254,8 @@ def test_a_version_2_book_gains_each_charges_service_and_keeps_its_rows(make_boo
     _old_charge(book, "old-made", "made", "made")
     book.resolution_made(resolution("r-1", "old-made"))
     migrated = make_book()
-    assert migrated.version == SCHEMA_VERSION == 3
-    assert book._engine.query("SELECT version FROM schema_version") == [(3,)]
+    assert migrated.version == SCHEMA_VERSION == 4
+    assert book._engine.query("SELECT version FROM schema_version") == [(4,)]
     kept = {c.token: c for c in migrated.charges(T0, T0 + timedelta(hours=1), None)}
     assert {token: (c.outcome, c.detail) for token, c in kept.items()} == {
         "old-unknown": ("unknown", "no answer in 3 tries"),

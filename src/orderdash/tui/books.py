@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from textual.app import App
 
+    from orderdash.core.books.attention import OrderAttention
     from orderdash.core.ledger import Book
     from orderdash.core.ledger.writer import BookWriter
     from orderdash.core.notify.events import Notices
@@ -49,6 +50,7 @@ class AppBooks:
         orders that need a human; `parts.client`: whose order reads are written, and through
         which the close of day reads; `notices`: the owner's notifications, if any rule."""
         self._app, self._client, self._settings = app, parts.client, settings
+        self._notices = notices
         if notices is not None:
             notices.attention_from_phases = False  # told from the keeper below, every kind
         self._state, self._watcher = parts.state, parts.watcher
@@ -62,14 +64,28 @@ class AppBooks:
         )
         self.attention.asking = self._resolutions_of
         if notices is not None:  # the owner hears of each, once the ledger answered about it,
-            # and again when it comes back (the keeper tells each coming into view once)
-            self.attention.needs_human = lambda found: notices.attention(
-                found.token, found.first.kind, found.first.next_step, again=True
-            )
+            # and again when it comes back after a resolution (the keeper tells each coming
+            # into view once; the claim in the ledger, once whoever tells it)
+            self.attention.needs_human = partial(self._needs_human, notices)
         #: Orders that need a human, found before the ledger was open: asked at `start`.
         self._asking: list[str] | None = []
         #: A classification of the watched orders runs in a thread (one at a time).
         self._classifying = False
+
+    def _needs_human(self, notices: Notices, found: OrderAttention) -> None:
+        first = found.first
+        resolved = self.attention.resolved.get(found.token)
+        entry = self._state.entries.get(found.token)
+        payment = entry.payment if entry is not None else None
+        notices.attention(
+            found.token,
+            first.kind,
+            first.next_step,
+            state=first.kind if resolved is None else f"{first.kind} after {resolved}",
+            phase=payment.phase if payment is not None else None,
+            amount=first.fiat_amount,
+            currency=first.currency,
+        )
 
     @property
     def writer(self) -> BookWriter:
@@ -81,6 +97,10 @@ class AppBooks:
             from orderdash.core.ledger.open import writer_for
 
             self._writer = writer_for(self._settings)
+            if self._notices is not None:  # each notification claimed in the book first
+                from orderdash.core.notify.claims import LedgerClaims
+
+                self._notices.claims = LedgerClaims(self._writer)
             loop = asyncio.get_running_loop()  # made on the App's loop: told back there
             self._writer.on_problem = lambda text: _told(loop, self._ledger_problem, text)
         return self._writer
@@ -99,6 +119,8 @@ class AppBooks:
     def start(self) -> None:
         """After the first paint: orders read from now on are written down, and this till's
         unresolved charges are looked up (in a worker)."""
+        if self._notices is not None:
+            _ = self.writer  # its claims from now on: each notification sent once on the book
         self._client.on_order_read = self._read
         self._app.run_worker(self._resolve(), group="ledger", exclusive=True, exit_on_error=False)
         waiting, self._asking = self._asking, None

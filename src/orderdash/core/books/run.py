@@ -196,5 +196,11 @@ class NoBook:
     ) -> list[ResolutionRecord]:
         return []
 
+    def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
+        return True  # nothing is kept: every notification is this process's to send
+
+    def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
+        return "", True
+
     def close_connection(self) -> None:
         pass

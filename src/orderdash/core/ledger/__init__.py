@@ -281,4 +281,15 @@ class Book(Protocol):
         there were more than `MAX_RESOLUTIONS`)."""
         ...
 
+    def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
+        """Claim the notification (token, event, state) for `by` in one atomic insert: True
+        if `by` holds it (so sends it), False if another claimed it first."""
+        ...
+
+    def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
+        """The outage `by` saw begin at `began` (its episode, for its recovery's claim) and
+        whether `by` just claimed it (so tells it); an episode claimed and not recovered
+        from, or recovered from after `began`, is joined."""
+        ...
+
     def close_connection(self) -> None: ...

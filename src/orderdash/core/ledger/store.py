@@ -33,6 +33,7 @@ from orderdash.core.ledger import (
     ResolutionRecord,
     SeenOrder,
 )
+from orderdash.core.ledger.notices import NoticeClaims
 from orderdash.core.ledger.schema import (
     CHARGES_READ,
     CLOSES_READ,
@@ -148,7 +149,7 @@ def _line(text: str, limit: int = MAX_DETAIL) -> str:
     return clean(" ".join(str(text).split()), limit=limit)
 
 
-class SqlBook:
+class SqlBook(NoticeClaims):
     """The `Book` on one engine (see orderdash.core.ledger.Book)."""
 
     def __init__(self, engine: Engine) -> None:
@@ -582,6 +583,12 @@ class SqlBook:
         with self._lock:
             rows = self._engine.query(sql, params)
         return [self._resolution(row) for row in rows]
+
+    @_once_again
+    def written(self, fn: Callable[[Cursor], T]) -> T:
+        """`fn(cursor)` in one write transaction (the notifications' claims: `notices.py`)."""
+        with self._lock, self._write() as cursor:
+            return fn(cursor)
 
     def close_connection(self) -> None:
         with self._lock:

@@ -232,6 +232,10 @@ class Settings(BaseModel):
     #: Nothing is sent between these times ("22:00-07:00", in `timezone`): what came meanwhile
     #: is summed up in one message per rule when they end.
     quiet_hours: str | None = None
+    #: A read-only dashboard sends no notification: the till's dashboard (or `watch`) tells
+    #: the owner, and a second one watching the same shop would only add to its noise. True
+    #: lets a read-only dashboard send all the same (each still sent once per ledger).
+    notify_readonly: bool = False
     #: Log request outcomes and timings here (rotated at 1 MiB, 3 kept, mode 0600; secrets
     #: redacted). Never logged to the terminal.
     log_file: str | None = None
