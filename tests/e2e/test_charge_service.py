@@ -21,8 +21,9 @@ from orderdash.cli import main
 from orderdash.core.ledger import ChargeRecord
 from orderdash.core.ledger.charges import outcome_of
 from orderdash.core.ledger.open import open_book, writer_for
+from orderdash.core.ledger.rows import time_text
 from orderdash.core.ledger.schema import MIGRATIONS, VERSION_TABLE
-from orderdash.core.ledger.store import Engine, time_text
+from orderdash.core.ledger.store import Engine
 from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.runtime.config import Settings
 from orderdash.core.service.charge import charge

@@ -22,7 +22,8 @@ from orderdash.core.books.frozen import read_close
 from orderdash.core.books.period import day_period, zone_named
 from orderdash.core.books.report import build_report, digest_of
 from orderdash.core.ledger import ChainMoved, CloseRecord
-from orderdash.core.ledger.store import SqlBook, time_text
+from orderdash.core.ledger.rows import time_text
+from orderdash.core.ledger.store import SqlBook
 from support.ledger_file import LedgerFile
 
 BERLIN = zone_named("Europe/Berlin")

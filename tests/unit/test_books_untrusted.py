@@ -39,7 +39,7 @@ from orderdash.core.ledger import (
     RefundRecord,
     ResolutionRecord,
 )
-from orderdash.core.ledger.store import time_text
+from orderdash.core.ledger.rows import time_text
 from orderdash.core.service import jsontext
 from support.ledger_file import LedgerFile
 

@@ -26,8 +26,9 @@ from orderdash.core.ledger import (
     ResolutionRecord,
 )
 from orderdash.core.ledger.open import default_ledger_path, open_book
+from orderdash.core.ledger.rows import time_text
 from orderdash.core.ledger.schema import MIGRATIONS, SCHEMA_VERSION
-from orderdash.core.ledger.store import SqlBook, time_text
+from orderdash.core.ledger.store import SqlBook
 from orderdash.core.runtime.config import Settings, load_settings
 from orderdash.core.service.errors import ConfigError
 

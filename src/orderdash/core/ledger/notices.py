@@ -11,9 +11,10 @@ ended while the service was out left it open).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
+from orderdash.core.ledger.rows import time_text
 from orderdash.core.safetext import clean
 
 #: The token of what is about the service, not one order.
@@ -28,8 +29,6 @@ class Cursor(Protocol):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
 
-#: The book's time text (`store.TIME_FORMAT`): fixed width, so text order is time order.
-_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 #: Longest token, event, state and claimer written.
 _BOUNDS = (200, 32, 200, 64)
 
@@ -84,10 +83,6 @@ def claim_outage(cursor: Cursor, by: str, at: str, began: str, stale: str) -> tu
 T = TypeVar("T")
 
 
-def _time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime(_TIME_FORMAT)
-
-
 class NoticeClaims:
     """The claims of a book (`SqlBook`): each in one write transaction of its own (`written`),
     made once more on a new connection if the first was lost (a claim is idempotent: its
@@ -97,8 +92,10 @@ class NoticeClaims:
         raise NotImplementedError
 
     def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
-        return self.written(lambda cursor: claim(cursor, token, event, state, by, _time(at)))
+        return self.written(lambda cursor: claim(cursor, token, event, state, by, time_text(at)))
 
     def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
-        stale = _time(at - timedelta(hours=STALE_OUTAGE_HOURS))
-        return self.written(lambda cursor: claim_outage(cursor, by, _time(at), _time(began), stale))
+        stale = time_text(at - timedelta(hours=STALE_OUTAGE_HOURS))
+        return self.written(
+            lambda cursor: claim_outage(cursor, by, time_text(at), time_text(began), stale)
+        )
