@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from orderdash.core.domain.payment import Phase
 from orderdash.core.domain.text import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.safetext import clean
-from orderdash.core.watching.alert import Alert
 
 if TYPE_CHECKING:
     from orderdash.core.polling.watcher import Change
     from orderdash.core.service.models import Order, Transaction
+    from orderdash.core.watching.alert import Alert
     from orderdash.core.watching.entry import Entry
 
 
@@ -75,6 +75,10 @@ def change_alert(entry: Entry, change: Change, before: Order | None, at: float) 
     company = clean(order.company_name, limit=40)
     text = clean("; ".join(texts), limit=480)
     late_ids = change.late_ids if kind else ()
+    # the alert's class only once there is one: the state that imports this module is made
+    # before the first paint, an alert comes later (tests/perf/test_startup_dataclasses.py)
+    from orderdash.core.watching.alert import Alert
+
     return Alert(at, entry.token, company, text, alarm=alarm, kind=kind, late_ids=late_ids)
 
 

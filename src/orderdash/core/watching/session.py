@@ -104,7 +104,7 @@ class _NoFile:
         pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # read by its fields, never compared
 class DisplayClaim:
     """The answer to `claim_display`: `kind`, and with "busy" what the display shows as its
     channel file says (`shown`); with "off", why (`problem`, "" when there is no display)."""
