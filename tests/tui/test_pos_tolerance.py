@@ -168,6 +168,31 @@ async def test_a_accepts_an_order_short_as_paid_once_asked_and_writes_it_down(
         ]
 
 
+async def test_an_acceptance_at_the_counter_is_shown_paid_after_a_restart(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    """The ledger holds the acceptance, not the process that made it: a till started again (or
+    another on the same book) shows the order paid once the ledger answered about it."""
+    from orderdash.core.books.resolve import ACCEPTED_REASON, new_resolution
+
+    token, fiat, coin = short_order(sim_server, "UNDERPAID")
+    ledger = tmp_path / "ledger.sqlite3"
+    book = open_book(Settings(ledger=str(ledger)))
+    try:
+        record = new_resolution(token, "written-off", ACCEPTED_REASON, till="a", operator="x")
+        book.resolution_made(record)
+    finally:
+        book.close_connection()
+    app = pos_app(sim_server, token, ledger=str(ledger), till="front", operator="anna")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: banner(app) == "Paid")
+        assert (
+            staff(app) == f"Staff: accepted as paid at the counter, {fiat} ({coin}) short, absorbed"
+        )
+        face = app.state.face_for(token)
+        assert face is not None and face.phase == "PAID_SHORT" and not face.payable
+
+
 async def test_read_only_accepts_nothing_at_the_counter(
     sim_server: SimulatorServer, tmp_path: Path
 ) -> None:

@@ -71,6 +71,9 @@ class AppBooks:
         self._asking: list[str] | None = []
         #: A classification of the watched orders runs in a thread (one at a time).
         self._classifying = False
+        #: Told of an order the ledger holds accepted at the counter, once the state shows it
+        #: paid (the App shows it so on every screen).
+        self.accepted: Callable[[str], None] = lambda token: None
 
     def _needs_human(self, notices: Notices, found: OrderAttention) -> None:
         first = found.first
@@ -139,13 +142,19 @@ class AppBooks:
 
     async def _resolved_of(self, tokens: list[str]) -> None:
         from orderdash.core.books.attention import resolution_times
+        from orderdash.core.books.resolve import accepted_at_counter
         from orderdash.core.ledger import LedgerError
 
         try:
-            resolved = resolution_times(await self.writer.resolutions_of(tokens))
+            records = await self.writer.resolutions_of(tokens)
         except LedgerError:
-            resolved = {}  # the ledger's trouble is told by its writer; the orders stay
-        self.attention.answered(tokens, resolved)
+            records = []  # the ledger's trouble is told by its writer; the orders stay
+        # an order accepted at the counter (by this till before a restart, or another) is
+        # shown paid again: the ledger, not this process's memory, holds the acceptance
+        for token in accepted_at_counter(records) - self._state.accepted:
+            self._state.accept(token)
+            self.accepted(token)
+        self.attention.answered(tokens, resolution_times(records))
 
     def resolved(self, times: dict[str, int]) -> None:
         """Resolutions written (token -> their time, epoch ms): those orders leave the

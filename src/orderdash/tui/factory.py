@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from orderdash.core.runtime.config import Settings
 from orderdash.tui.parts import build_parts
+from orderdash.tui.resolutions import show_accepted
 
 if TYPE_CHECKING:
     from orderdash.core.service.client import OrderClient
@@ -46,7 +48,7 @@ def make_app(
     parts = build_parts(
         settings, client=client, clock=clock, monotonic=monotonic, notices=notices, demo=demo
     )
-    return OrderDashApp(
+    app = OrderDashApp(
         settings,
         parts,
         tokens=[token, *tokens] if token else list(tokens),
@@ -54,3 +56,6 @@ def make_app(
         pos_only=pos_only,
         account=settings.access_token is not None if account is None else account,
     )
+    # an order the ledger holds accepted at the counter is shown paid on every screen
+    app.books.accepted = partial(show_accepted, app)
+    return app

@@ -81,15 +81,11 @@ def open_resolve(
     app.push_screen(screen, callback=closed)
 
 
-#: The reason an order accepted at the counter is written off with.
-ACCEPTED_REASON = "accepted at the counter"
-
-
 def accept_as_paid(app: DashboardHost, token: str, question: str) -> None:
     """Ask `question` once; yes writes `token` off as accepted at the counter (the ledger's
     writer, off the event loop), then shows it paid on every screen of the customer's and
     takes it out of the attention view. Refused while read-only."""
-    from orderdash.core.books.resolve import new_resolution
+    from orderdash.core.books.resolve import ACCEPTED_REASON, new_resolution
     from orderdash.tui.screens.confirm import ConfirmScreen
 
     if app.settings.readonly:  # (its key is off already)
@@ -116,12 +112,18 @@ def accept_as_paid(app: DashboardHost, token: str, question: str) -> None:
             return
         app.state.accept(token)
         app.books.resolved({token: int(written.at.timestamp() * 1000)})
-        app.shown = app.state.shown
-        app.session.publish_display()
-        app.dashboard.entry_changed(token)
+        show_accepted(app, token)
 
     def answered(yes: bool | None) -> None:
         if yes:
             app.run_worker(write(), group="accept-write", exit_on_error=False)
 
     app.push_screen(ConfirmScreen("Accept as paid?", question), callback=answered)
+
+
+def show_accepted(app: DashboardHost, token: str) -> None:
+    """`token`, accepted as paid (`state.accept` done), shown so on every screen: the order on
+    screen, the customer's, its row in the list."""
+    app.shown = app.state.shown
+    app.session.publish_display()
+    app.dashboard.entry_changed(token)
