@@ -31,6 +31,7 @@ CASES: dict[str, tuple[str, str]] = {
     "watchlist": ("case_watchlist", "500 orders in the watch list"),
     "close": ("case_close", "the close of day of 1,000 orders"),
     "responsive": ("case_responsive", "the event loop while a hostile server QR image is read"),
+    "many": ("case_many", "the event loop while a table takes thousands of rows"),
 }
 
 

@@ -94,6 +94,9 @@ def main(names: list[str]) -> int:
     # the scenes' dashboards keep a ledger (the orders they read): a throw-away one, never the
     # developer's own books
     os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="orderdash-screenshots-")
+    # and their customer display a channel of their own: a dashboard running on this machine
+    # holds the default one, and a scene would otherwise be asked to take it over
+    os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="orderdash-screenshots-run-")
     chosen = [s for s in SCENES if not names or s.name in names]
     for item in chosen:
         path = asyncio.run(render(item))

@@ -55,10 +55,18 @@ if TYPE_CHECKING:
 
 class JsonLinesEvents:
     def __init__(
-        self, out: IO[str], clock: Callable[[], float], notices: Notices | None = None
+        self,
+        out: IO[str],
+        clock: Callable[[], float],
+        notices: Notices | None = None,
+        *,
+        tolerance: Decimal = Decimal(0),
     ) -> None:
         self._out = out
         self._clock = clock
+        #: The payment tolerance (`underpaid_tolerance`): an order closed short by no more is
+        #: paid, its shortfall absorbed.
+        self._tolerance = tolerance
         #: The notification rules, if any: they hear every line (and the outages).
         self._notices = notices
         #: Per failing order, the kind of its latest error (an `error` line when it changes).
@@ -84,7 +92,7 @@ class JsonLinesEvents:
             del self._failing[token]
             self.emit("recovered", token)
         by_id = {tx.id: tx for tx in order.transactions}
-        state = payment_state(order, fetched.received_at)
+        state = payment_state(order, fetched.received_at, tolerance=self._tolerance)
         if token not in self._known or change.identity is not None:
             self._known.add(token)
             if change.identity is not None:
@@ -202,8 +210,11 @@ class AccountLines:
             item.token,
             id=item.id,
             createdAtMiliseconds=item.created_at_ms,
-            # the fiat amount as the history sent it (decimal text in the docs)
-            amount=raw.get("amount"),
+            # `amount` is the coin amount in every line, `amountFiat` the fiat: the history
+            # carries the fiat alone (decimal text, as sent), and the coin amount is known once
+            # the order is read (its `state` line)
+            amount=None,
+            amountFiat=raw.get("amount"),
             currency=item.currency.abbreviation,
             code=item.status.code,
             label=item.status.label,
@@ -288,7 +299,12 @@ async def _watch(
         client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
         from orderdash.core.notify.events import notices_for
 
-        lines = JsonLinesEvents(out, clock, notices_for(settings))
+        notices = notices_for(settings)
+        if notices is not None:  # each notification claimed in the ledger first: sent once
+            from orderdash.core.notify.claims import LedgerClaims
+
+            notices.claims = LedgerClaims(writer)
+        lines = JsonLinesEvents(out, clock, notices, tolerance=settings.underpaid_tolerance)
         watcher = OrderWatcher(
             client,
             lines,

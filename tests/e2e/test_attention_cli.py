@@ -55,10 +55,10 @@ def test_every_kind_in_json_then_a_reused_token_and_the_text(
     code, out, err = attention(capsys, "--json")
     assert code == 1, err
     data = json.loads(out)
-    assert data["version"] == 1 and data["count"] == len(data["orders"])
+    assert data["version"] == 2 and data["count"] == len(data["orders"])
     by_token = {o["token"]: o for o in data["orders"]}
     assert by_token[scene["under"]]["kinds"] == ["underpaid"]
-    assert by_token[scene["open_short"]]["kinds"] == ["underpaid"]
+    assert by_token[scene["open_short"]]["kinds"] == ["still_paying"]
     assert by_token[scene["over"]]["kinds"] == ["overpaid"]
     assert by_token[scene["late"]]["kinds"][-1] == "paid_after_expiry"
     assert by_token[scene["exp_paid"]]["kinds"] == ["expired_with_payment"]
@@ -93,7 +93,11 @@ def test_every_kind_in_json_then_a_reused_token_and_the_text(
     lines = out.splitlines()
     assert code == 1 and lines[0].startswith("ORDER") and "NEXT STEP" in lines[0]
     # put back, the token names the first order again: changed since the last read, again
-    assert len(lines) == 1 + len(by_token) + 1
+    assert len(lines) == 1 + len(by_token) + 1 + 1
+    # the last line says what is counted, by kind
+    n = len(by_token) + 1
+    assert lines[-1].startswith(f"{n} of the orders created in the last 7 days need attention: ")
+    assert "1 still paying" in lines[-1] and "closed short" in lines[-1], lines[-1]
     assert any(line.startswith(scene["paid"]) and "identity_changed" in line for line in lines)
     assert any(line.startswith(scene["open_short"]) and "shortfall" in line for line in lines)
 
@@ -153,5 +157,5 @@ def test_a_payment_after_the_resolution_lists_the_order_again(
     sim.add_transaction(token, "0.00001", age_s=60)
     code, out, err = attention(capsys, "--json")
     by_token = {o["token"]: o for o in json.loads(out)["orders"]}
-    assert code == 1 and by_token[token]["kinds"] == ["underpaid"], err
+    assert code == 1 and by_token[token]["kinds"] == ["still_paying"], err
     assert by_token[token]["items"][0]["age_seconds"] == 60

@@ -62,7 +62,7 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
     code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
     assert code == 0, err
     report = json.loads(out)
-    assert report["version"] == 3 and report["resolutions"] == []
+    assert report["version"] == 4 and report["resolutions"] == []
     assert report["previous"] is None  # the first close of this book
     assert all(e["resolution"] is None for e in report["exceptions"])
     assert report["period"] == {

@@ -144,7 +144,7 @@ def test_a_charge_killed_mid_create_is_resolved_at_the_next_start(server, tmp_pa
 
 
 def _started_earlier(ledger: Path, token: str, by: timedelta) -> None:
-    from orderdash.core.ledger.store import time_text
+    from orderdash.core.ledger.rows import time_text
 
     book = open_book(Settings(ledger=str(ledger)))
     try:

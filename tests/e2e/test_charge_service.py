@@ -21,8 +21,9 @@ from orderdash.cli import main
 from orderdash.core.ledger import ChargeRecord
 from orderdash.core.ledger.charges import outcome_of
 from orderdash.core.ledger.open import open_book, writer_for
+from orderdash.core.ledger.rows import time_text
 from orderdash.core.ledger.schema import MIGRATIONS, VERSION_TABLE
-from orderdash.core.ledger.store import Engine, time_text
+from orderdash.core.ledger.store import Engine
 from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.runtime.config import Settings
 from orderdash.core.service.charge import charge
@@ -255,7 +256,14 @@ def test_a_charge_written_before_the_ledger_kept_its_service_is_never_looked_up(
     at = time_text(datetime.now(UTC) - timedelta(hours=1))
     try:
         with engine.transaction(migrating=True) as cursor:
-            for table in ("charges", "orders_seen", "closes", "resolutions", "schema_version"):
+            for table in (
+                "charges",
+                "orders_seen",
+                "closes",
+                "resolutions",
+                "notices_sent",
+                "schema_version",
+            ):
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
             cursor.execute(VERSION_TABLE)
             for statements in MIGRATIONS[:2]:

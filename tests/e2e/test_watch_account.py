@@ -73,7 +73,7 @@ async def test_an_order_created_while_watching_is_reported_then_its_payment(serv
     lines = [e for e in events(out) if e["event"] != "state"]  # the orders there at start
     order = lines[0]
     assert order["event"] == "order" and order["token"] == "new order 1"
-    assert order["amount"] == "12.30" and order["currency"] == "EUR"
+    assert order["amountFiat"] == "12.30" and order["currency"] == "EUR"
     assert order["code"] == "IN_PROGRESS"
     assert [e["event"] for e in lines].count("order") == 1
     tx = next(e for e in lines if e["event"] == "transaction")

@@ -64,6 +64,15 @@ def _pos_order(sim: Simulator, paid: str = "") -> None:
         sim.add_transaction(token)
 
 
+def _pos_short_order(sim: Simulator) -> None:
+    """An ether order of 30.00 EUR paid 0.14 EUR short (a wallet's exchange fee), then closed
+    underpaid by the service: within a 1 % payment tolerance."""
+    token = sim.create_order(token="till-44", coin="eth", currency="EUR", amount_fiat="30.00")
+    amount = Decimal(str(sim.order_wire(token, with_qr=False)["amount"]))
+    sim.add_transaction(token, (amount * (1 - Decimal("0.14") / 30)).quantize(Decimal("1E-18")))
+    sim.set_status(token, "UNDERPAID", "Underpaid")
+
+
 def _pos_fine_order(sim: Simulator) -> None:
     """An order whose amount due is finer than a satoshi, as the service sends some."""
     sim.create_order(token="till-43", coin="btc", amount="0.000128701234567890123456")
@@ -179,6 +188,8 @@ class Scene:
     words: str = ""
     #: The books in a ledger of the scene's own (`scene_book`), not in the user's ledger.
     book: bool = False
+    #: The payment tolerance, in percent (`underpaid_tolerance`).
+    tolerance: Decimal = Decimal(0)
 
     async def taken(self, pilot: Pilot) -> None:
         """Settled, and the title's attention count as of now (it is otherwise counted at the
@@ -219,7 +230,8 @@ SCENES = (
     ),
     Scene(
         "watch-list-80x24",
-        "Watching every demo order at 80x24: token, status, what to pay and health stay",
+        "Watching every demo order at 80x24, newest first: token, created, status, what to pay "
+        "and health stay",
         (80, 24),
         DEMO_TOKENS[1],
         _watching,
@@ -251,7 +263,7 @@ SCENES = (
     ),
     Scene(
         "close-day-120x40",
-        "Close of day (Z): today's orders by state, what came per coin and fiat, exceptions",
+        "Close of day (Z): sales against received per currency, the till's first, then the rest",
         (120, 40),
         None,
         _close_day,
@@ -321,6 +333,17 @@ SCENES = (
         _pos,
         prepare=lambda sim: _pos_order(sim, "all"),
         pos=True,
+    ),
+    Scene(
+        "pos-paid-within-tolerance",
+        "Point of sale: paid 0.14 EUR short, within a 1 % tolerance: paid, the shortfall "
+        "absorbed on the staff line",
+        (120, 36),
+        "till-44",
+        _pos,
+        prepare=_pos_short_order,
+        pos=True,
+        tolerance=Decimal(1),
     ),
     Scene(
         "pos-rounded-up",
@@ -419,6 +442,7 @@ def scene_app(chosen: Scene, **settings_given: object) -> Iterator[OrderDashApp]
             refresh_interval=60.0,
             bell=False,
             persist_watchlist=False,
+            underpaid_tolerance=chosen.tolerance,
             **credentials,
             **settings_given,  # type: ignore[arg-type]
         )

@@ -2,10 +2,13 @@
 and shows a QR only when it pays the address and the amount printed beside it: the red team's
 forged file (a QR paying the attacker under the shop's address and amount) gets "Please ask
 the staff", no code, no address, and a log line. The EIP-681 form of an ETH request and the
-bare address both pass; the real dashboard's faces pass (against the simulator)."""
+bare address both pass; the real dashboard's faces pass (against the simulator). No module grid
+from the file is ever drawn: the display encodes the checked text itself, and the service's
+own image (`qr_content = "server"`) reaches it as the address it was checked to encode."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -15,14 +18,24 @@ import pytest
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.customer.channel import Publisher, channel_path, write_atomic
+from orderdash.core.customer.consistency import inconsistency
 from orderdash.core.customer.face import CustomerFace
+from orderdash.core.customer.face import customer_face as face_of
 from orderdash.core.customer.published import Published
 from orderdash.core.customer.reading import Reader
+from orderdash.core.domain.payment import payment_state
+from orderdash.core.qr.image import cached_matrix_from_data_uri
+from orderdash.core.qr.matrix import build_matrix
+from orderdash.core.qr.payload import QRContent, qr_payload
+from orderdash.core.service import jsontext
+from orderdash.core.service.models import OrderEnvelope
 from orderdash.simulator import SimulatorServer
+from orderdash.simulator.png import qr_data_uri
 from orderdash.tui.customer_display import DisplayApp
 from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.qr import QRView
+from support.example_order import FIXTURE, NOW
 from support.faces import customer_face
 from support.qr_screen import decode_qr_in_region
 
@@ -221,3 +234,82 @@ async def test_the_dashboards_own_faces_hang_together(
             assert inconsistency(shown) == "", (token, shown)
             checked += bool(shown.qr_text)
     assert checked >= 2
+
+
+ATTACKER = "bitcoin:bc1qattackerattackerattackerattacker0000?amount=0.00012871"
+
+
+def modules_of(text: str) -> tuple[str, ...]:
+    """`text`'s code as the face's module rows."""
+    matrix = build_matrix(text)
+    return tuple("".join("1" if m else "0" for m in row) for row in matrix.modules)
+
+
+async def test_a_forged_module_grid_is_never_drawn_the_display_encodes_the_checked_text(
+    tmp_path: Path,
+) -> None:
+    """The red team's forgery: the legit address, amount and code text, and the attacker's QR
+    handed as module rows ("the service's image")."""
+    path = channel_path("default", tmp_path)
+    forged = face(qr_modules=modules_of(ATTACKER))
+    legit = forged.qr_text
+    assert read(path, forged) == face()  # the grid dropped, the rest as it was
+    app = DisplayApp(path, poll_interval=0.05)
+    async with app.run_test(size=(120, 36)) as pilot:
+        write_atomic(path, published(forged))
+        qr = app.query_one("#pos-qr", QRView)
+        await wait_until(pilot, lambda: app.query_one(CustomerPanel).display and qr.display)
+        await pilot.pause(0.2)
+        assert qr.source == "text"
+        assert decode_qr_in_region(app, qr.region) == [legit]
+
+
+def test_a_grid_alone_without_its_text_is_refused(tmp_path: Path) -> None:
+    """A payable face whose only code was the grid holds no code once the grid is dropped."""
+    path = channel_path("default", tmp_path)
+    raw = json.loads(published(face(qr_modules=modules_of(ATTACKER))))
+    raw["face"].update(qr_text="", qr_caption="")
+    write_atomic(path, json.dumps(raw).encode())
+    reading = Reader(path).poll()
+    assert reading.face is None and reading.problem.startswith("unreadable channel file")
+
+
+def server_mode_face(image_of: str) -> CustomerFace:
+    """The example order awaiting payment, its code the service's image of `image_of`, decoded
+    (as the till's screen has it)."""
+    data = jsontext.loads(FIXTURE.read_bytes())
+    data["data"]["status"] = {"code": "IN_PROGRESS", "label": "In progress"}
+    data["data"]["transactions"] = []
+    order = OrderEnvelope.model_validate(data).data
+    state = payment_state(order, NOW)
+    uri = qr_data_uri(image_of)
+    cached_matrix_from_data_uri(uri)  # decoded (the till's screen does it in a worker)
+    return face_of(order, state, qr_payload(order, state, QRContent.SERVER, uri))
+
+
+def published_face(path: Path, shown: CustomerFace) -> CustomerFace | None:
+    """What the display reads of `shown` published by a dashboard."""
+    assert Publisher(path).publish(shown) is None
+    return Reader(path).poll().face
+
+
+def test_the_services_image_reaches_the_display_as_the_address_it_was_checked_to_encode(
+    tmp_path: Path,
+) -> None:
+    address = server_mode_face("x").address
+    till = server_mode_face(address)
+    assert till.qr_modules and till.qr_text == address  # the image is our code of it
+    shown = published_face(channel_path("default", tmp_path), till)
+    assert shown is not None and not shown.qr_modules
+    assert shown.qr_text == address and inconsistency(shown) == "" and not shown.qr_note
+
+
+def test_a_service_image_of_anything_else_reaches_the_display_as_the_address_and_a_note(
+    tmp_path: Path,
+) -> None:
+    till = server_mode_face(ATTACKER)
+    assert till.qr_modules and till.qr_text == ""  # not the address's code: not checked
+    shown = published_face(channel_path("default", tmp_path), till)
+    assert shown is not None and not shown.qr_modules
+    assert shown.qr_text == till.address and inconsistency(shown) == ""
+    assert shown.qr_note == "note_server_image_unchecked"

@@ -414,6 +414,7 @@ async def test_the_sort_reverses_from_the_keyboard_and_the_header_says_which_way
         await wait_until(pilot, lambda: all_loaded(app))
         table = app.dashboard.query_one(WatchTable)
         table.focus()
+        app.dashboard.query_one(WatchListPane).sort_by("token")  # (the list opens newest first)
         await pilot.pause()
 
         def tokens() -> list[str]:

@@ -61,7 +61,10 @@ def test_publisher_writes_a_private_file_atomically_and_removes_it(tmp_path: Pat
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert stat.S_IMODE(path.parent.parent.stat().st_mode) == 0o700
-    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary left
+    # no temporary left; the lock beside it, private too
+    lock = path.with_name("display-till-2.lock")
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name, lock.name]
+    assert stat.S_IMODE(lock.stat().st_mode) == 0o600
     reading = Reader(path, clock=clock).poll()
     assert reading.face == face() and reading.language == "de"
     publisher.end()

@@ -10,6 +10,7 @@ import asyncio
 import csv
 import io
 import json
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
+from textual.worker import WorkerState
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.cli import main
@@ -203,6 +205,36 @@ async def test_while_it_reads_one_line_says_how_far(
         assert "orders\u2026" not in screen_text(app)
 
 
+async def test_leaving_z_while_it_reads_cancels_the_read_quietly(
+    server: SimulatorServer, book: LedgerFile, caplog: pytest.LogCaptureFixture
+) -> None:
+    sim = server.sim
+    app = books_app(server)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("escape")
+        sim.add_fault(Fault(endpoint="order", delay=0.5))  # the reads are in flight when left
+        try:
+            with caplog.at_level(logging.WARNING, logger="orderdash"):
+                await pilot.press("Z")
+                await wait_until(pilot, lambda: isinstance(app.screen, CloseDayScreen))
+                screen = app.screen
+                await wait_until(pilot, lambda: "orders\u2026" in screen_text(app), timeout=10)
+                (worker,) = [w for w in app.workers if w.group == "close-day"]
+                await pilot.press("escape")
+                await wait_until(pilot, lambda: not isinstance(app.screen, CloseDayScreen))
+                await wait_until(pilot, lambda: worker.is_finished, timeout=5)
+                await pilot.pause(0.2)
+        finally:
+            sim.clear_faults()
+        assert worker.state == WorkerState.CANCELLED
+        assert isinstance(worker.error, asyncio.CancelledError)  # cancelled, nothing else
+        assert not screen.is_attached
+        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING], [
+            r.getMessage() for r in caplog.records
+        ]
+
+
 async def test_a_close_under_way_is_seen_through_before_leaving_or_moving(
     server: SimulatorServer, book: LedgerFile
 ) -> None:
@@ -269,6 +301,7 @@ async def test_e_writes_exactly_the_rows_shown_and_neutralises_a_formula(
         await pilot.press("g", "f", *"ex", "enter")  # a filter: the orders with "ex" in them
         pane = app.screen.query_one(WatchListPane)
         await wait_until(pilot, lambda: pane.text_filter == "ex")
+        pane.sort_by("token")  # (the list opens newest first)
         await pilot.press("S")  # reversed: not the order the entries are kept in
         await pilot.pause()
         shown = [str(row.key.value) for row in pane.table.ordered_rows]
@@ -292,8 +325,9 @@ def check_files(directory: Path, shown: list[str], hostile: str) -> None:
     assert first.read_bytes() == second.read_bytes()
     rows = list(csv.reader(io.StringIO(first.read_text(encoding="utf-8"), newline="")))
     assert tuple(rows[0]) == ORDER_COLUMNS
-    assert [r[1] for r in rows[1:]] == shown  # the same rows, in the order shown
-    company = dict(zip(ORDER_COLUMNS, next(r for r in rows if r[1] == hostile), strict=True))
+    token = ORDER_COLUMNS.index("token")
+    assert [r[token] for r in rows[1:]] == shown  # the same rows, in the order shown
+    company = dict(zip(ORDER_COLUMNS, next(r for r in rows if r[token] == hostile), strict=True))
     assert company["company"].startswith("'=HYPERLINK(") and "\x1b" not in company["company"]
     assert company["created_at"] == "2026-10-25T17:00:00+01:00"  # the store's zone
 

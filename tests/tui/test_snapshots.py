@@ -27,6 +27,7 @@ from support.scenes import scene, scene_app
         "pos-scan-to-pay",
         "pos-partly-paid",
         "pos-paid",
+        "pos-paid-within-tolerance",
         "pos-rounded-up",
         "pos-choose-coin",
         "pos-not-found",

@@ -327,6 +327,8 @@ async def list_when_shown(server: SimulatorServer, *, built_at_start: bool) -> d
             "cursor": pane.selected_token(),
             "title": str(pane.border_title),
             "subtitle": str(pane.border_subtitle),
+            "view": pane.view_text(),
+            "drawn": next(line for line in screen_text(app).splitlines() if "Filter" in line),
         }
 
 
@@ -341,7 +343,8 @@ async def test_what_the_hidden_list_was_told_shows_when_it_appears(
     assert late == early
     assert late["display"] and late["rows"] == [DEMO_TOKENS[0], DEMO_TOKENS[1]]
     assert late["cursor"] == DEMO_TOKENS[1]  # still on the open order, now the second row
-    assert "filter: partly paid" in str(late["title"])
+    assert "showing 2 of 2 \u00b7 partly paid \u00b7 newest first" in str(late["view"])
+    assert str(late["view"]) in str(late["drawn"])  # on screen, on its own line
 
 
 async def test_a_second_order_added_with_a_builds_and_shows_the_list(

@@ -16,7 +16,9 @@ from orderdash.core.books.attention import (
     as_json,
     attention_lines,
     attention_of,
+    counts_text,
     identity_of,
+    kind_words,
     needing_attention,
     resolution_times,
 )
@@ -72,15 +74,15 @@ def kinds(found: Any) -> tuple[str, ...]:
     return () if found is None else found.kinds
 
 
-def test_an_open_order_with_a_shortfall_is_underpaid_which_the_close_leaves_open() -> None:
+def test_an_open_order_with_a_shortfall_is_still_paying_which_the_close_leaves_open() -> None:
     o = order("IN_PROGRESS", tx(1, PAID_AT, "0.00007", under="-0.000030000000000000000001"))
     found = attention_of(o, now_ms=NOW)
-    assert kinds(found) == ("underpaid",)
+    assert kinds(found) == ("still_paying",)
     item = found.first
     assert item.coin_amount == Decimal("0.000030000000000000000001")
     assert str(item.fiat_amount) == "2.50" and item.figure == "shortfall"
     assert item.at_ms == PAID_AT and item.age_seconds(NOW) == (NOW - PAID_AT) / 1000
-    assert item.next_step == NEXT_STEPS["underpaid"]
+    assert item.next_step == NEXT_STEPS["still_paying"] == "wait, or accept at the counter"
     assert exceptions_of(o) == []  # the customer may still pay: not an exception of the day
 
 
@@ -206,7 +208,7 @@ def test_the_json_and_the_lines_keep_every_digit_and_clean_text() -> None:
     found = needing_attention([under, over], now_ms=NOW)
     assert [o.token for o in found] == ["o", "u\x1b[2J"]  # the most recent trouble first
     data = as_json(found, now_ms=NOW)
-    assert data["version"] == 1 and data["count"] == 2
+    assert data["version"] == 2 and data["count"] == 2
     item = data["orders"][1]["items"][0]
     assert item["amount"] == {"coin": "0.000030000000000000000001", "fiat": "2.50"}
     assert item["age_seconds"] == (NOW - PAID_AT) // 1000 and item["figure"] == "shortfall"
@@ -233,3 +235,51 @@ def test_age_text(seconds: float | None, text: str) -> None:
 
 def test_every_kind_has_a_next_step() -> None:
     assert set(KINDS) == set(NEXT_STEPS)
+
+
+TOLERANCE = Decimal(1)
+
+
+def short(code: str, under_fiat: str) -> Any:
+    """A 10.00 EUR order whose latest payment left `under_fiat` EUR short."""
+    payment = tx(1, PAID_AT, "0.0000986", under="-0.0000014", fiat="9.86")
+    payment["amountFiat"]["underPaid"] = under_fiat
+    return order(code, payment)
+
+
+@pytest.mark.parametrize("code", ["UNDERPAID", "EXPIRED", "PAID", "CONFIRMED"])
+def test_a_shortfall_within_the_tolerance_needs_nobody_once_nothing_more_is_to_come(
+    code: str,
+) -> None:
+    o = short(code, "-0.10")  # 1 % of 10.00 EUR
+    assert attention_of(o, now_ms=NOW, tolerance=TOLERANCE) is None
+    # no tolerance: the same order is closed short (or expired with a payment)
+    assert kinds(attention_of(o, now_ms=NOW))[0] in ("underpaid", "expired_with_payment")
+    # a cent more than the tolerance: closed short still
+    over = short(code, "-0.11")
+    assert kinds(attention_of(over, now_ms=NOW, tolerance=TOLERANCE))[0] in (
+        "underpaid",
+        "expired_with_payment",
+    )
+
+
+def test_an_open_order_within_the_tolerance_is_still_paying() -> None:
+    o = short("IN_PROGRESS", "-0.10")
+    assert kinds(attention_of(o, now_ms=NOW, tolerance=TOLERANCE)) == ("still_paying",)
+
+
+def test_the_counts_say_what_they_count() -> None:
+    found = needing_attention(
+        [
+            short("IN_PROGRESS", "-0.50"),
+            order("UNDERPAID", tx(1, PAID_AT, "0.00007", under="-0.00003"), token="t2"),
+            order("UNDERPAID", tx(1, PAID_AT, "0.00007", under="-0.00003"), token="t3"),
+        ],
+        now_ms=NOW,
+    )
+    assert counts_text(found) == "2 closed short, 1 still paying"
+    assert sorted(kind_words(o.first.kind) for o in found) == [
+        "closed short",
+        "closed short",
+        "still paying",
+    ]

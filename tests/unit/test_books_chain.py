@@ -21,8 +21,9 @@ from orderdash.core.books.close import close_period
 from orderdash.core.books.frozen import read_close
 from orderdash.core.books.period import day_period, zone_named
 from orderdash.core.books.report import build_report, digest_of
-from orderdash.core.ledger import CloseRecord
-from orderdash.core.ledger.store import SqlBook, time_text
+from orderdash.core.ledger import ChainMoved, CloseRecord
+from orderdash.core.ledger.rows import time_text
+from orderdash.core.ledger.store import SqlBook
 from support.ledger_file import LedgerFile
 
 BERLIN = zone_named("Europe/Berlin")
@@ -94,7 +95,7 @@ def rewrite(path: Path, book: SqlBook, report: dict[str, Any], change: Any) -> d
 
 async def test_three_closes_form_a_chain_that_verifies(book: SqlBook) -> None:
     first, second, third = [await close_day(book, day) for day in DAYS]
-    assert first["version"] == 3 and first["previous"] is None  # the till's first close
+    assert first["version"] == 4 and first["previous"] is None  # the till's first close
     assert second["previous"] == {
         "from": first["period"]["from"],
         "until": first["period"]["until"],
@@ -147,14 +148,16 @@ async def test_a_close_edited_with_its_digest_kept_is_named_by_itself(
     assert checks[0].version is None and [c.problem for c in checks[1:]] == ["", ""]
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 async def test_an_older_close_reads_back_against_its_digest_and_starts_the_chain(
     path: Path, book: SqlBook, version: int
 ) -> None:
     period = day_period(DAYS[0], BERLIN)
     made = datetime.now(UTC) - timedelta(hours=1)
     old = build_report([], period, till="*", closed_at=made)
-    del old["previous"]  # as version 1 and 2 wrote it
+    del old["sales"]  # as versions 1 to 3 wrote it
+    if version < 3:
+        del old["previous"]  # as version 1 and 2 wrote it
     if version == 1:
         del old["resolutions"]
     old["version"] = version
@@ -164,7 +167,78 @@ async def test_an_older_close_reads_back_against_its_digest_and_starts_the_chain
     second = await close_day(book, DAYS[1])
     assert second["previous"]["digest"] == old["digest"]
     checks = verify(book, "*", BERLIN)
-    assert [(c.version, c.problem) for c in checks] == [(version, ""), (3, "")]
+    assert [(c.version, c.problem) for c in checks] == [(version, ""), (4, "")]
     rewrite(path, book, old, lambda r: r["orders"].update(total=5))
     bad = first_mismatch(verify(book, "*", BERLIN))
     assert bad is not None and bad.version == version and bad.period_from == period.start
+
+
+class SavedMeanwhile:
+    """The ledger as two tills closing at once see it: the first time this till saves, another
+    close of the same till (built on the same link) has just been saved before it."""
+
+    def __init__(self, book: SqlBook, other: CloseRecord) -> None:
+        self._book, self._other, self.refused = book, other, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._book, name)
+
+    def save_close(self, record: CloseRecord, **link: Any) -> CloseRecord:
+        if self._other is not None:
+            self._book.save_close(self._other, **link)
+            self._other = None
+        try:
+            return self._book.save_close(record, **link)
+        except ChainMoved:
+            self.refused += 1
+            raise
+
+
+async def test_two_closes_built_on_one_link_never_fork_the_chain(book: SqlBook) -> None:
+    first = await close_day(book, DAYS[0])
+    # another till's close of the next day, built on the same link and saved first
+    period = day_period(DAYS[1], BERLIN)
+    other = build_report(
+        [], period, till="*", closed_at=datetime.now(UTC), previous=previous_of(first)
+    )
+    text = json.dumps(other, sort_keys=True, separators=(",", ":"))
+    made = CloseRecord("*", period.start, period.end, datetime.now(UTC), text, other["digest"])
+    racing = SavedMeanwhile(book, made)
+    result = await close_period(
+        NoOrders(),
+        racing,
+        day_period(DAYS[2], BERLIN),
+        till="*",
+        recorder="front",
+        order_gate=OpenGate(),
+        private_gate=OpenGate(),
+    )
+    # the link read before the other close was saved was refused, and the close built again
+    assert racing.refused == 1 and result.saved
+    assert result.report["previous"]["digest"] == other["digest"]
+    checks = verify(book, "*", BERLIN)
+    assert [c.problem for c in checks] == ["", "", ""]
+    assert [c.follows for c in checks] == [None, first["digest"], other["digest"]]
+
+
+async def test_a_forked_chain_is_named_where_it_forked(path: Path, book: SqlBook) -> None:
+    first, second = [await close_day(book, day) for day in DAYS[:2]]
+    # a close saved by an orderdash that did not check the link: it follows `first` too
+    period = day_period(DAYS[2], BERLIN)
+    fork = build_report(
+        [], period, till="*", closed_at=datetime.now(UTC), previous=previous_of(first)
+    )
+    text = json.dumps(fork, sort_keys=True, separators=(",", ":"))
+    made = datetime.now(UTC)
+    book.save_close(CloseRecord("*", period.start, period.end, made, text, fork["digest"]))
+    bad = first_mismatch(verify(book, "*", BERLIN))
+    assert bad is not None and bad.period_from == day_period(DAYS[1], BERLIN).start
+    assert "the chain forked" in bad.problem
+
+
+def previous_of(report: dict[str, Any]) -> dict[str, str]:
+    return {
+        "from": report["period"]["from"],
+        "until": report["period"]["until"],
+        "digest": report["digest"],
+    }

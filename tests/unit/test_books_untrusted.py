@@ -39,7 +39,7 @@ from orderdash.core.ledger import (
     RefundRecord,
     ResolutionRecord,
 )
-from orderdash.core.ledger.store import time_text
+from orderdash.core.ledger.rows import time_text
 from orderdash.core.service import jsontext
 from support.ledger_file import LedgerFile
 
@@ -349,7 +349,11 @@ def test_a_frozen_close_read_back_is_checked_against_its_digest() -> None:
         lambda r: r["received"]["coins"]["BTC"].update(amount="=HYPERLINK(1)"),
         lambda r: r["orders"].update(total="3"),
         lambda r: r.pop("payments"),
-        lambda r: r.update(version=4),
+        lambda r: r.update(version=5),
+        lambda r: r.pop("sales"),
+        lambda r: r["sales"]["fiat"]["EUR"].update(sales="7.5"),
+        lambda r: r["sales"]["fiat"]["EUR"]["parts"]["excess"].update(amount="-1"),
+        lambda r: r["sales"]["fiat"]["EUR"].update(received="=1+1"),
         lambda r: r.pop("resolutions"),
         lambda r: r.pop("previous"),
         lambda r: r.update(previous="0" * 64),

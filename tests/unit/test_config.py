@@ -313,3 +313,19 @@ def test_the_site_config_is_in_a_place_no_user_variable_moves(
         (expected, False),
         (extra, True),
     ]
+
+
+def test_notification_urls_in_a_site_config_are_sent_to_the_users_own_file(
+    tmp_path: Path,
+) -> None:
+    """A site file is every user's to read: "chmod 600 it" would lock them out, so the warning
+    says where the secrets belong instead."""
+    rule = '[[notify]]\nevents = ["close"]\nurls = ["json://127.0.0.1:9/x"]\n'
+    site = write(tmp_path / "site.toml", rule, mode=0o644)
+    user = write(tmp_path / "user.toml", "")
+    env = {"ORDERDASH_CONFIG": str(user), "ORDERDASH_SITE_CONFIG": str(site)}
+    _, warnings = load_settings({}, env)
+    assert warnings == [
+        f"the site config {site} holds notification URLs (secrets), readable by every user: "
+        "put them in the user's own config file (mode 600)"
+    ]

@@ -7,6 +7,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from pydantic import SecretStr
 
 from orderdash.core.ledger import (
+    ChainMoved,
     ChargeRecord,
     ChargeService,
     CloseRecord,
@@ -24,8 +26,9 @@ from orderdash.core.ledger import (
     ResolutionRecord,
 )
 from orderdash.core.ledger.open import default_ledger_path, open_book
+from orderdash.core.ledger.rows import time_text
 from orderdash.core.ledger.schema import MIGRATIONS, SCHEMA_VERSION
-from orderdash.core.ledger.store import SqlBook, time_text
+from orderdash.core.ledger.store import SqlBook
 from orderdash.core.runtime.config import Settings, load_settings
 from orderdash.core.service.errors import ConfigError
 
@@ -124,6 +127,28 @@ def test_orders_seen_keep_the_first_time_and_the_newest_answer(make_book) -> Non
     assert len(book.orders_seen(many)) == 1200
 
 
+def test_a_close_saved_on_a_stale_link_or_before_the_newest_is_refused(make_book) -> None:
+    """The chain's link is checked as the close is saved, in the transaction that holds the
+    till's closes: a close built before another was saved, or one whose time is not after the
+    newest's, is not written (`core/books/chain.py`)."""
+    book = make_book()
+    day = timedelta(days=1)
+    first = CloseRecord("front", T0, T0 + day, T0 + 2 * day, "{}", "a" * 64)
+    assert book.save_close(first, follows=None) == first
+    assert book.newest_close("front") == first and book.newest_close("back") is None
+    second = CloseRecord("front", T0 + day, T0 + 2 * day, T0 + 2 * day, "{}", "b" * 64)
+    with pytest.raises(ChainMoved, match="saved meanwhile"):
+        book.save_close(second, follows=None)  # built before `first` was saved
+    with pytest.raises(ChainMoved, match="check the clocks"):
+        book.save_close(second, follows="a" * 64)  # not after the newest one's time
+    assert [c.digest for c in book.closes("front")] == ["a" * 64]
+    # the same period again is the close kept, whatever it follows
+    assert book.save_close(first, follows="z" * 64) == first
+    third = replace(second, closed_at=T0 + 3 * day)
+    assert book.save_close(third, follows="a" * 64) == third
+    assert book.newest_close("front") == third
+
+
 def test_a_close_is_frozen(make_book) -> None:
     book = make_book()
     until = T0 + timedelta(days=1)
@@ -180,7 +205,7 @@ def test_a_newer_book_is_refused_and_an_older_one_migrated(make_book) -> None:
     with book._engine.transaction() as cursor:
         cursor.execute("UPDATE schema_version SET version = 0")
         # a book of version 0 has none of the tables yet
-        for table in ("charges", "orders_seen", "closes", "resolutions"):
+        for table in ("charges", "orders_seen", "closes", "resolutions", "notices_sent"):
             cursor.execute(f"DROP TABLE {table}")
     migrated = make_book()
     assert migrated.version == SCHEMA_VERSION
@@ -192,7 +217,7 @@ def _made_by_an_older_orderdash(book: SqlBook, version: int) -> None:
     """The book's tables made again as an orderdash of schema `version` made them (its
     migrations alone), empty, at that version."""
     with book._engine.transaction() as cursor:
-        for table in ("charges", "orders_seen", "closes", "resolutions"):
+        for table in ("charges", "orders_seen", "closes", "resolutions", "notices_sent"):
             cursor.execute(f"DROP TABLE IF EXISTS {table}")
         for statements in MIGRATIONS[:version]:
             for statement in statements:
@@ -221,7 +246,7 @@ def test_a_version_1_book_gains_resolutions_and_keeps_its_rows(make_book) -> Non
 
 
 def test_a_version_2_book_gains_each_charges_service_and_keeps_its_rows(make_book) -> None:
-    """Opened by this orderdash, a version-2 book is version 3: its charges are all there, as
+    """Opened by this orderdash, a version-2 book is version 4: its charges are all there, as
     they were, without a service (never looked up, `core/ledger/charges.py`); a charge
     written now has one."""
     book = make_book()
@@ -230,8 +255,8 @@ def test_a_version_2_book_gains_each_charges_service_and_keeps_its_rows(make_boo
     _old_charge(book, "old-made", "made", "made")
     book.resolution_made(resolution("r-1", "old-made"))
     migrated = make_book()
-    assert migrated.version == SCHEMA_VERSION == 3
-    assert book._engine.query("SELECT version FROM schema_version") == [(3,)]
+    assert migrated.version == SCHEMA_VERSION == 4
+    assert book._engine.query("SELECT version FROM schema_version") == [(4,)]
     kept = {c.token: c for c in migrated.charges(T0, T0 + timedelta(hours=1), None)}
     assert {token: (c.outcome, c.detail) for token, c in kept.items()} == {
         "old-unknown": ("unknown", "no answer in 3 tries"),
@@ -259,6 +284,9 @@ def test_one_service_is_written_one_way_and_never_with_a_password() -> None:
     assert service_url("https://pay.example:8443/v1") == "https://pay.example:8443/v1"
     assert service_url("http://[::1]:9000/") == "http://[::1]:9000"
     assert service_url("https://till:Pw-Zz9@pay.example/") == "https://pay.example"
+    # a port no request could use is kept as written: never the service on the default port
+    assert service_url("https://pay.example:99999/v1") == "https://pay.example:99999/v1"
+    assert service_url("https://till:Pw-Zz9@pay.example:x/") == "https://pay.example:x"
     assert str(ChargeService.of("https://pay.example/", "4711")) == (
         "https://pay.example, account 4711"
     )

@@ -98,7 +98,7 @@ def test_one_message_per_rule_that_names_the_event(endpoint, notifiers) -> None:
     )
     assert notifier.submit(PAYMENT)
     # no rule names "recovery": not even queued
-    assert not notifier.submit(messages.recovery())
+    assert not notifier.submit(messages.recovery("10:02"))
     assert notifier.drain(10)
     assert len(endpoint.at("a")) == len(endpoint.at("b")) == 1
     assert endpoint.at("c") == []
@@ -136,7 +136,9 @@ def test_quiet_hours_hold_messages_then_one_summary_per_rule(endpoint, notifiers
     assert summaries[0]["title"] == "orderdash: 2 held during quiet hours"
     text = str(summaries[0]["message"])
     assert "While quiet (22:00-07:00)" in text
-    assert text.count("23:15 payment 0.000123456789012345678901 BTC") == 2
+    # counted, not repeated one by one
+    assert "2 messages were held: 2 payments." in text and "The first at 23:15" in text
+    assert "0.000123456789012345678901" not in text
 
 
 @needs_apprise
@@ -192,7 +194,7 @@ def test_a_failing_url_does_not_hold_another_rules_messages(endpoint, notifiers)
     # the other rule's message comes right after the failing URL's first try, not its retries
     assert until(lambda: len(endpoint.at("ok-h")) == 1)
     assert len(endpoint.at("fail-h")) == 1
-    notifier.submit(messages.outage("cannot connect"))  # while a retry waits: at once too
+    notifier.submit(messages.outage("cannot connect", "10:02"))  # while a retry waits: at once too
     assert until(lambda: len(endpoint.at("ok-h")) == 2)
     assert len(endpoint.at("fail-h")) == 1
     assert retried_until_done(notifier, waits)
@@ -252,7 +254,7 @@ def test_a_retry_that_falls_in_the_quiet_hours_is_held(endpoint, notifiers) -> N
     first, summary = endpoint.at("flaky-q")
     assert first["title"] == PAYMENT.title
     assert summary["title"] == "orderdash: 1 held during quiet hours"
-    assert "22:00 payment 0.000123456789012345678901 BTC" in str(summary["message"])
+    assert "1 messages were held: 1 payment." in str(summary["message"])
     assert notifier.failed == {}
 
 
@@ -468,13 +470,17 @@ def test_alerts_map_to_events_by_kind_and_by_what_the_state_knows(notifiers) -> 
     notifier, delivery = recording(
         notifiers, ["late-payment", "outage", "recovery", "attention", "payment"]
     )
-    notices = Notices(notifier)
+    waits = Clock(0.0)
+    notices = Notices(notifier, monotonic=waits, clock=lambda: at_utc(10, 2), zone=UTC)
     notices.alert(
         KindedAlert(0, "tok-9", "", "Paid 3 h after expiry"), order=None, phase=None, outage=False
     )
     down = Alert(0, "", "", "Service unreachable: cannot connect", alarm=True)
-    notices.alert(down, order=None, phase=None, outage=True)
-    notices.alert(down, order=None, phase=None, outage=True)  # one outage, one message
+    notices.alert(down, order=None, phase=None, outage=True)  # the alarm itself tells nothing
+    for _ in range(3):  # the failed reads do, once the outage has lasted
+        notices.outage("cannot connect")
+        waits.now += 15.0
+    notices.outage("cannot connect")  # one outage, one message
     notices.alert(
         Alert(0, "", "", "Service reachable again", alarm=True),
         order=None,
@@ -483,16 +489,18 @@ def test_alerts_map_to_events_by_kind_and_by_what_the_state_knows(notifiers) -> 
     )
     assert notices.attention("tok-2", Phase.UNDERPAID.value, "ask for the rest")
     assert not notices.attention("tok-2", Phase.UNDERPAID.value, "ask for the rest")  # told once
-    # the caller that knows it came back (a payment after its resolution) tells it again
-    assert notices.attention("tok-2", Phase.UNDERPAID.value, "ask for the rest", again=True)
+    # the caller that knows it came back (after its resolution) tells it again, as a new state
+    assert notices.attention(
+        "tok-2", Phase.UNDERPAID.value, "ask for the rest", state="underpaid after 1"
+    )
     assert notifier.drain(5)
     sent = [(m.event, m.title) for _, m in delivery.sent]
     assert sent == [
-        ("late-payment", "orderdash: late payment"),
-        ("outage", "orderdash: service unreachable"),
-        ("recovery", "orderdash: service reachable again"),
-        ("attention", "orderdash: order needs attention (underpaid)"),
-        ("attention", "orderdash: order needs attention (underpaid)"),
+        ("late-payment", "orderdash: Late payment on order tok-9"),
+        ("outage", "orderdash: Service unreachable since 10:02"),
+        ("recovery", "orderdash: Service reachable again"),
+        ("attention", "orderdash: Underpaid on order tok-2"),
+        ("attention", "orderdash: Underpaid on order tok-2"),
     ]
     assert (
         "tok-9" in delivery.sent[0][1].body and "Paid 3 h after expiry" in delivery.sent[0][1].body
@@ -563,10 +571,12 @@ def test_watch_jsonl_says_an_outage_once_and_its_end(notifiers) -> None:
 
     notifier, delivery = recording(notifiers, ["outage", "recovery"])
     out = io.StringIO()
-    lines = JsonLinesEvents(out, lambda: at_utc(12), Notices(notifier))
+    waits = Clock(0.0)
+    lines = JsonLinesEvents(out, lambda: at_utc(12), Notices(notifier, monotonic=waits))
     down = NetworkError("cannot connect to the service")
-    for token in ("tok-1", "tok-2", "tok-1"):  # every order fails: one outage
+    for token in ("tok-1", "tok-2", "tok-1"):  # every order fails: one outage, once it lasted
         lines.on_failure(token, Failure(Kind.ORDER, down, 1.0))
+        waits.now += 15.0
     lines.on_failure("tok-3", Failure(Kind.ORDER, NotFound("no such order"), 1.0))
     assert notifier.drain(5)
     assert [m.event for _, m in delivery.sent] == ["outage"]
@@ -670,7 +680,7 @@ def test_a_late_payment_is_its_own_event_and_told_in_the_dashboard(notifiers) ->
         f"orderdash: payment {p0['amount']['base']} BTC",
         f"orderdash: payment {d['amount']['base']} BTC",
     ]
-    assert delivery.titles("json://late") == ["orderdash: late payment"] * 2
+    assert delivery.titles("json://late") == ["orderdash: Late payment on order late-9"] * 2
 
 
 def test_a_late_payment_is_its_own_event_in_watch_jsonl(notifiers) -> None:
@@ -700,4 +710,4 @@ def test_a_late_payment_is_its_own_event_in_watch_jsonl(notifiers) -> None:
         f"orderdash: payment {p0['amount']['base']} BTC",
         f"orderdash: payment {d['amount']['base']} BTC",
     ]
-    assert delivery.titles("json://late") == ["orderdash: late payment"] * 2
+    assert delivery.titles("json://late") == ["orderdash: Late payment on order late-9"] * 2

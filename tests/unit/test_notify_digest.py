@@ -49,7 +49,7 @@ def test_thousands_of_orders_needing_attention_are_a_few_messages_per_url() -> N
         text = str(digest["message"]).splitlines()
         assert text[0] == f"{3000 - PER_MINUTE} orders need attention:"
         # the first ones gathered, by name, then the count of the rest
-        assert text[1] == f"  Order tok-{PER_MINUTE:04}: overpaid"
+        assert text[1] == f"  Overpaid on order tok-{PER_MINUTE:04}"
         assert len(text) == 1 + LISTED + 1
         assert text[-1] == f"  \u2026 and {3000 - PER_MINUTE - LISTED} more"
 
@@ -95,14 +95,14 @@ def test_the_digest_goes_when_the_minute_allows_then_orders_go_alone_again() -> 
         digest = delivery.sent[-1]
         assert digest.title == "orderdash: 2 orders need attention"
         assert digest.body.splitlines()[1:] == [
-            f"  Order tok-{PER_MINUTE:04}: overpaid",
-            f"  Order tok-{PER_MINUTE + 1:04}: overpaid",
+            f"  Overpaid on order tok-{PER_MINUTE:04}",
+            f"  Overpaid on order tok-{PER_MINUTE + 1:04}",
         ]
         # the digest is one of the minute's messages: the next orders go alone until it is full
         for n in range(100, 100 + PER_MINUTE):
             notifier.submit(attention(n))
         assert settled(notifier, delivery, 2 * PER_MINUTE)
-        assert delivery.sent[-1].title == "orderdash: order needs attention (overpaid)"
+        assert delivery.sent[-1].title.startswith("orderdash: Overpaid on order tok-")
     finally:
         notifier.close(2)
     # what the minute held at the end goes as a digest of one

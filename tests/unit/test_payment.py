@@ -244,3 +244,37 @@ def test_closed_orders_encode_no_amount() -> None:
     payload = qr_payload(order, payment_state(order, ARRIVED), QRContent.AUTO)
     assert payload.text == "BITCOIN:BC1QAR0SRRR7XFKVY5L643LYDNW9RE59GTZZWF5MDQ"
     assert payload.caption == "bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
+
+
+def test_closed_short_within_the_tolerance_is_paid_with_the_shortfall_absorbed() -> None:
+    """The example's order is 100 USD: 0.43680000 USD short is within 1 %, not within 0.4 %;
+    an open order is never judged; the service's own "paid" keeps its phase and its shortfall;
+    accepted at the counter, any shortfall is absorbed."""
+    short = [("-0.00004368", "0")]
+    for code in ("UNDERPAID", "EXPIRED"):
+        state = payment_state(order_with(status=code, txs=short), ARRIVED, tolerance=Decimal(1))
+        assert state.phase is Phase.PAID_SHORT and state.settled and not state.payable
+        assert state.headline == "Paid" and state.shortfall is None
+        assert (state.absorbed_coin, state.absorbed_fiat) == (
+            Decimal("0.00004368"),
+            Decimal("0.4368"),
+        )
+        assert (
+            state.summary
+            == "paid within tolerance, 0.43680000 USD (0.00004368 BTC) short, absorbed"
+        )
+        narrow = payment_state(
+            order_with(status=code, txs=short), ARRIVED, tolerance=Decimal("0.4")
+        )
+        assert narrow.phase is not Phase.PAID_SHORT and narrow.shortfall == (
+            Decimal("0.00004368"),
+            Decimal("0.4368"),
+        )
+    still_open = payment_state(order_with(txs=short), ARRIVED, tolerance=Decimal(5))
+    assert still_open.phase is Phase.PARTLY_PAID
+    paid = payment_state(order_with(status="CONFIRMED", txs=short), ARRIVED)
+    assert paid.phase is Phase.CONFIRMED and paid.absorbed_fiat == Decimal("0.4368")
+    assert "paid by the service, 0.43680000 USD (0.00004368 BTC) short, absorbed" in paid.summary
+    accepted = payment_state(order_with(txs=short), ARRIVED, accepted=True)
+    assert accepted.phase is Phase.PAID_SHORT and accepted.accepted
+    assert accepted.summary.startswith("accepted as paid at the counter, 0.43680000 USD")

@@ -57,16 +57,17 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
         parse_amount,
     )
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
+    from orderdash.core.service.errors import AuthRequired, ChargeOutcomeUnknown, ChargeStopped
 
     settings, _ = _load_settings(args)
     # the amount in the till's currency (its decimals), and the coin's form, before any order
     amount = parse_amount(args.amount, settings.currency)
     coin = check_coin_text(args.coin) if args.coin is not None else None
     if settings.access_token is None or settings.customer_id is None:
-        raise UsageError(
+        # the account's credentials, as `orders` and `close` miss them: exit 4, not a usage error
+        raise AuthRequired(
             "charge needs the access token (access_token_file) and customer_id "
-            "(ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
+            "(--customer-id, ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
         )
     customer_id = settings.customer_id
     # the order's token, made here so that a Ctrl-C can still name the order it may have made
@@ -130,6 +131,9 @@ def _run_charges(args: argparse.Namespace) -> ChargeList:
     from datetime import datetime
 
     from orderdash.core.books.period import day_period, zone_named
+    from orderdash.core.books.run import gates
+    from orderdash.core.ledger.charges import order_states
+    from orderdash.core.ledger.open import service_of
     from orderdash.core.service.client import OrderClient
 
     settings, _ = _load_settings(args)
@@ -138,22 +142,35 @@ def _run_charges(args: argparse.Namespace) -> ChargeList:
     today = day_period(datetime.now(zone).date().isoformat(), zone)
     till = None if args.all_tills else settings.till
     writer = _book_writer(settings)
+    # one getOrder budget for the earlier charges' look-ups and the orders' states
+    orders_gate, _ = gates(settings)
 
     async def read() -> Any:
         await writer.open()
+        read: dict[str, Any] = {}  # the orders this command read: never asked twice
+
+        def kept(fetched: Any) -> None:
+            read[fetched.order.token] = fetched.raw
+            writer.saw(fetched.order.token, fetched.raw)
+
         async with OrderClient.from_settings(settings) as client:
-            lines = await _resolve(writer, client, settings)
-        return lines, await writer.charges(today.start, today.end, till)
+            client.on_order_read = kept
+            lines = await _resolve(writer, client, settings, orders_gate)
+            listed = await writer.charges(today.start, today.end, till)
+            states = await order_states(
+                writer, client, listed, gate=orders_gate, here=service_of(settings), read=read
+            )
+        return lines, listed, states
 
     interrupting = False
     try:
-        lines, listed = asyncio.run(read())
+        lines, listed, states = asyncio.run(read())
     except KeyboardInterrupt:
         interrupting = True
         raise
     finally:
         _close(writer, interrupting)
-    return ChargeList(listed, lines, zone=zone)
+    return ChargeList(listed, lines, zone=zone, states=states)
 
 
 def _book_writer(settings: Any) -> Any:
@@ -169,15 +186,22 @@ def _close(writer: Any, interrupted: bool) -> None:
 
     from orderdash.core.ledger.writer import CLOSE_SECONDS, INTERRUPTED_SECONDS
 
-    left = writer.close(INTERRUPTED_SECONDS if interrupted else CLOSE_SECONDS)
+    try:
+        left = writer.close(INTERRUPTED_SECONDS if interrupted else CLOSE_SECONDS)
+    except KeyboardInterrupt:
+        # a Ctrl-C while the close waits for the ledger: what is left is said, not waited for
+        left = writer.unwritten()
+        if left:
+            print(f"orderdash: interrupted: not written down: {left}", file=sys.stderr)
+        raise
     if left:
         print(f"orderdash: {left}", file=sys.stderr)
 
 
-async def _resolve(writer: Any, client: Any, settings: Any) -> list[str]:
+async def _resolve(writer: Any, client: Any, settings: Any, gate: Any = None) -> list[str]:
     """This till's unresolved charges made on the settings' service and account looked up
-    within the command's getOrder budget: one line each (those left for later, and those of
-    another service, included)."""
+    within the command's getOrder budget (`gate`, else one of their own): one line each (those
+    left for later, and those of another service, included)."""
     from orderdash.core.books.period import zone_named
     from orderdash.core.books.run import gates
     from orderdash.core.ledger.charges import recent_window, resolve_unresolved
@@ -188,7 +212,7 @@ async def _resolve(writer: Any, client: Any, settings: Any) -> list[str]:
         zone = zone_named(settings.timezone)
     except OrderdashError:
         zone = None  # a `timezone` not understood stops no charge: the machine's zone
-    orders, _ = gates(settings)
+    orders = gate if gate is not None else gates(settings)[0]
     resolutions = await resolve_unresolved(
         writer,
         client,
@@ -220,9 +244,6 @@ def _check_command(args: argparse.Namespace, settings: Any, token: str) -> str:
     """The one command that reads the order `token` from the same service: the settings'
     `base_url` always (not a secret; it may have come from a config file or the environment),
     and the `--config` given here, if any, for the rest of the settings."""
-    import shlex
+    from orderdash.core.ledger.charges import check_command
 
-    where = f" --base-url {shlex.quote(str(settings.base_url))}"
-    if getattr(args, "config", None):
-        where += f" --config {shlex.quote(args.config)}"
-    return f"orderdash get{where} -- {shlex.quote(token)}"
+    return check_command(str(settings.base_url), token, getattr(args, "config", None))

@@ -158,7 +158,10 @@ def _run_attention(args: argparse.Namespace) -> Any:
         of_period,
         now_ms=now_ms,
         unconfirmed_after=settings.attention_unconfirmed_after,
+        tolerance=settings.underpaid_tolerance,
         resolved=resolved,
         was=gathered.earlier,
     )
-    return AttentionShown(found, now_ms, warnings=gathered.warnings, missing=gathered.missing)
+    return AttentionShown(
+        found, now_ms, warnings=gathered.warnings, missing=gathered.missing, days=args.days
+    )

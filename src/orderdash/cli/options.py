@@ -1,5 +1,5 @@
-"""The command line's options: the parser of each command, built alone, and the settings they
-give (the settings file and the environment under the options).
+"""The command line's options: the parser of each command, built alone (the settings they give,
+over the settings file and the environment, are in `settings`).
 
 Light on purpose: argparse only, so that `--help` and `--version` load neither httpx nor
 pydantic; the settings' modules load when `_load_settings` runs.
@@ -8,10 +8,8 @@ pydantic; the settings' modules load when `_load_settings` runs.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from orderdash.cli.options_books import (
     attention_arguments,
@@ -19,6 +17,11 @@ from orderdash.cli.options_books import (
     export_arguments,
     resolve_arguments,
 )
+
+# the settings the options give live in `settings`; the commands import them from here
+from orderdash.cli.settings import SETTING_OPTIONS as SETTING_OPTIONS
+from orderdash.cli.settings import _load_settings as _load_settings
+from orderdash.cli.settings import _settings_overrides as _settings_overrides
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -44,6 +47,12 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="file holding the merchant's access token, to log in with (or "
         "ORDERDASH_ACCESS_TOKEN_FILE)",
+    )
+    group.add_argument(
+        "--customer-id",
+        metavar="ID",
+        help="the merchant's account number, from the service's cabinet: what a charge is made "
+        "for (or ORDERDASH_CUSTOMER_ID)",
     )
     group.add_argument(
         "--timeout", type=float, metavar="SECONDS", help="overall deadline per request"
@@ -418,6 +427,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="orderdash",
         description="A terminal dashboard for the orders of a cryptocurrency payment service.",
+        epilog="Without a COMMAND: the dashboard (tui), which takes its options: "
+        "orderdash --readonly is orderdash tui --readonly.",
     )
     parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -427,10 +438,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: What only the whole command line answers: its help and its version.
+_TOP_LEVEL = frozenset({"-h", "--help", "--version"})
+
+
 def _command_named(argv: Sequence[str]) -> str | None:
-    """The command `argv` starts with, if it starts with one (else the whole line is parsed:
-    the top-level help and a mistyped command list every command)."""
-    return argv[0] if argv and argv[0] in COMMANDS else None
+    """The command `argv` starts with: its first word when that names one; the dashboard
+    (`tui`, the default command) when it starts with another option than the help or the
+    version (`orderdash --readonly`); else None: the whole line is parsed (the top-level help
+    and a mistyped command list every command)."""
+    if not argv:
+        return None
+    if argv[0] in COMMANDS:
+        return argv[0]
+    return "tui" if argv[0].startswith("-") and argv[0] not in _TOP_LEVEL else None
 
 
 def _version() -> str:
@@ -439,83 +460,13 @@ def _version() -> str:
     return f"orderdash {__version__}"
 
 
-#: Options that map one to one onto settings of the same name.
-SETTING_OPTIONS = (
-    "base_url",
-    "bearer_token_file",
-    "access_token_file",
-    "timeout",
-    "allow_insecure_http",
-    "poll_interval",
-    "refresh_interval",
-    "bell",
-    "readonly",
-    "qr_content",
-    "qr_uppercase",
-    "pos_primary",
-    "log_file",
-    "account_interval",
-    "create_url",
-    "currency",
-    "budget_per_minute",
-    "budget_per_hour",
-    "rate_budget_per_minute",
-    "rate_budget_per_hour",
-    "language",
-    "display_channel",
-    "display_title",
-    "operator",
-)
-
-
-def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    given = {name: getattr(args, name, None) for name in SETTING_OPTIONS}
-    return {name: value for name, value in given.items() if value is not None}
-
-
-def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[str]]:
-    """The settings, and the warnings (already printed) that a full-screen app shows again."""
-    from orderdash.core.runtime.config import load_settings
-
-    env: dict[str, str] = dict(os.environ)
-    if getattr(args, "config", None):
-        env["ORDERDASH_CONFIG"] = args.config
-    settings, warnings = load_settings({**_settings_overrides(args), **extra}, env)
-    for warning in warnings:
-        print(f"orderdash: warning: {warning}", file=sys.stderr)
-    if settings.readonly:
-        _refuse_in_readonly(args)
-    from orderdash.core.notify.rules import url_secrets
-    from orderdash.core.runtime.logs import configure_logging
-
-    # the log file, or nowhere: never the terminal (the dashboard owns it, --jsonl owns stdout)
-    secrets = [settings.bearer_token, settings.access_token, *url_secrets(settings.notify)]
-    configure_logging(settings.log_file, secrets=secrets)
-    return settings, warnings
-
-
-def _refuse_in_readonly(args: argparse.Namespace) -> None:
-    """A command that makes something, or puts an order before a customer, is refused with
-    the `readonly` setting: before anything is sent or written."""
-    from orderdash.core.service.errors import UsageError
-
-    command = getattr(args, "command", None)
-    if command == "charge":
-        raise UsageError("read-only (the readonly setting): charge makes no order")
-    if command == "pos":
-        raise UsageError("read-only (the readonly setting): no point of sale for a customer")
-    if command == "resolve":
-        raise UsageError("read-only (the readonly setting): resolve writes nothing down")
-    looks_only = getattr(args, "dry_run", False) or getattr(args, "verify", False)
-    if command == "close" and not looks_only:
-        raise UsageError(
-            "read-only (the readonly setting): close --dry-run shows the report, closing nothing"
-        )
-
-
 def parse_command_line(line: Sequence[str]) -> argparse.Namespace:
-    """The arguments of `orderdash LINE`: a line without a command is the dashboard's."""
-    args = build_parser(_command_named(line)).parse_args(line)
+    """The arguments of `orderdash LINE`: a line without a command is the dashboard's, with
+    the dashboard's options (`orderdash --readonly` is `orderdash tui --readonly`)."""
+    command = _command_named(line)
+    if command == "tui" and line[0] != "tui":
+        line = ["tui", *line]
+    args = build_parser(command).parse_args(line)
     if args.command is None:
         args = build_parser("tui").parse_args(["tui", *line])
     return args

@@ -79,6 +79,19 @@ def export_arguments(export: argparse.ArgumentParser) -> None:
         help="one row per order created in the period, or per payment made in it",
     )
     export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="(csv)")
+    export.epilog = EXPORT_EPILOG
+
+
+#: The export format's version (`core/books/export.py` EXPORT_VERSION; a test holds the two
+#: together: this module stays argparse only) and how to read its amounts.
+EXPORT_FORMAT = 2
+EXPORT_EPILOG = (
+    f"Export format {EXPORT_FORMAT} (docs/books.md, Exports): the columns are named in the CSV's "
+    "header and are the keys of each JSON line; the version is in no row. Amounts are exact "
+    "decimal text, the service's own digits (18 decimals for ETH): import them as text, not "
+    "numbers (a spreadsheet's text columns; pandas: dtype=str), and sum them as decimals "
+    "(Python's Decimal), never as floats."
+)
 
 
 def resolve_arguments(resolve: argparse.ArgumentParser) -> None:

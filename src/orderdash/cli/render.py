@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any, Protocol
 
@@ -182,36 +182,61 @@ class ChargeList:
     #: The zone the day is counted in (the `timezone` setting); each time is shown in it, with
     #: its offset. None: the machine's.
     zone: tzinfo | None = None
+    #: The state of each made charge's order, by token (`core/ledger/charges.py` OrderState):
+    #: from the ledger's orders seen, or looked up now.
+    states: dict[str, Any] = field(default_factory=dict)
 
     def notes(self) -> list[str]:
         return [f"orderdash: an earlier charge: {line}" for line in self.resolved]
 
     def json(self) -> Any:
-        return [
-            {
-                "token": c.token,
-                "amount": c.amount,
-                "currency": c.currency,
-                "till": c.till,
-                "started_at": c.started_at.isoformat(),
-                "outcome": c.outcome,
-                "detail": c.detail,
-                "ended_at": c.ended_at.isoformat() if c.ended_at else None,
-            }
-            for c in self.charges
-        ]
+        from orderdash.core.domain.fiat import in_minor_digits
+
+        rows = []
+        for c in self.charges:
+            state = self.states.get(c.token)
+            rows.append(
+                {
+                    "token": c.token,
+                    "amount": in_minor_digits(c.amount, c.currency) if c.currency else c.amount,
+                    "currency": c.currency,
+                    "till": c.till,
+                    "started_at": c.started_at.isoformat(),
+                    "outcome": c.outcome,
+                    "detail": c.detail,
+                    "ended_at": c.ended_at.isoformat() if c.ended_at else None,
+                    "order_state": state.word if state else None,
+                    "order_state_from": state.source if state else None,
+                    "order_state_read_at": state.read_at.isoformat() if state else None,
+                }
+            )
+        return rows
+
+    def _state_text(self, charge: Any) -> str:
+        """'paid (ledger, 10:41)', 'partly paid (service, now)': the order's state and where
+        it was read; '-' for a charge that made no order."""
+        from orderdash.core.ledger.charges import HAS_ORDER, LEDGER
+
+        state = self.states.get(charge.token)
+        if state is None:
+            return "state not known" if charge.outcome in HAS_ORDER else "-"
+        if state.source == LEDGER:
+            return f"{state.word} (ledger, {state.read_at.astimezone(self.zone):%H:%M})"
+        return f"{state.word} (service, now)"
 
     def text(self) -> list[str]:
-        from orderdash.core.domain.text import fiat_text
+        from orderdash.core.ledger.charges import charge_money
         from orderdash.core.safetext import clean
 
+        states = [self._state_text(c) for c in self.charges]
+        width = max((len(state) for state in states), default=0)
         lines = []
-        for c in self.charges:
-            money = fiat_text(c.amount, c.currency) if c.currency else clean(c.amount)
+        for c, state in zip(self.charges, states, strict=True):
+            money = charge_money(c) if c.currency else clean(c.amount)
             when = c.started_at.astimezone(self.zone).strftime("%H:%M %z")
             outcome = c.outcome.replace("_", " ")
-            line = f"{when}  {money:>14}  {outcome:<8}  {clean(c.till, limit=20)}  "
-            line += clean(c.token, limit=80)
+            line = f"{when}  {money:>14}  {outcome:<8}  {state:<{width}}  "
+            line += f"{clean(c.till, limit=20)}  {clean(c.token, limit=80)}"
             if c.detail:
                 line += f"  {clean(c.detail, limit=120)}"
             lines.append(line)
@@ -323,12 +348,13 @@ class CloseShown:
             return _close_csv(self.result.report)
         from orderdash.core.books.report import report_lines
 
-        return report_lines(self.result.report)
+        # a dry run says so in its header, with no digest nor time of close
+        return report_lines(self.result.report, closed=not self.result.dry_run)
 
 
 def _close_csv(report: dict[str, Any]) -> list[str]:
-    """section,name,order,unit,amount,count: the sums, the states, the exceptions and the
-    adjustments (docs/books.md), text cells made spreadsheet-safe."""
+    """section,name,order,unit,amount,count: the sums, sales against received, the states, the
+    exceptions and the adjustments (docs/books.md), text cells made spreadsheet-safe."""
     from orderdash.core.books.export import write_csv
     from orderdash.core.books.orders import STATES
     from orderdash.core.books.report import figure_of
@@ -342,6 +368,20 @@ def _close_csv(report: dict[str, Any]) -> list[str]:
     for kind in ("coins", "fiat"):
         for unit, row in sorted(report["received"][kind].items()):
             add("received", kind, "", unit, row["amount"], row["payments"])
+    sales = report.get("sales")  # version 4 on
+    if sales is not None:
+        from orderdash.core.books.sales import PARTS, currencies
+
+        for unit in currencies(sales):
+            row = sales["fiat"][unit]
+            add("sales", "sales", "", unit, row["sales"], row["orders"])
+            add("sales", "received", "", unit, row["received"], row["payments"])
+            add("sales", "difference", "", unit, row["difference"], "")
+            known_parts = [part for part in PARTS if part in row["parts"]]
+            for part in known_parts + sorted(set(row["parts"]) - set(known_parts)):
+                entry = row["parts"][part]
+                add("sales", part, "", unit, entry["amount"], entry["orders"])
+        add("sales", "tolerance", "", "%", sales["tolerance"], "")
     # in the states' own order, as the text report: a report read back has its keys sorted
     by_state = report["orders"]["by_state"]
     known = [state for state in STATES if state in by_state]
@@ -392,6 +432,8 @@ class AttentionShown:
     now_ms: int
     warnings: Sequence[str] = ()
     missing: int = 0
+    #: The period read: the orders created in the last `days` days.
+    days: int = 7
 
     @property
     def exit_code(self) -> int:
@@ -413,9 +455,18 @@ class AttentionShown:
     def text(self) -> list[str]:
         if not self.found:
             return []
-        from orderdash.core.books.attention import attention_lines
+        from orderdash.core.books.attention import attention_lines, counts_text
 
-        return attention_lines(self.found, now_ms=self.now_ms)
+        n = len(self.found)
+        summary = (
+            f"{n} of the orders created in the last {self._days} need"
+            f"{'s' if n == 1 else ''} attention: {counts_text(self.found)}"
+        )
+        return [*attention_lines(self.found, now_ms=self.now_ms), summary]
+
+    @property
+    def _days(self) -> str:
+        return "day" if self.days == 1 else f"{self.days} days"
 
     def empty(self) -> str | None:
         return "orderdash: no order needs attention"

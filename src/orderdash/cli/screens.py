@@ -62,6 +62,8 @@ def _run_watch(args: argparse.Namespace) -> int:
 
 #: The demo account's number (the simulator checks it on Generate Order).
 DEMO_CUSTOMER_ID = "4711"
+#: The demo's customer display channel unless `--channel` names one: never the shop's.
+DEMO_CHANNEL = "demo"
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -110,10 +112,13 @@ def _run_demo(args: argparse.Namespace) -> int:
                 "ledger_url": "",
                 # nor the owner's phone: simulated payments are nobody's news
                 "notify": (),
+                # nor the shop's customer display: a channel of its own unless told one (its
+                # faces say DEMO all the same)
+                "display_channel": getattr(args, "display_channel", None) or DEMO_CHANNEL,
             },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
         )
-        return run_dashboard(settings, list(simulator.demo_tokens))
+        return run_dashboard(settings, list(simulator.demo_tokens), demo=True)
 
 
 def _run_display(args: argparse.Namespace) -> int:

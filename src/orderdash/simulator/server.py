@@ -15,6 +15,7 @@ from typing import Any
 
 import uvicorn
 
+from orderdash.simulator.api import DEFAULT_ACCESS_TOKEN, DEFAULT_CUSTOMER_ID
 from orderdash.simulator.app import SimulatedReset, create_app, normalize_prefix
 from orderdash.simulator.state import Simulator
 
@@ -265,9 +266,9 @@ def run_simulator(
         server.start()
         out = sys.stdout
         print(f"orderdash simulator serving {server.base_url}", file=out)
-        print(f"  demo orders: {', '.join(sim.demo_tokens)}", file=out)
-        print(f"  e.g. {server.base_url}/order/{sim.demo_tokens[0]}/", file=out)
-        print(f"  control: {server.root_url}/_sim/orders   (Ctrl-C stops)", file=out, flush=True)
+        for line in banner(server, sim, account):
+            print(line, file=out)
+        out.flush()
         while server.running:
             time.sleep(0.25)
     except KeyboardInterrupt:
@@ -279,6 +280,27 @@ def run_simulator(
             pass
         if in_main:
             signal.signal(signal.SIGTERM, previous_term)
+
+
+def banner(server: SimulatorServer, sim: Simulator, account: dict[str, Any]) -> list[str]:
+    """What `orderdash simulate` says after its first line: the demo orders, the account the
+    log-in and Generate Order accept, and the control. The account is named only where it is
+    the simulator's own made-up default (the access token `demo`, the customer id 4711): an
+    access token read from a file is never printed."""
+    lines = [
+        f"  demo orders: {', '.join(sim.demo_tokens)}",
+        f"  e.g. {server.base_url}/order/{sim.demo_tokens[0]}/",
+    ]
+    # only the simulator's own made-up defaults: what was given (a file's token) is never said
+    named = []
+    if "access_token" not in account:
+        named.append(f"access token {DEFAULT_ACCESS_TOKEN}")
+    if "customer_id" not in account:
+        named.append(f"customer id {DEFAULT_CUSTOMER_ID}")
+    if named:
+        lines.append(f"  account: {', '.join(named)} (the simulator's made-up defaults)")
+    lines.append(f"  control: {server.root_url}/_sim/orders   (Ctrl-C stops)")
+    return lines
 
 
 def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:

@@ -11,6 +11,7 @@ define them.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from textual.message import Message
 from orderdash.core.domain.text import fiat_text
 from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.watcher import Change
-from orderdash.core.runtime.bulk import let_go
+from orderdash.core.runtime.bulk import bulk_objects, let_go
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import AuthError, OrderdashError
 from orderdash.core.watching.watchlist_file import MAX_TOKENS
@@ -30,6 +31,11 @@ if TYPE_CHECKING:
 
 #: How long a notice that the list is incomplete stays up.
 NOTICE_SECONDS = 20
+#: Orders of the first read looked at in one turn of the event loop (is it open?).
+LOOKED_AT_A_TIME = 5_000
+#: Orders of the first read joining the watch list in one turn of the event loop (each is
+#: scheduled, and the list's rebuild asked for: its rows are added in steps of their own).
+JOINED_AT_A_TIME = 250
 
 NEEDS_CREDENTIALS = (
     "A new charge needs the access token and the customer id (access_token_file, "
@@ -134,9 +140,22 @@ class AccountMode:
     # -- the feed's reports --------------------------------------------------------------------
 
     def baseline(self, message: AccountBaseline) -> None:
+        """The open orders of the first read join the watch list, in a worker a few hundred at
+        a time (a page may list 50,000: joined at once, they held the screen a second)."""
+        self._app.run_worker(
+            self._join(message.orders), group="account-baseline", exit_on_error=False
+        )
+
+    async def _join(self, orders: list[AccountOrder]) -> None:
         app, state = self._app, self._app.state
         # orders already final at start stay out
-        tokens = [order.item.token for order in message.orders if order.open]
+        tokens: list[str] = []
+        for start in range(0, len(orders), LOOKED_AT_A_TIME):
+            tokens += [
+                order.item.token for order in orders[start : start + LOOKED_AT_A_TIME] if order.open
+            ]
+            await asyncio.sleep(0)
+        let_go(orders)  # tens of thousands, freed at once, would freeze the screen
         new = [token for token in dict.fromkeys(tokens) if token not in state.entries]
         room = max(MAX_TOKENS - len(state.entries), 0)
         if len(new) > room:
@@ -148,8 +167,14 @@ class AccountMode:
                 timeout=NOTICE_SECONDS,
                 markup=False,
             )
-        state.from_account.update(app.session.watch(new[:room], save=False))
-        let_go(message.orders)  # tens of thousands, freed at once, would freeze the screen
+        new = new[:room]
+        for start in range(0, len(new), JOINED_AT_A_TIME):
+            if start:
+                await asyncio.sleep(0)  # one turn of the loop between two
+            with bulk_objects():  # (see tui/steps.py: the collector, for objects that stay)
+                state.from_account.update(
+                    app.session.watch(new[start : start + JOINED_AT_A_TIME], save=False)
+                )
         try:
             app.dashboard.orders_arrived()
         except LookupError:  # the app is being taken down

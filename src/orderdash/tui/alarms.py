@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
+from orderdash.core.polling.watcher import is_outage
 from orderdash.core.safetext import clean
 from orderdash.core.watching.state import DashboardState
 
 if TYPE_CHECKING:
     from orderdash.core.notify.events import Notices
+    from orderdash.core.polling.watcher import Failure
     from orderdash.core.watching.alert import Alert
 
 NO_BEARER = (
@@ -26,12 +28,17 @@ NO_BEARER = (
 class Alarms:
     def __init__(self, app: App[None], state: DashboardState, settings: Any = None) -> None:
         """`app` rings (its `bell` keeps to the state's switch) and shows the toasts; the
-        `settings`' notification rules, if any, hear of each alert too."""
+        `settings`' notification rules, if any, hear of each alert too (a read-only
+        dashboard's only with `notify_readonly`: the till's dashboard tells the owner)."""
         self._app, self._state = app, state
         self._told_no_bearer = False
         #: The notification rules' sender (None without rules: nothing is loaded for it).
         self.notices: Notices | None = None
-        if settings is not None and settings.notify:
+        if (
+            settings is not None
+            and settings.notify
+            and (not settings.readonly or settings.notify_readonly)
+        ):
             from orderdash.core.notify.events import notices_for
 
             self.notices = notices_for(settings)
@@ -58,6 +65,11 @@ class Alarms:
             self._app.notify(alert.text, title=title, severity="error", markup=False, timeout=20)
             return
         self._app.notify(alert.text, title=title, markup=False, timeout=8)
+
+    def failed_read(self, failure: Failure) -> None:
+        """A read failed: if the service is out, the owner hears of it once it has lasted."""
+        if self.notices is not None and is_outage(failure.error):
+            self.notices.outage(failure.error.message)
 
     def tell_no_bearer(self) -> None:
         """Once: the order is polled, but its rate is not refreshed without the token."""

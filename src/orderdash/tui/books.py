@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from textual.app import App
 
+    from orderdash.core.books.attention import OrderAttention
     from orderdash.core.ledger import Book
     from orderdash.core.ledger.writer import BookWriter
     from orderdash.core.notify.events import Notices
@@ -49,6 +50,7 @@ class AppBooks:
         orders that need a human; `parts.client`: whose order reads are written, and through
         which the close of day reads; `notices`: the owner's notifications, if any rule."""
         self._app, self._client, self._settings = app, parts.client, settings
+        self._notices = notices
         if notices is not None:
             notices.attention_from_phases = False  # told from the keeper below, every kind
         self._state, self._watcher = parts.state, parts.watcher
@@ -58,17 +60,35 @@ class AppBooks:
             parts.state,
             changed=partial(setattr, app, "attention"),
             unconfirmed_after=settings.attention_unconfirmed_after,
+            tolerance=settings.underpaid_tolerance,
         )
         self.attention.asking = self._resolutions_of
         if notices is not None:  # the owner hears of each, once the ledger answered about it,
-            # and again when it comes back (the keeper tells each coming into view once)
-            self.attention.needs_human = lambda found: notices.attention(
-                found.token, found.first.kind, found.first.next_step, again=True
-            )
+            # and again when it comes back after a resolution (the keeper tells each coming
+            # into view once; the claim in the ledger, once whoever tells it)
+            self.attention.needs_human = partial(self._needs_human, notices)
         #: Orders that need a human, found before the ledger was open: asked at `start`.
         self._asking: list[str] | None = []
         #: A classification of the watched orders runs in a thread (one at a time).
         self._classifying = False
+        #: Told of an order the ledger holds accepted at the counter, once the state shows it
+        #: paid (the App shows it so on every screen).
+        self.accepted: Callable[[str], None] = lambda token: None
+
+    def _needs_human(self, notices: Notices, found: OrderAttention) -> None:
+        first = found.first
+        resolved = self.attention.resolved.get(found.token)
+        entry = self._state.entries.get(found.token)
+        payment = entry.payment if entry is not None else None
+        notices.attention(
+            found.token,
+            first.kind,
+            first.next_step,
+            state=first.kind if resolved is None else f"{first.kind} after {resolved}",
+            phase=payment.phase if payment is not None else None,
+            amount=first.fiat_amount,
+            currency=first.currency,
+        )
 
     @property
     def writer(self) -> BookWriter:
@@ -80,6 +100,10 @@ class AppBooks:
             from orderdash.core.ledger.open import writer_for
 
             self._writer = writer_for(self._settings)
+            if self._notices is not None:  # each notification claimed in the book first
+                from orderdash.core.notify.claims import LedgerClaims
+
+                self._notices.claims = LedgerClaims(self._writer)
             loop = asyncio.get_running_loop()  # made on the App's loop: told back there
             self._writer.on_problem = lambda text: _told(loop, self._ledger_problem, text)
         return self._writer
@@ -98,6 +122,8 @@ class AppBooks:
     def start(self) -> None:
         """After the first paint: orders read from now on are written down, and this till's
         unresolved charges are looked up (in a worker)."""
+        if self._notices is not None:
+            _ = self.writer  # its claims from now on: each notification sent once on the book
         self._client.on_order_read = self._read
         self._app.run_worker(self._resolve(), group="ledger", exclusive=True, exit_on_error=False)
         waiting, self._asking = self._asking, None
@@ -116,13 +142,19 @@ class AppBooks:
 
     async def _resolved_of(self, tokens: list[str]) -> None:
         from orderdash.core.books.attention import resolution_times
+        from orderdash.core.books.resolve import accepted_at_counter
         from orderdash.core.ledger import LedgerError
 
         try:
-            resolved = resolution_times(await self.writer.resolutions_of(tokens))
+            records = await self.writer.resolutions_of(tokens)
         except LedgerError:
-            resolved = {}  # the ledger's trouble is told by its writer; the orders stay
-        self.attention.answered(tokens, resolved)
+            records = []  # the ledger's trouble is told by its writer; the orders stay
+        # an order accepted at the counter (by this till before a restart, or another) is
+        # shown paid again: the ledger, not this process's memory, holds the acceptance
+        for token in accepted_at_counter(records) - self._state.accepted:
+            self._state.accept(token)
+            self.accepted(token)
+        self.attention.answered(tokens, resolution_times(records))
 
     def resolved(self, times: dict[str, int]) -> None:
         """Resolutions written (token -> their time, epoch ms): those orders leave the

@@ -13,14 +13,18 @@ from typing import TYPE_CHECKING
 from textual.app import App
 from textual.screen import ModalScreen, Screen
 
-from orderdash.core.customer.handover import may_be_paying
+from orderdash.core.customer.handover import may_be_paying, takeover_question
 from orderdash.core.domain.text import duration_text
 from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.tui.parts import Parts
 
 if TYPE_CHECKING:
+    from orderdash.core.customer.reading import Reading
     from orderdash.tui.notices import HeldNotices
+
+#: Seconds between looks at whether the other dashboard let go of the customer display.
+TAKEOVER_POLL = 0.1
 
 
 class Counter:
@@ -97,7 +101,7 @@ class Counter:
             before, self._token = self._token, token
             if token is None:
                 return
-            if self._state.customer_token == before:
+            if self._state.customer_token == before and self._session.holds_display:
                 self._session.show_on_display(token)
             else:
                 self._ask_to_replace_display(token, lambda yes: self._show_if(yes, token))
@@ -164,6 +168,7 @@ class Counter:
             clock=self._clock,
             monotonic=self._monotonic,
             standalone=self._standalone,
+            readonly=self._settings.readonly,
         )
         self._app.push_screen(self.pos, callback=self._pos_closed)
         self._session.point_of_sale(True)
@@ -203,15 +208,20 @@ class Counter:
 
     def _ask_to_replace_display(self, token: str, then: Callable[[bool], None]) -> None:
         """`then(True)` at once when the customer display is free for `token`; while it shows
-        another order a customer may be scanning or paying, `then(the operator's answer)`."""
+        another order a customer may be scanning or paying, or another dashboard holds it,
+        `then(the operator's answer)` (after the other dashboard let go, for a yes)."""
+        claim = self._session.claim_display()
+        if claim.kind == "busy":
+            assert claim.shown is not None
+            self._ask_to_take_over(claim.shown, then)
+            return
+        if claim.problem:
+            self._app.notify(claim.problem, severity="warning", markup=False)
+            then(False)
+            return
         showing = self._state.customer_token
         face = self._state.customer_face()
-        if (
-            self._session.publisher is None
-            or showing is None
-            or showing == token
-            or not may_be_paying(face)
-        ):
+        if claim.kind == "off" or showing is None or showing == token or not may_be_paying(face):
             then(True)
             return
         from orderdash.tui.screens.confirm import ConfirmScreen
@@ -229,13 +239,57 @@ class Counter:
             callback=lambda yes: then(bool(yes)),
         )
 
+    def _ask_to_take_over(self, shown: Reading, then: Callable[[bool], None]) -> None:
+        """Another dashboard holds the display: the operator is asked, from what its channel
+        file shows; on a yes that dashboard is asked to let go, and `then(True)` once it has
+        (`then(False)`, said why, when it does not within a few seconds)."""
+        from orderdash.tui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                then(False)
+                return
+            try:
+                takeover = self._session.take_over_display(shown)
+            except OSError as error:
+                text = f"The customer display was not taken over: {error.strerror or error}"
+                self._app.notify(text, severity="warning", markup=False)
+                then(False)
+                return
+
+            def poll() -> None:
+                outcome = takeover.poll()
+                if outcome == "waiting":
+                    return
+                timer.stop()
+                if outcome == "refused":
+                    self._app.notify(
+                        "The customer display was not taken over: the other till did not let "
+                        "go of it (it may be busy). Try again.",
+                        severity="warning",
+                        markup=False,
+                    )
+                then(outcome == "taken")
+
+            timer = self._app.set_interval(TAKEOVER_POLL, poll)
+
+        question = takeover_question(shown)
+        self._app.push_screen(
+            ConfirmScreen("Take over the customer display?", question), callback=answered
+        )
+
     def _show_if(self, yes: bool, token: str) -> None:
         if yes:
             self._session.show_on_display(token)
 
     def clear_display(self) -> None:
-        """The customer display goes back to its welcome screen."""
+        """The customer display goes back to its welcome screen (when it shows this
+        dashboard's order: another till's is not this one's to clear)."""
         if self._session.publisher is None:
+            return
+        if not self._session.holds_display:
+            text = "Nothing of this dashboard's is on the customer display."
+            self._app.notify(text, timeout=3, markup=False)
             return
         self._session.clear_display()
         self._app.notify("Customer display cleared.", timeout=3, markup=False)

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orderdash.core.books.export import EXPORT_VERSION, ORDER_COLUMNS, order_row, write_csv
+from orderdash.core.books.export import ORDER_COLUMNS, order_row, write_csv
 from orderdash.core.books.orders import BadOrder, read_order, text
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.service.errors import OrderdashError
@@ -81,7 +81,7 @@ def list_rows(shown: Sequence[tuple[str, Any]], zone: tzinfo) -> tuple[list[dict
         except BadOrder:
             bare += 1
             row: dict[str, Any] = dict.fromkeys(ORDER_COLUMNS, "")
-            row.update(version=EXPORT_VERSION, token=text(token))
+            row.update(token=text(token))
             rows.append(row)
     return rows, bare
 

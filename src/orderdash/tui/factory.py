@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from orderdash.core.runtime.config import Settings
 from orderdash.tui.parts import build_parts
+from orderdash.tui.resolutions import show_accepted
 
 if TYPE_CHECKING:
     from orderdash.core.service.client import OrderClient
@@ -29,6 +31,7 @@ def make_app(
     pos_only: bool = False,
     notices: Sequence[str] = (),
     account: bool | None = None,
+    demo: bool = False,
 ) -> OrderDashApp:
     """Build the app, its state, its watcher and the watch list's store; pass `client` to
     inject one (tests), else it is made from `settings`.
@@ -36,13 +39,16 @@ def make_app(
     `token` (or the first of `tokens`) opens in the detail panes; all of them join the watch list.
     `clock`, `monotonic`, `notices`: as `build_parts` takes them. `account`: the watch list fills
     itself with the account's open orders (default: when the access token is configured).
+    `demo`: the orders are simulated (`orderdash demo`): the customer's screens say DEMO.
     """
     from orderdash.tui import compat
     from orderdash.tui.app import OrderDashApp
 
     compat.install()
-    parts = build_parts(settings, client=client, clock=clock, monotonic=monotonic, notices=notices)
-    return OrderDashApp(
+    parts = build_parts(
+        settings, client=client, clock=clock, monotonic=monotonic, notices=notices, demo=demo
+    )
+    app = OrderDashApp(
         settings,
         parts,
         tokens=[token, *tokens] if token else list(tokens),
@@ -50,3 +56,6 @@ def make_app(
         pos_only=pos_only,
         account=settings.access_token is not None if account is None else account,
     )
+    # an order the ledger holds accepted at the counter is shown paid on every screen
+    app.books.accepted = partial(show_accepted, app)
+    return app

@@ -45,8 +45,10 @@ def build_parts(
     clock: Callable[[], float] = time.time,
     monotonic: Callable[[], float] = time.monotonic,
     notices: Sequence[str] = (),
+    demo: bool = False,
 ) -> Parts:
-    """The App's parts; `client` injected (tests), else made from `settings`.
+    """The App's parts; `client` injected (tests), else made from `settings`; `demo`: the
+    orders are simulated (`orderdash demo`), and every face a customer sees says so.
 
     `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
     so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
@@ -62,10 +64,12 @@ def build_parts(
         bell=settings.bell,
         qr_content=settings.qr_content,
         qr_uppercase=settings.qr_uppercase,
+        underpaid_tolerance=settings.underpaid_tolerance,
         refresh_interval=settings.refresh_interval,
         rates_enabled=client.has_credentials,
         clock=clock,
         monotonic=monotonic,
+        demo=demo,
     )
     state.account_connected = settings.access_token is not None
     reporter = WatchReporter()
@@ -85,7 +89,10 @@ def build_parts(
     publisher: Publisher | None = None
     try:
         publisher = Publisher(
-            channel_path(settings.display_channel), language=language, clock=clock
+            channel_path(settings.display_channel),
+            language=language,
+            till=settings.till,
+            clock=clock,
         )
     except OSError as error:
         # a runtime directory another user made (or one not ours to write): the dashboard runs,

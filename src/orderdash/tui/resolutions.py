@@ -3,6 +3,10 @@ highlighted order, the palette, or any screen through the App's `resolve_order(t
 attention view's rows). The order comes from the watch list's last answer, or is read once
 through the App's client within the watcher's getOrder budget; the resolution is written
 through the ledger's writer (`tui/books.py`). Nothing is sent to the service.
+
+`accept_as_paid`: the point of sale's `a`, an order short accepted as paid after one question,
+written down the same way as a resolution (written off, "accepted at the counter", the
+operator); the customer's screens then say paid.
 """
 
 from __future__ import annotations
@@ -75,3 +79,51 @@ def open_resolve(
             then(record)
 
     app.push_screen(screen, callback=closed)
+
+
+def accept_as_paid(app: DashboardHost, token: str, question: str) -> None:
+    """Ask `question` once; yes writes `token` off as accepted at the counter (the ledger's
+    writer, off the event loop), then shows it paid on every screen of the customer's and
+    takes it out of the attention view. Refused while read-only."""
+    from orderdash.core.books.resolve import ACCEPTED_REASON, new_resolution
+    from orderdash.tui.screens.confirm import ConfirmScreen
+
+    if app.settings.readonly:  # (its key is off already)
+        app.notify("Read-only: nothing is accepted.", timeout=3, markup=False)
+        return
+    if isinstance(app.screen, ConfirmScreen):
+        return
+    record = new_resolution(
+        token,
+        "written-off",
+        ACCEPTED_REASON,
+        till=app.settings.till,
+        operator=app.settings.operator,
+    )
+
+    async def write() -> None:
+        try:
+            written = await app.books.writer.resolution_made(record)
+        except OrderdashError as error:
+            app.notify(f"Not accepted: {error.message}", severity="error", markup=False)
+            return
+        except Exception as error:  # never the app's end: said, and nothing changes
+            app.notify(f"Not accepted: {type(error).__name__}", severity="error", markup=False)
+            return
+        app.state.accept(token)
+        app.books.resolved({token: int(written.at.timestamp() * 1000)})
+        show_accepted(app, token)
+
+    def answered(yes: bool | None) -> None:
+        if yes:
+            app.run_worker(write(), group="accept-write", exit_on_error=False)
+
+    app.push_screen(ConfirmScreen("Accept as paid?", question), callback=answered)
+
+
+def show_accepted(app: DashboardHost, token: str) -> None:
+    """`token`, accepted as paid (`state.accept` done), shown so on every screen: the order on
+    screen, the customer's, its row in the list."""
+    app.shown = app.state.shown
+    app.session.publish_display()
+    app.dashboard.entry_changed(token)

@@ -16,7 +16,12 @@ log = logging.getLogger(__name__)
 
 
 def build_dashboard(
-    settings: Settings, tokens: list[str], *, pos: bool = False, notices: Sequence[str] = ()
+    settings: Settings,
+    tokens: list[str],
+    *,
+    pos: bool = False,
+    notices: Sequence[str] = (),
+    demo: bool = False,
 ) -> OrderDashApp:
     """The dashboard as `orderdash tui` runs it. The order it opens with is asked for first,
     before Textual and the screens are imported (`OrderClient.begin_first_read`): its answer
@@ -30,13 +35,21 @@ def build_dashboard(
     from orderdash.tui.factory import make_app
 
     # `orderdash pos`: the point of sale alone, turned to the customer (no way to the dashboard)
-    return make_app(settings, client=client, tokens=tokens, pos_only=pos, notices=notices)
+    return make_app(
+        settings, client=client, tokens=tokens, pos_only=pos, notices=notices, demo=demo
+    )
 
 
 def run_dashboard(
-    settings: Settings, tokens: list[str], *, pos: bool = False, notices: Sequence[str] = ()
+    settings: Settings,
+    tokens: list[str],
+    *,
+    pos: bool = False,
+    notices: Sequence[str] = (),
+    demo: bool = False,
 ) -> int:
-    """`notices`: warnings printed before the screen took over the terminal, shown again."""
+    """`notices`: warnings printed before the screen took over the terminal, shown again;
+    `demo`: the simulator's orders (`orderdash demo`), marked DEMO on the customer's screens."""
     # while the screen is up nothing may log to the terminal: the log file or nowhere
     ensure_configured(settings.log_file, [settings.bearer_token, settings.access_token])
     log.info(
@@ -46,7 +59,7 @@ def run_dashboard(
         settings.poll_interval,
         settings.refresh_interval,
     )
-    app = build_dashboard(settings, tokens, pos=pos, notices=notices)
+    app = build_dashboard(settings, tokens, pos=pos, notices=notices, demo=demo)
     if app.publisher is not None:
         from orderdash.core.customer.channel import end_on_signals
 

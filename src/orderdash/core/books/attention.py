@@ -2,9 +2,13 @@
 in coin and fiat (exact, the service's digits), how long ago, and the suggested next step.
 
 One definition with the close of day: the kinds come from `orders.exceptional` (underpaid,
-overpaid, expired with a payment, paid after expiry, unconfirmed), with two differences the
-close does not make: an open order whose latest payment left a shortfall is underpaid already,
-and an unconfirmed order needs a human only once it has waited `unconfirmed_after` seconds.
+overpaid, expired with a payment, paid after expiry, unconfirmed), with three differences the
+close does not make: an open order whose latest payment left a shortfall is listed already, as
+a kind of its own (`still_paying`: the customer may pay the rest; `underpaid` is an order
+closed short), an unconfirmed order needs a human only once it has waited `unconfirmed_after`
+seconds, and an order closed short by no more than the payment tolerance (`tolerance`,
+`core/domain/tolerance.py`; closed underpaid, expired with a payment, or paid by the
+service's word) is paid, its shortfall absorbed: nothing to do.
 To these the attention view adds an order whose token now names another order (the service
 reset and reused it: `identity changed`, as the watcher detects it). A resolved order is left
 out: one whose latest resolution (`resolved`: token -> its time in epoch ms) was made at or
@@ -19,7 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from orderdash.core.books.orders import BookOrder, exceptional
+from orderdash.core.books.orders import ABSORBED_KINDS, BookOrder, absorbed, exceptional
 
 if TYPE_CHECKING:
     from orderdash.core.ledger import ResolutionRecord
@@ -37,7 +41,11 @@ KINDS = (
     "canceled_with_payment",
     "paid_after_expiry",
     "unconfirmed",
+    "still_paying",
 )
+#: Each kind in a few words, where they are not its name's ("underpaid" is an order closed
+#: short; one still open is `still_paying`).
+KIND_WORDS = {"underpaid": "closed short", "still_paying": "still paying"}
 
 #: What to do next, one text per kind (docs/attention.md "Next steps").
 NEXT_STEPS = {
@@ -56,7 +64,22 @@ NEXT_STEPS = {
         "paid after expiry: deliver at the old price if it covers it, else refund the payment"
     ),
     "unconfirmed": "the payment is still unconfirmed: wait, or hold the goods until it confirms",
+    "still_paying": "wait, or accept at the counter",
 }
+
+
+def kind_words(kind: str) -> str:
+    """A kind as a person reads it: "closed short", "still paying", "paid after expiry"."""
+    return KIND_WORDS.get(kind, kind.replace("_", " "))
+
+
+def counts_text(found: Iterable[OrderAttention]) -> str:
+    """What the orders found are, by their first kind in KINDS' order: "2 closed short, 1
+    still paying"."""
+    counts: dict[str, int] = {}
+    for o in found:
+        counts[o.first.kind] = counts.get(o.first.kind, 0) + 1
+    return ", ".join(f"{counts[k]} {kind_words(k)}" for k in KINDS if k in counts)
 
 
 @dataclass(frozen=True)
@@ -136,12 +159,14 @@ def attention_of(
     *,
     now_ms: int,
     unconfirmed_after: float = DEFAULT_UNCONFIRMED_AFTER,
+    tolerance: Decimal = Decimal(0),
     resolved: Mapping[str, int] | None = None,
     was: tuple[int, int] | None = None,
 ) -> OrderAttention | None:
     """What about `order` needs a human at `now_ms` (epoch ms), None when nothing does or its
     latest resolution (`resolved`: token -> epoch ms) is as new as its newest trouble. `was`:
-    the identity (`identity_of`) the token named at an earlier read."""
+    the identity (`identity_of`) the token named at an earlier read; `tolerance`: the payment
+    tolerance in percent (`underpaid_tolerance`)."""
     found: list[Attention] = []
 
     def add(kind: str, figure: str, coin: Any, fiat: Any, at_ms: int | None) -> None:
@@ -162,7 +187,13 @@ def attention_of(
 
     if was is not None and was != identity_of(order):
         add("identity_changed", "", None, None, order.created_ms)
+    paid_short = absorbed(order, tolerance)
     for item in exceptional(order, open_shortfall=True):
+        if paid_short and item.kind in ABSORBED_KINDS:
+            continue
+        if item.kind == "underpaid" and order.state == "in_progress":
+            add("still_paying", item.figure, item.coin, item.fiat, item.at_ms)
+            continue
         if item.kind == "unconfirmed":
             since = item.at_ms if item.at_ms is not None else order.created_ms
             if now_ms - since < unconfirmed_after * 1000:
@@ -180,6 +211,7 @@ def needing_attention(
     *,
     now_ms: int,
     unconfirmed_after: float = DEFAULT_UNCONFIRMED_AFTER,
+    tolerance: Decimal = Decimal(0),
     resolved: Mapping[str, int] | None = None,
     was: dict[str, tuple[int, int]] | None = None,
 ) -> list[OrderAttention]:
@@ -195,6 +227,7 @@ def needing_attention(
                 order,
                 now_ms=now_ms,
                 unconfirmed_after=unconfirmed_after,
+                tolerance=tolerance,
                 resolved=resolved,
                 was=earlier.get(order.token),
             )
@@ -232,10 +265,10 @@ def figure_text(item: Attention) -> str:
 
 
 def as_json(found: list[OrderAttention], *, now_ms: int) -> dict[str, Any]:
-    """The JSON of `orderdash attention --json` (docs/attention.md, version 1): every amount a
+    """The JSON of `orderdash attention --json` (docs/attention.md, version 2): every amount a
     string of exact decimal text."""
     return {
-        "version": 1,
+        "version": 2,
         "now_ms": now_ms,
         "count": len(found),
         "orders": [

@@ -3,8 +3,14 @@ follows (`previous`), so its own digest covers that one's, and so back to the ti
 
 The close a new one follows is the close of the same till with the latest `closed_at` in the
 ledger when the new report is built (of two with the same, the later period); a till's first
-close follows none. A close edited after the next one was made, its digest computed again so
-that it reads back whole by itself, no longer has the digest the next close covers: `verify`
+close follows none. The link is checked again as the close is saved, in the transaction that
+holds the till's closes (`Book.save_close`'s `follows`): of two closes built at once on the same
+link, the second is refused and built again on the first (`close.py`), so the chain never
+forks; a close whose time is not after the newest one's (a till's clock behind another's) is
+refused too, since the next close would follow the wrong one.
+
+A close edited after the next one was made, its digest computed again so that it reads back
+whole by itself, no longer has the digest the next close covers: `verify`
 names it. A close removed is named by the one that follows it. The newest close is covered by
 nothing yet: the `close` notification carries each close's whole digest, kept outside the
 ledger, to compare with.
@@ -59,8 +65,9 @@ def link_to(record: CloseRecord | None, zone: tzinfo) -> dict[str, str] | None:
 
 
 def previous_close(book: Book, till: str, zone: tzinfo) -> dict[str, str] | None:
-    """The `previous` of a close of `till` built now."""
-    return link_to(newest(book.closes(till)), zone)
+    """The `previous` of a close of `till` built now (the newest close read alone: a till's
+    closes are never read whole for it)."""
+    return link_to(book.newest_close(till), zone)
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,7 @@ def verify(book: Book, till: str, zone: tzinfo) -> list[CloseCheck]:
         versions[key] = report["version"]
         if report["version"] >= 3 and report["previous"] is not None:
             links[key] = report["previous"]
+    _forks(records, versions, links, problems, zone)
     for record in records:
         link = links.get((record.period_from, record.period_until))
         if link is None:
@@ -131,6 +139,33 @@ def verify(book: Book, till: str, zone: tzinfo) -> list[CloseCheck]:
         )
         for record in records
     ]
+
+
+def _forks(
+    records: list[CloseRecord],
+    versions: dict[tuple[datetime, datetime], int],
+    links: dict[tuple[datetime, datetime], dict[str, str]],
+    problems: dict[tuple[datetime, datetime], str],
+    zone: tzinfo,
+) -> None:
+    """Two closes that follow the same one (or two that each start the chain): the chain forked
+    there (saved by an orderdash that did not check the link as it saved), and the one saved
+    first is covered by no later close, so an edit of it would go unseen: named. `records` are
+    in the order they were saved."""
+    last_on: dict[str, CloseRecord] = {}
+    for record in records:
+        key = (record.period_from, record.period_until)
+        if versions.get(key, 0) < 3:
+            continue
+        on = links[key]["digest"] if key in links else ""
+        earlier = last_on.get(on)
+        if earlier is not None:
+            problems.setdefault(
+                (earlier.period_from, earlier.period_until),
+                f"the close from {iso(record.period_from.astimezone(zone))} follows the same "
+                "close as this one: the chain forked, and no later close covers this one",
+            )
+        last_on[on] = record
 
 
 def first_mismatch(checks: Iterable[CloseCheck]) -> CloseCheck | None:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from orderdash.core.books.chain import previous_close
@@ -18,11 +19,21 @@ from orderdash.core.books.frozen import find_frozen, prior_closes, read_close
 from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, gather
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import build_report
-from orderdash.core.ledger import MAX_RESOLUTIONS, Book, CloseRecord, ResolutionRecord
+from orderdash.core.ledger import (
+    MAX_RESOLUTIONS,
+    Book,
+    ChainMoved,
+    CloseRecord,
+    ResolutionRecord,
+)
 from orderdash.core.service.client import MAX_HISTORY_PAGES
 from orderdash.core.service.errors import OrderdashError
 
 ALL_TILLS = "*"
+#: How many times a close is built and saved when another close of its till was saved
+#: meanwhile (`chain.py`): each try is cheap (the orders are read once), and a third close at
+#: the same moment is beyond any shop.
+SAVE_TRIES = 3
 
 
 class CloseIncomplete(OrderdashError):
@@ -57,9 +68,12 @@ async def close_period(
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
     progress: Callable[[int, int], None] | None = None,
     pages: Callable[[int], None] | None = None,
+    currency: str | None = None,
+    tolerance: Decimal = Decimal(0),
 ) -> CloseResult:
     """Close `period` for `till` (or show it, `dry_run`). `recorder` names the till whose reads
-    are written to the ledger; `progress` and `pages` are told of the reads (`gather`)."""
+    are written to the ledger; `progress` and `pages` are told of the reads (`gather`);
+    `currency` and `tolerance`: the settings the report's `sales` are told (`build_report`)."""
     if not dry_run:
         existing = await asyncio.to_thread(find_frozen, book, till, period)
         if existing is not None:
@@ -90,37 +104,47 @@ async def close_period(
     resolutions, made, made_warnings = await asyncio.to_thread(
         _resolutions, book, period, till, gathered
     )
-    # the close it follows in the till's chain: the newest saved by now (`chain.py`)
-    previous = await asyncio.to_thread(previous_close, book, till, period.zone)
-    closed_at = now()
-    # its cost grows with the orders: a thread, so that a dashboard's event loop keeps going
-    report = await asyncio.to_thread(
-        build_report,
-        gathered.orders,
-        period,
-        till=till,
-        closed_at=closed_at,
-        earlier=earlier,
-        warnings=close_warnings + gathered.warnings + made_warnings,
-        resolutions=resolutions,
-        made=made,
-        previous=previous,
-    )
-    if dry_run:
-        return CloseResult(
-            report, False, False, True, gathered.read, gathered.from_ledger, gathered.missing
+    for attempt in range(1, SAVE_TRIES + 1):
+        # the close it follows in the till's chain: the newest saved by now (`chain.py`)
+        previous = await asyncio.to_thread(previous_close, book, till, period.zone)
+        closed_at = now()
+        # its cost grows with the orders: a thread, so that a dashboard's event loop keeps going
+        report = await asyncio.to_thread(
+            build_report,
+            gathered.orders,
+            period,
+            till=till,
+            closed_at=closed_at,
+            earlier=earlier,
+            warnings=close_warnings + gathered.warnings + made_warnings,
+            resolutions=resolutions,
+            made=made,
+            previous=previous,
+            currency=currency,
+            tolerance=tolerance,
         )
-    record = CloseRecord(
-        till=till,
-        period_from=period.start,
-        period_until=period.end,
-        closed_at=closed_at,
-        report_json=await asyncio.to_thread(
-            json.dumps, report, sort_keys=True, separators=(",", ":")
-        ),
-        digest=report["digest"],
-    )
-    kept = await asyncio.to_thread(book.save_close, record)
+        if dry_run:
+            return CloseResult(
+                report, False, False, True, gathered.read, gathered.from_ledger, gathered.missing
+            )
+        record = CloseRecord(
+            till=till,
+            period_from=period.start,
+            period_until=period.end,
+            closed_at=closed_at,
+            report_json=await asyncio.to_thread(
+                json.dumps, report, sort_keys=True, separators=(",", ":")
+            ),
+            digest=report["digest"],
+        )
+        follows = previous["digest"] if previous is not None else None
+        try:
+            kept = await asyncio.to_thread(book.save_close, record, follows=follows)
+            break
+        except ChainMoved:
+            # another close of the till was saved after `previous` was read: built again on it
+            if attempt == SAVE_TRIES:
+                raise
     # a close made meanwhile (another till closing the shop's day) is the one kept
     kept_report = (
         report if kept.digest == record.digest else await asyncio.to_thread(read_close, kept)

@@ -1,10 +1,11 @@
 """Exports: one row per order or per payment of a period, as CSV or JSON lines.
 
-The columns are the interface (docs/books.md "Exports", `EXPORT_VERSION`, the `version`
-column of every row). Times are ISO-8601 with the offset of the chosen zone; every amount is
-the service's own digits (the decimal text as received). Service text is cleaned of control
-characters, and in CSV a text cell starting with = + - @ tab or CR is prefixed with ' so that
-no spreadsheet runs it as a formula. A cell of a numeric column is left bare only when it is a
+The columns are the interface: format `EXPORT_VERSION`, named in docs/books.md "Exports" and
+`export --help`, never in the rows (a spreadsheet gets the columns alone). Times are ISO-8601
+with the offset of the chosen zone; every amount is the service's own digits (the decimal text
+as received: exact, to be imported as text). Service text is cleaned of control characters,
+and in CSV a text cell starting with = + - @ tab or CR is prefixed with ' so that no
+spreadsheet runs it as a formula. A cell of a numeric column is left bare only when it is a
 plain number (`-?[0-9]+(.[0-9]+)?`); anything else in it is text, and made safe as text.
 """
 
@@ -20,12 +21,14 @@ from typing import Any
 from orderdash.core.books.orders import DECIMAL_TEXT, BookOrder, exact_sum, text
 from orderdash.core.books.period import Period, iso
 
-EXPORT_VERSION = 1
+#: The export format's version: 1 had a `version` column in every row; 2 is the same columns
+#: without it. A new column may be added at the end within a version; a column removed or
+#: renamed, or a meaning changed, is a new version (docs/books.md "Exports").
+EXPORT_VERSION = 2
 TABLES = ("orders", "payments")
 FORMATS = ("csv", "jsonl")
 
 ORDER_COLUMNS: tuple[str, ...] = (
-    "version",
     "token",
     "id",
     "created_at",
@@ -43,7 +46,6 @@ ORDER_COLUMNS: tuple[str, ...] = (
     "received_fiat",
 )
 PAYMENT_COLUMNS: tuple[str, ...] = (
-    "version",
     "order",
     "id",
     "at",
@@ -61,7 +63,6 @@ PAYMENT_COLUMNS: tuple[str, ...] = (
 #: Columns holding numbers: written bare when they are plain numbers (`DECIMAL_TEXT`).
 NUMERIC = frozenset(
     {
-        "version",
         "id",
         "amount_fiat",
         "amount",
@@ -87,7 +88,6 @@ def order_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[str
 def order_row(order: BookOrder, local: Callable[[int], datetime]) -> dict[str, Any]:
     """One order's row; `local` turns epoch milliseconds into the zone's aware time."""
     return {
-        "version": EXPORT_VERSION,
         "token": text(order.token),
         "id": order.id,
         "created_at": iso(local(order.created_ms)),
@@ -111,7 +111,6 @@ def payment_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[s
     found = [(p, o) for o in orders for p in o.payments if period.contains_ms(p.at_ms)]
     for payment, order in sorted(found, key=lambda po: (po[0].at_ms, po[0].id, po[0].order)):
         yield {
-            "version": EXPORT_VERSION,
             "order": text(payment.order),
             "id": payment.id,
             "at": iso(period.local(payment.at_ms)),

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from orderdash.core.books.orders import DECIMAL_TEXT
+from orderdash.core.books.orders import DECIMAL_TEXT, InexactSum
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import (
     FIGURE_NAMES,
@@ -19,6 +19,7 @@ from orderdash.core.books.report import (
     EarlierClose,
     digest_of,
 )
+from orderdash.core.books.sales import BooksDoNotAddUp, check_adds_up
 from orderdash.core.ledger import MAX_REPORT_JSON, Book, CloseRecord, OverlappingClose
 from orderdash.core.safetext import clean
 from orderdash.core.service import jsontext
@@ -48,6 +49,8 @@ def read_close(record: CloseRecord) -> dict[str, Any]:
         raise _bad(record, f"not JSON ({exc})") from None
     try:
         _check_report(report)
+    except (BooksDoNotAddUp, InexactSum) as exc:
+        raise _bad(record, exc.message) from None
     except KeyError as exc:
         raise _bad(record, f"{clean(str(exc), limit=40)} is missing") from None
     except (TypeError, ValueError) as exc:
@@ -199,6 +202,27 @@ def _check_report(report: Any) -> None:
         _time(previous["until"], "previous.until")
         if not DIGEST_TEXT.fullmatch(_text(previous["digest"], "previous.digest")):
             raise ValueError("previous.digest is not a SHA-256 in hex")
+    if version >= 4:
+        _sales(report["sales"])
+        check_adds_up(report["sales"], report["received"]["fiat"])
+
+
+def _sales(block: Any) -> None:
+    _obj(block, "sales")
+    if block["currency"] is not None:
+        _text(block["currency"], "sales.currency")
+    _amount(block["tolerance"], "sales.tolerance")
+    for unit, row in _obj(block["fiat"], "sales.fiat").items():
+        where = f"sales.fiat.{clean(unit, limit=12)}"
+        _obj(row, where)
+        for key in ("sales", "received", "difference"):
+            _amount(row[key], f"{where}.{key}")
+        _count(row["orders"], f"{where}.orders")
+        _count(row["payments"], f"{where}.payments")
+        for part, entry in _obj(row["parts"], f"{where}.parts").items():
+            _obj(entry, f"{where}.parts.{clean(part, limit=20)}")
+            _amount(entry["amount"], f"{where}.parts amount")
+            _count(entry["orders"], f"{where}.parts orders")
 
 
 def _resolution(entry: Any, what: str) -> None:

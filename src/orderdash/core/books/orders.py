@@ -23,6 +23,7 @@ from typing import Any
 
 from orderdash.core.domain.expiry import EPOCH_MS_FLOOR
 from orderdash.core.domain.status import loose_key, state_key
+from orderdash.core.domain.tolerance import within_tolerance
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import OrderdashError
 from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
@@ -290,10 +291,29 @@ def exceptional(order: BookOrder, *, open_shortfall: bool = False) -> list[Excep
     return found
 
 
-def exceptions_of(order: BookOrder) -> list[dict[str, Any]]:
+#: States in which nothing more is to come, or the service said paid: a shortfall within the
+#: payment tolerance is absorbed.
+_SHORT_SETTLED = frozenset({"underpaid", "expired", "paid", "confirmed", "unconfirmed"})
+#: The kinds a shortfall absorbed by the tolerance no longer is: the order is paid.
+ABSORBED_KINDS = frozenset({"underpaid", "expired_with_payment"})
+
+
+def absorbed(order: BookOrder, tolerance: Decimal) -> bool:
+    """`order` is paid within the payment tolerance (`tolerance`, percent): closed short, or
+    paid by the service's word, by no more than that share of its fiat amount."""
+    latest = order.latest
+    # judged on the fiat figures, as the merchant's tolerance is
+    if latest is None or latest.under_paid_fiat >= 0 or order.state not in _SHORT_SETTLED:
+        return False
+    return within_tolerance(latest.under_paid_fiat.copy_negate(), order.amount_fiat, tolerance)
+
+
+def exceptions_of(order: BookOrder, tolerance: Decimal = Decimal(0)) -> list[dict[str, Any]]:
     """What is exceptional about one order as the close of day lists it (`exceptional`), each
     with its figure (coin and fiat, the service's own digits): shortfall, excess or what was
-    received."""
+    received. A shortfall absorbed by the payment tolerance (`absorbed`) is none: the order
+    is paid, and the close counts it apart (`sales.py`), as the attention view leaves it."""
+    paid_short = absorbed(order, tolerance)
     return [
         {
             "kind": e.kind,
@@ -304,4 +324,5 @@ def exceptions_of(order: BookOrder) -> list[dict[str, Any]]:
             e.figure: {"coin": format(e.coin, "f"), "fiat": format(e.fiat, "f")},
         }
         for e in exceptional(order)
+        if not (paid_short and e.kind in ABSORBED_KINDS)
     ]

@@ -20,14 +20,16 @@ from typing import Any
 
 from orderdash.core.books.orders import STATES, BookOrder, Payment, exact_sum, exceptions_of
 from orderdash.core.books.period import Period, iso
+from orderdash.core.books.sales import check_adds_up, detail, headline, sales_block
 from orderdash.core.ledger import RefundRecord, ResolutionRecord
 from orderdash.core.safetext import clean
 
 #: 2: exceptions carry their `resolution`, and the report lists the `resolutions` made in the
 #: period. 3: `previous`, the close it follows in its till's chain (`chain.py`). A close of
-#: version 1 or 2 still reads back, against its own digest (`frozen.py`).
-REPORT_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+#: version 1 or 2 still reads back, against its own digest (`frozen.py`). 4: `sales`, the
+#: orders' fiat against what was received, the difference in named parts (`sales.py`).
+REPORT_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 #: An exception's figure, by its kind: what is missing, what is too much, or what came.
 FIGURE_NAMES = ("shortfall", "excess", "received")
 #: The human report's heading of each block of `received`, in its order.
@@ -132,18 +134,22 @@ def build_report(
     resolutions: Sequence[ResolutionRecord] = (),
     made: Sequence[ResolutionRecord] = (),
     previous: dict[str, str] | None = None,
+    currency: str | None = None,
+    tolerance: Decimal = Decimal(0),
 ) -> dict[str, Any]:
     """The close of `period` from `orders` (those created in it and in the look-back before
     it), its digest included. `resolutions`: those of the orders (oldest first: an order's
     last is its state); `made`: those made in the period, listed whatever their order;
-    `previous`: the close it follows (`chain.link_to`), None for a till's first."""
+    `previous`: the close it follows (`chain.link_to`), None for a till's first; `currency`
+    the till's (the `currency` setting) and `tolerance` the `underpaid_tolerance` setting, for
+    `sales` (`sales.py`). BooksDoNotAddUp when its figures would not add up."""
     of_period = [o for o in orders if period.contains_ms(o.created_ms)]
     counts = dict.fromkeys(STATES, 0)
     for order in of_period:
         counts[order.state] += 1
     received = [p for o in orders for p in o.payments if period.contains_ms(p.at_ms)]
     received.sort(key=lambda p: (p.at_ms, p.id, p.order))
-    exceptions = [e for o in sorted(of_period, key=_when) for e in exceptions_of(o)]
+    exceptions = [e for o in sorted(of_period, key=_when) for e in exceptions_of(o, tolerance)]
     latest = {record.token: record for record in resolutions}
     for entry in exceptions:
         record = latest.get(entry["order"])
@@ -159,6 +165,9 @@ def build_report(
         "closed_at": iso(closed_at.astimezone(period.zone)),
         "orders": {"total": len(of_period), "by_state": counts},
         "received": _sums(received),
+        "sales": sales_block(
+            orders, period, currency=currency, tolerance=tolerance, resolutions=resolutions
+        ),
         "exceptions": exceptions,
         "adjustments": _adjustments(orders, period, earlier),
         "payments": [_payment_entry(p, period) for p in received],
@@ -166,6 +175,7 @@ def build_report(
         "warnings": list(warnings),
         "previous": previous,
     }
+    check_adds_up(report["sales"], report["received"]["fiat"])
     report["digest"] = digest_of(report)
     return report
 
@@ -247,9 +257,16 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
             f"digest {c(previous['digest'], 80)}"
         ]
     if not closed:
-        lines[1:3] = [f"Till: {till}   not closed yet (report version {c(report['version'])})"]
+        lines[1:3] = [
+            f"Till: {till}   NOT CLOSED: a dry run, the day is not closed yet "
+            f"(report version {c(report['version'])})"
+        ]
+    sales = report.get("sales")
+    if sales is not None:  # version 4 on: what an owner reads first
+        check_adds_up(sales, report["received"]["fiat"])
+        lines += headline(sales, c) + [""]
     lines += [
-        f"Orders: {c(orders['total'])}",
+        f"Orders: {c(orders['total'])} made in the period",
     ]
     # in the states' own order, whether the report was just built or read back (sorted keys)
     by_state = orders["by_state"]
@@ -280,18 +297,32 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
             lines.append(
                 f"  {c(unit, 12):<6} {amounts[kind, unit]:>{width}}  {c(count)} {payments}"
             )
-    lines += ["", f"Exceptions: {len(report['exceptions'])}"]
-    for entry in report["exceptions"]:
+    if sales is not None:
+        lines += detail(sales, c)
+    exceptions = report["exceptions"]
+    needing = len({entry["order"] for entry in exceptions})
+    lines += [
+        "",
+        f"Exceptions: {len(exceptions)} on {needing} order{'' if needing == 1 else 's'} of the "
+        "period that need a human",
+    ]
+    for entry in exceptions:
         name, figure = figure_of(entry)
+        # only a closed order's shortfall is an exception (an open one is still paying)
+        kind = "closed short" if entry["kind"] == "underpaid" else entry["kind"]
         lines.append(
-            f"  {c(entry['kind'], 30).replace('_', ' '):<21} {c(entry['order'], 40)}  "
+            f"  {c(kind, 30).replace('_', ' '):<21} {c(entry['order'], 40)}  "
             f"{name} {c(figure['coin'], 200)} {c(entry['coin'], 12)} "
             f"({c(figure['fiat'], 200)} {c(entry['currency'], 12)})"
         )
         resolution = entry.get("resolution")
         if resolution:
             lines.append(f"    resolved: {_resolution_words(resolution)}")
-    lines += ["", f"Adjustments: {len(report['adjustments'])}"]
+    lines += [
+        "",
+        f"Adjustments: {len(report['adjustments'])} payments in the period to orders of an "
+        "earlier close",
+    ]
     for entry in report["adjustments"]:
         lines.append(
             f"  {c(entry['at'])}  {c(entry['order'], 40)}  {c(entry['amount'], 200)} "
@@ -300,7 +331,7 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
             f"{c(entry['closed_period']['from'])}"
         )
     if "resolutions" in report:  # version 2 on
-        lines += ["", f"Resolutions: {len(report['resolutions'])}"]
+        lines += ["", f"Resolutions: {len(report['resolutions'])} made in the period"]
         for entry in report["resolutions"]:
             lines.append(f"  {c(entry['at'])}  {c(entry['order'], 40)}  {_resolution_words(entry)}")
     return lines

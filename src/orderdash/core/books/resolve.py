@@ -8,6 +8,7 @@ dashboard's dialog (`R`) both make it here and say it in the same line.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
 
@@ -26,6 +27,23 @@ KIND_WORDS = {
     "asked-customer": "customer asked",
 }
 
+
+#: The reason an order accepted as paid at the counter is written off with (the point of
+#: sale's `a`): what tells such a write-off from others, when the ledger is read again.
+ACCEPTED_REASON = "accepted at the counter"
+
+
+def accepted_at_counter(records: Iterable[ResolutionRecord]) -> set[str]:
+    """The tokens whose latest resolution (`records` oldest first, as the ledger reads them) is
+    an acceptance at the counter: shown paid, whichever process or start accepted them."""
+    latest: dict[str, ResolutionRecord] = {}
+    for record in records:
+        latest[record.token] = record
+    return {
+        token
+        for token, record in latest.items()
+        if record.kind == "written-off" and record.reason == ACCEPTED_REASON
+    }
 
 def check_kind(kind: str) -> str:
     if kind not in RESOLUTION_KINDS:

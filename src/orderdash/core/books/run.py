@@ -9,12 +9,14 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from orderdash.core.books.close import CloseResult, close_period
 from orderdash.core.books.gather import Gate
 from orderdash.core.books.period import Period
 from orderdash.core.ledger import (
+    UNLINKED,
     Book,
     ChargeRecord,
     CloseRecord,
@@ -81,6 +83,8 @@ async def close_with(
         max_pages=settings.history_max_pages,
         progress=progress,
         pages=pages,
+        currency=getattr(settings, "currency", None),
+        tolerance=getattr(settings, "underpaid_tolerance", Decimal(0)),
     )
     if result.saved and not result.frozen and getattr(settings, "notify", None):
         from orderdash.core.notify.events import notices_for
@@ -172,11 +176,14 @@ class NoBook:
     ) -> CloseRecord | None:
         return None
 
-    def save_close(self, record: CloseRecord) -> CloseRecord:
+    def save_close(self, record: CloseRecord, *, follows: str | None = UNLINKED) -> CloseRecord:
         raise RuntimeError("no book to keep the close in")
 
     def closes(self, till: str) -> list[CloseRecord]:
         return []
+
+    def newest_close(self, till: str) -> CloseRecord | None:
+        return None
 
     def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
         raise RuntimeError("no book to keep the resolution in")
@@ -188,6 +195,12 @@ class NoBook:
         self, since: datetime, until: datetime, till: str | None, limit: int = 0
     ) -> list[ResolutionRecord]:
         return []
+
+    def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
+        return True  # nothing is kept: every notification is this process's to send
+
+    def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
+        return "", True
 
     def close_connection(self) -> None:
         pass

@@ -4,9 +4,11 @@ in a 700 directory, replaced atomically, carrying a heartbeat.
 
 The dashboard writes it (`Publisher`) about once a second while something is on the customer
 display and removes it when it clears the display or exits; the display reads it (`read`)
-after a cheap `stat` says it changed. The display treats it as untrusted input: bounded size,
-validated fields; a missing, ended, stale (heartbeat older than `STALE_AFTER`) or invalid file
-is the idle screen, never a stale QR. The display's end is `reading.py` (a dashboard does not
+after a cheap `stat` says it changed. One publisher at a time: only the process that holds the
+channel's lock writes it, and another asks its operator before it takes the channel over
+(`holding.py`). The display treats it as untrusted input: bounded size, validated fields; a
+missing, ended, stale (heartbeat older than `STALE_AFTER`) or invalid file is the idle
+screen, never a stale QR. The display's end is `reading.py` (a dashboard does not
 load it).
 """
 
@@ -21,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orderdash.core.customer.catalogue import DEFAULT_LANGUAGE
+from orderdash.core.customer.holding import ChannelLock, new_holder
+from orderdash.core.customer.private_files import write_atomic
 
 if TYPE_CHECKING:
     from orderdash.core.customer.face import CustomerFace
@@ -30,7 +34,8 @@ CHANNEL_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 #: Seconds between heartbeats, and the age after which the dashboard counts as gone.
 HEARTBEAT = 1.0
 STALE_AFTER = 5.0
-#: The largest file read: a face with the biggest server QR is about 40 KB.
+#: The largest file read: a face is a few KB (one with the largest module grid the face's model
+#: takes, which the display drops unread, about 40 KB).
 MAX_BYTES = 128 * 1024
 
 
@@ -73,56 +78,66 @@ def channel_path(name: str = DEFAULT_CHANNEL, directory: Path | None = None) -> 
     return (directory or channel_dir()) / f"display-{name}.json"
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file and a rename: a reader sees the old file
-    or the new one, never half of one. The file is 600, its directory 700 when made here."""
-    directory = path.parent
-    missing = [d for d in (directory, *directory.parents) if not d.exists()]
-    for made in reversed(missing):
-        made.mkdir(mode=0o700, exist_ok=True)
-        os.chmod(made, 0o700)  # the umask may have taken bits off
-    if hasattr(os, "getuid") and directory.stat().st_uid != os.getuid():
-        raise PermissionError(f"{directory} belongs to another user")
-    temporary = directory / f".{path.name}.{os.getpid()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(temporary, flags, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
-
-
 class Publisher:
-    """The dashboard's end: what the customer display shows, said again every heartbeat."""
+    """The dashboard's end: what the customer display shows, said again every heartbeat, by
+    the holder of the channel's lock alone (`holding.py`).
+
+    The lock is taken with the first thing shown (`claim`, or `publish` on a free channel) and
+    let go when the display is cleared (`end`), the process exits or dies, or another process
+    asks for the channel and this one is told so at its heartbeat (`yield_if_asked`)."""
 
     def __init__(
         self,
         path: Path,
         *,
         language: str = DEFAULT_LANGUAGE,
+        till: str = "",
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.path = path
         self.language = language
+        #: Named in the channel file: the till another dashboard's question names.
+        self.till = till
+        #: This publisher in the channel file: a request to let go names it.
+        self.holder = new_holder()
         self.clock = clock
+        self.lock = ChannelLock(path)
         self.active = False
         self._last: tuple[str, float] | None = None
 
+    @property
+    def holds(self) -> bool:
+        """This publisher holds the channel: it alone may write it."""
+        return self.lock.held
+
+    def claim(self) -> bool:
+        """Hold the channel: True when this publisher holds it (already, or it was free and is
+        taken now), False while another live process does. Raises OSError when the lock file
+        cannot be used."""
+        return self.lock.acquire()
+
     def publish(self, face: CustomerFace | None) -> str | None:
         """Put `face` on the display (None: idle); returns what went wrong, if anything.
-        Writes when the face changed or a heartbeat is due."""
+        Writes when the face changed or a heartbeat is due, and only while holding the channel
+        (taken here when free; never from another live process). The display is handed no
+        module grid (`for_display`): it draws only codes it encodes itself."""
         now = self.clock()
+        if face is not None and face.qr_modules:
+            from orderdash.core.customer.face import for_display
+
+            face = for_display(face)
         body = "" if face is None else face.model_dump_json()
         if self._last is not None and self._last[0] == body and now - self._last[1] < HEARTBEAT:
             return None
         from orderdash.core.customer.published import Published  # with the first face
 
-        published = Published(heartbeat=now, language=self.language, face=face)
         try:
+            if not self.claim():
+                return "The customer display was not updated: another till has it"
+            published = Published(
+                heartbeat=now, language=self.language, till=self.till, holder=self.holder,
+                face=face,
+            )  # fmt: skip
             write_atomic(self.path, published.model_dump_json().encode())
         except OSError as error:
             return f"The customer display could not be updated: {error.strerror or error}"
@@ -130,13 +145,30 @@ class Publisher:
         self._last = (body, now)
         return None
 
-    def end(self) -> None:
-        """Nothing on the display any more (the dashboard clears it, or exits)."""
+    def yield_if_asked(self) -> bool:
+        """Another process asked for the channel (`holding.ask_to_yield`, naming this one):
+        stop publishing and let go of the lock, leaving the file to the one who asked (it
+        writes next). True when this publisher let go."""
+        from orderdash.core.customer.holding import asked_to_yield
+
+        if not self.lock.held or not asked_to_yield(self.path, self.holder, self.clock()):
+            return False
         self._last = None
-        if self.active:
-            self.active = False
-            with contextlib.suppress(OSError):
-                self.path.unlink()
+        self.active = False
+        self.lock.release()
+        return True
+
+    def end(self) -> None:
+        """Nothing on the display any more (the dashboard clears it, or exits): the file goes
+        and the channel is free. A publisher that let go touches nothing (the file is
+        another's now)."""
+        self._last = None
+        if self.lock.held:
+            if self.active:
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
+            self.lock.release()
+        self.active = False
 
 
 def end_on_signals(publisher: Publisher, signals: tuple[int, ...] | None = None) -> None:

@@ -10,7 +10,10 @@ What a code may hold (`core/qr/payload.py`): the bare address; a BIP21-style URI
 (the amount in wei, rounded up); for a coin not chosen yet, the service's checkout page, beside
 which no address is shown. Addresses compare without case: a bech32 address goes into the code
 in upper case, and no address differs from another only in case (its checksum would not hold).
-The service's own QR image (`qr_modules`) cannot be read back here and is not checked.
+No module grid is drawn from the file (`reading.py` drops one): every code the display shows
+is encoded there from `qr_text`, the text checked here. With `qr_content = "server"` the
+dashboard publishes the address the service's image was checked to encode, module for module
+(`face.py` `image_text`), else the address alone with a note.
 """
 
 from __future__ import annotations
@@ -145,4 +148,5 @@ def withheld(face: CustomerFace) -> CustomerFace:
         company=face.company,
         order_id=face.order_id,
         payments=face.payments,
+        demo=face.demo,
     )

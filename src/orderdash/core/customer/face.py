@@ -24,6 +24,7 @@ from orderdash.core.qr.image import (
     QRImageUnavailable,
     cached_matrix_from_data_uri,
 )
+from orderdash.core.qr.matrix import QRMatrix, same_code
 from orderdash.core.qr.payload import QRPayload
 from orderdash.core.safetext import clean
 from orderdash.core.service.models import Order
@@ -39,6 +40,7 @@ PhaseName = Literal[
     "UNDERPAID",
     "EXPIRED",
     "CANCELED",
+    "PAID_SHORT",
     "UNKNOWN",
 ]
 AmountLabel = Literal[
@@ -89,8 +91,11 @@ class CustomerFace(BaseModel):
     unit: str = Field("", max_length=40)
     #: The amount the banner names (partly paid: still to send; overpaid: the excess).
     headline_amount: str = Field("", max_length=220)
-    #: What the QR encodes (`qr_text`), or the server's image as module rows (`qr_modules`).
+    #: What the QR encodes. The customer display draws only this, encoded by itself.
     qr_text: str = Field("", max_length=4000)
+    #: The service's own image as module rows, on the till's own screen only (never
+    #: published: `for_display`); `qr_text` is then the address it was checked to encode
+    #: (`image_text`), or "" when it is not that.
     qr_modules: tuple[str, ...] = Field((), max_length=MAX_QR_SIDE)
     qr_caption: str = Field("", max_length=600)
     qr_note: NoteKey = ""
@@ -111,6 +116,9 @@ class CustomerFace(BaseModel):
     #: The QR asks for what is still due on a part-paid order (`qr_text`, our payment URI
     #: with the shortfall), and says so under it: "Still due X (≈ Y)".
     remaining: bool = False
+    #: A simulated order (`orderdash demo`): every screen that shows it says DEMO, so nobody
+    #: pays a simulated address.
+    demo: bool = False
 
     @field_validator(
         "label", "coin", "currency", "unit", "headline_amount", "qr_text", "qr_caption",
@@ -245,6 +253,7 @@ def customer_face(
                     note = "note_decoding_server_image"
             else:
                 modules = tuple("".join("1" if m else "0" for m in row) for row in matrix.modules)
+                qr_text = image_text(matrix, clean(order.address or ""))
         else:
             qr_text = payload.text or ""
             if payload.kind == "address" and not note and coin_text:
@@ -279,6 +288,39 @@ def customer_face(
         payments=len(order.transactions),
         remaining=remaining and bool(qr_text),
     )
+
+
+#: The longest address checked against the service's image (`image_text`): addresses are
+#: 20 to 100 characters (`core/qr/payload.py`).
+MAX_CHECKED_ADDRESS = 100
+
+
+def image_text(matrix: QRMatrix, address: str) -> str:
+    """What the service's image (its modules read back) was checked to encode: `address`, when
+    the image is module for module our own code of it (the simulator's is), else "". The code
+    is built in the thread that decoded the image (`tui/widgets/payment_qr.py`), cached."""
+    if address and len(address) <= MAX_CHECKED_ADDRESS and same_code(matrix, address):
+        return address
+    return ""
+
+
+def for_display(face: CustomerFace) -> CustomerFace:
+    """The face the customer display is handed: never a module grid (it draws only codes it
+    encodes itself, from `qr_text`, checked first: `consistency.py`). The service's image goes
+    as the address it was checked to encode, the same code module for module; an image not
+    checked so goes as the address's own code, with a note."""
+    if not face.qr_modules:
+        return face
+    if face.qr_text:
+        update = {"qr_modules": (), "qr_caption": ""}
+    else:
+        update = {
+            "qr_modules": (),
+            "qr_text": face.address,
+            "qr_caption": "",
+            "qr_note": "note_server_image_unchecked",
+        }
+    return face.model_copy(update=update)
 
 
 def _checkout_face(

@@ -1,9 +1,10 @@
 """The display's end of the local channel (`channel.py`): `Reader.poll()` stats the channel file
 and reads it only when it changed; what it holds is untrusted (bounded, validated) and a
 missing, ended, stale or invalid file reads as the idle screen. So does a file this user did
-not write: one owned by another user, writable by group or others, or a symlink. A face that
-does not hang together (the QR pays another address or amount than printed: `consistency.py`)
-is shown as words alone, and logged.
+not write: one owned by another user, writable by group or others, or a symlink. A module grid
+in a face is dropped unread: the display draws only codes it encodes itself, from `qr_text`.
+A face that does not hang together (the QR pays another address or amount than printed:
+`consistency.py`) is shown as words alone, and logged.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from orderdash.core.customer.channel import MAX_BYTES, STALE_AFTER
 from orderdash.core.customer.consistency import inconsistency, withheld
+from orderdash.core.customer.private_files import UnsafeChannel, check_safe
 
 if TYPE_CHECKING:
     from orderdash.core.customer.face import CustomerFace
@@ -27,20 +28,6 @@ if TYPE_CHECKING:
 
 
 log = logging.getLogger(__name__)
-
-
-class UnsafeChannel(ValueError):
-    """A channel file this user did not write, or one anybody else could."""
-
-
-def check_safe(info: os.stat_result) -> None:
-    """The channel file is a regular file of this user's, writable by nobody else."""
-    if not stat.S_ISREG(info.st_mode):
-        raise UnsafeChannel("not a regular file")
-    if hasattr(os, "getuid") and info.st_uid != os.getuid():
-        raise UnsafeChannel(f"owned by uid {info.st_uid}, not by this user")
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise UnsafeChannel(f"writable by others (mode {stat.S_IMODE(info.st_mode):o})")
 
 
 @dataclass(frozen=True)
@@ -51,6 +38,9 @@ class Reading:
     language: str | None = None
     heartbeat: float | None = None
     problem: str = ""
+    #: Who published it: the dashboard's till and its holder id (`holding.py`).
+    till: str = ""
+    holder: str = ""
 
 
 def parse(data: bytes) -> Published:
@@ -96,10 +86,14 @@ class Reader:
         if published is None:
             return Reading(None, problem=self._problem)
         age = self.clock() - published.heartbeat
+        face, problem = published.face, self._problem
         if not -STALE_AFTER <= age <= STALE_AFTER:
             # the dashboard stopped saying it is there: no stale QR
-            return Reading(None, published.language, published.heartbeat, "dashboard gone")
-        return Reading(published.face, published.language, published.heartbeat, self._problem)
+            face, problem = None, "dashboard gone"
+        return Reading(
+            face, published.language, published.heartbeat, problem, published.till,
+            published.holder,
+        )  # fmt: skip
 
     def _read(self, info: os.stat_result) -> Published:
         check_safe(info)
@@ -111,6 +105,12 @@ class Reader:
             check_safe(os.fstat(descriptor))  # the file opened is one of ours too
             published = parse(handle.read(MAX_BYTES + 1))
         face = published.face
+        if face is not None and face.qr_modules:
+            # a module grid is never drawn here, whoever wrote it (the dashboard publishes
+            # none): the code is encoded from `qr_text`, checked below. Without the grid the
+            # face must still hold together (a payable face needs its code).
+            face = type(face).model_validate({**face.model_dump(), "qr_modules": ()})
+            published = published.model_copy(update={"face": face})
         if face is not None:
             why = inconsistency(face)
             if why:

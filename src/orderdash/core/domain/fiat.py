@@ -10,7 +10,7 @@ the reason, never reinterpreted.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import UsageError
@@ -60,6 +60,19 @@ def currency_code(text: str) -> str:
 def minor_digits(currency: str | None) -> int:
     """How many decimals an amount in `currency` has: its ISO 4217 minor unit, 2 if unknown."""
     return MINOR_DIGITS.get((currency or "").strip().upper(), DEFAULT_MINOR_DIGITS)
+
+
+def in_minor_digits(amount: Decimal, currency: str | None) -> Decimal:
+    """`amount` written with the currency's minor digits (5 EUR: 5.00, 1200 JPY: 1200), as a
+    till shows money; never rounded: an amount with more decimals keeps them all."""
+    exponent = amount.as_tuple().exponent
+    digits = minor_digits(currency)
+    if not isinstance(exponent, int) or -exponent >= digits:
+        return amount  # NaN and infinities as they are; more decimals than the unit's kept
+    try:
+        return amount.quantize(Decimal(1).scaleb(-digits))
+    except InvalidOperation:  # more digits than the context holds: as it is
+        return amount
 
 
 def parse_amount(text: str, currency: str | None = None) -> Decimal:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from orderdash.core.books.orders import state_of
 from orderdash.core.domain.status import is_open
 from orderdash.core.domain.text import epoch_ms_text, fiat_text
 from orderdash.core.safetext import clean
@@ -15,6 +16,21 @@ def is_open_item(item: HistoryItem) -> bool:
     return is_open(item.status.code, item.status.label)
 
 
+def state_word(code: str, label: str | None) -> str:
+    """One spelling per state, the close of day's words (in progress, unconfirmed, paid,
+    expired, canceled, ...), however the service spells it (`EXPIRED`, `Expired`); the
+    service's own label beside it where it says something else, and alone for a state not
+    known."""
+    state = state_of(code, label)
+    said = clean(label or code, limit=40)
+    if state == "other":
+        return said
+    word = state.replace("_", " ")
+    if label and state_of(label, None) != state:
+        return f"{word} ({said})"
+    return word
+
+
 def history_rows(items: tuple[HistoryItem, ...] | list[HistoryItem]) -> list[str]:
     """A plain-text table, one order a line, every server string made printable."""
     rows = [HEADERS] + [
@@ -22,7 +38,7 @@ def history_rows(items: tuple[HistoryItem, ...] | list[HistoryItem]) -> list[str
             clean(item.token, limit=64),
             epoch_ms_text(item.created_at_ms),
             fiat_text(item.amount, item.currency.abbreviation),
-            clean(item.status.label or item.status.code, limit=40),
+            state_word(item.status.code, item.status.label),
         )
         for item in items
     ]

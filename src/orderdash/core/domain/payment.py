@@ -7,11 +7,18 @@ server's names. When they contradict each other (the published example has both 
 state says so instead of picking one. No amount is computed here: `due_coin`/`due_fiat` are
 always numbers the server sent. What the customer is asked to send is `due_coin` rounded up to
 the coin's smallest unit (`send`, from `core/domain/units.py`), shown beside the server's figure.
+
+A shortfall the merchant covers is paid, never hidden: an order closed short (underpaid, or
+expired after a payment) by no more than the payment tolerance (`underpaid_tolerance`,
+`core/domain/tolerance.py`) is paid within tolerance, and so is one accepted as paid at the
+counter (a written-off resolution, `accepted`); an order the service itself calls paid while
+its latest transaction shows a shortfall keeps its phase. All three carry the shortfall
+absorbed (`absorbed_coin`, `absorbed_fiat`, the server's underPaid figures) for the staff.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import Enum
 from typing import TypedDict
@@ -19,6 +26,7 @@ from typing import TypedDict
 from orderdash.core.domain.expiry import Expiry, expiry_for
 from orderdash.core.domain.status import Tone, state_key, tone_of
 from orderdash.core.domain.text import amount_text, coin_code
+from orderdash.core.domain.tolerance import within_tolerance
 from orderdash.core.domain.units import Sendable, sendable
 from orderdash.core.safetext import clean
 from orderdash.core.service.models import Order, Transaction
@@ -35,13 +43,18 @@ class Phase(Enum):
     UNDERPAID = "underpaid"
     EXPIRED = "expired"
     CANCELED = "canceled"
+    #: Closed short, the shortfall covered by the merchant: within the payment tolerance, or
+    #: accepted as paid at the counter.
+    PAID_SHORT = "paid, shortfall absorbed"
     UNKNOWN = "unknown"
 
 
 #: Phases in which the customer still has to pay: the QR and the amount due are shown.
 PAYABLE = frozenset({Phase.AWAITING, Phase.PARTLY_PAID})
 #: Phases after which nothing more is expected.
-CLOSED = frozenset({Phase.CONFIRMED, Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED})
+CLOSED = frozenset(
+    {Phase.CONFIRMED, Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED, Phase.PAID_SHORT}
+)
 #: Phases in which nothing may be paid any more (paid, confirmed, overpaid, closed): no screen
 #: shows a payment QR for them, so nobody pays twice.
 SETTLED = CLOSED | {Phase.CONFIRMING, Phase.OVERPAID}
@@ -84,6 +97,12 @@ class PaymentState:
     #: amount now, which a rate renewed after the payment may have moved.
     paid_coin: Decimal | None = None
     amount_coin: Decimal | None = None
+    #: The shortfall the merchant covers (the latest transaction's underPaid, made positive):
+    #: paid within tolerance, accepted at the counter, or paid by the service's word.
+    absorbed_coin: Decimal | None = None
+    absorbed_fiat: Decimal | None = None
+    #: PAID_SHORT: accepted as paid at the counter (else: within the payment tolerance).
+    accepted: bool = False
 
     @property
     def payable(self) -> bool:
@@ -152,7 +171,7 @@ class PaymentState:
                 return "Payment received: check the amounts"
             case Phase.CONFIRMING:
                 return "Payment received, confirming"
-            case Phase.CONFIRMED:
+            case Phase.CONFIRMED | Phase.PAID_SHORT:
                 return "Paid"
             case Phase.OVERPAID:
                 return f"Overpaid by {self._coin(self.excess_coin)}"
@@ -193,9 +212,41 @@ class PaymentState:
                 )
             case Phase.UNKNOWN:
                 return f"unknown state: {self.label}"
+            case Phase.PAID_SHORT:
+                return self.absorbed_text
+            case _ if self.absorbed_coin is not None:
+                return f"{self.phase.value}; {self.absorbed_text}"
             case _:
                 # mypy types the value of an enum narrowed to some of its members Any
                 return self.phase.value  # type: ignore[no-any-return]
+
+    @property
+    def shortfall(self) -> tuple[Decimal, Decimal] | None:
+        """What the order lacks (coin, fiat; the server's figures) while it is part-paid or
+        closed short: what accepting it as paid writes off. None for any other phase."""
+        if self.phase is Phase.PARTLY_PAID and self.due_coin is not None:
+            if self.due_fiat is not None:
+                return self.due_coin, self.due_fiat
+        latest = self.latest
+        if self.phase not in _CLOSED_SHORT or latest is None or latest.amount.under_paid >= 0:
+            return None
+        return latest.amount.under_paid.copy_negate(), latest.amount_fiat.under_paid.copy_negate()
+
+    @property
+    def absorbed_text(self) -> str:
+        """The shortfall the merchant covers, for the staff: "paid within tolerance, 0.14 EUR
+        (0.000039527133318573 ETH) short, absorbed"; "" when there is none."""
+        if self.absorbed_coin is None:
+            return ""
+        how = (
+            "accepted as paid at the counter"
+            if self.accepted
+            else "paid within tolerance"
+            if self.phase is Phase.PAID_SHORT
+            else "paid by the service"
+        )
+        short = f"{self._fiat(self.absorbed_fiat)} ({self._coin(self.absorbed_coin)})"
+        return f"{how}, {short} short, absorbed"
 
 
 class _Described(TypedDict):
@@ -207,8 +258,54 @@ class _Described(TypedDict):
     expiry: Expiry
 
 
-def payment_state(order: Order, received_at: float) -> PaymentState:
-    """The state of `order` whose data arrived at epoch second `received_at`."""
+#: Phases by the service's code that close an order short when a payment left a shortfall.
+_CLOSED_SHORT = frozenset({Phase.UNDERPAID, Phase.EXPIRED})
+#: Phases by the service's code that say paid.
+_PAID = frozenset({Phase.CONFIRMING, Phase.CONFIRMED})
+
+
+def payment_state(
+    order: Order,
+    received_at: float,
+    *,
+    tolerance: Decimal = Decimal(0),
+    accepted: bool = False,
+) -> PaymentState:
+    """The state of `order` whose data arrived at epoch second `received_at`. `tolerance`: the
+    payment tolerance in percent (`underpaid_tolerance`); `accepted`: the order was accepted as
+    paid at the counter (a shortfall written off)."""
+    state = _state(order, received_at)
+    latest = state.latest
+    if latest is None or latest.amount.under_paid >= 0 or latest.amount_fiat.under_paid > 0:
+        return state
+    short_coin = latest.amount.under_paid.copy_negate()
+    short_fiat = latest.amount_fiat.under_paid.copy_negate()
+    if state.phase in _PAID:
+        return replace(state, absorbed_coin=short_coin, absorbed_fiat=short_fiat)
+    if accepted and state.phase in _CLOSED_SHORT | {Phase.PARTLY_PAID}:
+        return _paid_short(state, short_coin, short_fiat, accepted=True)
+    if state.phase in _CLOSED_SHORT and within_tolerance(short_fiat, order.amount_fiat, tolerance):
+        return _paid_short(state, short_coin, short_fiat, accepted=False)
+    return state
+
+
+def _paid_short(
+    state: PaymentState, absorbed_coin: Decimal, absorbed_fiat: Decimal, *, accepted: bool
+) -> PaymentState:
+    return PaymentState(
+        Phase.PAID_SHORT,
+        label=state.label,
+        coin=state.coin,
+        currency=state.currency,
+        latest=state.latest,
+        expiry=state.expiry,
+        absorbed_coin=absorbed_coin,
+        absorbed_fiat=absorbed_fiat,
+        accepted=accepted,
+    )
+
+
+def _state(order: Order, received_at: float) -> PaymentState:
     base: _Described = {
         "label": clean(order.status.label, limit=60),
         "coin": coin_code(order),

@@ -1,18 +1,24 @@
 """A charge as the ledger tells it: its outcome from how the charge ended, and a charge left
 unresolved (a crash, an answer never read) looked up by its token on its own service and said
 in one line: "12.50 EUR at 10:02: made, awaiting payment" or "12.50 EUR at 10:02: not made"
-(docs/books.md, "How an unresolved charge is resolved")."""
+(docs/books.md, "How an unresolved charge is resolved"); the state of each made charge's order
+(paid, partly paid, expired...), from the orders the ledger saw or looked up
+(`order_states`)."""
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Protocol
 
+from orderdash.core.books.orders import SETTLED, state_of
+from orderdash.core.domain.fiat import in_minor_digits
 from orderdash.core.domain.text import fiat_text
 from orderdash.core.ledger import MAX_SERVICE_URL, ChargeRecord, ChargeService, LedgerError
 from orderdash.core.safetext import clean
+from orderdash.core.service import jsontext
 from orderdash.core.service.charge import CREATE_ATTEMPTS, RETRY_PAUSE
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.errors import (
@@ -27,6 +33,11 @@ if TYPE_CHECKING:
 
 #: Unresolved charges looked up at one start, newest first; the rest wait for the next.
 MAX_LOOKUPS = 10
+#: Made charges whose order is looked up at one `orderdash charges` (their order not seen
+#: settled in the ledger), newest first; the rest keep what the ledger saw, or no state.
+MAX_STATE_LOOKUPS = 20
+#: The outcomes after which the charge's order exists.
+HAS_ORDER = frozenset({"made", "stopped"})
 
 
 class Gate(Protocol):
@@ -59,8 +70,15 @@ def charge_line(
     when = local.strftime("%H:%M")
     if local.date() != today:
         when = f"{local.date().isoformat()} {when}"
-    money = fiat_text(record.amount, record.currency) if record.currency else str(record.amount)
-    return f"{money} at {when}"
+    return f"{charge_money(record)} at {when}"
+
+
+def charge_money(record: ChargeRecord) -> str:
+    """'5.00 EUR': the amount with its currency's minor digits (as typed: '5'), never
+    rounded; with no currency written down, the amount as typed."""
+    if not record.currency:
+        return str(record.amount)
+    return fiat_text(in_minor_digits(record.amount, record.currency), record.currency)
 
 
 def recent_window(deadline: float) -> timedelta:
@@ -79,11 +97,14 @@ def known_by_now(record: ChargeRecord, now: datetime, recent: timedelta) -> bool
     return now - record.last_sent >= recent
 
 
-def check_command(base_url: str, token: str) -> str:
+def check_command(base_url: str, token: str, config: str | None = None) -> str:
     """The command that reads the order `token` on the service at `base_url` (neither is a
-    secret)."""
+    secret), with the `--config` that gives the rest of the settings, if one was given."""
     url = shlex.quote(clean(base_url, limit=MAX_SERVICE_URL))
-    return f"orderdash get --base-url {url} -- {shlex.quote(clean(token, limit=200))}"
+    where = f" --base-url {url}"
+    if config:
+        where += f" --config {shlex.quote(clean(config, limit=4096))}"
+    return f"orderdash get{where} -- {shlex.quote(clean(token, limit=200))}"
 
 
 @dataclass(frozen=True)
@@ -225,3 +246,102 @@ async def resolve_unresolved(
                 continue  # its charge ended meanwhile and wrote its own outcome
         found.append(resolved)
     return Resolutions(found, later)
+
+
+@dataclass(frozen=True)
+class OrderState:
+    """The state of a charge's order: the close of day's word (paid, expired...; `open` and
+    `partly paid` for one still in progress), where it was read (`LEDGER`: the order as the
+    ledger last saw it; `SERVICE`: looked up now) and when (aware, UTC)."""
+
+    word: str
+    source: str
+    read_at: datetime
+
+
+LEDGER = "ledger"
+SERVICE = "service"
+
+
+def order_state_word(data: object) -> str | None:
+    """An order's state (getOrder's `data`) in the close of day's words, the one still in
+    progress told apart: `open` (nothing paid yet) or `partly paid` (a payment came); None
+    when it has no status to read."""
+    if not isinstance(data, dict) or not isinstance(data.get("status"), dict):
+        return None
+    status = data["status"]
+    state = state_of(status.get("code"), status.get("label"))
+    if state == "in_progress":
+        paid = isinstance(data.get("transactions"), list) and bool(data["transactions"])
+        return "partly paid" if paid else "open"
+    return state.replace("_", " ")
+
+
+def _seen_state(order_json: str, seen_at: datetime) -> OrderState | None:
+    try:
+        word = order_state_word(jsontext.loads(order_json))
+    except ValueError:  # cut (longer than the ledger reads back) or not JSON: not known
+        return None
+    return OrderState(word, LEDGER, seen_at) if word is not None else None
+
+
+async def order_states(
+    writer: BookWriter,
+    client: OrderClient,
+    records: list[ChargeRecord],
+    *,
+    gate: Gate,
+    here: ChargeService,
+    read: Mapping[str, object] | None = None,
+    limit: int = MAX_STATE_LOOKUPS,
+    now: datetime | None = None,
+) -> dict[str, OrderState]:
+    """The state of each made charge's order, by token: as the ledger last saw it when that
+    state is settled (paid, expired...: it no longer changes by itself), as this command read
+    it already (`read`: getOrder's data by token, e.g. an earlier charge's look-up), else
+    looked up on the service through `gate`, newest first, at most `limit` (each read written
+    to the ledger by the client's own hook): only a charge made on `here`, the service and
+    account `client` asks. A charge not looked up, or whose look-up failed, keeps what the
+    ledger saw, or has no state. The first failure that is not a "no such order" (the service
+    away) ends the look-ups: the rest are not asked for."""
+    moment = now or datetime.now(UTC)
+    made = [r for r in records if r.outcome in HAS_ORDER]
+    tokens = {r.token for r in made}
+    wanted = sorted(tokens)
+    seen = await writer.call(lambda book: book.orders_seen(wanted)) if tokens else []
+    states: dict[str, OrderState] = {}
+    for order in seen:
+        state = _seen_state(order.order_json, order.last_seen)
+        if state is not None:
+            states[order.token] = state
+    for token, data in (read or {}).items():
+        word = order_state_word(data)
+        if token in tokens and word is not None:
+            states[token] = OrderState(word, SERVICE, moment)
+    unsettled = sorted(
+        (
+            r
+            for r in made
+            if r.service == here
+            and r.token not in (read or {})
+            and (r.token not in states or states[r.token].word not in _SETTLED_WORDS)
+        ),
+        key=lambda r: r.started_at,
+        reverse=True,
+    )
+    for record in unsettled[:limit]:
+        await gate.take_turn()
+        try:
+            fetched = await client.get_order(record.token)
+        except NotFound:
+            continue
+        except OrderdashError:
+            break
+        word = order_state_word(fetched.raw)
+        if word is not None:
+            states[record.token] = OrderState(word, SERVICE, moment)
+    return states
+
+
+#: The words of the settled states: an order seen in one is not looked up again.
+_SETTLED_WORDS = frozenset(state.replace("_", " ") for state in SETTLED)

@@ -80,6 +80,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE charges ADD COLUMN service_account TEXT",
         "ALTER TABLE charges ADD COLUMN sent_at TEXT",
     ),
+    (
+        # each notification claimed before it is sent (core/notify/claims.py): the insert that
+        # wins sends it, so every process and till on one book sends it once. `token` is ""
+        # for the service (an outage); `state` is what makes it a new thing to tell
+        """CREATE TABLE notices_sent (
+            token TEXT NOT NULL,
+            event TEXT NOT NULL,
+            state TEXT NOT NULL,
+            claimed_by TEXT NOT NULL,
+            claimed_at TEXT NOT NULL,
+            PRIMARY KEY (token, event, state)
+        )""",
+    ),
 )
 
 #: The version this orderdash writes: a book of a newer version is refused, an older migrated.

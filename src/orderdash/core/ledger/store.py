@@ -12,7 +12,6 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Any, Protocol, TypeVar
 
 from orderdash.core.ledger import (
@@ -22,20 +21,29 @@ from orderdash.core.ledger import (
     MAX_SERVICE_URL,
     REFUND_BASES,
     RESOLUTION_KINDS,
+    UNLINKED,
+    ChainMoved,
     ChargeRecord,
-    ChargeService,
     CloseRecord,
     LedgerError,
     OverlappingClose,
-    RefundRecord,
     ResolutionRecord,
     SeenOrder,
+)
+from orderdash.core.ledger.notices import NoticeClaims
+from orderdash.core.ledger.rows import (
+    charge_row,
+    close_row,
+    one_line,
+    parse_time,
+    resolution_row,
+    time_text,
+    version_of,
 )
 from orderdash.core.ledger.schema import (
     CHARGES_READ,
     CLOSES_READ,
     MAX_ACCOUNT,
-    MAX_DETAIL,
     MAX_OPERATOR,
     MAX_REASON,
     MAX_TILL,
@@ -45,12 +53,7 @@ from orderdash.core.ledger.schema import (
     SCHEMA_VERSION,
     VERSION_TABLE,
 )
-from orderdash.core.safetext import clean
-from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
-from orderdash.core.service.models import to_money
 
-#: The fixed-width UTC form every time is stored in (text order is time order).
-TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 #: Tokens asked for in one `IN (...)` (SQLite's oldest bound on parameters is 999).
 _CHUNK = 500
 #: The first key of PostgreSQL's advisory lock on one till's closes (the second: the till's
@@ -104,49 +107,7 @@ def _once_again(method: Callable[..., T]) -> Callable[..., T]:
     return call
 
 
-def time_text(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        raise ValueError("the ledger stores aware times only")
-    return moment.astimezone(UTC).strftime(TIME_FORMAT)
-
-
-def parse_time(text: Any) -> datetime:
-    try:
-        return datetime.strptime(str(text), TIME_FORMAT).replace(tzinfo=UTC)
-    except ValueError:
-        raise LedgerError(
-            f"the ledger holds a time that is not one: {clean(text, limit=40)!r}"
-        ) from None
-
-
-def _amount(text: Any) -> Decimal:
-    """An amount read back, within the bounds of every money value of the service
-    (`models.to_money`): a row holding 1E+999999999 would cost minutes to print in full."""
-    raw = str(text)
-    try:
-        if len(raw) > MAX_NUMBER_TEXT:
-            raise ValueError("too long")
-        return to_money(raw)
-    except ValueError:
-        raise LedgerError(
-            f"the ledger holds an amount that is not one within bounds: {clean(raw, limit=40)!r}"
-        ) from None
-
-
-def _version(text: Any) -> int:
-    try:
-        return int(str(text))
-    except ValueError:
-        raise LedgerError(
-            f"the ledger's schema version is not a number: {clean(text, limit=40)!r}"
-        ) from None
-
-
-def _line(text: str, limit: int = MAX_DETAIL) -> str:
-    return clean(" ".join(str(text).split()), limit=limit)
-
-
-class SqlBook:
+class SqlBook(NoticeClaims):
     """The `Book` on one engine (see orderdash.core.ledger.Book)."""
 
     def __init__(self, engine: Engine) -> None:
@@ -174,7 +135,7 @@ class SqlBook:
         with self._engine.transaction(migrating=True) as cursor:
             cursor.execute(VERSION_TABLE)
             rows = cursor.execute("SELECT version FROM schema_version")
-            version = _version(rows[0][0]) if rows else 0
+            version = version_of(rows[0][0]) if rows else 0
             if version > SCHEMA_VERSION:
                 raise LedgerError(
                     f"the ledger {self.where} is version {version}, newer than this orderdash "
@@ -214,12 +175,12 @@ class SqlBook:
                     record.token,
                     format(record.amount, "f"),
                     record.currency,
-                    _line(record.till, MAX_TILL),
+                    one_line(record.till, MAX_TILL),
                     time_text(record.started_at),
                     "sending",
                     "",
-                    None if service is None else _line(service.base_url, MAX_SERVICE_URL),
-                    None if service is None else _line(service.account, MAX_ACCOUNT),
+                    None if service is None else one_line(service.base_url, MAX_SERVICE_URL),
+                    None if service is None else one_line(service.account, MAX_ACCOUNT),
                     sent,
                     "sending",
                     sent,
@@ -244,7 +205,7 @@ class SqlBook:
             cursor.execute(
                 "UPDATE charges SET outcome = %s, detail = %s, ended_at = %s,"
                 " currency = CASE WHEN currency = '' THEN %s ELSE currency END WHERE token = %s",
-                (outcome, _line(detail), ended, _line(currency, 12), token),
+                (outcome, one_line(detail), ended, one_line(currency, 12), token),
             )
 
     @_once_again
@@ -277,28 +238,9 @@ class SqlBook:
                 "UPDATE charges SET outcome = %s, detail = %s, ended_at = %s,"
                 " currency = CASE WHEN currency = '' THEN %s ELSE currency END"
                 " WHERE token = %s",
-                (outcome, _line(detail), ended, _line(currency, 12), token),
+                (outcome, one_line(detail), ended, one_line(currency, 12), token),
             )
         return True
-
-    @staticmethod
-    def _charge(row: tuple[Any, ...]) -> ChargeRecord:
-        token, amount, currency, till, started, outcome, detail, ended, url, account, sent = row
-        service = None
-        if url is not None:  # a charge written before the ledger kept its service has none
-            service = ChargeService(_line(url, MAX_SERVICE_URL), _line(account or "", MAX_ACCOUNT))
-        return ChargeRecord(
-            token=str(token),
-            amount=_amount(amount),
-            currency=str(currency),
-            till=str(till),
-            started_at=parse_time(started),
-            outcome=str(outcome),
-            detail=str(detail),
-            ended_at=parse_time(ended) if ended is not None else None,
-            service=service,
-            sent_at=parse_time(sent) if sent is not None else None,
-        )
 
     @_once_again
     def unresolved_charges(self, till: str) -> list[ChargeRecord]:
@@ -309,7 +251,7 @@ class SqlBook:
                 " AND outcome IN ('sending', 'unknown') ORDER BY started_at, token",
                 (till,),
             )
-        return [self._charge(row) for row in rows]
+        return [charge_row(row) for row in rows]
 
     @_once_again
     def charges(self, since: datetime, until: datetime, till: str | None) -> list[ChargeRecord]:
@@ -320,7 +262,7 @@ class SqlBook:
             params.append(till)
         with self._lock:
             rows = self._engine.query(sql + " ORDER BY started_at, token", params)
-        return [self._charge(row) for row in rows]
+        return [charge_row(row) for row in rows]
 
     @_once_again
     def charge(self, token: str) -> ChargeRecord | None:
@@ -328,7 +270,7 @@ class SqlBook:
             rows = self._engine.query(
                 f"SELECT {CHARGES_READ} FROM charges WHERE token = %s", (token,)
             )
-        return self._charge(rows[0]) if rows else None
+        return charge_row(rows[0]) if rows else None
 
     # -- orders seen -----------------------------------------------------------------------
 
@@ -345,7 +287,7 @@ class SqlBook:
     def order_seen_many(self, reads: Iterable[tuple[str, str, datetime, str]]) -> None:
         """Several reads in one transaction (a batch of the dashboard's polls)."""
         rows = [
-            (token, _line(till, MAX_TILL), time_text(at), time_text(at), text)
+            (token, one_line(till, MAX_TILL), time_text(at), time_text(at), text)
             for token, till, at, text in reads
         ]
         if not rows:
@@ -375,18 +317,6 @@ class SqlBook:
 
     _CLOSE_COLUMNS = "till, period_from, period_until, closed_at, report_json, digest"
 
-    @staticmethod
-    def _close(row: tuple[Any, ...]) -> CloseRecord:
-        till, period_from, period_until, closed_at, report, digest = row
-        return CloseRecord(
-            till=str(till),
-            period_from=parse_time(period_from),
-            period_until=parse_time(period_until),
-            closed_at=parse_time(closed_at),
-            report_json=str(report),
-            digest=str(digest),
-        )
-
     @_once_again
     def find_close(
         self, till: str, period_from: datetime, period_until: datetime
@@ -397,19 +327,47 @@ class SqlBook:
                 " AND period_from = %s AND period_until = %s",
                 (till, time_text(period_from), time_text(period_until)),
             )
-        return self._close(rows[0]) if rows else None
+        return close_row(rows[0]) if rows else None
+
+    #: The chain's order of a till's closes, newest first (`core/books/chain.py`).
+    _NEWEST_FIRST = " ORDER BY closed_at DESC, period_from DESC, period_until DESC LIMIT 1"
 
     @_once_again
-    def save_close(self, record: CloseRecord) -> CloseRecord:
-        """The overlap check and the insert in one transaction, which holds the till's closes
-        (SQLite: the whole file, from BEGIN IMMEDIATE; PostgreSQL: an advisory lock on the
-        till): of two overlapping closes saved at once, the second sees the first."""
+    def save_close(self, record: CloseRecord, *, follows: str | None = UNLINKED) -> CloseRecord:
+        """The overlap check, the chain's check and the insert in one transaction, which holds
+        the till's closes (SQLite: the whole file, from BEGIN IMMEDIATE; PostgreSQL: an
+        advisory lock on the till): of two overlapping closes saved at once, the second sees
+        the first; of two closes following one, the second is refused (ChainMoved)."""
         key = (record.till, time_text(record.period_from), time_text(record.period_until))
         with self._lock, self._write() as cursor:
             if self._engine.name == "postgresql":
                 cursor.execute(
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_CLOSES_LOCK, record.till)
                 )
+            same = cursor.execute(
+                f"SELECT {CLOSES_READ} FROM closes WHERE till = %s"
+                " AND period_from = %s AND period_until = %s",
+                key,
+            )
+            if same:  # closed already: that close is kept, whatever this one follows
+                return close_row(same[0])
+            if follows != UNLINKED:
+                rows = cursor.execute(
+                    f"SELECT {CLOSES_READ} FROM closes WHERE till = %s" + self._NEWEST_FIRST,
+                    (record.till,),
+                )
+                newest = close_row(rows[0]) if rows else None
+                if (newest.digest if newest else None) != follows:
+                    raise ChainMoved(
+                        "another close of this till was saved meanwhile: it is the one this "
+                        "close must follow, so close again"
+                    )
+                if newest is not None and newest.closed_at >= record.closed_at:
+                    raise ChainMoved(
+                        f"this till's newest close was made at {newest.closed_at.isoformat()}, "
+                        "not before this machine's clock says it is now: check the clocks of "
+                        "the tills that share this ledger"
+                    )
             # times are fixed-width UTC text: text order is time order
             over = cursor.execute(
                 f"SELECT {CLOSES_READ} FROM closes WHERE till = %s"
@@ -419,7 +377,7 @@ class SqlBook:
                 (key[0], key[2], key[1], key[1], key[2]),
             )
             if over:
-                raise OverlappingClose.of(self._close(over[0]))
+                raise OverlappingClose.of(close_row(over[0]))
             cursor.execute(
                 f"INSERT INTO closes ({self._CLOSE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (till, period_from, period_until) DO NOTHING",
@@ -430,7 +388,7 @@ class SqlBook:
                 " AND period_from = %s AND period_until = %s",
                 key,
             )
-        return self._close(rows[0])
+        return close_row(rows[0])
 
     @_once_again
     def closes(self, till: str) -> list[CloseRecord]:
@@ -440,7 +398,15 @@ class SqlBook:
                 " ORDER BY period_from, period_until",
                 (till,),
             )
-        return [self._close(row) for row in rows]
+        return [close_row(row) for row in rows]
+
+    @_once_again
+    def newest_close(self, till: str) -> CloseRecord | None:
+        with self._lock:
+            rows = self._engine.query(
+                f"SELECT {CLOSES_READ} FROM closes WHERE till = %s" + self._NEWEST_FIRST, (till,)
+            )
+        return close_row(rows[0]) if rows else None
 
     # -- resolutions -------------------------------------------------------------------------
 
@@ -448,31 +414,6 @@ class SqlBook:
         "id, token, kind, reason, till, operator, resolved_at,"
         " refund_coin, refund_amount, refund_basis, refund_rate, refund_fee"
     )
-
-    @staticmethod
-    def _resolution(row: tuple[Any, ...]) -> ResolutionRecord:
-        """A row read back: untrusted like anything on disk, so every text is one bounded line
-        and every amount a finite decimal (LedgerError otherwise)."""
-        ident, token, kind, reason, till, operator, at, coin, amount, basis, rate, fee = row
-        refund = None
-        if amount is not None:
-            refund = RefundRecord(
-                coin=_line(coin or "", 12),
-                amount=_amount(amount),
-                basis=_line(basis or "", 12),
-                rate=None if rate is None else _amount(rate),
-                fee=_amount(fee if fee is not None else "0"),
-            )
-        return ResolutionRecord(
-            id=_line(ident, 64),
-            token=_line(token, 200),
-            kind=_line(kind, 20),
-            reason=_line(reason, MAX_REASON),
-            till=_line(till, MAX_TILL),
-            operator=_line(operator, MAX_OPERATOR),
-            at=parse_time(at),
-            refund=refund,
-        )
 
     @_once_again
     def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
@@ -492,11 +433,11 @@ class SqlBook:
                     record.id,
                     record.token,
                     record.kind,
-                    _line(record.reason, MAX_REASON),
-                    _line(record.till, MAX_TILL),
-                    _line(record.operator, MAX_OPERATOR),
+                    one_line(record.reason, MAX_REASON),
+                    one_line(record.till, MAX_TILL),
+                    one_line(record.operator, MAX_OPERATOR),
                     time_text(record.at),
-                    None if refund is None else _line(refund.coin, 12),
+                    None if refund is None else one_line(refund.coin, 12),
                     None if refund is None else format(refund.amount, "f"),
                     None if refund is None else refund.basis,
                     None if refund is None or refund.rate is None else format(refund.rate, "f"),
@@ -506,7 +447,7 @@ class SqlBook:
             rows = cursor.execute(
                 f"SELECT {RESOLUTIONS_READ} FROM resolutions WHERE id = %s", (record.id,)
             )
-        return self._resolution(rows[0])
+        return resolution_row(rows[0])
 
     @_once_again
     def resolutions_of(self, tokens: list[str]) -> list[ResolutionRecord]:
@@ -525,7 +466,7 @@ class SqlBook:
                     [*chunk, MAX_RESOLUTIONS_PER_ORDER],
                 )
         rows.sort(key=lambda row: (str(row[6]), str(row[0])))
-        return [self._resolution(row) for row in rows]
+        return [resolution_row(row) for row in rows]
 
     @_once_again
     def resolutions_made(
@@ -543,7 +484,13 @@ class SqlBook:
         params.append(max(0, min(int(limit), MAX_RESOLUTIONS + 1)))
         with self._lock:
             rows = self._engine.query(sql, params)
-        return [self._resolution(row) for row in rows]
+        return [resolution_row(row) for row in rows]
+
+    @_once_again
+    def written(self, fn: Callable[[Cursor], T]) -> T:
+        """`fn(cursor)` in one write transaction (the notifications' claims: `notices.py`)."""
+        with self._lock, self._write() as cursor:
+            return fn(cursor)
 
     def close_connection(self) -> None:
         with self._lock:

@@ -185,6 +185,16 @@ class BookWriter:
             raise LedgerError("the ledger is closed") from None
         return await asyncio.wrap_future(answer)
 
+    def later(self, fn: Callable[[Book], T]) -> Future[T]:
+        """`fn(book)` in the writer's thread, in order with every other call, not awaited
+        (from any thread: a notification's claim); LedgerError once the writer is closed."""
+        if self._closed:
+            raise LedgerError("the ledger is closed")
+        try:
+            return self._thread.submit(partial(self._in_thread, fn, None))
+        except RuntimeError:
+            raise LedgerError("the ledger is closed") from None
+
     async def open(self) -> Book:
         return await asyncio.wrap_future(self._thread.submit(self._book_now))
 

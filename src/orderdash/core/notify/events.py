@@ -10,16 +10,21 @@ phase).
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from orderdash.core.books.attention import NEXT_STEPS
-from orderdash.core.domain.payment import Phase
+from orderdash.core.domain.payment import PAYABLE, Phase
 from orderdash.core.notify import messages
+from orderdash.core.notify.messages import Message
 from orderdash.core.notify.rules import EVENTS, QuietHours
+from orderdash.core.service import jsontext
 
 if TYPE_CHECKING:
+    from orderdash.core.notify.claims import Claims
     from orderdash.core.notify.sender import Notifier, Outcome, Told
     from orderdash.core.runtime.config import Settings
     from orderdash.core.service.models import Order
@@ -40,45 +45,156 @@ _PAID_WORDS = "Payment received: "
 #: `payment`, in the dashboard and in `watch --jsonl` alike (there its `transaction` line is
 #: not heard: `headless.py`).
 _LATE = "late-payment"
+#: The phases in which a part-paid order closed short: its attention is told then.
+_SHORT = frozenset({Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED})
+#: An outage is told once it has lasted this many seconds and this many failed reads in a
+#: row, whichever comes later: a blip of a request or two is no outage.
+OUTAGE_SECONDS = 30.0
+OUTAGE_READS = 3
 
 
 class Notices:
-    """Turns the app's events into messages for a `Notifier` (which sends them, or not)."""
+    """Turns the app's events into messages for a `Notifier` (which sends them, or not), each
+    claimed first in the ledger (`claims`, when one is set) so that it is sent once by
+    whichever process or till runs on the book."""
 
-    def __init__(self, notifier: Notifier) -> None:
+    def __init__(
+        self,
+        notifier: Notifier,
+        *,
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+        zone: tzinfo | None = None,
+    ) -> None:
         self.notifier = notifier
-        #: (token, what) told already: an order is told about once per kind of trouble.
-        self._attention: set[tuple[str, str]] = set()
+        self._clock, self._monotonic, self._zone = clock, monotonic, zone
+        #: Where each notification is claimed before it is sent (None: sent, unclaimed).
+        self.claims: Claims | None = None
+        #: (token, event, state) claimed or sent by this process already: not asked again.
+        self._told: set[tuple[str, str, str]] = set()
         #: Per order, the payments told about (or there already when first seen).
         self._paid: dict[str, set[int]] = {}
-        #: `watch --jsonl`: the service is out (an outage's message sent).
+        #: Orders part paid and still open: their attention waits for the close (arguments
+        #: of `attention`), told if it closes short or expires, dropped if paid in full.
+        self._still_paying: dict[str, tuple[str, str, str, Decimal | None, str]] = {}
+        #: The outage going on: when its first failed read was (monotonic, wall), how many
+        #: in a row, the latest reason; whether it is told (by this process or another: its
+        #: episode in the ledger, for the recovery's claim).
+        self._failing_since: tuple[float, float] | None = None
+        self._failures = 0
+        self._reason = ""
         self._out = False
+        self._episode = ""
         #: An alert's phase (underpaid, overpaid) tells `attention`: off where the attention
         #: view's keeper tells every kind, resolved orders left out (the dashboard).
         self.attention_from_phases = True
 
-    def attention(self, token: str, what: str, next_step: str = "", *, again: bool = False) -> bool:
-        """An order newly needs a human (`what`: what happened); once per order and `what`,
-        unless `again` (the caller knows it came back: a payment after its resolution). The
-        entry point for whatever finds such orders; True if queued."""
-        if (token, what) in self._attention and not again:
+    def _send(self, token: str, event: str, state: str, message: Message) -> bool:
+        """`message`, claimed as (token, event, state) first: once by this process, and once
+        by every process on the ledger when one claims it."""
+        key = (token, event, state)
+        if key in self._told:
             return False
-        self._attention.add((token, what))
-        return self.notifier.submit(messages.attention(token, what, next_step))
+        self._told.add(key)
+        if not self.notifier.wants(event):
+            return False
+        if self.claims is None:
+            return self.notifier.submit(message)
+        self.claims.claim(token, event, state, lambda: self._submit(message))
+        return True
+
+    def _submit(self, message: Message) -> None:
+        self.notifier.submit(message)
+
+    def attention(
+        self,
+        token: str,
+        what: str,
+        next_step: str = "",
+        *,
+        state: str = "",
+        phase: Phase | None = None,
+        amount: Decimal | None = None,
+        currency: str = "",
+    ) -> bool:
+        """An order newly needs a human (`what`: what happened, a kind or a phase's name);
+        once per order and `state` (default `what`): a state of its own, such as the
+        resolution it came back after, tells it again. A part payment into an order still open
+        (`phase`) waits for the order to close short. True if queued (or claimed)."""
+        state = state or what
+        if what == "underpaid" and phase in PAYABLE:
+            self._still_paying[token] = (what, next_step, state, amount, currency)
+            return False
+        self._still_paying.pop(token, None)
+        message = messages.attention(token, what, next_step, amount=amount, currency=currency)
+        return self._send(token, "attention", state, message)
+
+    def _closed_short(self, token: str, phase: Phase | None) -> None:
+        """A still-paying order's phase changed: told once it closed short or expired,
+        forgotten once paid in full."""
+        waiting = self._still_paying.get(token)
+        if waiting is None or phase is None or phase in PAYABLE:
+            return
+        del self._still_paying[token]
+        if phase in _SHORT:
+            what, step, state, amount, currency = waiting
+            self.attention(token, what, step, state=state, amount=amount, currency=currency)
 
     def closed(self, report: Mapping[str, Any]) -> bool:
         """A close of day was just made: its digest."""
         return self.notifier.submit(messages.close_digest(report))
 
     def outage(self, reason: str) -> None:
-        if not self._out:
-            self._out = True
-            self.notifier.submit(messages.outage(reason))
+        """A read failed because the service is out: told once the outage has lasted
+        (`OUTAGE_SECONDS` and `OUTAGE_READS` failed reads in a row, whichever is later), once
+        per outage by whichever process on the ledger claims it."""
+        self._reason = reason
+        self._failures += 1
+        if self._failing_since is None:
+            self._failing_since = (self._monotonic(), self._clock())
+        lasted = self._monotonic() - self._failing_since[0]
+        if self._out or self._failures < OUTAGE_READS or lasted < OUTAGE_SECONDS:
+            return
+        self._out = True
+        if not self.notifier.wants("outage") and not self.notifier.wants("recovery"):
+            return
+        message = messages.outage(reason, self._since())
+        if self.claims is None:
+            self._told_outage("", True, message)
+            return
+        began = datetime.fromtimestamp(self._failing_since[1], UTC)
+        self.claims.claim_outage(
+            began, lambda episode, won: self._told_outage(episode, won, message)
+        )
+
+    def _told_outage(self, episode: str, won: bool, message: Message) -> None:
+        """The outage's claim answered (in the ledger's thread): its episode, for the
+        recovery's claim, which comes after it in that thread's order."""
+        self._episode = episode
+        if won:
+            self.notifier.submit(message)
+
+    def _since(self) -> str:
+        at = self._failing_since[1] if self._failing_since is not None else self._clock()
+        return datetime.fromtimestamp(at, self._zone).strftime("%H:%M")
 
     def recovered(self) -> None:
-        if self._out:
-            self._out = False
-            self.notifier.submit(messages.recovery())
+        """A good answer: the outage, if it was told, is over (told once); a blip that was
+        not told is forgotten."""
+        if self._out and self._failing_since is not None:
+            since = self._since()
+            message = messages.recovery(since)
+            if self.claims is None:
+                self._send("", "recovery", repr(self._failing_since[0]), message)
+            elif self.notifier.wants("recovery"):
+                self.claims.claim("", "recovery", self._episode_told, lambda: self._submit(message))
+        self._out = False
+        self._failing_since, self._failures = None, 0
+
+    def _episode_told(self) -> str:
+        """The episode of the outage just over (the ledger's thread), forgotten once asked."""
+        episode, self._episode = self._episode, ""
+        return episode
 
     # -- the dashboard's alerts ------------------------------------------------------------------
 
@@ -86,23 +202,26 @@ class Notices:
         self, alert: Alert, *, order: Order | None, phase: Phase | None, outage: bool
     ) -> None:
         """An alert as the dashboard announces it, with its order and payment phase as the
-        state holds them, and whether the service is out now."""
+        state holds them, and whether the service is out now. An outage's alarm is not
+        itself told: each failed read is (`outage`), the recovery's is."""
         kind = getattr(alert, "kind", None)
         if isinstance(kind, str) and kind in EVENTS and kind not in _READ_FROM_STATE:
             if kind == "attention":
                 self.attention(alert.token, alert.text)
             else:
-                self.notifier.submit(messages.event_fields(kind, alert.token, alert.text, {}))
+                ids = sorted(getattr(alert, "late_ids", ()) or ())
+                state = ",".join(map(str, ids)) if ids else alert.text
+                message = messages.event_fields(kind, alert.token, alert.text, {})
+                self._send(alert.token, kind, state, message)
             if kind != _LATE:
                 return
         elif alert.alarm and not alert.token:  # about the service, not one order
-            if outage:
-                self.outage(alert.text.removeprefix("Service unreachable: "))
-            else:
+            if not outage:
                 self.recovered()
             return
         if order is None:
             return
+        self._closed_short(order.token, phase)
         if kind == _LATE:
             # its own event (sent above), never also a `payment`, but told all the same (not
             # announced with the next payment); those that came in time in the same read are
@@ -140,36 +259,36 @@ class Notices:
             new = sorted(new, key=lambda tx: (tx.created_at_ms, tx.id))[-1:]
         state = phase.value if phase is not None else ""
         for tx in new:
-            self.notifier.submit(
-                messages.payment(
-                    order.token,
-                    tx.amount.base,
-                    coin_code(order),
-                    tx.amount_fiat.base,
-                    order.currency.abbreviation,
-                    state=state,
-                    company=order.company_name,
-                )
+            message = messages.payment(
+                order.token,
+                tx.amount.base,
+                coin_code(order),
+                tx.amount_fiat.base,
+                order.currency.abbreviation,
+                state=state,
+                company=order.company_name,
             )
+            self._send(order.token, "payment", str(tx.id), message)
 
     # -- `watch --jsonl` -------------------------------------------------------------------------
 
     def line(self, event: str, token: str | None, fields: Mapping[str, Any]) -> None:
         """A JSON line `watch --jsonl` wrote: a payment, an order's phase, or any event a rule
         can name."""
+        ident = str(fields.get("id", ""))
         if event == "transaction" and token:
-            self.notifier.submit(
-                messages.payment(
-                    token,
-                    _decimal(fields.get("amount")),
-                    str(fields.get("coin") or "").upper(),
-                    _decimal(fields.get("amountFiat")),
-                    str(fields.get("currency") or ""),
-                    state=str(fields.get("state") or ""),
-                )
+            message = messages.payment(
+                token,
+                _decimal(fields.get("amount")),
+                str(fields.get("coin") or "").upper(),
+                _decimal(fields.get("amountFiat")),
+                str(fields.get("currency") or ""),
+                state=str(fields.get("state") or ""),
             )
+            self._send(token, "payment", ident, message)
         elif event in EVENTS and event not in ("outage", "recovery"):
-            self.notifier.submit(messages.event_fields(event, token, "", fields))
+            message = messages.event_fields(event, token, "", fields)
+            self._send(token or "", event, ident or jsontext.dumps(dict(fields))[:200], message)
         step = _ATTENTION_NAMES.get(str(fields.get("state")))
         if token and step is not None and event in ("transaction", "status", _LATE):
             self.attention(token, str(fields["state"]), step)
@@ -207,9 +326,10 @@ def notices_for(settings: Settings) -> Notices | None:
         from orderdash.core.notify.sender import Notifier
 
         quiet = QuietHours.parse(settings.quiet_hours) if settings.quiet_hours else None
-        notifier = Notifier(settings.notify, quiet=quiet, zone=_zone(settings.timezone))
+        zone = _zone(settings.timezone)
+        notifier = Notifier(settings.notify, quiet=quiet, zone=zone)
         _made += 1
-        notices = Notices(notifier)
+        notices = Notices(notifier, zone=zone)
         _shared[key] = (_made, notices)
         return notices
 

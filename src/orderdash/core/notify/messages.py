@@ -69,12 +69,45 @@ def payment(
     return _message("payment", f"payment {amount(paid)} {_text(coin, 12)}", lines)
 
 
-def attention(token: str, what: str, next_step: str = "") -> Message:
-    """An order newly needs a human: what happened and, if known, what to do next."""
-    lines = [f"Order {_text(token)}: {_text(what, 200)}"]
+#: What needs a human, in people's words: the attention view's kinds and the phases that
+#: `watch --jsonl` tells (docs/notify.md); anything else is said as it came, cleaned.
+WORDS = {
+    "identity_changed": "Token names another order",
+    "underpaid": "Underpaid",
+    "overpaid": "Overpaid",
+    "expired_with_payment": "Expired with a payment",
+    "canceled_with_payment": "Canceled with a payment",
+    "paid_after_expiry": "Paid after expiry",
+    "unconfirmed": "Payment unconfirmed",
+    "late-payment": "Late payment",
+}
+
+
+def words(what: str) -> str:
+    """`what` (a kind, a phase, an event's name) as a person says it."""
+    said = WORDS.get(what)
+    if said is not None:
+        return said
+    text = _text(what, 200)
+    return text[:1].upper() + text[1:]
+
+
+def attention(
+    token: str,
+    what: str,
+    next_step: str = "",
+    *,
+    amount: Decimal | None = None,
+    currency: str = "",
+) -> Message:
+    """An order newly needs a human: what happened ("Paid after expiry: 18.00 EUR on order
+    ..."), the figure if known, and what to do next."""
+    said = words(what)
+    figure = f": {format(amount, 'f')} {_text(currency, 12)}".rstrip() if amount is not None else ""
+    lines = [f"{said}{figure} on order {_text(token)}"]
     if next_step:
         lines.append(f"Next step: {_text(next_step, 200)}")
-    return _message("attention", f"order needs attention ({_text(what, 40)})", lines)
+    return _message("attention", f"{_text(said, 40)}{figure} on order {_text(token, 24)}", lines)
 
 
 def attention_digest(lines: list[str], count: int) -> Message:
@@ -87,20 +120,26 @@ def attention_digest(lines: list[str], count: int) -> Message:
     return _message("attention", heading, body)
 
 
-def outage(reason: str) -> Message:
+def outage(reason: str, since: str) -> Message:
+    """The service has not answered since `since` (local HH:MM), for long enough to be told."""
     return _message(
         "outage",
-        "service unreachable",
+        f"Service unreachable since {_text(since, 8)}",
         [
-            f"The service is unreachable: {_text(reason, 200)}",
+            f"The service has not answered since {_text(since, 8)}: {_text(reason, 200)}",
             "Orders are not read until it answers again.",
         ],
     )
 
 
-def recovery() -> Message:
+def recovery(since: str) -> Message:
     return _message(
-        "recovery", "service reachable again", ["The service answers again: orders are read again."]
+        "recovery",
+        "Service reachable again",
+        [
+            f"The service answers again (unreachable since {_text(since, 8)}): orders are "
+            "read again."
+        ],
     )
 
 
@@ -114,7 +153,8 @@ def event_fields(event: str, token: str | None, text: str, fields: Mapping[str, 
         if isinstance(value, str | Decimal | int | bool) and name.isidentifier():
             shown = amount(value) if isinstance(value, Decimal) else _text(value, 80)
             lines.append(f"{_text(name, 30)}: {shown}")
-    return _message(event, _text(event, 30).replace("-", " "), lines)
+    title = words(event) + (f" on order {_text(token, 24)}" if token else "")
+    return _message(event, title, lines)
 
 
 def close_digest(report: Mapping[str, Any]) -> Message:
@@ -146,14 +186,35 @@ def test() -> Message:
     return _message("test", "test message", ["A test from orderdash: this rule reaches you."])
 
 
+#: How a summary counts each event's held messages (one, many).
+_COUNTED = {
+    "payment": ("payment", "payments"),
+    "attention": ("order needing attention", "orders needing attention"),
+    "late-payment": ("late payment", "late payments"),
+    "outage": ("outage", "outages"),
+    "recovery": ("recovery", "recoveries"),
+    "close": ("close of day", "closes of day"),
+}
+
+
 def held_summary(quiet: str, held: list[tuple[str, Message]], more: int) -> Message:
-    """What the quiet hours held back, as one message when they end: each held message's time
-    and title, and a close of day in full (its figures are the day's)."""
-    lines = [f"While quiet ({quiet}), {len(held) + more} messages were held:"]
-    lines += [f"  {at} {message.title.removeprefix(PREFIX + ': ')}" for at, message in held]
+    """What the quiet hours held back, as one message when they end: how many of each event
+    (counted, not repeated one by one), the first and last time, and a close of day in full
+    (its figures are the day's, told nowhere else)."""
+    total = len(held) + more
+    counts: dict[str, int] = {}
+    for _, message in held:
+        counts[message.event] = counts.get(message.event, 0) + 1
+    parts = []
+    for event, count in counts.items():
+        one, many = _COUNTED.get(event, (event, event))
+        parts.append(f"{count} {one if count == 1 else many}")
     if more:
-        lines.append(f"  \u2026 and {more} more")
+        parts.append(f"{more} more")
+    lines = [f"While quiet ({quiet}), {total} messages were held: {', '.join(parts)}."]
+    if held:
+        lines.append(f"The first at {held[0][0]}, the last at {held[-1][0]}.")
     for _, message in held:
         if message.event == "close":
             lines += ["", message.body]
-    return _message("summary", f"{len(held) + more} held during quiet hours", lines)
+    return _message("summary", f"{total} held during quiet hours", lines)

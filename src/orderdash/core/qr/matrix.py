@@ -28,6 +28,7 @@ __all__ = [
     "half_block_rows",
     "matrix_for",
     "matrix_size",
+    "same_code",
 ]
 
 _ERROR_CORRECTION = {
@@ -111,6 +112,18 @@ def matrix_size(text: str, quiet_zone: int = 2) -> int:
 def matrix_for(text: str, quiet_zone: int = 2) -> QRMatrix:
     """Cached build_matrix, so a repaint never re-encodes the same text."""
     return build_matrix(text, quiet_zone=quiet_zone)
+
+
+def same_code(matrix: QRMatrix, text: str) -> bool:
+    """`matrix` (an image's modules read back) is, module for module, the code `build_matrix`
+    makes of `text`: the image encodes `text`. A QR decoder is not needed to know that, only
+    our own encoder (both cached: a repaint asks again)."""
+    try:
+        if matrix_size(text, matrix.quiet_zone) != matrix.size:
+            return False  # (the version alone, without drawing the code)
+        return matrix_for(text, matrix.quiet_zone).modules == matrix.modules
+    except QRError:
+        return False
 
 
 def cells_needed(matrix: QRMatrix | int, scale: int) -> tuple[int, int]:

@@ -232,6 +232,10 @@ class Settings(BaseModel):
     #: Nothing is sent between these times ("22:00-07:00", in `timezone`): what came meanwhile
     #: is summed up in one message per rule when they end.
     quiet_hours: str | None = None
+    #: A read-only dashboard sends no notification: the till's dashboard (or `watch`) tells
+    #: the owner, and a second one watching the same shop would only add to its noise. True
+    #: lets a read-only dashboard send all the same (each still sent once per ledger).
+    notify_readonly: bool = False
     #: Log request outcomes and timings here (rotated at 1 MiB, 3 kept, mode 0600; secrets
     #: redacted). Never logged to the terminal.
     log_file: str | None = None
@@ -523,11 +527,16 @@ def load_settings(
         _layer_from_env(env),
         {k: v for k, v in (cli or {}).items() if v is not None},
     ]
-    for file, layer in files:
+    for index, (file, layer) in enumerate(files):
         if layer.get("notify") and _readable_by_others(file):
+            # a site file is every user's to read (600 would lock them out of it): the URLs
+            # belong in each user's own file instead
             warnings.append(
-                f"the config file {file} holds notification URLs (secrets) and is readable by "
-                "others: chmod 600 it"
+                f"the site config {file} holds notification URLs (secrets), readable by every "
+                "user: put them in the user's own config file (mode 600)"
+                if index < len(site_layers)
+                else f"the config file {file} holds notification URLs (secrets) and is "
+                "readable by others: chmod 600 it"
             )
     merged: dict[str, Any] = {}
     for layer in layers:

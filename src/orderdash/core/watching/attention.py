@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ class Batch:
     now_ms: int
     unconfirmed_after: float
     items: tuple[Item, ...]
+    #: The payment tolerance in percent (`underpaid_tolerance`).
+    tolerance: Decimal = Decimal(0)
 
 
 #: One classified order: token, the answer, its books' view (None: unreadable), what it needs.
@@ -78,6 +81,7 @@ def classify(batch: Batch) -> list[Result]:
                 book,
                 now_ms=batch.now_ms,
                 unconfirmed_after=batch.unconfirmed_after,
+                tolerance=batch.tolerance,
                 was=item.was,
             )
         )
@@ -95,11 +99,14 @@ class AttentionKeeper:
         *,
         changed: Callable[[int], None],
         unconfirmed_after: float = 3600.0,
+        tolerance: Decimal = Decimal(0),
     ) -> None:
-        """`unconfirmed_after`: the `attention_unconfirmed_after` setting."""
+        """`unconfirmed_after`: the `attention_unconfirmed_after` setting; `tolerance`: the
+        `underpaid_tolerance` setting (an order closed short within it needs nobody)."""
         self._state = state
         self._changed = changed
         self.unconfirmed_after = unconfirmed_after
+        self.tolerance = tolerance
         self.recheck_every = RECHECK_SECONDS
         #: token -> the time of its latest resolution known (epoch ms)
         self._resolved: dict[str, int] = {}
@@ -195,7 +202,7 @@ class AttentionKeeper:
                 Item(token, fetched, book, None if was is None else (was.id, was.created_at_ms))
             )
         now_ms = int(self._state.clock() * 1000)
-        return Batch(now_ms, self.unconfirmed_after, tuple(items))
+        return Batch(now_ms, self.unconfirmed_after, tuple(items), self.tolerance)
 
     def apply(self, batch: Batch, results: list[Result]) -> None:
         """On the loop: `classify`'s results kept, those whose order has another answer now

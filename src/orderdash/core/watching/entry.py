@@ -13,7 +13,7 @@ STATE_FILTERS: dict[str, frozenset[Phase] | None] = {
     "all": None,
     "open": frozenset({Phase.AWAITING, Phase.COIN_NOT_CHOSEN}),
     "partly paid": frozenset({Phase.PARTLY_PAID, Phase.UNCLEAR}),
-    "paid": frozenset({Phase.CONFIRMING, Phase.CONFIRMED, Phase.OVERPAID}),
+    "paid": frozenset({Phase.CONFIRMING, Phase.CONFIRMED, Phase.OVERPAID, Phase.PAID_SHORT}),
     "closed": frozenset({Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED}),
     "problems": frozenset(),  # by health, not by phase
 }

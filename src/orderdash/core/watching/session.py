@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from orderdash.core.customer.handover import BackToWelcome
@@ -22,6 +23,8 @@ from orderdash.core.watching.watchlist_file import MAX_TOKENS, parse_tokens
 
 if TYPE_CHECKING:
     from orderdash.core.customer.channel import Publisher
+    from orderdash.core.customer.holding import Takeover
+    from orderdash.core.customer.reading import Reading
     from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
     from orderdash.core.service.client import Fetched
     from orderdash.core.watching.alert import Alert
@@ -29,6 +32,10 @@ if TYPE_CHECKING:
     from orderdash.core.watching.state import DashboardState
 
 Severity = Literal["information", "warning", "error"]
+#: What a dashboard may do with the customer display: it holds it ("held": already, or it was
+#: free), another live process does ("busy": ask the operator first), or it is off ("off").
+ClaimKind = Literal["held", "busy", "off"]
+TAKEN_OVER = "The customer display was taken over by another till."
 
 
 class SessionEvents(Protocol):
@@ -95,6 +102,16 @@ class _NoFile:
 
     def save(self, added: Iterable[str] = (), removed: Iterable[str] = ()) -> None:
         pass
+
+
+@dataclass(frozen=True, eq=False, repr=False)  # read by its fields, never compared
+class DisplayClaim:
+    """The answer to `claim_display`: `kind`, and with "busy" what the display shows as its
+    channel file says (`shown`); with "off", why (`problem`, "" when there is no display)."""
+
+    kind: ClaimKind
+    shown: Reading | None = None
+    problem: str = ""
 
 
 class WatchSession:
@@ -294,8 +311,55 @@ class WatchSession:
 
     # -- the customer display (`orderdash display`, another process, on the local channel) -----
 
+    @property
+    def holds_display(self) -> bool:
+        """This dashboard holds the customer display's channel (something of its is on it)."""
+        return self.publisher is not None and self.publisher.holds
+
+    def claim_display(self) -> DisplayClaim:
+        """Hold the customer display's channel if it is free (`holding.py`); while another
+        live process holds it, what its channel file shows, for the operator's question."""
+        publisher = self.publisher
+        if publisher is None:
+            return DisplayClaim("off")
+        try:
+            if publisher.claim():
+                return DisplayClaim("held")
+        except OSError as error:
+            return DisplayClaim("off", problem=f"The customer display is off: {error}")
+        from orderdash.core.customer.reading import Reader
+
+        return DisplayClaim("busy", Reader(publisher.path, clock=publisher.clock).poll())
+
+    def take_over_display(self, shown: Reading) -> Takeover:
+        """After the operator's yes: ask the holder named in `shown` to let go; the caller
+        polls the answer and shows its order once it is "taken". Raises OSError when the
+        request cannot be written."""
+        from orderdash.core.customer.holding import Takeover
+
+        publisher = self.publisher
+        assert publisher is not None
+        return Takeover(
+            publisher.lock,
+            publisher.path,
+            holder=shown.holder,
+            by=publisher.holder,
+            clock=publisher.clock,
+        )
+
     def show_on_display(self, token: str) -> None:
+        """`token`'s order on the customer display, when this dashboard holds it (or it is
+        free): another's is never written over (the counter asks first)."""
         if self.publisher is None:
+            return
+        try:
+            held = self.publisher.claim()
+        except OSError as error:
+            self._tell(f"The customer display is off: {error}", severity="warning")
+            return
+        if not held:
+            text = "The customer display is another till's: x asks to take it over."
+            self._tell(text, severity="warning")
             return
         if token != self.state.customer_token:
             self._back_to_welcome.reset()
@@ -321,6 +385,9 @@ class WatchSession:
         answer for its order); a finished order gives way to the welcome screen in time."""
         if self.publisher is None or self.state.customer_token is None:
             return
+        if self.publisher.yield_if_asked():
+            self._taken_over()
+            return
         face = self.state.customer_face()
         if self._back_to_welcome.due(face):
             self.clear_display()
@@ -331,6 +398,17 @@ class WatchSession:
             if problem:
                 self._tell(problem, severity="error")
         self._display_changed()
+
+    def _taken_over(self) -> None:
+        """Another till took the display (its operator said yes): this one stops, says so once,
+        and its order is no longer read as the customer's."""
+        self.state.customer_token = None
+        self._back_to_welcome.reset()
+        self._display_problem = None
+        self.watcher.customer_display(())
+        self.watcher.focus(self.state.closely_watched)
+        self._display_changed()
+        self._tell(TAKEN_OVER, severity="warning", timeout=10)
 
     def end_display(self) -> None:
         """Quitting: the channel says the dashboard is gone."""

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from orderdash.core.domain.payment import PaymentState, Phase, payment_state
-from orderdash.core.domain.text import amount_text, coin_code, epoch_ms_text, fiat_text
+from orderdash.core.domain.payment import PaymentState, payment_state
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, is_outage
 from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload, remaining_payload
@@ -21,6 +20,7 @@ from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
 from orderdash.core.service.models import Order, Transaction
+from orderdash.core.watching.alert_text import order_figures
 from orderdash.core.watching.entry import Entry
 from orderdash.core.watching.watchlist_file import WatchListFile
 
@@ -84,15 +84,6 @@ class Freshness:
         )
 
 
-def order_figures(order: Order) -> str:
-    """An order in one line, for comparing two orders behind one token: "42.50 EUR PAID,
-    order id 1001, created 2026-11-24 03:10:07 UTC" (to the second: a service reset a moment
-    later gives the same minute)."""
-    amount = fiat_text(order.amount_fiat, order.currency.abbreviation)
-    created = epoch_ms_text(order.created_at_ms)
-    return f"{amount} {clean(order.status.code, limit=30)}, order id {order.id}, created {created}"
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class Shown:
     """The order on screen as the panes and the point-of-sale screen show it."""
@@ -122,12 +113,16 @@ class DashboardState:
         bell: bool,
         qr_content: str,
         qr_uppercase: bool = True,
+        underpaid_tolerance: Decimal = Decimal(0),
         refresh_interval: float,
         rates_enabled: bool,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
+        demo: bool = False,
     ) -> None:
         self.store = store
+        #: The orders are simulated (`orderdash demo`): every face a customer sees says so.
+        self.demo = demo
         self.refresh_interval = refresh_interval
         self.rates_enabled = rates_enabled
         self.monotonic = monotonic
@@ -135,6 +130,9 @@ class DashboardState:
         self.bell = bell
         self.qr_content = QRContent(qr_content)
         self.qr_uppercase = qr_uppercase
+        #: The payment tolerance (percent), and the orders accepted as paid at the counter.
+        self.underpaid_tolerance = underpaid_tolerance
+        self.accepted: set[str] = set()
         self.clock = clock
         self.entries: dict[str, Entry] = {}
         self.alerts: deque[Alert] = deque(maxlen=MAX_ALERTS)
@@ -189,6 +187,22 @@ class DashboardState:
     @property
     def order(self) -> Order | None:
         return None if self.shown is None else self.shown.order
+
+    def payment_of(self, order: Order, received_at: float) -> PaymentState:
+        """Where `order`'s payment stands, with the tolerance and the counter's acceptance."""
+        tolerance, accepted = self.underpaid_tolerance, order.token in self.accepted
+        return payment_state(order, received_at, tolerance=tolerance, accepted=accepted)
+
+    def accept(self, token: str) -> None:
+        """`token` was accepted as paid at the counter: what is shown of it says paid."""
+        self.accepted.add(token)
+        entry = self.entries.get(token)
+        if entry is not None and (fetched := entry.fetched) is not None:
+            payment = self.payment_of(fetched.order, fetched.received_at)
+            self.entries[token] = replace(entry, payment=payment)
+        if token == self.token and (shown := self.shown) is not None:
+            # (no code is shown for a settled state, whatever the payload)
+            self.shown = replace(shown, payment=self.payment_of(shown.order, shown.received_at))
 
     # -- the watch list --------------------------------------------------------------------------
 
@@ -291,7 +305,7 @@ class DashboardState:
             self.direction = rate_direction(self.order, order)
         if kind is Kind.RATES and order.qr_code:
             self.server_qr = order.qr_code
-        payment = payment_state(order, fetched.received_at)
+        payment = self.payment_of(order, fetched.received_at)
         payload = qr_payload(
             order, payment, self.qr_content, self.server_qr, uppercase=self.qr_uppercase
         )
@@ -314,7 +328,13 @@ class DashboardState:
     def face_for(self, token: str | None) -> CustomerFace | None:
         """What a customer is shown of `token`: its order as last answered, words instead of
         the QR when it cannot be checked (`trouble`), or None while there is nothing to say
-        yet (no answer and no failure)."""
+        yet (no answer and no failure). A demo's face is marked as one."""
+        face = self._face_for(token)
+        if face is not None and self.demo:
+            return face.model_copy(update={"demo": True})
+        return face
+
+    def _face_for(self, token: str | None) -> CustomerFace | None:
         if token is None:
             return None
         from orderdash.core.customer.face import customer_face, face_at, trouble_face, wall_time
@@ -330,7 +350,7 @@ class DashboardState:
                 trouble = self.trouble(token, has_order=False)
                 return trouble_face(trouble) if trouble else None
             order = entry.fetched.order
-            payment = entry.payment or payment_state(order, entry.fetched.received_at)
+            payment = entry.payment or self.payment_of(order, entry.fetched.received_at)
             payload = qr_payload(order, payment, self.qr_content, None, uppercase=self.qr_uppercase)
             renews, problem = None, entry.failing
         if token == self.remaining_for:
@@ -436,7 +456,7 @@ class DashboardState:
         entry = self.entries[token] = replace(
             entry,
             fetched=fetched,
-            payment=payment_state(fetched.order, fetched.received_at),
+            payment=self.payment_of(fetched.order, fetched.received_at),
             error=None,
             failing=False,
             updated_at=self.clock(),
@@ -512,72 +532,9 @@ class DashboardState:
             self.freshness = replace(self.freshness, statuses=statuses)
 
     def _alert(self, entry: Entry, change: Change, before: Order | None) -> Alert:
-        """A line for the alerts log: the payments, the status change, what is wrong now.
-        A payment taken back or an order changing identity is an alarm, said first."""
-        order, payment = entry.order, entry.payment
-        assert order is not None and payment is not None
-        texts = []
-        alarm = False
-        if change.identity is not None:
-            alarm = True
-            was = order_figures(before) if before is not None else "another order"
-            texts.append(
-                f"This token now names another order: was {was}; now {order_figures(order)}"
-            )
-        elif change.regression:
-            alarm = True
-            paid_before = paid_now = ""
-            if before is not None:
-                code = coin_code(order)
-                paid_before = f" {_paid_text(before, code)}"
-                paid_now = f" {_paid_text(order, code)}"
-            texts.append(
-                f"Payment taken back: {change.regression} (was{paid_before} "
-                f"{clean(before.status.code, limit=30) if before else '?'}, now{paid_now} "
-                f"{clean(order.status.code, limit=30)})"
-            )
-        kind = ""
-        if change.identity is None and change.late_ids:
-            from orderdash.core.domain.late_payment import after_expiry, after_expiry_text
-            from orderdash.core.watching.alert import LATE_PAYMENT
+        """A line for the alerts log of a change (`alert_text.change_alert`), kept."""
+        from orderdash.core.watching.alert_text import change_alert
 
-            alarm, kind = True, LATE_PAYMENT
-            late = [tx for tx in order.transactions if tx.id in change.late_ids]
-            paid = [
-                f"{_tx_text(order, tx)}, {after_expiry_text(after_expiry(tx, order))}"
-                for tx in late
-            ]
-            texts.append(f"Late payment into a closed order: {'; '.join(paid)}")
-        on_time = [i for i in change.new_transaction_ids if i not in change.late_ids]
-        if change.identity is None and on_time:
-            by_id = {tx.id: tx for tx in order.transactions}
-            paid = [_tx_text(order, tx) for tx in (by_id.get(i) for i in on_time) if tx]
-            texts.append(f"Payment received: {', '.join(paid) or 'new transaction'}")
-        if change.status is not None and change.identity is None:
-            code_before, code_after = change.status
-            texts.append(
-                f"Status {clean(code_before, limit=30) or '?'} \u2192 {clean(code_after, limit=30)}"
-            )
-        if payment.phase in (Phase.OVERPAID, Phase.UNDERPAID, Phase.EXPIRED, Phase.UNCLEAR):
-            texts.append(payment.headline)
-        company = clean(order.company_name, limit=40)
-        text = clean("; ".join(texts), limit=480)
-        from orderdash.core.watching.alert import Alert
-
-        late_ids = change.late_ids if kind else ()
-        alert = Alert(
-            self.clock(), entry.token, company, text, alarm=alarm, kind=kind, late_ids=late_ids
-        )
+        alert = change_alert(entry, change, before, self.clock())
         self.alerts.append(alert)
         return alert
-
-
-def _tx_text(order: Order, tx: Transaction) -> str:
-    """One payment: "0.00050000 BTC (25.00 EUR)", every digit the service sent."""
-    fiat = fiat_text(tx.amount_fiat.base, order.currency.abbreviation)
-    return f"{amount_text(tx.amount.base)} {coin_code(order)} ({fiat})"
-
-
-def _paid_text(order: Order, code: str) -> str:
-    paid = sum((tx.amount.base for tx in order.transactions), Decimal(0))
-    return f"{amount_text(paid)} {code} paid".replace("  ", " ")

@@ -5,7 +5,8 @@ was closed already; `c` closes the day after a yes (`ConfirmScreen`), and the fr
 and its digest show (with one line when it differs from the dry run confirmed: what arrived
 meanwhile is in it). Left and right move a day back and forth (not past today). The work is
 the `close` command's (`core/books/run.py`) through the App's client, in one worker group;
-while it reads, one line says how far it is; a failure is one line and closes nothing.
+while it reads, one line says how far it is; a failure is one line and closes nothing. Leaving
+while a dry run reads cancels it, quietly.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ class CloseDayScreen(Screen[None]):
         #: The book could not be opened: why, in one line ("" while it could).
         self.no_book = ""
         self.reading = False
+        #: The person left the screen: a read still under way was cancelled and tells nothing.
+        self.left = False
         self._close_asked = False
         #: The dry run's report the person confirmed closing (None: no close asked).
         self._confirmed_report: dict[str, Any] | None = None
@@ -129,6 +132,10 @@ class CloseDayScreen(Screen[None]):
 
     def action_back(self) -> None:
         if not self._close_under_way():  # a close is seen through: its outcome is shown
+            # a dry run still reading is cancelled here, before the screen's parts go: it
+            # would otherwise tell its progress to a screen being taken down
+            self.left = True
+            self.workers.cancel_group(self, "close-day")
             self.dismiss(None)
 
     def action_day(self, step: int) -> None:
@@ -214,7 +221,7 @@ class CloseDayScreen(Screen[None]):
         finally:
             if book is not None:
                 await asyncio.to_thread(book.close_connection)
-        if day != self.day:  # the person moved to another day meanwhile
+        if day != self.day or self.left:  # the person moved to another day, or left
             return
         self.reading = False
         self.result, self.closed = result, closed
@@ -260,11 +267,11 @@ class CloseDayScreen(Screen[None]):
         return result, not result.dry_run
 
     def _progress(self, period: Period, done: int, total: int) -> None:
-        if period.start.date() == self.day:
+        if period.start.date() == self.day and not self.left:
             self._status(f"Reading {done} of {total} orders\u2026")
 
     def _failed(self, day: date, reason: str) -> None:
-        if day != self.day:
+        if day != self.day or self.left:
             return
         self.reading = False
         self._show_title()  # no longer "reading"

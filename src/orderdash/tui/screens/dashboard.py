@@ -200,7 +200,7 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
 
     @on(messages.FetchFailed)
     def _fetch_failed(self, message: messages.FetchFailed) -> None:
-        failure = message.failure
+        self._app.alarms.failed_read(failure := message.failure)  # the owner's outage
         if self.session.failed(message.token, failure):
             self.query_one(WatchListPane).update_entry(message.token)
         if message.token == self.state.customer_token:

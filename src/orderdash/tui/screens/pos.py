@@ -14,26 +14,37 @@ TOKEN`, `standalone`) it leads nowhere else: Esc asks to quit and quits; nothing
 dashboard under it (other orders, charges, copy keys) is reachable. A payment that cannot be
 checked loses its QR: at once when the service says the order does not exist, after a rate
 period (`DashboardState.rate_period`) when the service does not answer.
+
+For the staff, one line under the panel says what the customer's "Paid" hides: a shortfall
+absorbed (within the payment tolerance, accepted at the counter, or paid by the service's
+word), in fiat and coin. `a` accepts an order short as paid (part-paid or closed short: a
+question, then a written-off resolution, `tui/resolutions.py`); off while read-only.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widgets import Static
 
 from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.customer.face import CustomerFace, Trouble
 from orderdash.core.domain.payment import PaymentState
+from orderdash.core.domain.text import amount_text
 from orderdash.core.qr.payload import offers_remaining, remaining_payload
 from orderdash.core.service.models import Order
 from orderdash.core.watching.state import DashboardState, Freshness, Shown
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded
+
+if TYPE_CHECKING:
+    from orderdash.tui.host import DashboardHost
 
 __all__ = ["CONNECTION_PROBLEM", "PosScreen"]
 
@@ -54,6 +65,8 @@ class PosScreen(Screen[None]):
         # applies)
         Binding("m", "remaining(True)", "Still-due QR", tooltip="A QR for what is still due"),
         Binding("m", "remaining(False)", "Order QR", tooltip="Back to the order's own QR"),
+        # staff: an order short taken as paid, the shortfall written off (shown when it applies)
+        Binding("a", "accept_paid", "Accept as paid", tooltip="Accept the order as paid (staff)"),
     ]
     #: Read by the app: while such a screen is up, notifications are held for the operator and
     #: the app's operator keys are off.
@@ -68,8 +81,11 @@ class PosScreen(Screen[None]):
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         standalone: bool = False,
+        readonly: bool = False,
     ) -> None:
         super().__init__()
+        #: The `readonly` setting: nothing is accepted (`a` is off).
+        self.readonly = readonly
         #: Opened by `orderdash pos`: no dashboard to go back to, only out.
         self.standalone = standalone
         self._dashboard_state = state
@@ -87,6 +103,7 @@ class PosScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield CustomerPanel(primary=self.primary, language=self.language, id="pos-panel")
+        yield Static(id="pos-staff", markup=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -121,9 +138,42 @@ class PosScreen(Screen[None]):
         self.connection_problem = face.connection_problem
         self.face = face
         self.panel.show(face)
+        self._staff_line()
         if shown is not None and shown.payload.server_image and face.payable and not face.remaining:
-            self.panel.decode_server_image(shown.payload.server_image)
+            self.panel.decode_server_image(shown.payload.server_image, face.address)
         self._tick()
+
+    def _staff_line(self) -> None:
+        """What the staff see under the customer's panel: a shortfall absorbed, or none."""
+        shown = self._dashboard_state.shown
+        text = shown.payment.absorbed_text if shown is not None else ""
+        line = self.query_one("#pos-staff", Static)
+        line.update(f"Staff: {text}" if text else "")
+        line.display = bool(text)
+        self.refresh_bindings()
+
+    def _accept_question(self) -> str:
+        """The question before `a`, or "" when there is no shortfall to accept: the order on
+        screen part-paid or closed short (and not paid within the tolerance)."""
+        state = self._dashboard_state
+        shown = state.shown
+        if shown is None or shown.order.token != state.token or self.readonly:
+            return ""
+        short = shown.payment.shortfall
+        if short is None:
+            return ""
+        payment, order = shown.payment, shown.order
+        total = f"{amount_text(order.amount_fiat, group=True)} {payment.currency}".strip()
+        fiat = f"{amount_text(short[1], group=True)} {payment.currency}".strip()
+        return f"Accept {total} order as paid, {fiat} short? The shortfall is written off."
+
+    def action_accept_paid(self) -> None:
+        question = self._accept_question()
+        token = self._dashboard_state.token
+        if question and token is not None:
+            from orderdash.tui.resolutions import accept_as_paid
+
+            accept_as_paid(cast("DashboardHost", self.app), token, question)
 
     def _trouble_now(self) -> Trouble:
         state = self._dashboard_state
@@ -180,6 +230,8 @@ class PosScreen(Screen[None]):
                 return False
             showing = self.face is not None and self.face.remaining
             return bool(parameters) and parameters[0] is not showing
+        if action == "accept_paid":
+            return bool(self._ready and self._accept_question())
         if action == "back":
             return not self.standalone
         if action == "ask_quit":

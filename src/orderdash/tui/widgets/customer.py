@@ -8,7 +8,8 @@ changed the figure, the server's exact digits are printed under it. Once nothing
 code goes away and the banner takes its room, so nobody pays twice; the same when the payment
 cannot be checked (the order was not found, or the service has not answered for a rate
 period): then the banner says so in the customer's words. Without a coin the code is the
-service's checkout page, and the amount is the fiat one.
+service's checkout page, and the amount is the fiat one. A simulated order (`orderdash demo`)
+says DEMO on the banner's first line and under its address.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ BANNER_CLASSES = {
     Phase.UNDERPAID: "-bad",
     Phase.EXPIRED: "-bad",
     Phase.CANCELED: "-bad",
+    Phase.PAID_SHORT: "-good",
     Phase.UNKNOWN: "-neutral",
 }
 FLASHES = 6
@@ -276,6 +278,9 @@ class CustomerPanel(Vertical):
         words = self.words
         banner = self.query_one("#pos-banner", Static)
         lines = headline(face, words).split("\n")
+        if face.demo:
+            # on the first line, which every banner height shows
+            lines[0] = f"{words.text('demo_mark')} \u00b7 {lines[0]}"
         banner.update(Text("\n").join(literal(line, limit=120) for line in lines))
         tone = TROUBLE_CLASSES.get(face.trouble) or BANNER_CLASSES[face.phase_enum]
         for name in set(BANNER_CLASSES.values()):
@@ -302,6 +307,9 @@ class CustomerPanel(Vertical):
         if face.qr_note:
             address.append("\n")
             address.append_text(literal(words.text(face.qr_note, coin=face.coin), "italic"))
+        if face.demo:
+            address.append("\n")
+            address.append_text(literal(words.text("demo_note"), "bold reverse"))
         heading = Text(words.text("pay_to" if face.payable else "address") + "\n", "dim")
         address_pane.update(joined(heading, address))
         merchant = Text()
@@ -378,10 +386,11 @@ class CustomerPanel(Vertical):
     def on_customer_side_resized(self, event: CustomerSide.Resized) -> None:
         self._fit_figure()
 
-    def decode_server_image(self, uri: str) -> None:
-        """The service's own QR image is to be shown: decode it off the event loop; the panel
-        posts `ServerImageDecoded` when the face can be built again with it."""
-        decode_server_image(self.query_one("#pos-qr", QRView), uri)
+    def decode_server_image(self, uri: str, checked_against: str = "") -> None:
+        """The service's own QR image is to be shown: decode it off the event loop (and our
+        own code of `checked_against`, the address it should encode); the panel posts
+        `ServerImageDecoded` when the face can be built again with it."""
+        decode_server_image(self.query_one("#pos-qr", QRView), uri, checked_against)
 
     def tick(self, now: float) -> None:
         """The countdowns at wall-clock `now`; the code goes the second the order's time is

@@ -55,6 +55,7 @@ PHASE_STYLES = {
     Phase.UNDERPAID: "bold #cc6666",
     Phase.EXPIRED: "bold #cc6666",
     Phase.CANCELED: "bold #cc6666",
+    Phase.PAID_SHORT: "bold #8fd18f",
 }
 
 

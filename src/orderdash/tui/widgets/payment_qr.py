@@ -13,6 +13,7 @@ from weakref import WeakKeyDictionary
 from textual.message import Message
 
 from orderdash.core.domain.payment import PaymentState
+from orderdash.core.qr.matrix import same_code
 from orderdash.core.qr.payload import QRPayload
 from orderdash.tui.widgets.qr import EMPTY_NOTE, QRView
 
@@ -93,16 +94,18 @@ def qr_what(payload: QRPayload, note: str) -> str:
     return f"{what} ({note})" if note else what
 
 
-def decode_server_image(view: QRView, uri: str) -> None:
+def decode_server_image(view: QRView, uri: str, checked_against: str = "") -> None:
     """Decode `uri` in a worker unless the cache has it; `view` posts `ServerImageDecoded`
-    when it is done (the customer panel shows a face built from the cache)."""
+    when it is done (the customer panel shows a face built from the cache). Our own code of
+    `checked_against` (the address the image should encode: `face.py` `image_text`) is built
+    there too, into its cache."""
     from orderdash.core.qr import image
 
     if image.cached_matrix_from_data_uri.peek(uri) is None:
-        _decode_in_worker(view, uri)
+        _decode_in_worker(view, uri, checked_against)
 
 
-def _decode_in_worker(view: QRView, uri: str) -> None:
+def _decode_in_worker(view: QRView, uri: str, checked_against: str = "") -> None:
     with _decoding_lock:
         if _decoding.get(view) == uri:
             return
@@ -112,7 +115,9 @@ def _decode_in_worker(view: QRView, uri: str) -> None:
 
     def decode() -> None:
         try:
-            image.cached_matrix_from_data_uri(uri)
+            matrix = image.cached_matrix_from_data_uri(uri)
+            if checked_against:
+                same_code(matrix, checked_against)  # (what it builds is cached)
         except image.QRImageError:
             pass  # cached too: the next show says why
         finally:

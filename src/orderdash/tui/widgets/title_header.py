@@ -10,9 +10,10 @@ does for the mouse: the icon is highlighted under the mouse, tells what it does 
 opens the command palette when clicked; a click elsewhere makes the header three lines tall and
 another one line again.
 
-A count of the orders that need a human (`attention`, watched on the app when `count_from`
-names its reactive) stands at the right of the title, in the warning colour, shortened to fit
-("! 3 need attention", "! 3 attention", "!3"): the title gives way to it, cut with "…".
+A count of the watched orders that need a human (`attention`, watched on the app when
+`count_from` names its reactive) stands at the right of the title, in the warning colour,
+shortened to fit ("! 3 watched need attention", "! 3 attention", "!3"): the title gives way to
+it, cut with "…".
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def attention_badge(count: int, room: int) -> str:
     if count <= 0:
         return ""
     forms = (
-        f"! {count} {'needs' if count == 1 else 'need'} attention",
+        f"! {count} watched {'needs' if count == 1 else 'need'} attention",
         f"! {count} attention",
         f"!{count}",
     )

@@ -1,9 +1,10 @@
-"""The operator's watch list: one row per watched order, sortable, filterable, with alerts."""
+"""The operator's watch list: one row per watched order, newest first unless sorted otherwise,
+filterable, with alerts; a line above the rows says what it shows and in which order."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from rich.cells import cell_len
@@ -17,17 +18,33 @@ from orderdash.core.domain.columns import fit_columns
 from orderdash.core.watching.entry import STATE_FILTERS, Entry
 from orderdash.core.watching.state import DashboardState
 from orderdash.tui.messages import OrderChosen
+from orderdash.tui.steps import KeptRow, StepCount, Steps, under_cursor
 from orderdash.tui.widgets.watch_rows import (
+    AGE_COLUMNS,
     COLUMN_SPECS,
     COLUMNS,
     SORT_MARKS,
+    age_cells,
     cells,
     natural_widths,
     sort_key,
+    sort_phrase,
+    view_line,
 )
 
 #: Ticks (seconds) between refreshes of the age columns.
 AGE_REFRESH_TICKS = 5
+#: Rows made and added (or natural widths worked out) in one step of a rebuild, one turn of
+#: the event loop: the table does not measure them (`WatchTable`), ~0.15 ms a row.
+ROWS_PER_STEP = 100
+#: What one removal counts for against that bound (each renumbers the rows after it).
+REMOVAL_COST = 10
+#: Entries looked at (the filters, a row kept as it is) in one step.
+ENTRIES_PER_STEP = 2_000
+#: Rows whose ages are refreshed in one step.
+AGES_PER_STEP = 500
+#: Where a row whose order left meanwhile sorts (it goes with the next rebuild's first step).
+GONE = (9,)
 
 
 class WatchTable(DataTable):
@@ -76,7 +93,12 @@ class WatchListPane(Vertical):
     The filter row and the table are built the first time the list shows (or a caller needs
     them: focus, the columns): with one order the list is hidden, and the start-up does not
     mount, style and lay out five widgets nobody sees. Until then the pane keeps what it is
-    told (filters, sort, where the cursor would be) and shows it when built."""
+    told (filters, sort, where the cursor would be) and shows it when built.
+
+    A rebuild changes the rows by key (rows whose orders left or no longer pass the filters
+    removed, new ones added, the rows sorted; all of them made again only when the columns
+    change), in bounded steps (`tui/steps.py`): 5,000 orders joining at once (the account's)
+    never hold the screen. So do the ages' refreshes."""
 
     DEFAULT_CSS = """
     WatchListPane {
@@ -97,6 +119,11 @@ class WatchListPane(Vertical):
             width: 1fr;
             background: $boost;
         }
+        #watch-view {
+            width: auto;
+            padding: 0 1;
+            text-style: bold;
+        }
         #watch-table {
             height: auto;
             max-height: 100%;
@@ -111,8 +138,9 @@ class WatchListPane(Vertical):
         self.entries = state.entries
         self.state_filter = "all"
         self.text_filter = ""
-        # a stable order by default: rows do not jump under the cursor when alerts come in
-        self.sort_column = "token"
+        # newest first by default, by the order's creation time: the order an operator looks for
+        # is most often the one just made, and rows do not jump when alerts come in
+        self.sort_column = "created"
         self.sort_reverse = False
         self._shown: dict[str, dict[str, Any]] = {}
         #: Each shown row's cells at their natural widths (what the columns are fitted from).
@@ -129,6 +157,12 @@ class WatchListPane(Vertical):
         self._table: WatchTable | None = None
         #: Until the table is built: the order its cursor would be on (see `_follow_cursor`).
         self._cursor_token: str | None = None
+        #: The column labels on screen (a change makes the columns again).
+        self._labels_shown: dict[str, str] = {}
+        self._rows = Steps(self, self._rebuilt, group="watch-rows")
+        self._ages = Steps(self, self._aged, group="watch-ages")
+        #: The order the cursor stays on while a rebuild changes the rows.
+        self._kept = KeptRow()
 
     def on_mount(self) -> None:
         self.rebuild()
@@ -163,8 +197,11 @@ class WatchListPane(Vertical):
                     placeholder="text in token, company, status, coin, address",
                     id="watch-filter",
                 ),
+                # what is shown and in which order, at every width (the title may be cut)
+                Label(id="watch-view"),
             )
-            self._fill(self._cursor_token)
+            self._kept.key = self._cursor_token
+            self._rows.ask()
         return self._table
 
     @property
@@ -229,8 +266,10 @@ class WatchListPane(Vertical):
                 # row meanwhile fits the columns it is in
                 self._refit_soon()
             self._update_row(entry, now)
+            # (a rebuild under way sorts every row at its end)
             if self._sorted_as.get(entry.token) != sort_key(entry, self.sort_column):
-                self._sort()
+                if not self._rows.under_way:
+                    self._sort()
         self._retitle()
 
     def _update_row(self, entry: Entry, now: float) -> None:
@@ -255,13 +294,14 @@ class WatchListPane(Vertical):
 
     def rebuild(self) -> None:
         """Show the entries that pass the filters, sorted, in columns fitted to the width;
-        keeps the cursor on its order."""
+        keeps the cursor on its order. In steps: the first now, the rest in later turns of
+        the event loop (after the rebuild under way, if one is)."""
         built = self._table is not None
         self._update_display()  # builds and fills the table the first time the list shows
         if self._table is None:
             self._follow_cursor()
         elif built:
-            self._fill(self.selected_token())
+            self._rows.ask()
 
     def _follow_cursor(self) -> None:
         """The table is not built: note the order its cursor would be on, as a table rebuilt
@@ -284,52 +324,108 @@ class WatchListPane(Vertical):
             if entry.in_filter(self.state_filter, self.text_filter)
         ]
 
-    def _fill(self, selected: str | None) -> None:
-        """Fill the table (`rebuild`) with its cursor on `selected`'s row if it is shown."""
+    def _rebuilt(self) -> Iterator[None]:
+        """One rebuild, yielding between bounded steps (see the class's note)."""
         table = self.table
-        scrolled = table.scroll_y
+        looked, count = StepCount(ENTRIES_PER_STEP), StepCount(ROWS_PER_STEP)
+        passing: list[Entry] = []
+        for entry in list(self.entries.values()):
+            if entry.in_filter(self.state_filter, self.text_filter):
+                passing.append(entry)
+            if looked.full():
+                yield
+        wanted = {entry.token for entry in passing}
+        self._kept.take(table, wanted)
         now = self.clock()
-        shown = self._passing()
-        self._natural = {entry.token: natural_widths(entry, now) for entry in shown}
-        self._widths = widths = self._layout()
-        table.set_columns(widths, self._labels())
-        self._shown.clear()
-        for entry in shown:
+        # the natural widths of the rows kept are kept up to date by `update_entry`
+        for entry in passing:
+            if entry.token in self._shown and entry.token in self._natural:
+                full = looked.full()
+            else:
+                self._natural[entry.token] = natural_widths(entry, now)
+                full = count.full()
+            if full:
+                yield from self._turn(wanted)
+        for token in [token for token in self._natural if token not in wanted]:
+            del self._natural[token]
+        scrolled = table.scroll_y
+        emptied = False
+        widths, labels = self._layout(), self._labels()
+        if widths != self._widths or labels != self._labels_shown:
+            self._widths, self._labels_shown = widths, labels
+            table.set_columns(widths, labels)
+            self._shown.clear()
+            emptied = True
+        gone = [token for token in self._shown if token not in wanted]
+        if len(gone) > len(self._shown) - len(gone):
+            # most rows gone: each removal renumbers the rest, so adding the few anew is cheaper
+            table.clear()
+            self._shown.clear()
+            gone, emptied = [], True
+        for token in gone:
+            table.remove_row(token)
+            del self._shown[token]
+            if count.full(REMOVAL_COST):
+                yield from self._turn(wanted)
+        for entry in passing:
+            if entry.token in self._shown or entry.token not in self.entries:
+                continue  # (an order that left meanwhile: the next rebuild, asked for, sees to it)
             fitted = cells(entry, now, widths, is_open=entry.token == self.state.token)
             row = {key: fitted[key] for key in widths}  # in the columns' order
             self._shown[entry.token] = row
             table.add_row(*row.values(), key=entry.token)
+            if count.full():
+                yield from self._turn(wanted)
         self._sort()
-        if selected in self._shown:
-            table.move_cursor(row=table.get_row_index(selected), scroll=False)
-        if scrolled:  # emptying the table scrolled it to the top; the rows stay where they were
+        self._kept.put(table, scroll=False)
+        if emptied and scrolled:  # emptying the table scrolled it to the top; the rows stay
             table.call_after_refresh(table.scroll_to, y=scrolled, animate=False)
         self._retitle()
+
+    def _turn(self, wanted: set[str]) -> Iterator[None]:
+        """Between two steps: the cursor back on its order, then the order the person may
+        have moved to meanwhile taken as the one to keep."""
+        table = self.table
+        self._kept.put(table, scroll=False)
+        yield
+        self._kept.take(table, wanted)
 
     def _sort(self) -> None:
         if not self._shown:
             self._sorted_as = {}
             return
         column, entries = self.sort_column, self.entries
-        self._sorted_as = {token: sort_key(entries[token], column) for token in self._shown}
+        self._sorted_as = {
+            token: sort_key(entry, column)
+            for token in self._shown
+            if (entry := entries.get(token)) is not None
+        }
+        keys = self._sorted_as
         # ties keep the order of the token, so equal rows do not swap places between updates
         self.table.sort(
             "token",
-            key=lambda cell: (sort_key(entries[cell.token], column), cell.token),
+            key=lambda cell: (keys.get(cell.token, GONE), cell.token),
             reverse=self.sort_reverse,
         )
 
     def _refresh_ages(self) -> None:
-        """The age columns move on. Their texts ("<1m", "59m", "23h") are never wider than
+        """The age columns move on, in steps (`_aged`)."""
+        self._ages.ask()
+
+    def _aged(self) -> Iterator[None]:
+        """One refresh of the ages. Their texts ("<1m", "59m", "23h") are never wider than
         their labels, so this changes no width; a span past 999 days refits the columns."""
         now = self.clock()
         widths = self._widths or {}
-        ages = [key for key in ("age", "last_tx", "created") if key in widths]
-        for token, shown in self._shown.items():
-            entry = self.entries.get(token)
-            if entry is None:  # removed; the next rebuild drops its row
+        ages = [key for key in AGE_COLUMNS if key in widths]
+        count = StepCount(AGES_PER_STEP)
+        for token in list(self._shown):
+            if self._widths is not widths:
+                return  # the columns were made again meanwhile: every row with them
+            shown, entry = self._shown.get(token), self.entries.get(token)
+            if shown is None or entry is None:  # left; the next rebuild drops its row
                 continue
-            fresh = cells(entry, now, widths, is_open=token == self.state.token)
+            fresh = age_cells(entry, now)
             for column in ages:
                 if fresh[column] != shown[column]:
                     if cell_len(fresh[column].plain) > widths[column]:
@@ -337,6 +433,8 @@ class WatchListPane(Vertical):
                         return
                     self.table.update_cell(token, column, fresh[column])
                     shown[column] = fresh[column]
+            if count.full():
+                yield
 
     def _retitle(self) -> None:
         entries = self.entries.values()
@@ -351,32 +449,29 @@ class WatchListPane(Vertical):
         parts += [f"{n} {state}" for state, n in counts.most_common()]
         if health["loading"]:
             parts.append(f"{health['loading']} loading")
-        shown = (
-            f" \u00b7 showing {len(self._shown)}" if len(self._shown) != len(self.entries) else ""
-        )
-        filters = f" \u00b7 filter: {self.state_filter}" if self.state_filter != "all" else ""
-        self.border_title = " \u00b7 ".join(parts) + shown + filters
-        sort = f"sorted by {dict(COLUMNS)[self.sort_column].strip() or 'alerts'}"
+        self.border_title = " \u00b7 ".join(parts)
         hidden = len(COLUMN_SPECS) - len(self.columns)
         columns = "column" if hidden == 1 else "columns"
-        more = (
-            f" \u00b7 {hidden} {columns} hidden: widen for more" if self._widths and hidden else ""
+        self.border_subtitle = (
+            f"{hidden} {columns} hidden: widen for more" if self._widths and hidden else ""
         )
-        self.border_subtitle = f"{sort}{' (reversed)' if self.sort_reverse else ''}{more}"
+        if self._table is not None:
+            self.query_one("#watch-view", Label).update(Text(self.view_text()))
+
+    def view_text(self) -> str:
+        """What the list shows and in which order: "showing 5 of 30 \u00b7 partly paid \u00b7
+        newest first"."""
+        shown = len(self._shown) if self._table is not None else len(self._passing())
+        sort = sort_phrase(self.sort_column, self.sort_reverse)
+        return view_line(shown, len(self.entries), self.state_filter, sort)
 
     # -- user actions --------------------------------------------------------------------------
 
     def selected_token(self) -> str | None:
         table = self._table
-        if (
-            table is None
-            or not self._shown
-            or table.cursor_row < 0
-            or table.cursor_row >= table.row_count
-        ):
+        if table is None or not self._shown:
             return None
-        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        return row_key.value
+        return under_cursor(table)
 
     def shown_tokens(self) -> list[str]:
         """The tokens of the rows shown, in the order shown: what the filters let through,

@@ -17,6 +17,7 @@ from orderdash.core.domain.text import (
     CUT,
     MISSING,
     ROUNDED,
+    amount_text,
     coin_code,
     fit_amount,
     fit_money,
@@ -45,14 +46,15 @@ def age_text(seconds: float | None) -> str:
 
 
 HEALTH_STYLES = {"ok": "green", "stale": "bold #de935f", "error": "bold #cc6666", "loading": "dim"}
-#: The list's columns, left to right. Token, status, what to pay and health always stay; the
-#: others go when the width is short, the highest `drop` first (company, created, data age...).
-#: A new column (a marker) is one spec here and one cell in `cells`.
+#: The list's columns, left to right. Token, when the order was created (the list's default
+#: sort: newest first), status, what to pay and health always stay; the others go when the
+#: width is short, the highest `drop` first (company, data age...). A new column (a marker) is
+#: one spec here and one cell in `cells`.
 COLUMN_SPECS = (
     ColumnSpec("alert", " "),
     ColumnSpec("token", "Token", min_width=9),
     ColumnSpec("company", "Company", drop=9),
-    ColumnSpec("created", "Created", drop=8),
+    ColumnSpec("created", "Created"),
     ColumnSpec("coin", "Coin", drop=3),
     ColumnSpec("fiat", "Fiat", drop=4, min_width=9),
     ColumnSpec("amount", "Amount", drop=2, min_width=10, max_width=14),
@@ -89,6 +91,10 @@ def payment_text(payment: PaymentState, width: int) -> str:
         case Phase.OVERPAID if payment.excess_coin is not None:
             figure = payment.excess_coin
             forms = ("Overpaid by {}", "over by {}", "+{}")
+        case _ if payment.absorbed_fiat is not None:
+            # paid, a shortfall absorbed: the staff's list says how much, in fiat
+            short = f"{amount_text(payment.absorbed_fiat)} {payment.currency}".strip()
+            return clean(f"{payment.headline}, {short} short", limit=width)
         case _:
             return clean(payment.headline, limit=width)
     for form in forms:
@@ -98,6 +104,24 @@ def payment_text(payment: PaymentState, width: int) -> str:
             return form.format(text)
     form = forms[-1]
     return clean(form.format(fit_money(figure, payment.coin, width - len(form) + 2)), limit=width)
+
+
+#: The columns whose cells move with the clock alone.
+AGE_COLUMNS = ("age", "last_tx", "created")
+
+
+def age_cells(entry: Entry, now: float) -> dict[str, Text]:
+    """The row's cells that move with the clock (`AGE_COLUMNS`), as `cells` makes them."""
+    order, last_tx = entry.order, entry.last_tx_ms
+    ages = {
+        "age": Text(age_text(None if entry.updated_at is None else now - entry.updated_at)),
+        "last_tx": Text(age_text(None if last_tx is None else now - last_tx / 1000)),
+        "created": Text(""),
+    }
+    if order is not None:
+        created = order.created_at_ms / 1000 if order.created_at_ms else None
+        ages["created"] = Text(age_text(None if created is None else now - created))
+    return ages
 
 
 def cells(
@@ -111,29 +135,25 @@ def cells(
     natural width)."""
     width = (widths or {}).get
     order, payment = entry.order, entry.payment
-    last_tx = entry.last_tx_ms
     token = TokenCell(entry.token, width("token", 16))
     if is_open:
         token.stylize("bold")
     values: dict[str, Any] = {
         "alert": ALERT_MARK if entry.unseen else OPEN_MARK if is_open else Text(""),
         "token": token,
-        "age": Text(age_text(None if entry.updated_at is None else now - entry.updated_at)),
-        "last_tx": Text(age_text(None if last_tx is None else now - last_tx / 1000)),
+        **age_cells(entry, now),
         "health": Text(entry.health, HEALTH_STYLES[entry.health]),
     }
     if order is None:
-        blank = ("coin", "fiat", "amount", "status", "txs", "company", "created")
+        blank = ("coin", "fiat", "amount", "status", "txs", "company")
         values.update({k: Text("") for k in blank})
         # the error fills the room the column has; it never makes the column wider
         values["payment"] = Text(clean(entry.error or "", limit=width("payment", 0)), "dim")
         return values
-    created = order.created_at_ms / 1000 if order.created_at_ms else None
     currency = clean(order.currency.abbreviation, limit=8)
     values.update(
         {
             "company": literal(order.company_name, limit=min(width("company", 24), 24)),
-            "created": Text(age_text(None if created is None else now - created)),
             "coin": Text(clean(coin_code(order), limit=width("coin", 12)) or MISSING),
             "fiat": Text(
                 fit_money(order.amount_fiat, currency, width("fiat", UNFITTED), group=True),
@@ -161,6 +181,35 @@ def natural_widths(entry: Entry, now: float) -> dict[str, int]:
     return {key: cell_len(cell.plain) for key, cell in cells(entry, now).items()}
 
 
+#: How the list is sorted, in words, where "by <column>" would not say which way is which:
+#: (ascending, reversed). The age columns sort the most recent first.
+SORT_WORDS = {
+    "created": ("newest first", "oldest first"),
+    "last_tx": ("latest payment first", "earliest payment first"),
+    "age": ("freshest data first", "oldest data first"),
+    "alert": ("alerts first", "alerts last"),
+}
+
+
+def sort_phrase(column: str, reverse: bool) -> str:
+    """The list's sort in a few words: "newest first", "by coin, reversed"."""
+    if column in SORT_WORDS:
+        return SORT_WORDS[column][reverse]
+    label = dict(COLUMNS).get(column, column).strip().lower()
+    return f"by {label}, reversed" if reverse else f"by {label}"
+
+
+def view_line(shown: int, total: int, state_filter: str, sort: str) -> str:
+    """What the list shows of what is watched, and in which order, for a line of its own:
+    "showing 5 of 30 \u00b7 partly paid \u00b7 newest first" (a text filter is in its own box,
+    beside it, and counts in "showing")."""
+    parts = [f"showing {shown} of {total}"]
+    if state_filter != "all":
+        parts.append(state_filter)
+    parts.append(sort)
+    return " \u00b7 ".join(parts)
+
+
 def sort_key(entry: Entry, column: str) -> tuple:
     order = entry.order
     missing = (1,)
@@ -170,7 +219,8 @@ def sort_key(entry: Entry, column: str) -> tuple:
         case "company":
             return (0, order.company_name.lower()) if order else missing
         case "created":
-            return (0, -(order.created_at_ms or 0)) if order else missing
+            # newest first; a token not answered yet (just added, or mistyped) before them all
+            return (0, -(order.created_at_ms or 0)) if order else (-1,)
         case "coin":
             return (0, order.coin_base_name or "") if order else missing
         case "fiat":
