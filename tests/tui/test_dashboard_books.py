@@ -448,3 +448,30 @@ async def test_a_day_another_till_closed_meanwhile_is_closed_already_not_ours(
         assert screen.result.report["digest"] == theirs.digest and len(book.saved()) == 1
         text = screen_text(app)
         assert "Closed already." in text and "Closed, but" not in text
+
+
+async def test_e_without_a_downloads_directory_writes_to_the_data_directory_and_names_it(
+    server: SimulatorServer, book: LedgerFile, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    home, here = tmp_path / "home-with-a-long-name-for-the-notice-to-shorten", tmp_path / "here"
+    home.mkdir()
+    here.mkdir()
+    for name in ("XDG_DOWNLOAD_DIR", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data" / ("deep" * 12)))
+    monkeypatch.chdir(here)  # not where the file goes: this may be a project's checkout
+    token = server.sim.scene["paid"]  # type: ignore[attr-defined]
+    app = books_app(server, tokens=(token,))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        await pilot.press("escape", "e")
+        await wait_until(pilot, lambda: any("Exported" in n.message for n in app._notifications))
+        text = next(n.message for n in app._notifications if "Exported" in n.message)
+    written = list((home / "data" / ("deep" * 12) / "orderdash").glob("orderdash-list-*.csv"))
+    assert len(written) == 1 and not list(here.iterdir())
+    path = str(written[0])
+    shown = text.split(" to ", 1)[1].split(";")[0]
+    assert len(path) > tui_export.PATH_SHOWN and len(shown) == tui_export.PATH_SHOWN
+    head, tail = shown.split("\u2026")  # the directory cut in its middle, the name whole
+    assert path.startswith(head) and path.endswith(tail) and tail.endswith(written[0].name)

@@ -441,3 +441,25 @@ async def test_p_on_a_coinless_order_about_to_expire_asks_first(
         await pilot.press("n")
         await pilot.pause(0.2)
         assert app.state.customer_token is None
+
+
+async def test_n_in_the_about_to_expire_question_starts_a_new_charge(
+    sim_server: SimulatorServer,
+) -> None:
+    from pydantic import SecretStr
+
+    from orderdash.tui.screens.charge import ChargeScreen
+
+    sim = sim_server.sim
+    token = sim.create_order(coin="btc", currency="EUR", amount_fiat="10.00", lifetime_s=90)
+    options = {"access_token": SecretStr("demo"), "customer_id": "4711"}
+    app = app_for(sim_server, token, settings=options)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.state.entries[token].payment is not None)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        text = screen_text(app)
+        assert "`" not in text and "n: no, a new charge" in text, text
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChargeScreen))
+        assert app.state.customer_token is None

@@ -340,3 +340,35 @@ async def test_read_only_has_no_r(
             app.action_resolve_order(token)
             await pilot.pause()
             assert isinstance(app.screen, DashboardScreen)
+
+
+async def test_the_arrows_choose_in_the_radio_sets_and_nothing_is_cut_at_80_columns(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    from textual.widgets import RadioSet
+
+    token = overpaid(sim_server)
+    app = resolve_app(sim_server, tmp_path / "ledger.sqlite3", (token,))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.state.order is not None)
+        app.action_resolve_order()
+        await wait_until(pilot, lambda: isinstance(app.screen, ResolveScreen))
+        screen = app.screen
+        assert isinstance(screen, ResolveScreen)
+        await wait_until(pilot, lambda: screen.known)
+        kind = screen.query_one("#resolve-kind", RadioSet)
+        basis = screen.query_one("#resolve-basis", RadioSet)
+        kind.focus()
+        await pilot.pause()
+        assert kind.pressed_index == -1  # focus alone chooses nothing
+        await pilot.press("right")
+        assert kind.pressed_index == 1  # refunded
+        basis.focus()
+        await pilot.press("right")
+        assert basis.pressed_index == 1 and screen.basis == "payment"
+        await pilot.pause()
+        text = screen_text(app)
+        for word in ("Payment's rate", "Today's rate", "Typed rate", "customer asked"):
+            assert word in text, text
+        await pilot.press("left")
+        assert screen.basis == ""

@@ -27,6 +27,7 @@ from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
 from orderdash.tui.first_paint import FirstPaint
 from orderdash.tui.messages import ResolveRequested, WatchStatusChanged
+from orderdash.tui.notices import answer
 from orderdash.tui.overlays import Overlays
 from orderdash.tui.parts import Parts
 from orderdash.tui.resolutions import open_resolve
@@ -132,6 +133,7 @@ class OrderDashApp(App[None]):
         await self.dashboard.composed.wait()  # what follows uses its widgets
         self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
         self.set_interval(1.0, self._tick)
+        self.screen_change_signal.subscribe(self, self.counter.screen_changed, immediate=True)
         if self.state.store is None:
             self._file.start()  # no file: the list is known at once
         if not self.first_paint.held:
@@ -214,7 +216,7 @@ class OrderDashApp(App[None]):
         held = getattr(self.screen, "quit_held", None)
         reason = held() if callable(held) else ""
         if reason:
-            self.notify(reason, title="Quit", severity="warning", markup=False)
+            answer(self, reason, "Quit", "warning")  # over the charge dialog: its own word
             return
         await super().action_quit()
 

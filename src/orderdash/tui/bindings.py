@@ -39,7 +39,6 @@ DASHBOARD_BINDINGS: list[BindingType] = [
         "n",
         "app.new_charge",
         "Charge",
-        show=False,
         tooltip="New charge: an amount, confirmed, made into an order, shown on the POS",
     ),
     Binding("slash", "focus_token", "Token", tooltip="Type another order token"),
@@ -100,13 +99,20 @@ DASHBOARD_BINDINGS: list[BindingType] = [
         tooltip="The order's raw fields as the service names them, or people's words",
     ),
     Binding("escape", "focus_table", "Table", show=False),
+    # `?` typed into the token field: help by this key, which the footer then shows
+    Binding("f1", "app.help", "Help", show=False, tooltip="Keys and what the screen shows"),
 ]
 
 #: What the footer keeps when the screen is narrow, most needed first (the rest are on `?` and
-#: in the command palette): help and quit always, so a new operator finds the others.
+#: in the command palette): help and quit always, so a new operator finds the others; then the
+#: till's charge, what needs a human and the close of day.
 FOOTER_FIRST = (
     "help",
     "quit",
+    # the till's own keys before the list's
+    "app.new_charge",
+    "app.attention",
+    "app.close_day",
     "focus_token",
     "focus_list",
     "remove_order",

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import App
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from orderdash.core.customer.handover import may_be_paying, takeover_question
 from orderdash.core.domain.text import duration_text
@@ -51,6 +51,9 @@ class Counter:
         self.pos: Screen[None] | None = None
         #: The order the POS screen was opened on (or a charge there turned it to).
         self._token: str | None = None
+        #: At most this many toasts at once in account mode (orders pour in): the newest and
+        #: one counting the others.
+        self._crowd = 2 if settings.access_token is not None else None
 
     @property
     def customer_facing(self) -> bool:
@@ -62,8 +65,30 @@ class Counter:
         if self._notices is None:
             from orderdash.tui.notices import HeldNotices
 
-            self._notices = HeldNotices.through(self._show, self._app.NOTIFICATION_TIMEOUT)
+            self._notices = HeldNotices.through(
+                self._show,
+                self._app.NOTIFICATION_TIMEOUT,
+                self._clear_toasts,
+                crowd=self._crowd,
+            )
         return self._notices
+
+    def _clear_toasts(self) -> None:
+        # in turn after the toasts already posted (Textual adds one by a message)
+        self._app.call_later(self._app.clear_notifications)
+
+    def screen_changed(self, screen: Screen[object]) -> None:
+        """A question or a dialog (a modal screen) up: the notices wait, none covers it; gone:
+        they come back in one summary."""
+        question = isinstance(screen, ModalScreen)
+        if question and not self.notices().question:
+            from orderdash.tui.compat.toast import hide_below
+
+            self.notices().question_up()
+            self._clear_toasts()
+            hide_below(self._app.screen_stack[:-1])
+        elif not question and self._notices is not None and self._notices.question:
+            self._notices.question_down()
 
     def point_of_sale(self) -> None:
         """The POS screen on the order on screen, and the customer display with it: after the
@@ -102,13 +127,15 @@ class Counter:
         if question is None:
             then()
             return
-        from orderdash.tui.screens.confirm import ConfirmScreen
+        from orderdash.tui.screens.confirm import ConfirmOrCharge, ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:
                 then()
 
-        confirm = ConfirmScreen(f"{title}: the order is about to expire", question)
+        # a standalone point of sale makes no charges: its question has no third answer
+        ask = ConfirmScreen if self._standalone else ConfirmOrCharge
+        confirm = ask(f"{title}: the order is about to expire", question)
         self._app.push_screen(confirm, callback=answered)
 
     def _expiring_question(self, token: str | None) -> str | None:
@@ -124,7 +151,7 @@ class Counter:
         when = "has expired" if left <= 0 else f"expires in {duration_text(left)}"
         return (
             f"{name} {when}: a payment sent now may arrive after the order closed. "
-            "Show it to the customer anyway? (If not, `n` makes a new charge.)"
+            "Show it to the customer anyway?"
         )
 
     def _open_point_of_sale(self) -> None:

@@ -2,7 +2,8 @@
 
 The columns are the orders export's (`core/books/export.py`, docs/books.md "Exports"), its
 cells spreadsheet-safe; times in the store's time zone (`timezone`). The file goes to the
-user's download directory (else the current one) under a new name: an existing file is never
+user's download directory (else orderdash's data directory, never the current one: that may
+be a project's checkout) under a new name: an existing file is never
 overwritten (a suffix -2, -3... is added). The rows are made and written in a thread.
 """
 
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from orderdash.core.books.export import ORDER_COLUMNS, order_row, write_csv
 from orderdash.core.books.orders import BadOrder, read_order, text
-from orderdash.core.safetext import clean
+from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.service.errors import OrderdashError
 
 if TYPE_CHECKING:
@@ -32,15 +33,37 @@ log = logging.getLogger(__name__)
 MAX_SUFFIX = 1000
 
 
+#: How much of the file's path the notice shows: a longer one keeps both ends around a "…".
+PATH_SHOWN = 60
+
+
 def export_directory() -> Path:
-    """The user's download directory when there is one, else the current directory."""
+    """The user's download directory when there is one, else orderdash's data directory
+    (made when first needed)."""
+    from platformdirs import user_data_path
+
     try:
         from platformdirs import user_downloads_path
 
         downloads = user_downloads_path()
-    except Exception:  # platformdirs guesses from the environment; any failure: cwd
-        return Path.cwd()
-    return downloads if downloads.is_dir() else Path.cwd()
+    except Exception:  # platformdirs guesses from the environment; any failure: the data dir
+        downloads = None
+    if downloads is not None and downloads.is_dir():
+        return downloads
+    data = user_data_path("orderdash")
+    data.mkdir(parents=True, exist_ok=True)
+    return data
+
+
+def shown_path(path: Path) -> str:
+    """`path` in at most `PATH_SHOWN` characters: the file's name whole, its directory cut in
+    the middle ("…") when the whole does not fit."""
+    whole = clean(str(path))
+    if len(whole) <= PATH_SHOWN:
+        return whole
+    name = clean(path.name)
+    room = max(PATH_SHOWN - len(name) - 1, 3)
+    return f"{shorten_middle(clean(str(path.parent)), room)}/{name}"
 
 
 def list_rows(shown: Sequence[tuple[str, Any]], zone: tzinfo) -> tuple[list[dict[str, Any]], int]:
@@ -112,7 +135,12 @@ def export_shown(
         entry = state.entries.get(token)
         shown.append((token, entry.fetched.raw if entry and entry.fetched else None))
     now = datetime.fromtimestamp(state.clock(), UTC)
-    where = (directory or export_directory)()
+    try:
+        where = (directory or export_directory)()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        app.notify(f"Not exported: {clean(reason)}", title="Export", severity="error", markup=False)
+        return
     app.run_worker(_export(app, shown, zone, where, now), group="export", exit_on_error=False)
 
 
@@ -138,5 +166,5 @@ async def _export(
     unread = f"; {bare} not read yet: token only" if bare else ""
     rows = "row" if count == 1 else "rows"
     app.notify(
-        f"Exported {count} {rows} to {clean(str(path))}{unread}", title="Export", markup=False
+        f"Exported {count} {rows} to {shown_path(path)}{unread}", title="Export", markup=False
     )

@@ -71,6 +71,7 @@ def build_parts(
         monotonic=monotonic,
         demo=demo,
     )
+    state.account_connected = settings.access_token is not None
     reporter = WatchReporter()
     watcher = OrderWatcher(
         client,

@@ -93,6 +93,10 @@ class PaymentState:
     #: The transaction whose figures were used, if any.
     latest: Transaction | None = None
     expiry: Expiry | None = None
+    #: PARTLY_PAID: what was paid so far (the latest transaction's total) and the order's
+    #: amount now, which a rate renewed after the payment may have moved.
+    paid_coin: Decimal | None = None
+    amount_coin: Decimal | None = None
     #: The shortfall the merchant covers (the latest transaction's underPaid, made positive):
     #: paid within tolerance, accepted at the counter, or paid by the service's word.
     absorbed_coin: Decimal | None = None
@@ -134,6 +138,22 @@ class PaymentState:
 
     def _fiat(self, value: Decimal | None) -> str:
         return f"{amount_text(value, group=True)} {self.currency}".strip()
+
+    @property
+    def due_rules(self) -> str:
+        """Paid so far and still due do not add up to the order's amount (the amount is at a
+        rate renewed since, or the service counts otherwise): which figure the screens go by,
+        in words; "" when they add up or nothing is due."""
+        paid, due, amount = self.paid_coin, self.due_coin, self.amount_coin
+        if self.phase is not Phase.PARTLY_PAID or None in (paid, due, amount):
+            return ""
+        assert paid is not None and due is not None and amount is not None
+        if paid + due == amount:
+            return ""
+        return (
+            f"paid {amount_text(paid)} + due is not the amount {self._coin(amount)}: "
+            f"the service's due figure rules: {self._coin(due)}"
+        )
 
     @property
     def headline(self) -> str:
@@ -327,6 +347,8 @@ def _state(order: Order, received_at: float) -> PaymentState:
             due_coin=-under,
             due_fiat=-latest.amount_fiat.under_paid,
             latest=latest,
+            paid_coin=latest.amount.total,
+            amount_coin=order.amount,
             **base,
         )
     if over > 0:

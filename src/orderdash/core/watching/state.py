@@ -163,6 +163,9 @@ class DashboardState:
         #: Orders the account's history brought in (not kept in the watch list file: the
         #: history brings the open ones back at the next start).
         self.from_account: set[str] = set()
+        #: The access token is configured: the account is connected (else the empty order
+        #: pane says how to connect it).
+        self.account_connected = False
         #: (asked, answered) token pairs already told about (`token_mismatch`).
         self._told_mismatch: set[tuple[str, str]] = set()
         #: The service has been unreachable since the first failed read (the outage's alarm

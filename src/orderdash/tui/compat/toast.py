@@ -1,12 +1,15 @@
-"""Textual 8.2.8: `ToastRack.show` removes a stale `Toast` but leaves its `ToastHolder` (an empty
-widget, and its task) behind for every toast whose notification expired before its own timer
-fired. No upstream issue known to us; found by the soak (tests/perf/test_soak.py).
+"""Textual 8.2.8: (1) `ToastRack.show` removes a stale `Toast` but leaves its `ToastHolder` (an
+empty widget, and its task) behind for every toast whose notification expired before its own timer
+fired. No upstream issue known to us; found by the soak (tests/perf/test_soak.py). (2) Toasts
+cleared while a modal screen is up stay drawn on the screens under it (`hide_below`).
 
-Test: tests/tui/test_compat.py::test_dismissed_toasts_leave_no_empty_holder.
+Tests: tests/tui/test_compat.py::test_dismissed_toasts_leave_no_empty_holder;
+tests/tui/test_toasts.py (no toast seen through a dialog).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual.css.query import NoMatches
@@ -14,6 +17,7 @@ from textual.widgets._toast import Toast, ToastHolder, ToastRack
 
 if TYPE_CHECKING:
     from textual.notifications import Notifications
+    from textual.screen import Screen
 
 
 def _show(self: ToastRack, notifications: Notifications) -> None:
@@ -37,3 +41,12 @@ def _show(self: ToastRack, notifications: Notifications) -> None:
 
 def install() -> None:
     ToastRack.show = _show  # type: ignore[method-assign]
+
+
+def hide_below(screens: Sequence[Screen[object]]) -> None:
+    """Textual 8.2.8 refreshes only the current screen's toasts: cleared while a modal screen
+    is up, they stay drawn on the screens under it, seen through it. Hidden there until each
+    screen is current again (its `ToastRack.show` then shows what is left)."""
+    for screen in screens:
+        for rack in screen.query(ToastRack):
+            rack.display = False

@@ -53,6 +53,7 @@ from orderdash.core.service.errors import (
     NotFound,
     OrderdashError,
 )
+from orderdash.tui.notices import answer
 
 if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter
@@ -303,7 +304,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
             return
         problem = await self._ledger.charge_ended(token, outcome, detail, currency=currency)
         if problem:
-            self.notify(problem, title="Ledger", severity="warning", markup=False)
+            answer(self.app, problem, "Ledger", "warning")
 
     def _unknown(self, token: str, why: str) -> None:
         self.step = Step.UNKNOWN
@@ -380,7 +381,7 @@ class ChargeScreen(ModalScreen[ChargeMade | None]):
             return
         if made.link_refused:
             # the POS gets no checkout QR for this order: say why, once
-            self.notify(made.link_refused, title="New charge", severity="warning", markup=False)
+            answer(self.app, made.link_refused, "New charge", "warning")
         if not self.currency and self._made.currency:
             # the first order made tells the account's currency: kept for the session
             self.currency = clean(self._made.currency, limit=12)

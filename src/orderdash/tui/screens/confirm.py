@@ -31,3 +31,21 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class ConfirmOrCharge(ConfirmScreen):
+    """A question with a third answer: `n`, no, and a new charge instead (its dialog opens
+    once the question is gone); Esc is a plain no."""
+
+    BINDINGS = [Binding("n", "new_charge", "New charge"), Binding("escape", "answer(False)", "No")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-body") as body:
+            body.border_title = self._title
+            body.border_subtitle = "y / Enter: yes \u00b7 n: no, a new charge \u00b7 Esc: no"
+            yield Static(Text(self._question))
+
+    def action_new_charge(self) -> None:
+        app = self.app
+        self.dismiss(False)
+        app.call_later(app.run_action, "app.new_charge")

@@ -68,6 +68,24 @@ def _line(text: str, style: str = "") -> Text:
     return Text(clean(text, limit=400), style)
 
 
+class ChoiceSet(RadioSet):
+    """A radio group whose arrows choose, as radio groups usually do (Textual's arrows only
+    move a highlight that looks like a choice; Space or Enter then made it one). Focus alone
+    chooses nothing: a set with nothing chosen stays so until a key or a click."""
+
+    BINDINGS = [
+        Binding("down,right", "choose(1)", "Next option", show=False),
+        Binding("up,left", "choose(-1)", "Previous option", show=False),
+    ]
+
+    def action_choose(self, step: int) -> None:
+        if step > 0:
+            self.action_next_button()
+        else:
+            self.action_previous_button()
+        self.action_toggle_button()
+
+
 class ResolveScreen(ModalScreen[ResolutionRecord | None]):
     """Dismissed with the resolution written, or None when left without one."""
 
@@ -78,6 +96,8 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         border: round $accent; background: $surface; padding: 0 1;
     }
     ResolveScreen RadioSet { width: 100%; height: auto; layout: horizontal; border: none; }
+    /* focused: the same room (Textual's focus border squeezed the choices: "Payment's rat…") */
+    ResolveScreen RadioSet:focus { border: none; }
     ResolveScreen RadioButton { width: auto; }
     ResolveScreen #resolve-figures { height: auto; }
     ResolveScreen #resolve-figures Input { width: 1fr; }
@@ -136,10 +156,13 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="resolve-body") as body:
             body.border_title = "Resolve an order"
-            body.border_subtitle = "ctrl+s: resolve \u00b7 ctrl+y: copy refund \u00b7 Esc: back"
+            body.border_subtitle = (
+                "\u2190\u2192: choose \u00b7 ctrl+s: resolve \u00b7 ctrl+y: copy refund "
+                "\u00b7 Esc: back"
+            )
             yield Static(_line(f"Order {self.token}", "bold"), id="resolve-title")
             yield Static(id="resolve-owed")
-            yield RadioSet(
+            yield ChoiceSet(
                 # nothing chosen beforehand: what was done is the person's word, never a default
                 *(RadioButton(KIND_WORDS[k]) for k in RESOLUTION_KINDS),
                 id="resolve-kind",
@@ -147,7 +170,7 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
             yield Input(
                 placeholder="Why (required, one line)", max_length=MAX_REASON, id="resolve-reason"
             )
-            yield RadioSet(
+            yield ChoiceSet(
                 RadioButton("No refund", value=True),
                 RadioButton("Payment's rate"),
                 RadioButton("Today's rate"),
@@ -282,12 +305,13 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         return work_out(self.owed, basis, rate=rate, fee=fee)
 
     def action_copy_refund(self) -> None:
+        # said in the dialog's own line: toasts wait while a dialog is up (tui/notices.py)
         if self.refund is None:
-            self.notify("No refund worked out to copy.", timeout=3, markup=False)
+            self._status("No refund worked out to copy.")
             return
         amount = amount_text(self.refund.record.amount)
         self.app.copy_to_clipboard(amount)
-        self.notify(f"Refund amount sent to the clipboard: {amount}", timeout=4, markup=False)
+        self._status(f"Refund amount sent to the clipboard: {amount}")
 
     # -- confirm ----------------------------------------------------------------------------
 

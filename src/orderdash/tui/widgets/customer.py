@@ -114,13 +114,17 @@ def still_due(face: CustomerFace, words: Catalogue) -> str:
 
 
 def times_text(face: CustomerFace, words: Catalogue, now: float) -> str:
-    """Connection trouble and the countdowns, at wall-clock `now`."""
+    """Connection trouble and the countdowns, at wall-clock `now`: the rate's renewal (for an
+    amount to be typed, how long that amount is valid) and the order's expiry."""
     parts = []
     if face.connection_problem:
         parts.append(words.text("connection_problem"))
     if face.payable and face.rate_renews_at is not None:
         left = max(face.rate_renews_at - now, 0)
-        parts.append(words.text("rate_renews", time=duration_text(left + 0.999)))
+        # a customer typing the amount (the code holds only the address) types this rate's
+        # figure: said as the figure's time, the same countdown
+        key = "amount_valid_for" if face.qr_note == "note_type_amount" else "rate_renews"
+        parts.append(words.text(key, time=duration_text(left + 0.999)))
     if face.payable and face.deadline is not None:
         left = face.deadline - now
         if left <= 0:

@@ -23,6 +23,9 @@ from textual.screen import Screen
 from textual.style import Style
 from textual.widget import Widget
 
+#: Actions shown by another key of theirs when the focused widget takes their own.
+ALWAYS = ("help", "quit")
+
 
 class Key(NamedTuple):
     """One key as the footer shows it."""
@@ -171,6 +174,18 @@ class KeysFooter(Widget, can_focus=False):
             seen.add(binding.action)
             display = app.get_key_display(binding)
             keys.append((binding, Key(binding.key, display, binding.description, enabled, tooltip)))
+        # help's or quit's key taken by the focused widget (`q` and `?` typed into an input):
+        # its other key (ctrl+q, f1), so neither is ever out of sight
+        for _, binding, enabled, tooltip in bindings.values():
+            action = binding.action.removeprefix("app.")
+            if action in seen or action not in ALWAYS:
+                continue
+            if palette is not None and binding.key == palette.key:
+                continue
+            seen.add(action)
+            display = app.get_key_display(binding)
+            description = binding.description or action.capitalize()
+            keys.append((binding, Key(binding.key, display, description, enabled, tooltip)))
         return tuple(fitting(keys, room, self.first)), palette
 
     def _update(self) -> None:

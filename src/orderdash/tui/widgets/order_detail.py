@@ -80,10 +80,12 @@ def payment_words(payment: PaymentState) -> str:
     names are in the details view and the transactions table)."""
     if payment.phase is Phase.PARTLY_PAID and payment.due_coin is not None:
         fiat = amount_text(payment.due_fiat, group=True)
-        return (
+        words = (
             f"partly paid: {amount_text(payment.due_coin)} {payment.coin} "
             f"({fiat} {payment.currency}) still due"
         )
+        # three figures that do not add up, named: which one the screens go by
+        return f"{words}; {payment.due_rules}" if payment.due_rules else words
     if payment.phase is Phase.UNCLEAR and payment.latest is not None:
         return "payment received, but the amounts disagree: check them (i shows the figures)"
     return payment.summary
@@ -203,7 +205,8 @@ class OrderDetail(ScrollView, can_focus=False):
     #: the screen sets it on every answer, and only a change repaints the border.
     stale_since: reactive[float | None] = reactive(None, init=False, layout=False, repaint=False)
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
+    def __init__(self, *, lead: str = "", id: str | None = None) -> None:  # noqa: A002
+        """`lead`: a line under "Enter an order token above." (`order_view.empty_pane`)."""
         super().__init__(id=id)
         self.border_title = "Order"
         self._expiry: Expiry | None = None
@@ -215,6 +218,8 @@ class OrderDetail(ScrollView, can_focus=False):
         self._width: int | None = None
         self._all: list[list[Segment]] = []
         placeholder = Text("Enter an order token above.", "dim")
+        if lead:
+            placeholder.append("\n" + lead)
         self._set(
             "head", (text_key(placeholder),), (text_shape(placeholder),), _text_lines(placeholder)
         )

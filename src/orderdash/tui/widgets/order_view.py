@@ -22,19 +22,35 @@ from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_p
 from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.transactions import TransactionsPane
 
+#: Under the empty order pane while no account is connected: where the way to connect one is.
+NO_ACCOUNT = (
+    "No account connected: set access_token_file and customer_id to list the shop's orders "
+    "and make charges (README: The merchant's account)."
+)
+
+
+def empty_pane(lead: str) -> Text:
+    """What the order pane says with no order open."""
+    text = Text("Enter an order token above.", "dim")
+    if lead:
+        text.append("\n" + lead)
+    return text
+
 
 class OrderView(Vertical):
     def __init__(self, state: DashboardState, *, draw_qr_later: bool = False, id: str) -> None:
         """`draw_qr_later`: the start-up holds painting; the code is drawn a frame after the
         order (`draw_qr`)."""
         super().__init__(id=id)
+        #: Under the empty pane's "Enter an order token above." while no account is connected.
+        self._lead = "" if state.account_connected else NO_ACCOUNT
         self.state = state
         self._draw_qr_later = draw_qr_later
         #: Why the QR pane has no code though the order is payable ("" : it has its code).
         self._qr_withdrawn = ""
 
     def compose(self) -> ComposeResult:
-        yield OrderDetail(id="detail")
+        yield OrderDetail(lead=self._lead, id="detail")
         yield TransactionsPane(id="transactions-pane")
         qr = QRView(id="qr")
         if self._draw_qr_later:
@@ -52,7 +68,7 @@ class OrderView(Vertical):
         qr.placeholder = ""  # the order pane says it is loading
 
     def closed(self) -> None:
-        self.query_one(OrderDetail).show_message(Text("Enter an order token above.", "dim"))
+        self.query_one(OrderDetail).show_message(empty_pane(self._lead))
         self.query_one(TransactionsPane).reset()
         self.query_one(QRView).text = ""
 
