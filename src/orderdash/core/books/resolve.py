@@ -45,6 +45,7 @@ def accepted_at_counter(records: Iterable[ResolutionRecord]) -> set[str]:
         if record.kind == "written-off" and record.reason == ACCEPTED_REASON
     }
 
+
 def check_kind(kind: str) -> str:
     if kind not in RESOLUTION_KINDS:
         raise UsageError(

@@ -120,8 +120,11 @@ class Notices:
         """An order newly needs a human (`what`: what happened, a kind or a phase's name);
         once per order and `state` (default `what`): a state of its own, such as the
         resolution it came back after, tells it again. A part payment into an order still open
-        (`phase`) waits for the order to close short. True if queued (or claimed)."""
+        (`phase`, or the kind `still_paying`) waits for the order to close short. True if
+        queued (or claimed)."""
         state = state or what
+        if what == "still_paying":  # the customer is still paying: told if it closes short
+            return False
         if what == "underpaid" and phase in PAYABLE:
             self._still_paying[token] = (what, next_step, state, amount, currency)
             return False

@@ -74,6 +74,7 @@ def payment(
 WORDS = {
     "identity_changed": "Token names another order",
     "underpaid": "Underpaid",
+    "still_paying": "Still paying",
     "overpaid": "Overpaid",
     "expired_with_payment": "Expired with a payment",
     "canceled_with_payment": "Canceled with a payment",
