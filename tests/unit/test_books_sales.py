@@ -5,6 +5,7 @@ refused, never shown."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -223,3 +224,16 @@ def test_a_shortfall_absorbed_by_the_tolerance_is_no_exception_of_the_close() ->
     )
     assert report["exceptions"] == []
     assert report["sales"]["fiat"]["EUR"]["parts"]["tolerance"]["amount"] == "0.14"
+
+
+def test_the_figures_are_shown_as_a_till_shows_money() -> None:
+    """With the currency's minor digits, never rounded: a currency with sales and no payment
+    reads "Received 0.00 CHF", not "0"."""
+    made = [order("e", "expired", "15.00")]
+    made[0] = dataclasses.replace(made[0], currency="CHF")
+    report = build_report(made, PERIOD, till="*", closed_at=datetime.now(UTC), currency="EUR")
+    assert report["sales"]["fiat"]["CHF"]["received"] == "0"  # the exact sum, kept
+    assert (
+        "Sales 15.00 CHF \u00b7 Received 0.00 CHF \u00b7 Difference 15.00 CHF: unpaid, closed 15.00"
+        in report_lines(report)
+    )

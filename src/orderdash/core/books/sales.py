@@ -38,6 +38,7 @@ from typing import Any
 
 from orderdash.core.books.orders import BookOrder, absorbed, exact_sum
 from orderdash.core.books.period import Period
+from orderdash.core.domain.fiat import in_minor_digits
 from orderdash.core.ledger import ResolutionRecord
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import OrderdashError
@@ -211,6 +212,16 @@ def currencies(block: Mapping[str, Any]) -> list[str]:
     return ([own] if own in block["fiat"] else []) + rest
 
 
+def _money(amount: Any, unit: str, c: Any) -> str:
+    """A figure of the report as a till shows money: with the currency's minor digits (0 CHF
+    as 0.00), never rounded (`fiat.in_minor_digits`); one printable line either way."""
+    text = str(c(amount, 200))
+    try:
+        return format(in_minor_digits(Decimal(text), unit), "f")
+    except ArithmeticError:  # not a number (a damaged report is refused before it is shown)
+        return text
+
+
 def headline(block: Mapping[str, Any], c: Any) -> list[str]:
     """The lines an owner reads first, one per currency (the till's first):
     'Sales 22.00 EUR · Received 21.97 EUR · Difference 0.03 EUR: rate moved 0.03'. `c`
@@ -222,14 +233,14 @@ def headline(block: Mapping[str, Any], c: Any) -> list[str]:
         row = block["fiat"][unit]
         code = c(unit, 12)
         named = [
-            f"{PART_WORDS[part]} {c(row['parts'][part]['amount'], 200)}"
+            f"{PART_WORDS[part]} {_money(row['parts'][part]['amount'], unit, c)}"
             for part in PARTS
             if part in row["parts"] and Decimal(row["parts"][part]["amount"]) != 0
         ]
         line = (
-            f"Sales {c(row['sales'], 200)} {code} \u00b7 "
-            f"Received {c(row['received'], 200)} {code} \u00b7 "
-            f"Difference {c(row['difference'], 200)} {code}"
+            f"Sales {_money(row['sales'], unit, c)} {code} \u00b7 "
+            f"Received {_money(row['received'], unit, c)} {code} \u00b7 "
+            f"Difference {_money(row['difference'], unit, c)} {code}"
         )
         if own is not None and unit != own and (index == 0 or units[index - 1] == own):
             lines.append(f"Other currencies (not added to {c(own, 12)}: no conversion)")
@@ -258,10 +269,11 @@ def detail(block: Mapping[str, Any], c: Any) -> list[str]:
             if part == "tolerance":
                 counted += f", within {c(block['tolerance'], 20)} %"
             figures.append(("  " + PART_WORDS[part], entry["amount"], counted))
-        width = max(len(c(amount, 200)) for _, amount, _ in figures)
+        shown = [(name, _money(amount, unit, c), counted) for name, amount, counted in figures]
+        width = max(len(amount) for _, amount, _ in shown)
         lines += ["", f"Sales and received in {c(unit, 12)}{whose}"]
-        for name, amount, counted in figures:
-            lines.append(f"  {name:<25} {c(amount, 200):>{width}}  {counted}".rstrip())
+        for name, amount, counted in shown:
+            lines.append(f"  {name:<25} {amount:>{width}}  {counted}".rstrip())
     return lines
 
 
