@@ -31,6 +31,12 @@ OUTSIDE = tuple(
         "STYLE" + r"\.md",
     )
 )
+#: A Markdown link or image: `[text](target)`, `![alt](target)`; the target up to `)` or a space.
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+#: An inline code span, whose text is shown, not followed.
+CODE_SPAN = re.compile(r"`[^`]*`")
+#: The manual is read whole by a person; its detail lives in docs/.
+README_MAX_LINES = 500
 
 
 def scanned_files() -> list[Path]:
@@ -161,3 +167,67 @@ def test_a_reference_to_a_missing_file_or_section_is_caught(tmp_path: Path) -> N
     assert "no-such-section" not in anchors(DOCS / "service-api.md")
     assert slug("Currency, status and urls") == "currency-status-and-urls"
     assert slug("`getOrder`") == "getorder"
+
+
+def markdown_links(markdown: Path) -> list[tuple[int, str]]:
+    """The links a Markdown file makes (outside fenced blocks and code spans), with their line."""
+    found: list[tuple[int, str]] = []
+    fenced = False
+    for number, line in enumerate(markdown.read_text(encoding="utf-8").splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            found += [(number, match[1]) for match in LINK.finditer(CODE_SPAN.sub("", line))]
+    return found
+
+
+def broken_links(markdown: Path) -> list[str]:
+    """Each link of `markdown` that names no file of the repository (relative to the file's
+    own folder, as a Markdown link is read) or no heading of the Markdown file it names."""
+    broken = []
+    inside = markdown.is_relative_to(ROOT)
+    for number, link in markdown_links(markdown):
+        place = where(markdown, number) if inside else f"{markdown.name}:{number}"
+        if re.match(r"[a-z][a-z0-9+.-]*:", link):
+            continue  # https:, mailto:: outside the repository
+        name, _, section = link.partition("#")
+        document = (markdown.parent / name).resolve() if name else markdown
+        if not document.exists() or not (document == markdown or document.is_relative_to(ROOT)):
+            broken.append(f"{place}: {link} (no such file)")
+        elif section and (document.suffix != ".md" or section not in anchors(document)):
+            broken.append(f"{place}: {link} (no such heading)")
+    return broken
+
+
+def test_every_link_in_the_readme_and_the_docs_resolves() -> None:
+    broken = [
+        problem
+        for markdown in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+        for problem in broken_links(markdown)
+    ]
+    assert not broken, "links that resolve to no file or heading:\n" + "\n".join(broken)
+
+
+def test_a_broken_link_is_caught(tmp_path: Path) -> None:
+    page = DOCS / "README.md"
+    good = broken_links(page)
+    copy = tmp_path / "page.md"
+    copy.write_text(
+        "# Page\n\n## A section\n\n"
+        "[here](#a-section) [gone](#no-such-section) `[code](#not-a-link)`\n"
+        "[file](missing.md) [web](https://example.org/x.md#y)\n"
+        "```\n[fenced](#not-a-link-either)\n```\n",
+        encoding="utf-8",
+    )
+    assert not good
+    assert [problem.split(": ", 1)[1] for problem in broken_links(copy)] == [
+        "#no-such-section (no such heading)",
+        "missing.md (no such file)",
+    ]
+
+
+def test_the_readme_is_a_manual_under_its_line_limit() -> None:
+    lines = len((ROOT / "README.md").read_text(encoding="utf-8").splitlines())
+    assert lines < README_MAX_LINES, (
+        f"README.md has {lines} lines: move the detail to docs/ and link to it"
+    )

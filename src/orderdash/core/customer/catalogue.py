@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 
 DEFAULT_LANGUAGE = "en"
-#: The languages shipped, in the order the README lists them.
+#: The languages shipped, in the order docs/customer-display.md lists them.
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ja")
 LANGUAGE_NAMES = {
     "en": "English",
