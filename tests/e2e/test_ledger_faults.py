@@ -245,12 +245,14 @@ def test_ctrl_c_ends_get_whose_ledger_another_connection_holds(sim_server, tmp_p
     token = sim_server.sim.tokens()[0]
     argv = ["get", token, "--base-url", sim_server.base_url]
     env = _env(ORDERDASH_BEARER_TOKEN=BEARER, ORDERDASH_LEDGER=str(ledger))
-    before = len(sim_server.sim.requests)
+    path = f"/order/{token}/"
+
+    def read() -> bool:
+        # the command's getOrder came (the simulator logged it): its write waits on the lock
+        return any(r["path"] == path for r in list(sim_server.sim.requests))
+
     try:
-        # the order was read (the simulator logged its getOrder): its write waits on the lock
-        code, took, err = _interrupted(
-            argv, env, out, lambda: len(sim_server.sim.requests) > before
-        )
+        code, took, err = _interrupted(argv, env, out, read)
     finally:
         holder.execute("ROLLBACK")
         holder.close()

@@ -27,7 +27,6 @@ from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
 from orderdash.tui.first_paint import FirstPaint
 from orderdash.tui.messages import ResolveRequested, WatchStatusChanged
-from orderdash.tui.notices import answer
 from orderdash.tui.overlays import Overlays
 from orderdash.tui.parts import Parts
 from orderdash.tui.resolutions import open_resolve
@@ -213,12 +212,10 @@ class OrderDashApp(App[None]):
     async def action_quit(self) -> None:
         """q, Ctrl+Q: quit, except while a charge's order is being made (the charge dialog's
         `quit_held` says why, in one line): its outcome is shown first, naming the order."""
-        held = getattr(self.screen, "quit_held", None)
-        reason = held() if callable(held) else ""
-        if reason:
-            answer(self, reason, "Quit", "warning")  # over the charge dialog: its own word
-            return
-        await super().action_quit()
+        from orderdash.tui.notices import quit_held  # (nothing of it before the first paint)
+
+        if not quit_held(self):
+            await super().action_quit()
 
     def action_help(self) -> None:
         self.overlays.help()

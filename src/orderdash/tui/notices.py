@@ -48,6 +48,16 @@ def answer(app: object, message: str, title: str, severity: SeverityLevel) -> No
         app.notify(message, title=title, severity=severity, markup=False)
 
 
+def quit_held(app: App[None]) -> bool:
+    """The screen on top holds the quit (a charge's order being made: the charge dialog's
+    `quit_held` says why, in one line): said over it, its own word, and True; else False."""
+    held = getattr(app.screen, "quit_held", None)
+    reason = held() if callable(held) else ""
+    if reason:
+        answer(app, reason, "Quit", "warning")
+    return bool(reason)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Notice:
     """One notification, as `App.notify` takes it."""

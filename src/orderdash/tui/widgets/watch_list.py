@@ -456,7 +456,9 @@ class WatchListPane(Vertical):
             f"{hidden} {columns} hidden: widen for more" if self._widths and hidden else ""
         )
         if self._table is not None:
-            self.query_one("#watch-view", Label).update(Text(self.view_text()))
+            # (none while the pane is taken down: a rebuild's last step may come after it)
+            for view in self.query("#watch-view").results(Label):
+                view.update(Text(self.view_text()))
 
     def view_text(self) -> str:
         """What the list shows and in which order: "showing 5 of 30 \u00b7 partly paid \u00b7
