@@ -242,7 +242,9 @@ def test_ctrl_c_ends_get_whose_ledger_another_connection_holds(sim_server, tmp_p
     holder = sqlite3.connect(ledger, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # the write lock, until the test ends
     out = tmp_path / "out.txt"
-    token = sim_server.sim.tokens()[0]
+    # an order of this test's own: no other process asks for it (a leftover one from another
+    # test, polling a server that had this port, asks for the seeded demo orders)
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="5.00")
     argv = ["get", token, "--base-url", sim_server.base_url]
     env = _env(ORDERDASH_BEARER_TOKEN=BEARER, ORDERDASH_LEDGER=str(ledger))
     path = f"/order/{token}/"
