@@ -338,6 +338,8 @@ class CloseShown:
         return notes
 
     def json(self) -> Any:
+        if self.result.dry_run:  # not closed: no digest to note down or compare with
+            return {**self.result.report, "digest": None}
         return self.result.report
 
     def empty(self) -> str | None:
