@@ -14,17 +14,13 @@ import gc
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from decimal import Decimal
 from types import SimpleNamespace as NS
 from typing import Any
 
 import pytest
 from pydantic import SecretStr
-from textual.app import App
-from textual.reactive import reactive
 
 from conftest import make_settings, serving, wait_until
-from orderdash.core.books.attention import Attention, OrderAttention
 from orderdash.core.domain.status import is_open
 from orderdash.core.service import account_answers
 from orderdash.core.watching.session import WatchSession
@@ -36,8 +32,7 @@ from orderdash.tui.widgets import attention_table, watch_list
 from orderdash.tui.widgets.attention_table import AttentionTable
 from orderdash.tui.widgets.watch_list import WatchListPane, WatchTable
 from orderdash.tui.widgets.watch_rows import sort_key
-
-NOW = 1_800_000_000_000
+from support.attention_host import Host, needs
 
 
 class LoopTurns:
@@ -83,34 +78,6 @@ def counted(monkeypatch: pytest.MonkeyPatch, table: type, turns: LoopTurns) -> C
 
     monkeypatch.setattr(table, "add_row", counting)
     return added
-
-
-def needs(token: str, minutes_ago: int, excess: str = "0.0001") -> OrderAttention:
-    item = Attention(
-        token,
-        "overpaid",
-        "excess",
-        Decimal(excess),
-        Decimal("9.5"),
-        "BTC",
-        "EUR",
-        NOW - minutes_ago * 60_000,
-        "overpaid",
-        "Shop",
-    )
-    return OrderAttention(token, (item,))
-
-
-class Host(App[None]):
-    attention = reactive(0)
-    tick = reactive(0)
-
-    def __init__(self, keeper: NS) -> None:
-        super().__init__()
-        self.keeper = keeper
-
-    def on_ready(self) -> None:
-        self.push_screen(AttentionScreen(self.keeper, now_ms=lambda: NOW))  # type: ignore[arg-type]
 
 
 async def test_the_attention_view_opens_on_many_orders_in_bounded_steps(

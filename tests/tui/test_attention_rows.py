@@ -5,45 +5,12 @@ of thousands of rows costs the loop hundreds of ms and jumps the cursor)."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from types import SimpleNamespace as NS
 
-from textual.app import App
-from textual.reactive import reactive
 from textual.widgets import DataTable
 
-from orderdash.core.books.attention import Attention, OrderAttention
 from orderdash.tui.screens.attention import AttentionScreen
-
-NOW = 1_800_000_000_000
-
-
-def needs(token: str, minutes_ago: int, excess: str = "0.0001") -> OrderAttention:
-    item = Attention(
-        token,
-        "overpaid",
-        "excess",
-        Decimal(excess),
-        Decimal("9.5"),
-        "BTC",
-        "EUR",
-        NOW - minutes_ago * 60_000,
-        "overpaid",
-        "Shop",
-    )
-    return OrderAttention(token, (item,))
-
-
-class Host(App[None]):
-    attention = reactive(0)
-    tick = reactive(0)
-
-    def __init__(self, keeper: NS) -> None:
-        super().__init__()
-        self.keeper = keeper
-
-    def on_ready(self) -> None:
-        self.push_screen(AttentionScreen(self.keeper, now_ms=lambda: NOW))  # type: ignore[arg-type]
+from support.attention_host import Host, needs
 
 
 def rows_of(table: DataTable) -> list[str]:
