@@ -185,6 +185,9 @@ def test_each_part_takes_what_its_definition_says() -> None:
     assert parts_of([short], tolerance="1", b="written-off") == {"written_off": "0.14"}
     paying = order("c", "in_progress", "30.00", ("10.00", "-20.00", "0"))
     assert parts_of([paying], tolerance="5") == {"still_paying": "20.00"}
+    # accepted as paid at the counter while the service still has it open: written off, as
+    # the customer was told it was paid
+    assert parts_of([paying], c="written-off") == {"written_off": "20.00"}
     over = order("d", "overpaid", "10.00", ("12.00", "0", "2.00"))
     assert parts_of([over]) == {"excess": "-2.00"}
     assert parts_of([over], d="refunded") == {"refunded": "-2.00"}

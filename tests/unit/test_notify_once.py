@@ -266,3 +266,40 @@ def test_a_readonly_dashboard_sends_nothing_unless_told_to() -> None:
         assert Alarms(app, state, till).notices is not None
     finally:
         close_all(1, since=since)
+
+
+def test_an_outage_told_without_the_ledger_has_its_recovery_told_too() -> None:
+    """Better twice than never, for the end of an outage as for the outage: a ledger that
+    cannot be written leaves no episode to claim the recovery under, and it is sent all the
+    same."""
+
+    class Unwritable:
+        def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
+            raise LedgerError("the ledger /nowhere: disk I/O error")
+
+        def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
+            raise LedgerError("the ledger /nowhere: disk I/O error")
+
+    class Writer:
+        def later(self, fn: Any) -> Any:
+            from concurrent.futures import Future
+
+            done: Future[None] = Future()
+            fn(Unwritable())
+            done.set_result(None)
+            return done
+
+    delivery, clock = Recorded(), Clock()
+    rule = NotifyRule.model_validate({"events": EVERY, "urls": ["json://hook"]})
+    notifier = Notifier([rule], delivery=lambda: delivery, backoff=(0.01,))
+    notices = Notices(notifier, monotonic=clock, clock=lambda: T0.timestamp())
+    notices.claims = LedgerClaims(cast(Any, Writer()))
+    try:
+        while clock.now <= OUTAGE_SECONDS + 10:
+            notices.outage("cannot connect")
+            clock.now += 10.0
+        notices.recovered()
+        assert notifier.drain(5)
+        assert [m.event for m in delivery.sent] == ["outage", "recovery"]
+    finally:
+        notifier.close(1)

@@ -18,6 +18,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from orderdash.core.books.attention import kind_words
 from orderdash.core.books.orders import STATES, BookOrder, Payment, exact_sum, exceptions_of
 from orderdash.core.books.period import Period, iso
 from orderdash.core.books.sales import check_adds_up, detail, headline, sales_block
@@ -309,9 +310,9 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
     for entry in exceptions:
         name, figure = figure_of(entry)
         # only a closed order's shortfall is an exception (an open one is still paying)
-        kind = "closed short" if entry["kind"] == "underpaid" else entry["kind"]
+        kind = kind_words(c(entry["kind"], 30))
         lines.append(
-            f"  {c(kind, 30).replace('_', ' '):<21} {c(entry['order'], 40)}  "
+            f"  {kind:<21} {c(entry['order'], 40)}  "
             f"{name} {c(figure['coin'], 200)} {c(entry['coin'], 12)} "
             f"({c(figure['fiat'], 200)} {c(entry['currency'], 12)})"
         )

@@ -115,10 +115,12 @@ def _share_out(
     short = latest.under_paid_fiat.copy_negate() if latest.under_paid_fiat < 0 else Decimal(0)
     excess = latest.over_paid_fiat if latest.over_paid_fiat > 0 else Decimal(0)
     if short > 0:
-        if order.state in _OPEN:
-            row.add("still_paying", short, token)
-        elif kind == "written-off":
+        # written off first: an order accepted as paid at the counter may still be open at the
+        # service, and what the customer was told (paid) is what the close says
+        if kind == "written-off":
             row.add("written_off", short, token)
+        elif order.state in _OPEN:
+            row.add("still_paying", short, token)
         elif absorbed(order, tolerance):  # as the attention view and the exceptions judge it
             row.add("tolerance", short, token)
         else:

@@ -43,6 +43,7 @@ STATE_WORDS = {
     "UNCLEAR": "amounts to check",
     "CONFIRMING": "paid, confirming",
     "CONFIRMED": "paid",
+    "PAID_SHORT": "paid, a shortfall absorbed",
     "OVERPAID": "overpaid",
     "UNDERPAID": "underpaid, closed",
     "EXPIRED": "expired",

@@ -78,10 +78,10 @@ class LedgerClaims:
                 episode, won = book.claim_outage(self.me, self._now(), began)
             except LedgerError as error:
                 self._unwritable(error)
-                episode, won = "", True
+                episode, won = _unclaimed_episode(), True
             tell(episode, won)
 
-        self._run(in_thread, lambda: tell("", True))
+        self._run(in_thread, lambda: tell(_unclaimed_episode(), True))
 
     def _run(self, fn: Callable[[Book], None], unclaimed: Callable[[], None]) -> None:
         """`fn` in the writer's thread; `unclaimed()` instead if the book cannot be opened or
@@ -112,3 +112,10 @@ class LedgerClaims:
                 "another process or till too",
                 error.message,
             )
+
+
+def _unclaimed_episode() -> str:
+    """An outage told without the ledger's claim (it could not be written): an episode of its
+    own, so that its recovery is told too, claimed under it once the ledger writes again, sent
+    at once while it still does not ("" would be no outage told, and no recovery)."""
+    return f"unclaimed-{uuid.uuid4().hex}"
