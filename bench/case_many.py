@@ -15,40 +15,15 @@ loop ~0.8 s for 3,000 rows and the history's 5,000 rows ~1-2 s."""
 from __future__ import annotations
 
 import asyncio
-import gc
-import time
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import Any
 
-from common import Options, Row, median, seconds, settings_for
+from common import Options, Row, median, seconds, settings_for, worst_lag_during
 
-TICK = 0.005
 TARGET_RATIO = 3.0
 NOW_MS = 1_800_000_000_000
 ACCESS = "bench-access-token"
-
-
-async def worst_lag_during(work: Callable[[], Awaitable[None]]) -> float:
-    """The worst lag of the loop while `work()` runs."""
-    worst = 0.0
-    running = True
-
-    async def ticker() -> None:
-        nonlocal worst
-        while running:
-            asked = time.monotonic()
-            await asyncio.sleep(TICK)
-            worst = max(worst, time.monotonic() - asked - TICK)
-
-    gc.collect()
-    task = asyncio.create_task(ticker())
-    try:
-        await work()
-    finally:
-        running = False
-        await task
-    return worst
 
 
 # -- the attention view --------------------------------------------------------------------------

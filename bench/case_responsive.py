@@ -13,19 +13,25 @@ bomb held the loop ~40 s)."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
-from common import ROOT, Options, Row, median, seconds, settings_for, simulator
+from common import (
+    ROOT,
+    Options,
+    Row,
+    median,
+    seconds,
+    settings_for,
+    simulator,
+    worst_lag_during,
+)
 
 sys.path.insert(0, str(ROOT / "tests"))
 
 from support.hostile_png import data_uri, paeth_bomb, paeth_png  # noqa: E402
 
-TICK = 0.005
 TARGET_RATIO = 3.0
 
 
@@ -71,20 +77,8 @@ async def worst_lag(server: Any, uri: str | None) -> float:
         await wait_for(lambda: isinstance(app.screen, PosScreen), within=30)
         await wait_for(lambda: app.screen.query_one("#pos-qr").source == "server", within=30)
         await asyncio.sleep(0.3)
-        worst = 0.0
-        running = True
 
-        async def ticker() -> None:
-            nonlocal worst
-            while running:
-                asked = time.monotonic()
-                await asyncio.sleep(TICK)
-                worst = max(worst, time.monotonic() - asked - TICK)
-
-        gc.collect()
-        gc.freeze()
-        task = asyncio.create_task(ticker())
-        try:
+        async def work() -> None:
             if uri is None:
                 sim.add_transaction(token, "0.00001")
                 app.watcher.refresh_now(token)
@@ -99,11 +93,8 @@ async def worst_lag(server: Any, uri: str | None) -> float:
                 await wait_for(lambda: "unusable" in screen_text(app), within=10)
                 app.watcher.refresh_now(token)
                 await asyncio.sleep(0.5)
-        finally:
-            running = False
-            await task
-            gc.unfreeze()
-        return worst
+
+        return await worst_lag_during(work, freeze=True)
 
     return await run_app(app, body, size=(120, 40))
 

@@ -7,7 +7,9 @@ lazily by the cases that drive the app, so the one-shot CLI case does not pay fo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import gc
 import math
 import os
 import platform
@@ -17,7 +19,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -243,3 +245,35 @@ def settings_for(base_url: str, *, bearer: bool = True, **overrides: Any) -> Any
         values["bearer_token"] = SecretStr(BEARER)
     values.update(overrides)
     return Settings.model_validate(values)
+
+
+#: How often the lag meter asks to wake (seconds).
+LAG_TICK = 0.005
+
+
+async def worst_lag_during(work: Callable[[], Awaitable[None]], *, freeze: bool = False) -> float:
+    """The worst lag of the event loop while `work()` runs: a coroutine asks to wake every
+    `LAG_TICK` and records how late it wakes. A full collection first; with `freeze`, what is
+    alive then is kept out of the collector's walks while `work()` runs."""
+    worst = 0.0
+    running = True
+
+    async def ticker() -> None:
+        nonlocal worst
+        while running:
+            asked = time.monotonic()
+            await asyncio.sleep(LAG_TICK)
+            worst = max(worst, time.monotonic() - asked - LAG_TICK)
+
+    gc.collect()
+    if freeze:
+        gc.freeze()
+    task = asyncio.create_task(ticker())
+    try:
+        await work()
+    finally:
+        running = False
+        await task
+        if freeze:
+            gc.unfreeze()
+    return worst
