@@ -33,8 +33,9 @@ def server() -> Iterator[SimulatorServer]:
 
 def charge_interrupted(server: SimulatorServer, *extra: str) -> subprocess.CompletedProcess[str]:
     """`orderdash charge 5` whose create answer drips forever, SIGINT once the simulator has
-    the create request (seen in its request log, not after a fixed sleep)."""
-    server.sim.clear_requests()
+    made the order (a new token, not the request log, which is written before the body is read:
+    a SIGINT between the two leaves no order; and not after a fixed sleep)."""
+    before = set(server.sim.tokens())
     env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
     env.update(ENV, ORDERDASH_CONFIG=os.devnull)
     argv = [sys.executable, "-m", "orderdash", "charge", "5", *extra]
@@ -44,9 +45,9 @@ def charge_interrupted(server: SimulatorServer, *extra: str) -> subprocess.Compl
     )
     try:
         deadline = time.monotonic() + 30
-        while not any(r["endpoint"] == "create" for r in server.sim.requests):
+        while not set(server.sim.tokens()) - before:
             assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "the create never arrived"
+            assert time.monotonic() < deadline, "the order was never made"
             time.sleep(0.05)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
