@@ -1,6 +1,7 @@
 """The shape of a JSON document as this project reads and writes it: the service's answers, the
-reports and exports it writes, a callback's body. Numbers that are money arrive as `Decimal`
-(`core/service/jsontext.py` parses them losslessly), so `Decimal` is a JSON value here and `float` never is."""
+reports and exports it writes, a callback's body. Numbers with a fraction arrive as `Decimal`
+(`core/service/jsontext.py` parses them losslessly): `Decimal` is a JSON value here, `float`
+never is."""
 
 from __future__ import annotations
 
