@@ -6,24 +6,24 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from orderdash.cli.options import _load_settings
-from orderdash.cli.render import (
+from orderdash.cli.render_account import (
     Charged,
     ChargeList,
     ChargeStoppedResult,
     ChargeUnknownResult,
     OrderList,
 )
+from orderdash.cli.settings import settings_from_args
 
 
-def _run_orders(args: argparse.Namespace) -> OrderList:
+def run_orders(args: argparse.Namespace) -> OrderList:
     import asyncio
 
     from orderdash.core.domain.history import is_open_item
     from orderdash.core.polling.account import CommandBudget
     from orderdash.core.service.client import OrderClient
 
-    settings, _ = _load_settings(args)
+    settings, _ = settings_from_args(args)
 
     async def fetch() -> Any:
         # the private budget, as the dashboard's history reads: a history that never ends
@@ -44,7 +44,7 @@ def _run_orders(args: argparse.Namespace) -> OrderList:
     return OrderList(chosen, warnings=list(orders.warnings()), open_only=args.open)
 
 
-def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | ChargeStoppedResult:
+def run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | ChargeStoppedResult:
     import asyncio
 
     from orderdash.cli.options import EXIT_INTERRUPTED
@@ -59,7 +59,7 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
     from orderdash.core.service.client import OrderClient
     from orderdash.core.service.errors import AuthRequired, ChargeOutcomeUnknown, ChargeStopped
 
-    settings, _ = _load_settings(args)
+    settings, _ = settings_from_args(args)
     # the amount in the till's currency (its decimals), and the coin's form, before any order
     amount = parse_amount(args.amount, settings.currency)
     coin = check_coin_text(args.coin) if args.coin is not None else None
@@ -124,7 +124,7 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
         _close(writer, interrupting)
 
 
-def _run_charges(args: argparse.Namespace) -> ChargeList:
+def run_charges(args: argparse.Namespace) -> ChargeList:
     """Today's charges (since midnight in the store's time zone, the `timezone` setting) of
     this till, or of every till; this till's unresolved ones are looked up first."""
     import asyncio
@@ -136,7 +136,7 @@ def _run_charges(args: argparse.Namespace) -> ChargeList:
     from orderdash.core.ledger.open import service_of
     from orderdash.core.service.client import OrderClient
 
-    settings, _ = _load_settings(args)
+    settings, _ = settings_from_args(args)
     # the day as the close counts it (a day of a clock change is 23 or 25 hours)
     zone = zone_named(settings.timezone)
     today = day_period(datetime.now(zone).date().isoformat(), zone)

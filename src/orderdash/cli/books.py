@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from orderdash.cli.options import _load_settings
-from orderdash.cli.render import CloseShown, ExportLines
+from orderdash.cli.render_books import CloseShown, ExportLines
+from orderdash.cli.settings import settings_from_args
 
 
 def _period(args: argparse.Namespace, settings: Any, *, default_today: bool) -> Any:
@@ -32,7 +32,7 @@ def _needs_account(settings: Any, command: str) -> None:
         )
 
 
-def _run_close(args: argparse.Namespace) -> CloseShown:
+def run_close(args: argparse.Namespace) -> CloseShown:
     import asyncio
 
     from orderdash.cli.progress import progress_for
@@ -40,7 +40,7 @@ def _run_close(args: argparse.Namespace) -> CloseShown:
     from orderdash.core.books.run import close_with, gates, open_book
     from orderdash.core.service.client import OrderClient
 
-    settings, _ = _load_settings(args)
+    settings, _ = settings_from_args(args)
     period = _period(args, settings, default_today=True)
     _needs_account(settings, "close")
     till = args.till if args.till else ALL_TILLS
@@ -71,12 +71,12 @@ def _run_close(args: argparse.Namespace) -> CloseShown:
     return CloseShown(result, fmt="csv" if args.csv else "json" if args.json else "text")
 
 
-def _run_export(args: argparse.Namespace) -> ExportLines:
+def run_export(args: argparse.Namespace) -> ExportLines:
 
     from orderdash.core.books.export import export_lines
     from orderdash.core.books.run import open_book
 
-    settings, _ = _load_settings(args)
+    settings, _ = settings_from_args(args)
     period = _period(args, settings, default_today=False)
     _needs_account(settings, "export")
     book = open_book(settings)
@@ -128,16 +128,16 @@ def _now() -> Any:
     return datetime.now(UTC)
 
 
-def _run_attention(args: argparse.Namespace) -> Any:
+def run_attention(args: argparse.Namespace) -> Any:
     from datetime import timedelta
 
-    from orderdash.cli.render import AttentionShown
+    from orderdash.cli.render_books import AttentionShown
     from orderdash.core.books.attention import needing_attention, resolution_times
     from orderdash.core.books.period import Period, zone_named
     from orderdash.core.books.run import open_book
     from orderdash.core.service.errors import UsageError
 
-    settings, _ = _load_settings(args)
+    settings, _ = settings_from_args(args)
     if not 1 <= args.days <= 31:
         raise UsageError("--days is 1 to 31")
     _needs_account(settings, "attention")

@@ -13,7 +13,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
-from orderdash.cli.options import _load_settings
+from orderdash.cli.settings import settings_from_args
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class Resolved:
         return None
 
 
-def _run_resolve(args: argparse.Namespace) -> Resolved:
+def run_resolve(args: argparse.Namespace) -> Resolved:
     import asyncio
     from decimal import Decimal
 
@@ -66,7 +66,7 @@ def _run_resolve(args: argparse.Namespace) -> Resolved:
     from orderdash.core.service.errors import UsageError
     from orderdash.core.service.tokens import normalize_token
 
-    settings, _ = _load_settings(args)
+    settings, _ = settings_from_args(args)
     # everything typed is checked before anything is read or written
     token = normalize_token(args.token)
     kind = check_kind(args.kind)

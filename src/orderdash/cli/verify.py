@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from datetime import tzinfo
-from typing import Any
+from datetime import datetime, tzinfo
 
-from orderdash.cli.options import _load_settings
+from orderdash.cli.settings import settings_from_args
+from orderdash.core.books.chain import EXIT_CHAIN_BROKEN, CloseCheck, first_mismatch, verify
+from orderdash.core.books.close import ALL_TILLS
+from orderdash.core.books.period import iso, zone_named
+from orderdash.core.books.run import open_book
+from orderdash.core.jsontypes import JSONValue
+from orderdash.core.safetext import clean
+from orderdash.core.service.errors import EXIT_OK, UsageError
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,29 +24,20 @@ class ChainShown:
     `close` notifications), or one JSON object."""
 
     till: str
-    checks: list[Any]
+    checks: list[CloseCheck]
     zone: tzinfo
 
     @property
     def exit_code(self) -> int:
-        from orderdash.core.books.chain import EXIT_CHAIN_BROKEN, first_mismatch
-        from orderdash.core.service.errors import EXIT_OK
-
         return EXIT_OK if first_mismatch(self.checks) is None else EXIT_CHAIN_BROKEN
 
-    def _when(self, value: Any) -> str:
-        from orderdash.core.books.period import iso
-
+    def _when(self, value: datetime) -> str:
         return iso(value.astimezone(self.zone))
 
     def _named(self) -> str:
-        from orderdash.core.safetext import clean
-
         return "the shop (all tills)" if self.till == "*" else f"till {clean(self.till, limit=64)}"
 
     def notes(self) -> list[str]:
-        from orderdash.core.books.chain import first_mismatch
-
         bad = first_mismatch(self.checks)
         if bad is None:
             return []
@@ -49,9 +46,7 @@ class ChainShown:
             f"{self._when(bad.period_until)} does not match: {bad.problem}"
         ]
 
-    def json(self) -> Any:
-        from orderdash.core.books.chain import first_mismatch
-
+    def json(self) -> JSONValue:
         bad = first_mismatch(self.checks)
         return {
             "till": self.till,
@@ -92,14 +87,8 @@ class ChainShown:
         return f"orderdash: no close of {self._named()} in the ledger"
 
 
-def _run_verify(args: argparse.Namespace) -> ChainShown:
-    from orderdash.core.books.chain import verify
-    from orderdash.core.books.close import ALL_TILLS
-    from orderdash.core.books.period import zone_named
-    from orderdash.core.books.run import open_book
-    from orderdash.core.service.errors import UsageError
-
-    settings, _ = _load_settings(args)
+def run_verify(args: argparse.Namespace) -> ChainShown:
+    settings, _ = settings_from_args(args)
     for option, given in (
         ("--day", args.day),
         ("--since", args.since),
