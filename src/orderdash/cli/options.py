@@ -12,6 +12,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from orderdash import __version__
 from orderdash.cli.options_books import (
     attention_arguments,
     close_arguments,
@@ -455,7 +456,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog="Without a COMMAND: the dashboard (tui), which takes its options: "
         "orderdash --readonly is orderdash tui --readonly.",
     )
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action="version", version=f"orderdash {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (help_text, add_arguments) in COMMANDS.items():
         if command is None or name == command:
@@ -477,12 +478,6 @@ def _command_named(argv: Sequence[str]) -> str | None:
     if argv[0] in COMMANDS:
         return argv[0]
     return "tui" if argv[0].startswith("-") and argv[0] not in _TOP_LEVEL else None
-
-
-def _version() -> str:
-    from orderdash import __version__
-
-    return f"orderdash {__version__}"
 
 
 def parse_command_line(line: Sequence[str]) -> argparse.Namespace:
