@@ -13,7 +13,7 @@ from orderdash.core.ledger.open import demo_ledger_path
 from orderdash.core.runtime.config import load_settings
 from orderdash.core.runtime.logs import ensure_configured
 from orderdash.simulator import Simulator, SimulatorServer
-from orderdash.tui.run import run_dashboard
+from orderdash.tui import run as tui_run
 
 #: The demo account's number (the simulator checks it on Generate Order).
 DEMO_CUSTOMER_ID = "4711"
@@ -65,4 +65,4 @@ def run_demo(args: argparse.Namespace) -> int:
             },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
         )
-        return run_dashboard(settings, list(simulator.demo_tokens), demo=True)
+        return tui_run.run_dashboard(settings, list(simulator.demo_tokens), demo=True)

@@ -8,7 +8,7 @@ import argparse
 
 from orderdash.cli.settings import settings_from_args
 from orderdash.core.service.tokens import operator_token
-from orderdash.tui.run import run_dashboard
+from orderdash.tui import run as tui_run
 
 
 def run_tui(args: argparse.Namespace) -> int:
@@ -18,4 +18,4 @@ def run_tui(args: argparse.Namespace) -> int:
         # refused here: a point of sale with no order to open must not start at all
         operator_token(args.token)
     settings, warnings = settings_from_args(args)
-    return run_dashboard(settings, tokens, pos=args.command == "pos", notices=warnings)
+    return tui_run.run_dashboard(settings, tokens, pos=args.command == "pos", notices=warnings)

@@ -10,7 +10,7 @@ from orderdash.cli.settings import settings_from_args
 from orderdash.core.service.errors import UsageError
 from orderdash.core.watching.watchlist_file import parse_tokens
 from orderdash.headless import run_jsonl
-from orderdash.tui.run import run_dashboard
+from orderdash.tui import run as tui_run
 
 
 def run_watch(args: argparse.Namespace) -> int:
@@ -37,4 +37,4 @@ def run_watch(args: argparse.Namespace) -> int:
         if not parsed.tokens and not args.account:
             raise UsageError("no order tokens to watch")
         return run_jsonl(settings, parsed.tokens, account=args.account)
-    return run_dashboard(settings, parsed.tokens)
+    return tui_run.run_dashboard(settings, parsed.tokens)
