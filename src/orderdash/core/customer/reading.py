@@ -43,8 +43,6 @@ class Reading:
 
 
 def parse(data: bytes) -> Published:
-    from orderdash.core.customer.published import Published
-
     if len(data) > MAX_BYTES:
         raise ValueError("the channel file is too large")
     return Published.model_validate(json.loads(data.decode("utf-8")))
