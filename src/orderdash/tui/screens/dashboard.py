@@ -3,24 +3,27 @@
 The session (`core/watching/session.py`, built by `make_app`) owns the state and the watcher
 and makes every change to what is watched; this screen composes the panes, binds the keys (those
 on the watch list: `watch_list_keys.py`) and routes the watcher's reports: the state says what
-changed, the screen hands each widget what it shows."""
+changed, and the order on screen, its freshness, the customer display's words and the attention
+count go down from the app's reactives to the panes that show them (`data_bind`)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from functools import partial
 
 from textual import on
 from textual.app import ComposeResult
 from textual.events import Resize
+from textual.reactive import var
 
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NotFound
 from orderdash.core.watching.session import WatchSession
+from orderdash.core.watching.state import Freshness, Shown
 from orderdash.tui import messages
+from orderdash.tui.app_data import AppData
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST, READONLY_MARK
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.screens.watch_list_keys import WatchListKeys
@@ -46,6 +49,12 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
     AUTO_FOCUS = ""
     BINDINGS = DASHBOARD_BINDINGS
 
+    #: The app's, bound (`data_bind`), for the panes to bind in turn.
+    shown: var[Shown | None] = var(None, init=False)
+    freshness: var[Freshness] = var(Freshness, init=False)
+    customer_display: var[str] = var("", init=False)
+    attention: var[int] = var(0, init=False)
+
     def __init__(
         self, session: WatchSession, *, first_paint_held: bool = False, readonly: bool = False
     ) -> None:
@@ -59,15 +68,21 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
         self._first_paint_held = first_paint_held
         #: Set once its widgets are mounted (the app's first screen: no push_screen awaits it).
         self.composed = asyncio.Event()
+        # (made by the app as its first screen, in its context: its reactives to bind)
+        self.data_bind(
+            AppData.shown, AppData.freshness, AppData.customer_display, AppData.attention
+        )
 
     def compose(self) -> ComposeResult:
-        yield TitleHeader(count_from="attention")
+        yield TitleHeader().data_bind(DashboardScreen.attention)
         # (the account's banner goes here with its first problem: `account_problem`)
         yield TokenBar()
         yield WatchListPane(self.state, id="watch")
         # the order over its transactions, the QR docked beside both (app.tcss)
-        yield OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
-        yield StatusLine(monotonic=self.state.monotonic, id="status")
+        view = OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
+        yield view.data_bind(DashboardScreen.shown, DashboardScreen.freshness)
+        status = StatusLine(monotonic=self.state.monotonic, id="status")
+        yield status.data_bind(DashboardScreen.freshness, DashboardScreen.customer_display)
         yield KeysFooter(first=FOOTER_FIRST, mark=READONLY_MARK if self.readonly else "")
 
     def end_of_hold(self) -> None:
@@ -77,9 +92,6 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
         self.watch(self.app, "roster", self.query_one(WatchListPane).rebuild)
-        status = self.query_one(StatusLine)
-        for name in ("freshness", "customer_display"):  # the app's, down to the status line
-            self.watch(self.app, name, partial(setattr, status, name))
         self.composed.set()
 
     def start(self, first: str | None, token_errors: Sequence[str]) -> None:
@@ -165,10 +177,9 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
     def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
         """The focused order into the detail, transactions, QR and status panes."""
         order = self.state.show(fetched, kind, new_ids).order
-        self.query_one(OrderView).show(order, new_ids)
         company, token = clean(order.company_name, limit=40), clean(order.token, limit=40)
         self.sub_title = f"{company} \u00b7 {token}"
-        self._update_freshness()
+        self._app.freshness = self.state.freshness
         warning, first = self.state.token_mismatch(order)
         if warning and first:
             self.notify(warning, title="Another order token", severity="warning", markup=False)
@@ -177,10 +188,6 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
             self.query_one(TokenBar).show_error(warning)
             self._mismatch_shown = warning is not None
         self._app.shown = self.state.shown
-
-    def _update_freshness(self) -> None:
-        self._app.freshness = self.state.freshness
-        self.query_one(OrderView).stale(self.state.freshness)
 
     # -- reports from the watcher --------------------------------------------------------------
 
@@ -216,7 +223,7 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
                     else ""
                 )
                 self.query_one(TokenBar).show_error(failure.error.message + note)
-        self._update_freshness()
+        self._app.freshness = self.state.freshness
 
     @on(messages.WatchStatusChanged)
     def _watch_status_changed(self, message: messages.WatchStatusChanged) -> None:
