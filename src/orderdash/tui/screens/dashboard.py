@@ -58,6 +58,7 @@ class DashboardScreen(HeldRenderScreen):
     freshness: var[Freshness] = var(Freshness, init=False)
     customer_display: var[str] = var("", init=False)
     attention: var[int] = var(0, init=False)
+    roster: var[int] = var(0, init=False)
 
     def __init__(
         self, session: WatchSession, *, first_paint_held: bool = False, readonly: bool = False
@@ -70,18 +71,23 @@ class DashboardScreen(HeldRenderScreen):
         self._mismatch_shown = False
         #: The app holds painting until the first order is on this screen (`end_of_hold`).
         self._first_paint_held = first_paint_held
-        #: Set once its widgets are mounted (the app's first screen: no push_screen awaits it).
+        #: Set once its widgets are mounted and its data bound (the app's first screen: no
+        #: push_screen awaits it).
         self.composed = asyncio.Event()
         # (made by the app as its first screen, in its context: its reactives to bind)
         self.data_bind(
-            AppData.shown, AppData.freshness, AppData.customer_display, AppData.attention
+            AppData.shown,
+            AppData.freshness,
+            AppData.customer_display,
+            AppData.attention,
+            AppData.roster,
         )
 
     def compose(self) -> ComposeResult:
         yield TitleHeader().data_bind(DashboardScreen.attention)
         # (the account's banner goes here with its first problem: `account_problem`)
         yield TokenBar()
-        yield WatchListPane(self.state, id="watch")
+        yield WatchListPane(self.state, id="watch").data_bind(DashboardScreen.roster)
         # the order over its transactions, the QR docked beside both (app.tcss)
         view = OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
         yield view.data_bind(DashboardScreen.shown, DashboardScreen.freshness)
@@ -95,8 +101,9 @@ class DashboardScreen(HeldRenderScreen):
 
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
-        self.watch(self.app, "roster", self.query_one(WatchListPane).rebuild)
-        self.composed.set()
+        # (the binding to the app's data is made when this screen's messages start, after this
+        # Mount: what the app sets from here on reaches the panes at once)
+        self.call_later(self.composed.set)
 
     @property
     def _app(self) -> DashboardHost:
