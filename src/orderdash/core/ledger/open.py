@@ -14,25 +14,26 @@ if TYPE_CHECKING:
 
     from orderdash.core.ledger.writer import BookWriter
 
+    # for the type checker only: no class made when the ledger is opened
+    class LedgerSettings(Protocol):
+        """What the ledger takes from the settings (which sit above it): where the book is, the
+        service and account charges are made on, this till's name."""
+
+        @property
+        def ledger_url(self) -> SecretStr | None: ...
+        @property
+        def ledger(self) -> str | None: ...
+        @property
+        def base_url(self) -> str: ...
+        @property
+        def customer_id(self) -> str | None: ...
+        @property
+        def till(self) -> str: ...
+
+
 LEDGER_FILE = "ledger.sqlite3"
 #: `orderdash demo`'s ledger: the simulator's orders never reach the shop's books.
 DEMO_LEDGER_FILE = "demo-ledger.sqlite3"
-
-
-class LedgerSettings(Protocol):
-    """What the ledger takes from the settings (which sit above it): where the book is, the
-    service and account charges are made on, this till's name."""
-
-    @property
-    def ledger_url(self) -> SecretStr | None: ...
-    @property
-    def ledger(self) -> str | None: ...
-    @property
-    def base_url(self) -> str: ...
-    @property
-    def customer_id(self) -> str | None: ...
-    @property
-    def till(self) -> str: ...
 
 
 def default_ledger_path() -> Path:
