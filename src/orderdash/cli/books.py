@@ -25,7 +25,7 @@ def _period(args: argparse.Namespace, settings: Any, *, default_today: bool) -> 
 
 def _needs_account(settings: Any, command: str) -> None:
     if settings.access_token is None and settings.bearer_token is None:
-        from orderdash.core.service.errors import AuthRequired
+        from orderdash.core.model.errors import AuthRequired
 
         raise AuthRequired(
             f"{command} reads the order history: it needs the access token (access_token_file)"
@@ -135,7 +135,7 @@ def _run_attention(args: argparse.Namespace) -> Any:
     from orderdash.core.books.attention import needing_attention, resolution_times
     from orderdash.core.books.period import Period, zone_named
     from orderdash.core.books.run import open_book
-    from orderdash.core.service.errors import UsageError
+    from orderdash.core.model.errors import UsageError
 
     settings, _ = _load_settings(args)
     if not 1 <= args.days <= 31:

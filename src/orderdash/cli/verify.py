@@ -24,7 +24,7 @@ class ChainShown:
     @property
     def exit_code(self) -> int:
         from orderdash.core.books.chain import EXIT_CHAIN_BROKEN, first_mismatch
-        from orderdash.core.service.errors import EXIT_OK
+        from orderdash.core.model.errors import EXIT_OK
 
         return EXIT_OK if first_mismatch(self.checks) is None else EXIT_CHAIN_BROKEN
 
@@ -97,7 +97,7 @@ def _run_verify(args: argparse.Namespace) -> ChainShown:
     from orderdash.core.books.close import ALL_TILLS
     from orderdash.core.books.period import zone_named
     from orderdash.core.books.run import open_book
-    from orderdash.core.service.errors import UsageError
+    from orderdash.core.model.errors import UsageError
 
     settings, _ = _load_settings(args)
     for option, given in (

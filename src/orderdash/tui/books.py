@@ -18,7 +18,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from orderdash.core.service.errors import OrderdashError
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.watching.attention import AttentionKeeper
 
 if TYPE_CHECKING:
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     from orderdash.core.books.attention import OrderAttention
     from orderdash.core.ledger import Book
     from orderdash.core.ledger.writer import BookWriter
+    from orderdash.core.model.results import Fetched
     from orderdash.core.notify.events import Notices
-    from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.results import Fetched
+    from orderdash.core.settings.model import Settings
     from orderdash.core.watching.attention import Batch
     from orderdash.tui.parts import Parts
 

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from orderdash.core.books.export import ORDER_COLUMNS, order_row, write_csv
 from orderdash.core.books.orders import BadOrder, read_order, text
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean, shorten_middle
-from orderdash.core.service.errors import OrderdashError
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
     from orderdash.core.watching.state import DashboardState
 
 log = logging.getLogger(__name__)

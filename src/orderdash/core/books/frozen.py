@@ -21,9 +21,9 @@ from orderdash.core.books.report import (
 )
 from orderdash.core.books.sales import BooksDoNotAddUp, check_adds_up
 from orderdash.core.ledger import MAX_REPORT_JSON, Book, CloseRecord, OverlappingClose
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service import jsontext
-from orderdash.core.service.errors import OrderdashError
 
 #: A digest as a close writes it: SHA-256 in lower-case hex.
 DIGEST_TEXT = re.compile(r"[0-9a-f]{64}")

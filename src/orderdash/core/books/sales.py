@@ -40,8 +40,8 @@ from orderdash.core.books.orders import BookOrder, absorbed, exact_sum
 from orderdash.core.books.period import Period
 from orderdash.core.domain.fiat import in_minor_digits
 from orderdash.core.ledger import ResolutionRecord
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
 
 #: The parts of the difference, in the order a report lists them.
 PARTS = (

@@ -31,8 +31,8 @@ from orderdash.core.books.gather import Gate
 from orderdash.core.books.period import Period, day_period
 from orderdash.core.books.report import change_note, report_lines
 from orderdash.core.books.run import NoBook, close_with
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
 from orderdash.tui.bindings import READONLY_MARK
 from orderdash.tui.widgets.keys_footer import KeysFooter
 
