@@ -19,7 +19,8 @@ from orderdash.core.service import jsontext
 from orderdash.core.service.client import Fetched
 from orderdash.core.service.errors import NetworkError
 from orderdash.core.service.models import OrderEnvelope
-from orderdash.core.watching.state import RATE_PERIOD, DashboardState
+from orderdash.core.watching.faces import RATE_PERIOD
+from orderdash.core.watching.state import DashboardState
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.state import Fault
 from orderdash.tui.app import OrderDashApp
