@@ -19,7 +19,8 @@ from orderdash.core.model.results import Fetched
 from orderdash.core.model.wire import OrderEnvelope
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import Change, Failure
-from orderdash.core.watching.state import RATE_PERIOD, DashboardState
+from orderdash.core.watching.faces import RATE_PERIOD
+from orderdash.core.watching.state import DashboardState
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.state import Fault
 from orderdash.tui.app import OrderDashApp

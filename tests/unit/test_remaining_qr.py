@@ -20,7 +20,8 @@ from orderdash.core.qr.payload import (
     qr_payload,
     remaining_payload,
 )
-from orderdash.core.watching.state import DashboardState, Shown
+from orderdash.core.watching.onscreen import Shown
+from orderdash.core.watching.state import DashboardState
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 ARRIVED = 1795255200.0

@@ -18,7 +18,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from orderdash.core.settings.model import Settings
-from orderdash.core.watching.state import Freshness, Shown
+from orderdash.core.watching.onscreen import Freshness, Shown
 from orderdash.tui.account_switch import AccountSwitch
 from orderdash.tui.alarms import Alarms
 from orderdash.tui.bindings import OPERATOR_ACTIONS, POS_ONLY_OFF, READONLY_OFF
