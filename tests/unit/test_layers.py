@@ -283,3 +283,33 @@ def test_no_module_outgrows_its_job() -> None:
         if lines > limit:
             over.append(f"{name}: {lines} lines (at most {limit})")
     assert over == []
+
+
+#: CLI and TUI modules that still import the books' logic (`core/books`) directly: the
+#: resolution's (its use case moves to `core/usecases` on its own) and the CLI's renderings.
+#: The list is exact, so that a module moved onto the use cases leaves it.
+BOOKS_DIRECT_YET = {
+    "orderdash.cli.account",
+    "orderdash.cli.render",
+    "orderdash.cli.resolve",
+    "orderdash.tui.resolutions",
+    "orderdash.tui.screens.resolve",
+}
+
+
+def test_the_cli_and_the_tui_reach_the_books_only_through_the_use_cases() -> None:
+    """The use cases (`core/usecases`) are the books' one door for the commands and the
+    dashboard: no CLI or TUI module imports `core/books` itself, at the top, inside a function
+    or under `TYPE_CHECKING`."""
+    books = ("orderdash.core.books",)
+    through = {
+        module: sorted(n for n in names if names_any(n, books))
+        for module, names in all_imports().items()
+        if names_any(module, ("orderdash.cli", "orderdash.tui"))
+    }
+    assert "orderdash.cli.books" in through and "orderdash.tui.books" in through  # read
+    assert any(
+        names_any(n, ("orderdash.core.usecases",)) for n in all_imports()["orderdash.cli.books"]
+    )
+    direct = {module for module, names in through.items() if names}
+    assert direct == BOOKS_DIRECT_YET, {m: through[m] for m in direct ^ BOOKS_DIRECT_YET}

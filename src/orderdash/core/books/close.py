@@ -16,7 +16,7 @@ from typing import Any
 
 from orderdash.core.books.chain import previous_close
 from orderdash.core.books.frozen import find_frozen, prior_closes, read_close
-from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, gather
+from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, OrderReader, gather
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import build_report
 from orderdash.core.ledger import (
@@ -54,7 +54,7 @@ class CloseResult:
 
 
 async def close_period(
-    client: Any,
+    client: OrderReader,
     book: Book,
     period: Period,
     *,
