@@ -20,13 +20,13 @@ from orderdash.core.books.chain import verify as verify_closes
 from orderdash.core.books.close import ALL_TILLS, CloseResult, close_period
 from orderdash.core.books.frozen import find_frozen
 from orderdash.core.books.report import change_note, report_lines
+from orderdash.core.books.shape import CloseReport
 from orderdash.core.ledger.open import memory_book
 from orderdash.core.service.errors import OrderdashError
 
 if TYPE_CHECKING:
     from orderdash.core.books.gather import Gate, OrderReader
     from orderdash.core.books.period import Period
-    from orderdash.core.jsontypes import JSONObject
     from orderdash.core.ledger import Book
     from orderdash.core.runtime.config import Settings
 
@@ -37,6 +37,7 @@ __all__ = [
     "first_mismatch",
     "verify_closes",
     "CloseOptions",
+    "CloseReport",
     "CloseResult",
     "book_or_stand_in",
     "change_note",
@@ -49,7 +50,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Told of each close made now (not one found closed already): its report.
-OnClosed = Callable[["JSONObject"], object]
+OnClosed = Callable[["CloseReport"], object]
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def closed_notice(settings: Settings) -> OnClosed | None:
     if not settings.notify:
         return None
 
-    def tell(report: JSONObject) -> None:
+    def tell(report: CloseReport) -> None:
         from orderdash.core.notify.events import notices_for
 
         notices = notices_for(settings)

@@ -41,8 +41,8 @@ from orderdash.tui.bindings import READONLY_MARK
 from orderdash.tui.widgets.keys_footer import KeysFooter
 
 if TYPE_CHECKING:
-    from orderdash.core.jsontypes import JSONObject
     from orderdash.core.ledger import Book
+    from orderdash.core.usecases.close import CloseReport
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ class CloseDayScreen(Screen[None]):
         self.left = False
         self._close_asked = False
         #: The dry run's report the person confirmed closing (None: no close asked).
-        self._confirmed_report: JSONObject | None = None
+        self._confirmed_report: CloseReport | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="close-title")
