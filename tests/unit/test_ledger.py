@@ -29,8 +29,9 @@ from orderdash.core.ledger.open import default_ledger_path, open_book
 from orderdash.core.ledger.rows import time_text
 from orderdash.core.ledger.schema import MIGRATIONS, SCHEMA_VERSION
 from orderdash.core.ledger.store import SqlBook
-from orderdash.core.runtime.config import Settings, load_settings
-from orderdash.core.service.errors import ConfigError
+from orderdash.core.model.errors import ConfigError
+from orderdash.core.settings.model import Settings
+from orderdash.core.settings.sources import load_settings
 
 T0 = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
 
@@ -440,7 +441,7 @@ def test_a_ledger_url_password_is_never_shown(tmp_path: Path, caplog) -> None:
             {"ledger_url": f"mysql://shop:{password}@h/db"}, {"ORDERDASH_CONFIG": "/dev/null"}
         )
     assert password not in refused.value.message
-    from orderdash.core.runtime.config import child_environment
+    from orderdash.core.settings.sources import child_environment
 
     assert "ORDERDASH_LEDGER_URL" not in child_environment({"ORDERDASH_LEDGER_URL": url})
 

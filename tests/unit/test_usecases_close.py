@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from orderdash.core.ledger import Book
-from orderdash.core.service.errors import ConfigError
+from orderdash.core.model.errors import ConfigError
 from orderdash.core.usecases.close import CloseOptions, book_or_stand_in, close, day_report
 from orderdash.core.usecases.reads import day_period, zone_named
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, TypeVar
 from orderdash.cli.options import _load_settings
 from orderdash.cli.progress import Progress, progress_for
 from orderdash.cli.render import AttentionShown, CloseShown, ExportLines
+from orderdash.core.model.errors import AuthRequired, UsageError
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import AuthRequired, UsageError
 from orderdash.core.usecases.attention import (
     AttentionOptions,
     attention_period,
@@ -36,7 +36,7 @@ from orderdash.core.usecases.reads import (
 if TYPE_CHECKING:
     from orderdash.core.ledger import Book
     from orderdash.core.polling.account import CommandBudget
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
 T = TypeVar("T")
 

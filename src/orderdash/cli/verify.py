@@ -11,8 +11,8 @@ from datetime import datetime, tzinfo
 
 from orderdash.cli.options import _load_settings
 from orderdash.core.jsontypes import JSONObject
+from orderdash.core.model.errors import EXIT_OK, UsageError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import EXIT_OK, UsageError
 from orderdash.core.usecases.close import (
     ALL_TILLS,
     EXIT_CHAIN_BROKEN,

@@ -17,7 +17,7 @@ from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
 
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.core.watching.state import Freshness, Shown
 from orderdash.tui.account_switch import AccountSwitch
 from orderdash.tui.alarms import Alarms

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.polling.refresh import Kind
-from orderdash.core.service.errors import OrderdashError
 from orderdash.core.watching import attention as keeping
 
 if TYPE_CHECKING:
@@ -38,10 +38,10 @@ if TYPE_CHECKING:
 
     from orderdash.core.ledger import Book
     from orderdash.core.ledger.writer import BookWriter
+    from orderdash.core.model.results import Fetched
     from orderdash.core.notify.events import Notices
-    from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.results import Fetched
+    from orderdash.core.settings.model import Settings
     from orderdash.core.usecases.attention import OrderAttention
     from orderdash.core.watching.attention import Batch
     from orderdash.tui.callables import Notify, PushScreen, RunWorker

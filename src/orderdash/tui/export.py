@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from platformdirs import user_data_path
 
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean, shorten_middle
-from orderdash.core.service.errors import OrderdashError
 from orderdash.core.usecases.export import export_list
 from orderdash.core.usecases.reads import zone_named
 from orderdash.tui.widgets.watch_list import WatchListPane
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from orderdash.core.jsontypes import JSONValue
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
     from orderdash.core.watching.state import DashboardState
     from orderdash.tui.callables import Notify, RunWorker
 

@@ -26,8 +26,8 @@ from orderdash.core.ledger import (
     CloseRecord,
     ResolutionRecord,
 )
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.service.client import MAX_HISTORY_PAGES
-from orderdash.core.service.errors import OrderdashError
 
 ALL_TILLS = "*"
 #: How many times a close is built and saved when another close of its till was saved

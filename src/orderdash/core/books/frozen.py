@@ -21,9 +21,9 @@ from orderdash.core.books.report import (
 )
 from orderdash.core.books.sales import BooksDoNotAddUp, check_adds_up
 from orderdash.core.ledger import MAX_REPORT_JSON, Book, CloseRecord, OverlappingClose
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service import jsontext
-from orderdash.core.service.errors import OrderdashError
 
 if TYPE_CHECKING:
     from orderdash.core.books.shape import CloseReport, SalesJSON, SumJSON

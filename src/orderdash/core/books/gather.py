@@ -27,27 +27,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
-from orderdash.core.books.orders import (
-    SETTLED,
-    BadOrder,
-    BookOrder,
-    read_order,
-    state_of,
-    text,
-)
+from orderdash.core.books.orders import BadOrder, BookOrder, read_order, text
 from orderdash.core.books.period import Period
+from orderdash.core.domain.status import SETTLED, state_of
 from orderdash.core.ledger import MAX_ORDER_JSON, Book, LedgerError
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import OrderdashError, RateLimited
 from orderdash.core.safetext import clean
-from orderdash.core.service import jsontext
 from orderdash.core.service.client import MAX_HISTORY_PAGES
-from orderdash.core.service.errors import OrderdashError, RateLimited
 
 if TYPE_CHECKING:
     from orderdash.core.jsontypes import JSONValue
     from orderdash.core.ledger import SeenOrder
+    from orderdash.core.model.account import HistoryItem
+    from orderdash.core.model.results import Fetched
     from orderdash.core.service.account_answers import AccountOrders
-    from orderdash.core.service.account_models import HistoryItem
-    from orderdash.core.service.results import Fetched
 
 #: Orders created this long before the period are read too: their payments may fall in it.
 LOOK_BACK = timedelta(hours=24)

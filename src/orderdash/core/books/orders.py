@@ -1,16 +1,7 @@
 """One order of the books, read from getOrder's `data` object (exact digits): its state for
-the books, its payments, and what is exceptional about it. Untrusted input: a member that is
-missing or of the wrong type leaves the order out of the sums with a warning, never a crash.
-
-States (docs/books.md "How states are classified"), from `status.code` then `status.label`,
-matched loosely as everywhere in orderdash (`core/domain/status.py`):
-
-  in_progress  In-progress, NEW
-  unconfirmed  Paid / Unconfirmed, UNCONFIRMED (paid, confirmations missing)
-  paid         PAID alone: paid in full (the code the simulator and shop plugins send)
-  confirmed    Confirmed, COMPLETED
-  underpaid, overpaid, expired, canceled (CANCELLED too)
-  other        anything else (counted, never an error)
+the books (`core/domain/status.py` `state_of`), its payments, and what is exceptional about it.
+Untrusted input: a member that is missing or of the wrong type leaves the order out of the sums
+with a warning, never a crash.
 """
 
 from __future__ import annotations
@@ -22,43 +13,16 @@ from decimal import Decimal, Inexact, localcontext
 from typing import TYPE_CHECKING
 
 from orderdash.core.domain.expiry import EPOCH_MS_FLOOR
-from orderdash.core.domain.status import loose_key, state_key
+from orderdash.core.domain.status import state_of
 from orderdash.core.domain.tolerance import within_tolerance
+from orderdash.core.model.errors import OrderdashError
+from orderdash.core.model.jsontext import MAX_NUMBER_TEXT
+from orderdash.core.model.wire import MONEY_MAX_DIGITS, MONEY_MAX_EXPONENT, to_money
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
-from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
-from orderdash.core.service.models import MONEY_MAX_DIGITS, MONEY_MAX_EXPONENT, to_money
 
 if TYPE_CHECKING:
     from orderdash.core.books.shape import ExceptionJSON, FigureName
 
-STATES = (
-    "in_progress",
-    "unconfirmed",
-    "paid",
-    "confirmed",
-    "underpaid",
-    "overpaid",
-    "expired",
-    "canceled",
-    "other",
-)
-_BUCKETS = {
-    "INPROGRESS": "in_progress",
-    "NEW": "in_progress",
-    "UNCONFIRMED": "unconfirmed",
-    "PAIDUNCONFIRMED": "unconfirmed",
-    "PAID": "paid",
-    "CONFIRMED": "confirmed",
-    "COMPLETED": "confirmed",
-    "UNDERPAID": "underpaid",
-    "OVERPAID": "overpaid",
-    "EXPIRED": "expired",
-    "CANCELED": "canceled",
-    "CANCELLED": "canceled",
-}
-#: States after which the books need no new read unless the history shows another state.
-SETTLED = frozenset({"paid", "confirmed", "underpaid", "overpaid", "expired", "canceled"})
 _MAX_TEXT = 200
 #: An amount as the books write it (`format(amount, "f")`): ASCII digits, one dot at most.
 DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
@@ -91,21 +55,9 @@ def exact_sum(amounts: Iterable[Decimal]) -> Decimal:
     return total
 
 
-def state_of(code: object, label: object) -> str:
-    code_text = code if isinstance(code, str) else ""
-    label_text = label if isinstance(label, str) else None
-    key = state_key(code_text, label_text)
-    if key is None:
-        return "other"
-    # PAID alone is paid; the documented Paid / Unconfirmed (any spelling) is still unconfirmed
-    if key == "PAID" and label_text is not None and loose_key(label_text) == "PAIDUNCONFIRMED":
-        return "unconfirmed"
-    return _BUCKETS[key]
-
-
 def money(value: object) -> Decimal:
     """An exact amount: a Decimal as parsed, or decimal text, within the bounds of every money
-    value of the service (`models.to_money`); never a float or a bool."""
+    value of the service (`wire.to_money`); never a float or a bool."""
     if value is None or (isinstance(value, str) and len(value) > MAX_NUMBER_TEXT):
         raise BadOrder("an amount is missing or not a number")
     try:

@@ -18,7 +18,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from orderdash.core.books.attention import kind_words
-from orderdash.core.books.orders import STATES, BookOrder, Payment, exact_sum, exceptions_of
+from orderdash.core.books.orders import BookOrder, Payment, exact_sum, exceptions_of
 from orderdash.core.books.period import Period, iso
 from orderdash.core.books.sales import check_adds_up, detail, headline, sales_block
 from orderdash.core.books.shape import (
@@ -33,6 +33,7 @@ from orderdash.core.books.shape import (
     SpanJSON,
     SumJSON,
 )
+from orderdash.core.domain.status import STATES
 from orderdash.core.ledger import RefundRecord, ResolutionRecord
 from orderdash.core.safetext import clean
 

@@ -11,12 +11,32 @@ from typing import TYPE_CHECKING
 from orderdash.core.ledger import Book
 
 if TYPE_CHECKING:
+    from typing import Protocol, TypedDict
+
+    from orderdash.core.ledger.open import LedgerSettings
     from orderdash.core.polling.account import CommandBudget
     from orderdash.core.polling.budget import Budget
-    from orderdash.core.runtime.config import Settings
+
+    # for the type checker only: no class made when the books are opened
+    class Shares(TypedDict):
+        """This till's share of the getOrder budgets (`Settings.budgets`)."""
+
+        budget_per_minute: int
+        budget_per_hour: int
+
+    class BooksSettings(LedgerSettings, Protocol):
+        """What the books take from the settings (which sit above them): the ledger's, and the
+        budgets every command paces its reads with."""
+
+        @property
+        def budgets(self) -> Shares: ...
+        @property
+        def rate_budget_per_minute(self) -> int: ...
+        @property
+        def rate_budget_per_hour(self) -> int: ...
 
 
-def gates(settings: Settings) -> tuple[CommandBudget, CommandBudget]:
+def gates(settings: BooksSettings) -> tuple[CommandBudget, CommandBudget]:
     """The getOrder budget and the private budget, as every command paces them."""
     from orderdash.core.polling.account import CommandBudget
 
@@ -26,16 +46,16 @@ def gates(settings: Settings) -> tuple[CommandBudget, CommandBudget]:
     return orders, private
 
 
-def till_name(settings: Settings) -> str:
+def till_name(settings: BooksSettings) -> str:
     """This till's name (the `till` setting: the host name unless set)."""
     return str(settings.till)
 
 
 #: Tests put their own book here; None: the ledger of the settings (`core/ledger/open.py`).
-BOOK_FACTORY: Callable[[Settings], Book] | None = None
+BOOK_FACTORY: Callable[[BooksSettings], Book] | None = None
 
 
-def open_book(settings: Settings) -> Book:
+def open_book(settings: BooksSettings) -> Book:
     """The shop's book for these settings, for the commands and the dashboard alike; blocking
     (the dashboard calls it in a thread)."""
     if BOOK_FACTORY is not None:

@@ -40,8 +40,8 @@ from orderdash.core.books.period import Period
 from orderdash.core.books.shape import SalesJSON, SalesRowJSON, SumJSON
 from orderdash.core.domain.fiat import in_minor_digits
 from orderdash.core.ledger import ResolutionRecord
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
 
 #: Makes a value of the report one printable line of at most so many characters (a report
 #: read back is untrusted).

@@ -30,7 +30,7 @@ from orderdash.core.usecases.reads import ReadOptions, read_period
 if TYPE_CHECKING:
     from orderdash.core.books.gather import Gate, OrderReader
     from orderdash.core.ledger import Book, ResolutionRecord
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
 __all__ = [
     "AttentionFound",

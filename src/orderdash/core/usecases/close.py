@@ -22,13 +22,13 @@ from orderdash.core.books.frozen import find_frozen
 from orderdash.core.books.report import change_note, report_lines
 from orderdash.core.books.shape import CloseReport
 from orderdash.core.ledger.open import memory_book
-from orderdash.core.service.errors import OrderdashError
+from orderdash.core.model.errors import OrderdashError
 
 if TYPE_CHECKING:
     from orderdash.core.books.gather import Gate, OrderReader
     from orderdash.core.books.period import Period
     from orderdash.core.ledger import Book
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
 __all__ = [
     "ALL_TILLS",

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from orderdash.core.ledger import Book
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
 __all__ = [
     "BudgetGate",

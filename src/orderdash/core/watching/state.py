@@ -13,13 +13,13 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from orderdash.core.domain.payment import PaymentState, payment_state
+from orderdash.core.model.errors import NotFound
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Order, Transaction
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, is_outage
 from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload, remaining_payload
 from orderdash.core.safetext import clean
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import NotFound
-from orderdash.core.service.models import Order, Transaction
 from orderdash.core.watching.alert_text import order_figures
 from orderdash.core.watching.entry import Entry
 from orderdash.core.watching.watchlist_file import WatchListFile

@@ -36,8 +36,8 @@ from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.customer.face import CustomerFace, Trouble
 from orderdash.core.domain.payment import PaymentState
 from orderdash.core.domain.text import amount_text
+from orderdash.core.model.wire import Order
 from orderdash.core.qr.payload import offers_remaining, remaining_payload
-from orderdash.core.service.models import Order
 from orderdash.core.watching.state import DashboardState, Freshness, Shown
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.keys_footer import KeysFooter

@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from orderdash.core.domain.text import coin_code
+from orderdash.core.model.wire import Order, Transaction
 from orderdash.core.safetext import clean
-from orderdash.core.service.models import Order, Transaction
 from orderdash.core.watching.alert_text import order_figures
 from orderdash.core.watching.state import DashboardState, Freshness
 from orderdash.tui.widgets.order_detail import OrderDetail
