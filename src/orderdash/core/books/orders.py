@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, Inexact, localcontext
-from typing import Any
+from typing import TYPE_CHECKING
 
 from orderdash.core.domain.expiry import EPOCH_MS_FLOOR
 from orderdash.core.domain.status import state_of
@@ -19,6 +19,9 @@ from orderdash.core.model.errors import OrderdashError
 from orderdash.core.model.jsontext import MAX_NUMBER_TEXT
 from orderdash.core.model.wire import MONEY_MAX_DIGITS, MONEY_MAX_EXPONENT, to_money
 from orderdash.core.safetext import clean
+
+if TYPE_CHECKING:
+    from orderdash.core.books.shape import ExceptionJSON, FigureName
 
 _MAX_TEXT = 200
 #: An amount as the books write it (`format(amount, "f")`): ASCII digits, one dot at most.
@@ -121,7 +124,7 @@ def _digits(value: object) -> str:
     return format(money(value), "f")
 
 
-def read_order(data: Any) -> BookOrder:
+def read_order(data: object) -> BookOrder:
     """The books' view of one getOrder `data` object; BadOrder when it lacks what they need."""
     if not isinstance(data, dict):
         raise BadOrder("the order is not an object")
@@ -164,7 +167,7 @@ def read_order(data: Any) -> BookOrder:
     )
 
 
-def _payment(token: str, coin: str, currency: str, tx: Any) -> Payment:
+def _payment(token: str, coin: str, currency: str, tx: object) -> Payment:
     if not isinstance(tx, dict):
         raise BadOrder("a transaction is not an object")
     amount, fiat = tx.get("amount"), tx.get("amountFiat")
@@ -196,7 +199,7 @@ class Exceptional:
     service's own digits) and when it happened (the payment that made it, epoch ms)."""
 
     kind: str
-    figure: str
+    figure: FigureName
     coin: Decimal
     fiat: Decimal
     at_ms: int | None
@@ -260,21 +263,26 @@ def absorbed(order: BookOrder, tolerance: Decimal) -> bool:
     return within_tolerance(latest.under_paid_fiat.copy_negate(), order.amount_fiat, tolerance)
 
 
-def exceptions_of(order: BookOrder, tolerance: Decimal = Decimal(0)) -> list[dict[str, Any]]:
+def exceptions_of(order: BookOrder, tolerance: Decimal = Decimal(0)) -> list[ExceptionJSON]:
     """What is exceptional about one order as the close of day lists it (`exceptional`), each
     with its figure (coin and fiat, the service's own digits): shortfall, excess or what was
     received. A shortfall absorbed by the payment tolerance (`absorbed`) is none: the order
     is paid, and the close counts it apart (`sales.py`), as the attention view leaves it."""
     paid_short = absorbed(order, tolerance)
     return [
-        {
-            "kind": e.kind,
-            "order": order.token,
-            "state": order.state,
-            "coin": order.coin,
-            "currency": order.currency,
-            e.figure: {"coin": format(e.coin, "f"), "fiat": format(e.fiat, "f")},
-        }
+        _exception_entry(order, e)
         for e in exceptional(order)
         if not (paid_short and e.kind in ABSORBED_KINDS)
     ]
+
+
+def _exception_entry(order: BookOrder, found: Exceptional) -> ExceptionJSON:
+    entry: ExceptionJSON = {
+        "kind": found.kind,
+        "order": order.token,
+        "state": order.state,
+        "coin": order.coin,
+        "currency": order.currency,
+    }
+    entry[found.figure] = {"coin": format(found.coin, "f"), "fiat": format(found.fiat, "f")}
+    return entry

@@ -60,6 +60,14 @@ def open_book(settings: LedgerSettings, *, connect_seconds: float | None = None)
     return SqlBook(SqliteEngine(settings.ledger or default_ledger_path()))
 
 
+def memory_book() -> SqlBook:
+    """A book in memory, where the shop's could not be opened: what it is told it keeps until
+    its close, nothing after (a dry run of the close still shows)."""
+    from orderdash.core.ledger.sqlite import MEMORY, SqliteEngine
+
+    return SqlBook(SqliteEngine(MEMORY))
+
+
 def service_of(settings: LedgerSettings) -> ChargeService:
     """The service and account the settings point at: written with each charge, and the only
     one an unresolved charge is looked up on."""
