@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual.app import App
 from textual.reactive import var
 
-from orderdash.core.watching.state import Freshness, Shown
+from orderdash.core.watching.onscreen import Freshness, Shown
 
 
 class AppData(App[None]):

@@ -17,13 +17,13 @@ from textual.app import ComposeResult
 from textual.events import Resize
 from textual.reactive import var
 
+from orderdash.core.model.errors import NotFound
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Transaction
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import NotFound
-from orderdash.core.service.models import Transaction
+from orderdash.core.watching.onscreen import Freshness, Shown
 from orderdash.core.watching.session import WatchSession
-from orderdash.core.watching.state import Freshness, Shown
 from orderdash.tui import messages
 from orderdash.tui.app_data import AppData
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST, READONLY_MARK, READONLY_OFF
