@@ -273,7 +273,12 @@ def test_no_tui_module_holds_the_app_typed_any() -> None:
 MAX_MODULE_LINES = 600
 NAMED_JOB_LINES = 400
 CAP_MARGIN = 10
-SIZE_LIMITS = {"tui/app.py": 300, "tui/screens/dashboard.py": 250, "core/service/": 400}
+SIZE_LIMITS = {
+    "tui/app.py": 300,
+    # the dashboard screen: composes its panes, routes the watcher's reports, and its own keys
+    "tui/screens/dashboard.py": 350,
+    "core/service/": 400,
+}
 MODULE_JOBS: dict[str, tuple[int, str]] = {
     "cli/options.py": (600, "the command line's parser, every command's options"),
     "cli/render.py": (600, "what the one-shot commands print, as text or JSON"),
