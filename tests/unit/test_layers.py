@@ -433,6 +433,8 @@ def test_no_module_is_squeezed_under_its_cap() -> None:
         if module_cap(name) - n <= CAP_MARGIN
     ]
     assert close == []
+
+
 #: CLI and TUI modules that still import the books' logic (`core/books`) directly: the
 #: resolution's (its use case moves to `core/usecases` on its own) and the CLI's renderings.
 #: The list is exact, so that a module moved onto the use cases leaves it.
