@@ -111,7 +111,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parse_command_line(list(argv if argv is not None else sys.argv[1:]))
     command = args.command
     # the service's errors load with the command (pydantic, httpx): never for --help
-    from orderdash.core.service.errors import OrderdashError
+    from orderdash.core.model.errors import OrderdashError
 
     senders = _senders_made()
     try:

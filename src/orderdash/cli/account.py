@@ -49,6 +49,7 @@ def run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Char
 
     from orderdash.cli.options import EXIT_INTERRUPTED
     from orderdash.core.ledger.charges import outcome_of
+    from orderdash.core.model.errors import AuthRequired, ChargeOutcomeUnknown, ChargeStopped
     from orderdash.core.service.charge import (
         charge,
         check_coin_text,
@@ -57,7 +58,6 @@ def run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Char
         parse_amount,
     )
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.errors import AuthRequired, ChargeOutcomeUnknown, ChargeStopped
 
     settings, _ = settings_from_args(args)
     # the amount in the till's currency (its decimals), and the coin's form, before any order
@@ -206,7 +206,7 @@ async def _resolve(writer: Any, client: Any, settings: Any, gate: Any = None) ->
     from orderdash.core.books.run import gates
     from orderdash.core.ledger.charges import recent_window, resolve_unresolved
     from orderdash.core.ledger.open import service_of
-    from orderdash.core.service.errors import OrderdashError
+    from orderdash.core.model.errors import OrderdashError
 
     try:
         zone = zone_named(settings.timezone)

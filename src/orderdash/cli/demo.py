@@ -10,8 +10,8 @@ import secrets
 from orderdash.cli.settings import settings_overrides
 from orderdash.cli.simulate import check_history_days, simulator_run
 from orderdash.core.ledger.open import demo_ledger_path
-from orderdash.core.runtime.config import load_settings
 from orderdash.core.runtime.logs import ensure_configured
+from orderdash.core.settings.sources import load_settings
 from orderdash.simulator import Simulator, SimulatorServer
 from orderdash.tui import run as tui_run
 

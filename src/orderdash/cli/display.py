@@ -10,10 +10,10 @@ import os
 from orderdash.cli.settings import settings_overrides
 from orderdash.core.customer.catalogue import resolve_language
 from orderdash.core.customer.channel import ChannelError, channel_path, runtime_problem
+from orderdash.core.model.errors import UsageError
 from orderdash.core.runtime import startup
-from orderdash.core.runtime.config import load_settings
 from orderdash.core.runtime.logs import configure_logging
-from orderdash.core.service.errors import UsageError
+from orderdash.core.settings.sources import load_settings
 from orderdash.tui.customer_display import DisplayApp
 
 

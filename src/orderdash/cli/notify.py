@@ -11,10 +11,10 @@ import argparse
 import sys
 
 from orderdash.cli.settings import settings_from_args
+from orderdash.core.model.errors import EXIT_USAGE
 from orderdash.core.notify.delivery import AppriseDelivery, send_test
 from orderdash.core.notify.events import close_all
 from orderdash.core.notify.sender import CLOSE_WAIT, Told
-from orderdash.core.service.errors import EXIT_USAGE
 
 #: Some rule's test message did not go out.
 EXIT_NOT_SENT = 1

@@ -15,11 +15,11 @@ from orderdash.cli.render_order import OrderRead
 from orderdash.cli.settings import settings_from_args
 from orderdash.core.ledger import LedgerError
 from orderdash.core.ledger.open import open_book
-from orderdash.core.runtime.config import Settings
+from orderdash.core.model.jsontext import dumps
+from orderdash.core.model.results import Fetched
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.jsontext import dumps
-from orderdash.core.service.results import Fetched
 from orderdash.core.service.tokens import normalize_token
+from orderdash.core.settings.model import Settings
 
 #: How long `get` waits for a PostgreSQL ledger to note the order it read.
 LEDGER_CONNECT_SECONDS = 2

@@ -27,7 +27,7 @@ from rich.progress import Progress as Bar
 
 if TYPE_CHECKING:
     from orderdash.core.polling.account import CommandBudget
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
 #: Seconds before the first line (or the bar): a command over sooner shows none.
 FIRST_LINE = 2.0

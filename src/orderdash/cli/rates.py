@@ -8,8 +8,8 @@ import asyncio
 
 from orderdash.cli.order import read_once
 from orderdash.cli.render_order import OrderRead
+from orderdash.core.model.results import Fetched
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.results import Fetched
 
 
 def run_rates(args: argparse.Namespace) -> OrderRead:

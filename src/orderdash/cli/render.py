@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from orderdash.core.jsontypes import JSONValue
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 
 
 class Result(Protocol):

@@ -15,11 +15,11 @@ from orderdash.core.domain.units import sendable
 from orderdash.core.jsontypes import JSONObject, JSONValue
 from orderdash.core.ledger import ChargeRecord
 from orderdash.core.ledger.charges import HAS_ORDER, LEDGER, OrderState, charge_money
+from orderdash.core.model.account import HistoryItem
+from orderdash.core.model.errors import ChargeOutcomeUnknown, ChargeStopped
 from orderdash.core.qr.payload import payment_uri
 from orderdash.core.safetext import clean
-from orderdash.core.service.account_models import HistoryItem
 from orderdash.core.service.charge import Charge
-from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped
 
 
 @dataclass(frozen=True, slots=True)

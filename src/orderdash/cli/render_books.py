@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from orderdash.cli.render import warnings_said
 from orderdash.core.books.attention import (
@@ -17,11 +18,11 @@ from orderdash.core.books.attention import (
 )
 from orderdash.core.books.close import CloseResult
 from orderdash.core.books.export import write_csv
-from orderdash.core.books.orders import STATES
 from orderdash.core.books.report import figure_of, report_lines
 from orderdash.core.books.sales import PARTS, currencies
-from orderdash.core.jsontypes import JSONValue
-from orderdash.core.service.errors import EXIT_OK, EXIT_SERVICE
+from orderdash.core.domain.status import STATES
+from orderdash.core.jsontypes import JSONObject, JSONValue
+from orderdash.core.model.errors import EXIT_OK, EXIT_SERVICE
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +49,11 @@ class CloseShown:
         return notes
 
     def json(self) -> JSONValue:
+        # the report's typed shape (CloseReport) is a JSON object's
+        report = cast("JSONObject", self.result.report)
         if self.result.dry_run:  # not closed: no digest to note down or compare with
-            return {**self.result.report, "digest": None}
-        return self.result.report
+            return {**report, "digest": None}
+        return report
 
     def empty(self) -> str | None:
         return None
@@ -79,28 +82,28 @@ def _close_csv(result: CloseResult) -> list[str]:
     sales = report.get("sales")  # version 4 on
     if sales is not None:
         for unit in currencies(sales):
-            row = sales["fiat"][unit]
-            add("sales", "sales", "", unit, row["sales"], row["orders"])
-            add("sales", "received", "", unit, row["received"], row["payments"])
-            add("sales", "difference", "", unit, row["difference"], "")
-            known_parts = [part for part in PARTS if part in row["parts"]]
-            for part in known_parts + sorted(set(row["parts"]) - set(known_parts)):
-                entry = row["parts"][part]
-                add("sales", part, "", unit, entry["amount"], entry["orders"])
+            line = sales["fiat"][unit]
+            add("sales", "sales", "", unit, line["sales"], line["orders"])
+            add("sales", "received", "", unit, line["received"], line["payments"])
+            add("sales", "difference", "", unit, line["difference"], "")
+            known_parts = [part for part in PARTS if part in line["parts"]]
+            for part in known_parts + sorted(set(line["parts"]) - set(known_parts)):
+                share = line["parts"][part]
+                add("sales", part, "", unit, share["amount"], share["orders"])
         add("sales", "tolerance", "", "%", sales["tolerance"], "")
     # in the states' own order, as the text report: a report read back has its keys sorted
     by_state = report["orders"]["by_state"]
     known = [state for state in STATES if state in by_state]
     for state in known + sorted(set(by_state) - set(known)):
         add("orders", state, "", "", "", by_state[state])
-    for entry in report["exceptions"]:
-        name, figure = figure_of(entry)
-        what = f"{entry['kind']} {name}"
-        add("exception", what, entry["order"], entry["coin"], figure["coin"], "")
-        add("exception", what, entry["order"], entry["currency"], figure["fiat"], "")
-    for entry in report["adjustments"]:
-        add("adjustment", str(entry["id"]), entry["order"], entry["coin"], entry["amount"], "")
-        add("adjustment", str(entry["id"]), entry["order"], entry["currency"], entry["fiat"], "")
+    for exception in report["exceptions"]:
+        name, figure = figure_of(exception)
+        what = f"{exception['kind']} {name}"
+        add("exception", what, exception["order"], exception["coin"], figure["coin"], "")
+        add("exception", what, exception["order"], exception["currency"], figure["fiat"], "")
+    for made in report["adjustments"]:
+        add("adjustment", str(made["id"]), made["order"], made["coin"], made["amount"], "")
+        add("adjustment", str(made["id"]), made["order"], made["currency"], made["fiat"], "")
     return "".join(write_csv(rows, columns)).splitlines()
 
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from orderdash.cli.render import warnings_said
 from orderdash.core.jsontypes import JSONValue
+from orderdash.core.model.results import Fetched
 from orderdash.core.safetext import clean
-from orderdash.core.service.results import Fetched
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,7 +63,7 @@ def run_resolve(args: argparse.Namespace) -> Resolved:
     )
     from orderdash.core.books.run import gates, open_book
     from orderdash.core.ledger.writer import BookWriter
-    from orderdash.core.service.errors import UsageError
+    from orderdash.core.model.errors import UsageError
     from orderdash.core.service.tokens import normalize_token
 
     settings, _ = settings_from_args(args)

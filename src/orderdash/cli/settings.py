@@ -1,5 +1,5 @@
 """The settings the command line gives: each option that names a setting (`SETTING_OPTIONS`,
-with the parser), layered over the settings file and the environment (`core/runtime/config.py`
+with the parser), layered over the settings file and the environment (`core/settings/sources.py`
 does the layering), and the commands the `readonly` setting refuses.
 
 Loaded by the command that runs, never by `--help`: it loads the settings' modules (pydantic).
@@ -12,10 +12,11 @@ import os
 import sys
 
 from orderdash.cli.options import SETTING_OPTIONS
+from orderdash.core.model.errors import UsageError
 from orderdash.core.notify.rules import url_secrets
-from orderdash.core.runtime.config import Settings, load_settings
 from orderdash.core.runtime.logs import configure_logging
-from orderdash.core.service.errors import UsageError
+from orderdash.core.settings.model import Settings
+from orderdash.core.settings.sources import load_settings
 
 
 def settings_overrides(args: argparse.Namespace) -> dict[str, object]:

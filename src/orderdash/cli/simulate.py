@@ -7,9 +7,9 @@ import argparse
 import secrets
 import sys
 
+from orderdash.core.model.errors import UsageError
 from orderdash.core.runtime import startup
-from orderdash.core.runtime.config import read_token_file
-from orderdash.core.service.errors import UsageError
+from orderdash.core.settings.sources import read_token_file
 from orderdash.simulator import run_simulator
 from orderdash.simulator.history import MAX_HISTORY_DAYS
 from orderdash.simulator.token_file import simulator_token

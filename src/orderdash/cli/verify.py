@@ -1,6 +1,7 @@
 """`orderdash close --verify [--till NAME]`: every close of the till in the ledger checked, each
-against its own digest and against the digest the close after it covers (`core/books/chain.py`).
-Nothing is read from the service, nothing written; exit 7 when a close does not match."""
+against its own digest and against the digest the close after it covers (`core/books/chain.py`,
+through the close's use case). Nothing is read from the service, nothing written; exit 7 when a
+close does not match."""
 
 from __future__ import annotations
 
@@ -9,13 +10,17 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from orderdash.cli.settings import settings_from_args
-from orderdash.core.books.chain import EXIT_CHAIN_BROKEN, CloseCheck, first_mismatch, verify
-from orderdash.core.books.close import ALL_TILLS
-from orderdash.core.books.period import iso, zone_named
-from orderdash.core.books.run import open_book
-from orderdash.core.jsontypes import JSONValue
+from orderdash.core.jsontypes import JSONObject
+from orderdash.core.model.errors import EXIT_OK, UsageError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import EXIT_OK, UsageError
+from orderdash.core.usecases.close import (
+    ALL_TILLS,
+    EXIT_CHAIN_BROKEN,
+    CloseCheck,
+    first_mismatch,
+    verify_closes,
+)
+from orderdash.core.usecases.reads import iso, open_book, zone_named
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +51,7 @@ class ChainShown:
             f"{self._when(bad.period_until)} does not match: {bad.problem}"
         ]
 
-    def json(self) -> JSONValue:
+    def json(self) -> JSONObject:
         bad = first_mismatch(self.checks)
         return {
             "till": self.till,
@@ -102,7 +107,7 @@ def run_verify(args: argparse.Namespace) -> ChainShown:
     till = args.till or ALL_TILLS
     book = open_book(settings)
     try:
-        checks = verify(book, till, zone)
+        checks = verify_closes(book, till, zone)
     finally:
         book.close_connection()
     return ChainShown(till, checks, zone)

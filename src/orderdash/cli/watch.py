@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from orderdash.cli.settings import settings_from_args
-from orderdash.core.service.errors import UsageError
+from orderdash.core.model.errors import UsageError
 from orderdash.core.watching.watchlist_file import parse_tokens
 from orderdash.headless import run_jsonl
 from orderdash.tui import run as tui_run

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
 
 if TYPE_CHECKING:
     from orderdash.core.ledger import ResolutionRecord

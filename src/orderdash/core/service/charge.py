@@ -24,10 +24,8 @@ from decimal import Decimal
 from urllib.parse import urlsplit
 
 from orderdash.core.domain import fiat
-from orderdash.core.safetext import clean
-from orderdash.core.service.account_models import CoinChoice
-from orderdash.core.service.client import Fetched, OrderClient
-from orderdash.core.service.errors import (
+from orderdash.core.model.account import CoinChoice
+from orderdash.core.model.errors import (
     ApiError,
     CannotConnect,
     ChargeOutcomeUnknown,
@@ -40,6 +38,9 @@ from orderdash.core.service.errors import (
     ServiceError,
     UsageError,
 )
+from orderdash.core.model.results import Fetched
+from orderdash.core.safetext import clean
+from orderdash.core.service.client import OrderClient
 from orderdash.core.service.net import is_loopback_host
 
 #: Tries of one charge's creation (the first and two retries), and the pause before each retry.

@@ -41,8 +41,8 @@ from orderdash.core.books.resolve import (
 from orderdash.core.domain.text import amount_text
 from orderdash.core.ledger import RESOLUTION_KINDS, LedgerError, ResolutionRecord
 from orderdash.core.ledger.schema import MAX_REASON
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
 
 log = logging.getLogger(__name__)
 
