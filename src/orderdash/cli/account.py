@@ -49,15 +49,15 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
 
     from orderdash.cli.options import EXIT_INTERRUPTED
     from orderdash.core.ledger.charges import outcome_of
-    from orderdash.core.service.charge import (
+    from orderdash.core.service.client import OrderClient
+    from orderdash.core.service.errors import AuthRequired, ChargeOutcomeUnknown, ChargeStopped
+    from orderdash.core.usecases.charge import (
         charge,
         check_coin_text,
         interrupted,
         new_order_token,
         parse_amount,
     )
-    from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.errors import AuthRequired, ChargeOutcomeUnknown, ChargeStopped
 
     settings, _ = _load_settings(args)
     # the amount in the till's currency (its decimals), and the coin's form, before any order

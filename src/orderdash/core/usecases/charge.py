@@ -24,6 +24,7 @@ from decimal import Decimal
 from urllib.parse import urlsplit
 
 from orderdash.core.domain import fiat
+from orderdash.core.ledger.charges import CREATE_ATTEMPTS, RETRY_PAUSE
 from orderdash.core.safetext import clean
 from orderdash.core.service.account_models import CoinChoice
 from orderdash.core.service.client import Fetched, OrderClient
@@ -41,11 +42,6 @@ from orderdash.core.service.errors import (
     UsageError,
 )
 from orderdash.core.service.net import is_loopback_host
-
-#: Tries of one charge's creation (the first and two retries), and the pause before each retry.
-CREATE_ATTEMPTS = 3
-RETRY_PAUSE = 1.0
-
 
 #: A checkout link longer than this is not a link the service means.
 MAX_PAYMENT_URL = 2000
