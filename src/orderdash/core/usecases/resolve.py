@@ -4,6 +4,9 @@ checked before anything is read or written, the order read once, the refund work
 what it owes (`core/books/refund.py`; today's rate is the `exchangeRate` of the order as
 read), the resolution made once (its id with it) and written through the ledger's writer, and
 said in one line. Nothing is sent to the service: it has no endpoint for a resolution.
+
+The dialog works the refund out live as it is typed (`owed_of`, `typed_refund`); it and the
+command take every name they need of the books from here.
 """
 
 from __future__ import annotations
@@ -16,10 +19,18 @@ from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from orderdash.core.books.orders import BadOrder, read_order
 from orderdash.core.books.period import zone_named
-from orderdash.core.books.refund import RefundRefused, owed_by, typed_decimal, work_out
+from orderdash.core.books.refund import (
+    Owed,
+    Refund,
+    RefundRefused,
+    owed_by,
+    typed_decimal,
+    work_out,
+)
 from orderdash.core.books.report import refund_entry
 from orderdash.core.books.resolve import (
     ACCEPTED_REASON,
+    KIND_WORDS,
     check_kind,
     clean_reason,
     new_resolution,
@@ -34,10 +45,35 @@ from orderdash.core.service.errors import OrderdashError
 from orderdash.core.service.tokens import normalize_token
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from orderdash.core.jsontypes import JSONObject
     from orderdash.core.ledger import RefundRecord, ResolutionRecord
     from orderdash.core.runtime.config import Settings
     from orderdash.core.service.results import Fetched
+
+__all__ = [
+    "KIND_WORDS",
+    "Owed",
+    "Refund",
+    "RefundRefused",
+    "ResolutionJSON",
+    "ResolutionWriter",
+    "Resolved",
+    "ResolveAsked",
+    "ResolveOptions",
+    "acceptance",
+    "ask",
+    "book_writer",
+    "clean_reason",
+    "new_resolution",
+    "owed_of",
+    "refund_of",
+    "resolution_json",
+    "resolution_line",
+    "resolve",
+    "typed_refund",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +171,44 @@ def refund_of(fetched: Fetched, basis: str, rate: Decimal | None, fee: Decimal) 
     if basis == "today":
         rate = fetched.order.exchange_rate
     return work_out(owed, basis, rate=rate, fee=fee).record
+
+
+def owed_of(raw: Mapping[str, object]) -> tuple[Owed | None, str]:
+    """What the order (getOrder's `data`) owes back (None: nothing), and why its figures
+    cannot be read for a refund ("" when they can). Its cost grows with its payments: the
+    dialog calls it in a thread."""
+    try:
+        return owed_by(read_order(raw)), ""
+    except BadOrder as error:
+        return None, str(error)
+
+
+def typed_refund(
+    owed: Owed | None,
+    basis: str,
+    *,
+    rate: str,
+    fee: str,
+    today: Decimal | None,
+    today_unknown: str = "",
+) -> Refund | None:
+    """The refund for what the dialog has chosen and typed (None: no refund chosen), or
+    RefundRefused (one line): `basis` "" (none), "payment", "today" (`today`, the order's own
+    rate as read; `today_unknown`: why it is not known) or "typed" (`rate` as typed); `fee`
+    as typed, empty for none."""
+    if not basis:
+        return None
+    if owed is None:
+        raise RefundRefused("nothing to refund: the order owes nothing back")
+    taken = typed_decimal(fee, "fee") if fee.strip() else Decimal(0)
+    at = None
+    if basis == "today":
+        if today_unknown:
+            raise RefundRefused(today_unknown)
+        at = today
+    elif basis == "typed":
+        at = typed_decimal(rate, "rate")
+    return work_out(owed, basis, rate=at, fee=taken)
 
 
 class ResolutionWriter(Protocol):
