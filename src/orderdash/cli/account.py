@@ -16,7 +16,6 @@ from orderdash.cli.render import (
     ChargeUnknownResult,
     OrderList,
 )
-from orderdash.core.books.period import zone_named
 from orderdash.core.domain.history import is_open_item
 from orderdash.core.ledger.charges import check_command
 from orderdash.core.ledger.open import writer_for
@@ -38,6 +37,7 @@ from orderdash.core.usecases.charges import (
     TodaysCharges,
     charge_written_down,
     earlier_charges,
+    store_zone,
     todays_charges,
 )
 
@@ -118,8 +118,7 @@ def _run_charges(args: argparse.Namespace) -> ChargeList:
     """Today's charges (since midnight in the store's time zone, the `timezone` setting) of
     this till, or of every till; this till's unresolved ones are looked up first."""
     settings, _ = _load_settings(args)
-    # the day as the close counts it (a timezone not understood: a usage error, nothing read)
-    zone = zone_named(settings.timezone)
+    zone = store_zone(settings)
     till = None if args.all_tills else settings.till
     lookups = LookupOptions.from_settings(settings)
     writer = writer_for(settings)

@@ -120,8 +120,8 @@ class Resolutions:
     ) -> None:
         """The dialog on `token` (a notice when there is none); `then` is told what was
         written (None: nothing) when the dialog closes."""
-        from orderdash.core.books.run import BudgetGate
         from orderdash.core.polling.refresh import Kind
+        from orderdash.core.usecases.resolve import order_reader
         from orderdash.tui.screens.resolve import ResolveScreen
 
         notify = self._notify
@@ -136,12 +136,10 @@ class Resolutions:
         options = self._options()
         entry = self._state.entries.get(token)
         fetched = entry.fetched if entry is not None else None
-        gate = BudgetGate(self._watcher.scheduler.budgets[Kind.ORDER])
-        client = self._client
+        reader = order_reader(self._client, self._watcher.scheduler.budgets[Kind.ORDER])
 
         async def read() -> Fetched:
-            await gate.take_turn()
-            return await client.get_order(token)
+            return await reader(token)
 
         screen = ResolveScreen(
             token,

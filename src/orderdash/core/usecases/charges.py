@@ -67,6 +67,13 @@ class LookupOptions:
         return CommandBudget(self.per_minute, self.per_hour)
 
 
+def store_zone(settings: Settings) -> tzinfo:
+    """The store's time zone (the `timezone` setting; the machine's when unset): the day
+    `orderdash charges` lists, as the close counts it. UsageError when it is not understood:
+    nothing is read."""
+    return zone_named(settings.timezone)
+
+
 async def charge_written_down(
     client: OrderClient,
     writer: BookWriter,

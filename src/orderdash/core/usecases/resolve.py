@@ -37,7 +37,7 @@ from orderdash.core.books.resolve import (
     refund_basis,
     resolution_line,
 )
-from orderdash.core.books.run import open_book
+from orderdash.core.books.run import BudgetGate, open_book
 from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.polling.account import CommandBudget
 from orderdash.core.safetext import clean
@@ -49,7 +49,9 @@ if TYPE_CHECKING:
 
     from orderdash.core.jsontypes import JSONObject
     from orderdash.core.ledger import RefundRecord, ResolutionRecord
+    from orderdash.core.polling.budget import Budget
     from orderdash.core.runtime.config import Settings
+    from orderdash.core.service.client import OrderClient
     from orderdash.core.service.results import Fetched
 
 __all__ = [
@@ -67,6 +69,7 @@ __all__ = [
     "book_writer",
     "clean_reason",
     "new_resolution",
+    "order_reader",
     "owed_of",
     "refund_of",
     "resolution_json",
@@ -248,6 +251,18 @@ async def resolve(
     )
     written = await writer.resolution_made(record)
     return Resolved(written, resolution_line(written, options.zone))
+
+
+def order_reader(client: OrderClient, budget: Budget) -> Callable[[str], Awaitable[Fetched]]:
+    """getOrder within the dashboard's getOrder budget (`budget`, which its watcher spends
+    too: half its burst left to the orders on screen)."""
+    gate = BudgetGate(budget)
+
+    async def read(token: str) -> Fetched:
+        await gate.take_turn()
+        return await client.get_order(token)
+
+    return read
 
 
 def acceptance(token: str, options: ResolveOptions) -> ResolutionRecord:
