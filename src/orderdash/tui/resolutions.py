@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean
 from orderdash.core.service.errors import OrderdashError
 
@@ -120,7 +121,6 @@ class Resolutions:
     ) -> None:
         """The dialog on `token` (a notice when there is none); `then` is told what was
         written (None: nothing) when the dialog closes."""
-        from orderdash.core.polling.refresh import Kind
         from orderdash.core.usecases.resolve import order_reader
         from orderdash.tui.screens.resolve import ResolveScreen
 

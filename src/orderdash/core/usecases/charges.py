@@ -24,7 +24,8 @@ from orderdash.core.ledger.charges import (
 from orderdash.core.ledger.open import service_of
 from orderdash.core.polling.account import CommandBudget
 from orderdash.core.service.errors import OrderdashError
-from orderdash.core.usecases.charge import Charge, ChargeAsked, ChargeOptions, charge
+from orderdash.core.usecases import charge as charge_use_case
+from orderdash.core.usecases.charge import Charge, ChargeAsked, ChargeOptions
 
 if TYPE_CHECKING:
     from orderdash.core.ledger import ChargeRecord, ChargeService
@@ -100,7 +101,8 @@ async def charge_written_down(
         await writer.charge_started(sending, asked.amount, options.currency or "")
 
     try:
-        made = await charge(
+        # looked up at each call, not bound at import: a test may stand in its own `charge`
+        made = await charge_use_case.charge(
             client,
             asked.amount,
             customer_id=asked.customer_id,
