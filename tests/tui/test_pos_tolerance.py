@@ -18,7 +18,7 @@ from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.domain.text import amount_text
 from orderdash.core.ledger import ResolutionRecord
 from orderdash.core.ledger.open import open_book
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.customer_display import DisplayApp

@@ -20,11 +20,11 @@ from orderdash.core.domain.history import is_open_item
 from orderdash.core.ledger.charges import check_command
 from orderdash.core.ledger.open import writer_for
 from orderdash.core.ledger.writer import CLOSE_SECONDS, INTERRUPTED_SECONDS, BookWriter
+from orderdash.core.model.errors import ChargeOutcomeUnknown, ChargeStopped
 from orderdash.core.polling.account import CommandBudget
-from orderdash.core.runtime.config import Settings
 from orderdash.core.service.account_answers import AccountOrders
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped
+from orderdash.core.settings.model import Settings
 from orderdash.core.usecases.charge import (
     Charge,
     ChargeOptions,

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from orderdash.cli.options import _load_settings
 from orderdash.core.ledger import ResolutionRecord
+from orderdash.core.model.results import Fetched
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.results import Fetched
 from orderdash.core.usecases.resolve import (
     ResolutionJSON,
     ResolveOptions,

@@ -17,12 +17,12 @@ from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
 
-from orderdash.core.runtime.config import Settings
-from orderdash.core.watching.state import Freshness, Shown
+from orderdash.core.settings.model import Settings
+from orderdash.core.watching.onscreen import Freshness, Shown
 from orderdash.tui.account_switch import AccountSwitch
 from orderdash.tui.alarms import Alarms
 from orderdash.tui.bindings import OPERATOR_ACTIONS, POS_ONLY_OFF, READONLY_OFF
-from orderdash.tui.books import AppBooks
+from orderdash.tui.books import books_for
 from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
 from orderdash.tui.first_paint import FirstPaint
@@ -109,7 +109,7 @@ class OrderDashApp(App[None]):
         #: Account mode (the access token): the watch list fills itself; `n` charges.
         self.account = AccountSwitch(self, enabled=account)
         #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
-        self.books = AppBooks(self, settings, parts, self.alarms.notices)
+        self.books = books_for(self, settings, parts, self.alarms.notices)
         self.attention_keeper = self.books.attention
 
     async def on_load(self) -> None:
@@ -243,10 +243,10 @@ class OrderDashApp(App[None]):
         self.overlays.attention(self.attention_keeper)
 
     def action_close_day(self) -> None:
-        self.books.close_day()  # the books: tui/books.py
+        self.books.close_day(self.screen, self.push_screen)  # the books: tui/books.py
 
     def action_export_list(self) -> None:
-        self.books.export_list()
+        self.books.export_list(self.screen)
 
     def action_resolve_order(self, token: str = "") -> None:
         self.resolutions.open(token or self.state.token)

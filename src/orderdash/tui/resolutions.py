@@ -19,23 +19,24 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
 
 if TYPE_CHECKING:
-    from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from orderdash.core.ledger import ResolutionRecord
     from orderdash.core.ledger.writer import BookWriter
+    from orderdash.core.model.results import Fetched
     from orderdash.core.polling.watcher import OrderWatcher
-    from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.results import Fetched
+    from orderdash.core.settings.model import Settings
     from orderdash.core.usecases.resolve import ResolveOptions
+    from orderdash.core.watching.onscreen import Shown
     from orderdash.core.watching.session import WatchSession
-    from orderdash.core.watching.state import DashboardState, Shown
+    from orderdash.core.watching.state import DashboardState
+    from orderdash.tui.callables import Notify
 
 T = TypeVar("T")
 
@@ -56,20 +57,6 @@ class Screens(Protocol):
         exit_on_error: bool = ...,
         exclusive: bool = ...,
     ) -> object: ...
-
-
-class Notify(Protocol):
-    """The App's `notify` (held while the customer's screen is up: `tui/notices.py`)."""
-
-    def __call__(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None: ...
 
 
 class Ledger(Protocol):

@@ -13,19 +13,19 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Protocol
 
-from orderdash.core.books.orders import SETTLED, state_of
 from orderdash.core.domain.fiat import in_minor_digits
+from orderdash.core.domain.status import SETTLED, state_of
 from orderdash.core.domain.text import fiat_text
 from orderdash.core.ledger import MAX_SERVICE_URL, ChargeRecord, ChargeService, LedgerError
-from orderdash.core.safetext import clean
-from orderdash.core.service import jsontext
-from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import (
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import (
     ChargeOutcomeUnknown,
     ChargeStopped,
     NotFound,
     OrderdashError,
 )
+from orderdash.core.safetext import clean
+from orderdash.core.service.client import OrderClient
 
 if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter

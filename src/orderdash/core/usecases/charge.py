@@ -26,10 +26,8 @@ from urllib.parse import urlsplit
 
 from orderdash.core.domain import fiat
 from orderdash.core.ledger.charges import CREATE_ATTEMPTS, RETRY_PAUSE
-from orderdash.core.safetext import clean
-from orderdash.core.service.account_models import CoinChoice
-from orderdash.core.service.client import Fetched, OrderClient
-from orderdash.core.service.errors import (
+from orderdash.core.model.account import CoinChoice
+from orderdash.core.model.errors import (
     ApiError,
     AuthRequired,
     CannotConnect,
@@ -43,10 +41,13 @@ from orderdash.core.service.errors import (
     ServiceError,
     UsageError,
 )
+from orderdash.core.model.results import Fetched
+from orderdash.core.safetext import clean
+from orderdash.core.service.client import OrderClient
 from orderdash.core.service.net import is_loopback_host
 
 if TYPE_CHECKING:
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
 #: A checkout link longer than this is not a link the service means.
 MAX_PAYMENT_URL = 2000

@@ -22,17 +22,17 @@ from orderdash.core.ledger.charges import (
     resolve_unresolved,
 )
 from orderdash.core.ledger.open import service_of
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.polling.account import CommandBudget
-from orderdash.core.service.errors import OrderdashError
 from orderdash.core.usecases import charge as charge_use_case
 from orderdash.core.usecases.charge import Charge, ChargeAsked, ChargeOptions
 
 if TYPE_CHECKING:
     from orderdash.core.ledger import ChargeRecord, ChargeService
     from orderdash.core.ledger.writer import BookWriter
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.model.results import Fetched
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.results import Fetched
+    from orderdash.core.settings.model import Settings
 
 
 @dataclass(frozen=True, slots=True)

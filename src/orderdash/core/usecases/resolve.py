@@ -39,20 +39,20 @@ from orderdash.core.books.resolve import (
 )
 from orderdash.core.books.run import BudgetGate, open_book
 from orderdash.core.ledger.writer import BookWriter
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.polling.account import CommandBudget
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
 from orderdash.core.service.tokens import normalize_token
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from orderdash.core.jsontypes import JSONObject
+    from orderdash.core.books.shape import RefundJSON
     from orderdash.core.ledger import RefundRecord, ResolutionRecord
+    from orderdash.core.model.results import Fetched
     from orderdash.core.polling.budget import Budget
-    from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.results import Fetched
+    from orderdash.core.settings.model import Settings
 
 __all__ = [
     "KIND_WORDS",
@@ -289,7 +289,7 @@ class ResolutionJSON(TypedDict):
     till: str
     operator: str
     at: str
-    refund: JSONObject | None
+    refund: RefundJSON | None
 
 
 def resolution_json(record: ResolutionRecord) -> ResolutionJSON:

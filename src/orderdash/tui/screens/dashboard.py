@@ -15,10 +15,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.events import Resize
 
+from orderdash.core.model.errors import NotFound
+from orderdash.core.model.results import Fetched
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import NotFound
 from orderdash.core.watching.session import WatchSession
 from orderdash.tui import messages
 from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST, READONLY_MARK

@@ -13,7 +13,7 @@ the app's own keys (quit, help, the command palette) do nothing here, and a fail
 TOKEN`, `standalone`) it leads nowhere else: Esc asks to quit and quits; nothing of the
 dashboard under it (other orders, charges, copy keys) is reachable. A payment that cannot be
 checked loses its QR: at once when the service says the order does not exist, after a rate
-period (`DashboardState.rate_period`) when the service does not answer.
+period (`Reachability.rate_period`) when the service does not answer.
 
 For the staff, one line under the panel says what the customer's "Paid" hides: a shortfall
 absorbed (within the payment tolerance, accepted at the counter, or paid by the service's
@@ -36,9 +36,10 @@ from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.customer.face import CustomerFace, Trouble
 from orderdash.core.domain.payment import PaymentState
 from orderdash.core.domain.text import amount_text
+from orderdash.core.model.wire import Order
 from orderdash.core.qr.payload import offers_remaining, remaining_payload
-from orderdash.core.service.models import Order
-from orderdash.core.watching.state import DashboardState, Freshness, Shown
+from orderdash.core.watching.onscreen import Freshness, Shown
+from orderdash.core.watching.state import DashboardState
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded

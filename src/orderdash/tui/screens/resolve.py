@@ -33,8 +33,8 @@ from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 from orderdash.core.domain.text import amount_text
 from orderdash.core.ledger import RESOLUTION_KINDS, LedgerError, ResolutionRecord
 from orderdash.core.ledger.schema import MAX_REASON
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
 from orderdash.core.usecases.resolve import (
     KIND_WORDS,
     Owed,

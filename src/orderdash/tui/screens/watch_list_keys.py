@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.screen import Screen
 
-from orderdash.core.service.models import Transaction
+from orderdash.core.model.wire import Transaction
 from orderdash.core.watching.session import WatchSession
 from orderdash.core.watching.state import DashboardState
 from orderdash.tui.bindings import READONLY_OFF

@@ -13,10 +13,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from orderdash.core.domain.text import coin_code
+from orderdash.core.model.wire import Order, Transaction
 from orderdash.core.safetext import clean
-from orderdash.core.service.models import Order, Transaction
 from orderdash.core.watching.alert_text import order_figures
-from orderdash.core.watching.state import DashboardState, Freshness
+from orderdash.core.watching.onscreen import Freshness
+from orderdash.core.watching.state import DashboardState
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from orderdash.core.domain.text import duration_text
 from orderdash.core.polling.refresh import Kind
-from orderdash.core.watching.state import Freshness
+from orderdash.core.watching.onscreen import Freshness
 from orderdash.tui.text import literal, text_key, text_shape
 
 

@@ -13,7 +13,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from orderdash.core.service.errors import InvalidToken
+from orderdash.core.model.errors import InvalidToken
 from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, operator_token
 from orderdash.tui.messages import TokenSubmitted
 from orderdash.tui.text import literal
