@@ -29,9 +29,9 @@ from orderdash.core.ledger.open import open_book, service_of, writer_for
 from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.model import jsontext
 from orderdash.core.model.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
-from orderdash.core.service.charge import charge
 from orderdash.core.service.client import OrderClient
 from orderdash.core.settings.model import Settings
+from orderdash.core.usecases.charge import charge
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 
 ACCESS = "access-Ll9-ledger"

@@ -28,12 +28,12 @@ from orderdash.tui.first_paint import FirstPaint
 from orderdash.tui.messages import ResolveRequested, WatchStatusChanged
 from orderdash.tui.overlays import Overlays
 from orderdash.tui.parts import Parts
-from orderdash.tui.resolutions import open_resolve
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.watchlist_sync import WatchListSync
 
 if TYPE_CHECKING:
     from orderdash.core.watching.alert import Alert
+    from orderdash.tui.resolutions import Resolutions
 
 
 class OrderDashApp(AppData):
@@ -43,6 +43,8 @@ class OrderDashApp(AppData):
         Binding("q", "quit", "Quit", tooltip="Quit orderdash"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
     ]
+
+    resolutions: Resolutions  # the resolve dialog, the counter's acceptance (made by make_app)
 
     def __init__(
         self,
@@ -232,10 +234,10 @@ class OrderDashApp(AppData):
         self.books.export_list(self.screen)
 
     def action_resolve_order(self, token: str = "") -> None:
-        open_resolve(self, token or self.state.token)
+        self.resolutions.open(token or self.state.token)
 
     def on_resolve_requested(self, message: ResolveRequested) -> None:
-        open_resolve(self, message.token)  # from the attention view
+        self.resolutions.open(message.token)  # from the attention view
 
     def action_undo_remove(self) -> None:
         self.session.undo()
