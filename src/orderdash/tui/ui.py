@@ -1,0 +1,72 @@
+"""What the helpers the App builds ask of Textual, typed: each names the few services it uses
+(tell the operator, put a screen up, run work off the screen's turn), and is handed Textual's
+App for them. None of these is orderdash's App: what a helper works on (the session, the
+client, the ledger) it is given itself (`tui/app.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen
+
+T = TypeVar("T")
+
+
+class Notify(Protocol):
+    """Textual's `App.notify` (the App's own holds a notice from the customer's eyes)."""
+
+    def __call__(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None: ...
+
+
+class Tells(Protocol):
+    """Tells the operator something: a toast (`notify`)."""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None: ...
+
+
+class Asks(Tells, Protocol):
+    """Puts a screen or a question up over the screen on top, and tells the operator."""
+
+    @property
+    def screen(self) -> Screen[object]: ...
+
+    def push_screen(
+        self, screen: Screen[T], callback: Callable[[T | None], None] | None = None
+    ) -> object: ...
+
+
+class Works(Protocol):
+    """Runs work off the screen's turn (a coroutine, or a function in a thread); a callback goes
+    through the App's message queue, in order with its other messages."""
+
+    def run_worker(
+        self,
+        work: Callable[[], object] | Coroutine[object, object, object],
+        *,
+        group: str = ...,
+        exit_on_error: bool = ...,
+        exclusive: bool = ...,
+        thread: bool = ...,
+    ) -> object: ...
+
+    def call_later(self, callback: Callable[..., object], *args: object) -> bool: ...
