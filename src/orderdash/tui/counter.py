@@ -21,17 +21,13 @@ from orderdash.tui.parts import Parts
 from orderdash.tui.ui import Asks, Notify
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from orderdash.core.customer.reading import Reading
     from orderdash.tui.notices import HeldNotices
 
 #: Seconds between looks at whether the other dashboard let go of the customer display.
 TAKEOVER_POLL = 0.1
-
-
-class Stoppable(Protocol):
-    """A timer (`set_interval`'s)."""
-
-    def stop(self) -> object: ...
 
 
 class CounterUi(Asks, Protocol):
@@ -48,7 +44,7 @@ class CounterUi(Asks, Protocol):
 
     def call_later(self, callback: Callable[..., object], *args: object) -> bool: ...
 
-    def set_interval(self, interval: float, callback: Callable[[], object]) -> Stoppable: ...
+    def set_interval(self, interval: float, callback: Callable[[], object]) -> Timer: ...
 
 
 class Counter:
