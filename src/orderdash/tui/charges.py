@@ -9,7 +9,7 @@ The dialog is imported when first opened, like the other rare screens.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from orderdash.core.polling.watcher import Change
 
@@ -18,7 +18,11 @@ if TYPE_CHECKING:
     from orderdash.core.settings.model import Settings
     from orderdash.tui.parts import Parts
     from orderdash.tui.screens.charge import ChargeMade
-    from orderdash.tui.ui import Asks
+    from orderdash.tui.ui import Asks, Tells
+
+    class ChargeUi(Asks, Tells, Protocol):
+        """Textual's App as the charges show the dialog and tell what a charge needs."""
+
 
 NEEDS_CREDENTIALS = (
     "A new charge needs the access token and the customer id (access_token_file, "
@@ -32,7 +36,7 @@ class Charges:
         parts: Parts,
         settings: Settings,
         *,
-        ui: Asks,
+        ui: ChargeUi,
         ledger: Callable[[], BookWriter],
         open_order: Callable[[str], None],
         to_customer: Callable[[], None],

@@ -21,6 +21,7 @@ from orderdash.tui.parts import Parts
 from orderdash.tui.ui import Asks, Notify
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
     from textual.timer import Timer
 
     from orderdash.core.customer.reading import Reading
@@ -32,7 +33,7 @@ TAKEOVER_POLL = 0.1
 
 class CounterUi(Asks, Protocol):
     """Textual's App as the counter puts the customer's screen and its questions up, and keeps
-    the operator's toasts off the customer's screen."""
+    the operator's toasts off the customer's screen (its own notices go through `notices`)."""
 
     @property
     def NOTIFICATION_TIMEOUT(self) -> float: ...
@@ -92,6 +93,17 @@ class Counter:
                 crowd=self._crowd,
             )
         return self._notices
+
+    def _tell(
+        self,
+        message: str,
+        *,
+        severity: SeverityLevel = "information",
+        markup: bool = True,
+        timeout: float | None = None,
+    ) -> None:
+        """The counter's own notice, held from the customer's eyes like any (`notices`)."""
+        self.notices().tell(message, "", severity, timeout, markup)
 
     def _clear_toasts(self) -> None:
         # in turn after the toasts already posted (Textual adds one by a message)
@@ -205,20 +217,20 @@ class Counter:
         may be paying)."""
         token = self._state.token
         if token is None:
-            self._ui.notify(
+            self._tell(
                 "No order to show on the customer display.", severity="warning", markup=False
             )
             return
         if self._session.publisher is None:
             text = "The customer display is off: no usable runtime directory (see XDG_RUNTIME_DIR)."
-            self._ui.notify(text, severity="warning", markup=False)
+            self._tell(text, severity="warning", markup=False)
             return
 
         def answered(replace: bool) -> None:
             if replace:
                 self._session.show_on_display(token)
                 text = f"On the customer display: {clean(token, limit=40)}"
-                self._ui.notify(text, timeout=3, markup=False)
+                self._tell(text, timeout=3, markup=False)
 
         self._unless_expiring(
             token, "Customer display", lambda: self._ask_to_replace_display(token, answered)
@@ -234,7 +246,7 @@ class Counter:
             self._ask_to_take_over(claim.shown, then)
             return
         if claim.problem:
-            self._ui.notify(claim.problem, severity="warning", markup=False)
+            self._tell(claim.problem, severity="warning", markup=False)
             then(False)
             return
         showing = self._state.customer_token
@@ -271,7 +283,7 @@ class Counter:
                 takeover = self._session.take_over_display(shown)
             except OSError as error:
                 text = f"The customer display was not taken over: {error.strerror or error}"
-                self._ui.notify(text, severity="warning", markup=False)
+                self._tell(text, severity="warning", markup=False)
                 then(False)
                 return
 
@@ -281,7 +293,7 @@ class Counter:
                     return
                 timer.stop()
                 if outcome == "refused":
-                    self._ui.notify(
+                    self._tell(
                         "The customer display was not taken over: the other till did not let "
                         "go of it (it may be busy). Try again.",
                         severity="warning",
@@ -307,7 +319,7 @@ class Counter:
             return
         if not self._session.holds_display:
             text = "Nothing of this dashboard's is on the customer display."
-            self._ui.notify(text, timeout=3, markup=False)
+            self._tell(text, timeout=3, markup=False)
             return
         self._session.clear_display()
-        self._ui.notify("Customer display cleared.", timeout=3, markup=False)
+        self._tell("Customer display cleared.", timeout=3, markup=False)

@@ -16,10 +16,10 @@ from orderdash.core.domain.text import amount_text
 from orderdash.core.model.wire import Transaction
 from orderdash.core.safetext import clean
 from orderdash.core.watching.state import DashboardState
-from orderdash.tui.ui import Asks, Works
+from orderdash.tui.ui import Asks, Tells, Works
 
 
-class Clipboard(Asks, Works, Protocol):
+class Clipboard(Asks, Tells, Works, Protocol):
     """Asks before a risky copy, runs the desktop's tools in threads, tells what was copied;
     sends the terminal its clipboard sequence (OSC 52)."""
 

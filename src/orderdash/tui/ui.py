@@ -44,8 +44,8 @@ class Tells(Protocol):
     ) -> None: ...
 
 
-class Asks(Tells, Protocol):
-    """Puts a screen or a question up over the screen on top, and tells the operator."""
+class Asks(Protocol):
+    """Puts a screen or a question up over the screen on top."""
 
     @property
     def screen(self) -> Screen[object]: ...
