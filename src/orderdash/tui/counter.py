@@ -18,13 +18,14 @@ from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.settings.model import Settings
 from orderdash.tui.compat.toast import hide_below
 from orderdash.tui.parts import Parts
-from orderdash.tui.ui import Asks, Notify
+from orderdash.tui.ui import Asks
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.timer import Timer
 
     from orderdash.core.customer.reading import Reading
+    from orderdash.tui.callables import Notify
     from orderdash.tui.notices import HeldNotices
 
 #: Seconds between looks at whether the other dashboard let go of the customer display.

@@ -1,7 +1,8 @@
-"""What the helpers the App builds ask of Textual, typed: each names the few services it uses
-(tell the operator, put a screen up, run work off the screen's turn), and is handed Textual's
-App for them. None of these is orderdash's App: what a helper works on (the session, the
-client, the ledger) it is given itself (`tui/app.py`).
+"""What a helper the App builds asks of Textual, typed, when it uses several of Textual's App's
+services (tell the operator, put a screen up, run work off the screen's turn): it names them in
+a small Protocol of Textual's own members, and is handed Textual's App for them; a helper that
+needs one call is given that call (`tui/callables.py`). Nothing here is orderdash's App: what a
+helper works on (the session, the client, the ledger) it is given itself (`tui/app.py`).
 """
 
 from __future__ import annotations
@@ -14,20 +15,6 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
 T = TypeVar("T")
-
-
-class Notify(Protocol):
-    """Textual's `App.notify` (the App's own holds a notice from the customer's eyes)."""
-
-    def __call__(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None: ...
 
 
 class Tells(Protocol):
