@@ -102,9 +102,9 @@ async def test_a_refused_log_in_is_one_banner_and_no_loop(server) -> None:
 
 
 async def test_without_the_access_token_a_new_charge_says_what_it_needs(server) -> None:
-    """Account mode is made when first needed without the access token (`AccountSwitch`):
-    `n` still says what a charge needs, and nothing is asked of the account."""
-    from orderdash.tui.account import NEEDS_CREDENTIALS
+    """Without the access token account mode is not made (`AccountSwitch`): `n` still says
+    what a charge needs (`tui/charges.py`), and nothing is asked of the account."""
+    from orderdash.tui.charges import NEEDS_CREDENTIALS
 
     token = next(iter(open_tokens(server)))
     app = make_app(make_settings(server.base_url, poll_interval=0.2), tokens=(token,))

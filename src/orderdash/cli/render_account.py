@@ -4,6 +4,7 @@ the day)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
@@ -19,7 +20,7 @@ from orderdash.core.model.account import HistoryItem
 from orderdash.core.model.errors import ChargeOutcomeUnknown, ChargeStopped
 from orderdash.core.qr.payload import payment_uri
 from orderdash.core.safetext import clean
-from orderdash.core.service.charge import Charge
+from orderdash.core.usecases.charge import Charge
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,7 @@ class OrderList:
     """The account's orders (`orders`): the chosen history items with their raw objects, and
     what the history's reading warned of."""
 
-    chosen: list[tuple[HistoryItem, JSONValue]]
+    chosen: Sequence[tuple[HistoryItem, JSONValue]]
     warnings: list[str]
     open_only: bool
     exit_code: int = 0

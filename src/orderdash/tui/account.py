@@ -1,5 +1,5 @@
-"""Account mode: with the access token, the dashboard's watch list fills itself, and `n` makes a
-charge at the counter.
+"""Account mode: with the access token, the dashboard's watch list fills itself with the account's
+open orders (a charge at the counter, `n`, is `tui/charges.py`'s).
 
 The account's history is read in a worker after the first paint (`AccountFeed`, every
 `account_interval`, through the private budget); its open orders join the watch list, not the
@@ -13,21 +13,23 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message
 
 from orderdash.core.domain.text import fiat_text
 from orderdash.core.model.errors import AuthError, OrderdashError
 from orderdash.core.polling.account import AccountFeed, AccountOrder
-from orderdash.core.polling.watcher import Change
 from orderdash.core.runtime.bulk import bulk_objects, let_go
 from orderdash.core.safetext import clean
 from orderdash.core.watching.watchlist_file import MAX_TOKENS
+from orderdash.tui.ui import Tells, Works
 
 if TYPE_CHECKING:
-    from orderdash.tui.host import DashboardHost
-    from orderdash.tui.screens.charge import ChargeMade
+    from orderdash.core.service.client import OrderClient
+    from orderdash.core.settings.model import Settings
+    from orderdash.core.watching.session import WatchSession
+    from orderdash.tui.host import Dashboard
 
 #: How long a notice that the list is incomplete stays up.
 NOTICE_SECONDS = 20
@@ -37,10 +39,15 @@ LOOKED_AT_A_TIME = 5_000
 #: scheduled, and the list's rebuild asked for: its rows are added in steps of their own).
 JOINED_AT_A_TIME = 250
 
-NEEDS_CREDENTIALS = (
-    "A new charge needs the access token and the customer id (access_token_file, "
-    "customer_id): both are in the service's cabinet."
-)
+
+class AccountUi(Tells, Works, Protocol):
+    """Textual's App as account mode reads in workers, hears the feed through the message queue
+    (while the App runs), rings and tells."""
+
+    @property
+    def is_running(self) -> bool: ...
+
+    def bell(self) -> None: ...
 
 
 class AccountBaseline(Message):
@@ -79,16 +86,16 @@ class AccountReporter:
     """Turns the account feed's callbacks into reports to account mode, through the app's
     message queue (in order with its other messages)."""
 
-    def __init__(self, app: DashboardHost, mode: AccountMode) -> None:
-        self._app, self._mode = app, mode
+    def __init__(self, ui: AccountUi, mode: AccountMode) -> None:
+        self._ui, self._mode = ui, mode
 
     def _report(self, handle: Callable[..., None], *args: object) -> None:
-        self._app.call_later(self._deliver, handle, *args)
+        self._ui.call_later(self._deliver, handle, *args)
 
     def _deliver(self, handle: Callable[..., None], *args: object) -> None:
         # A history read that ends while the app shuts down reports to screens already taken
         # apart (their widgets gone): not running, the report is dropped.
-        if self._app.is_running:
+        if self._ui.is_running:
             handle(*args)
 
     def on_baseline(self, orders: list[AccountOrder]) -> None:
@@ -109,31 +116,39 @@ class AccountReporter:
 
 
 class AccountMode:
-    def __init__(self, app: DashboardHost, *, enabled: bool) -> None:
-        """`app`: the OrderDashApp (its state, watcher, client, dashboard and notices);
-        `enabled`: read the account's history (account mode)."""
-        self._app = app
+    def __init__(
+        self,
+        session: WatchSession,
+        client: OrderClient,
+        settings: Settings,
+        *,
+        ui: AccountUi,
+        dashboard: Callable[[], Dashboard],
+        enabled: bool,
+    ) -> None:
+        """The account's orders join the `session`'s watch list, read through `client` within
+        the watcher's budget; `dashboard` is told of them (it raises LookupError while the App
+        is taken down); `enabled`: read the account's history (account mode)."""
+        self._session, self._state, self._client = session, session.state, client
+        self._ui, self._dashboard = ui, dashboard
         self._feed = (
             AccountFeed(
-                app.client,
-                AccountReporter(app, self),
-                interval=app.settings.account_interval,
-                budget=app.watcher,
-                max_pages=app.settings.history_max_pages,
+                client,
+                AccountReporter(ui, self),
+                interval=settings.account_interval,
+                budget=session.watcher,
+                max_pages=settings.history_max_pages,
             )
             if enabled
             else None
         )
         self._problem: str | None = None
-        #: The till's currency: the `currency` setting, else what the first order a charge
-        #: made this session said (never guessed from other orders: the access token decides).
-        self._currency = app.settings.currency or ""
-        app.client.on_login_refused = self.login_refused
+        client.on_login_refused = self.login_refused
 
     def start(self) -> None:
         """After the first paint: the history is read in a worker."""
         if self._feed is not None:
-            self._app.run_worker(
+            self._ui.run_worker(
                 self._feed.run(), group="account", exclusive=True, exit_on_error=False
             )
 
@@ -142,12 +157,12 @@ class AccountMode:
     def baseline(self, message: AccountBaseline) -> None:
         """The open orders of the first read join the watch list, in a worker a few hundred at
         a time (a page may list 50,000: joined at once, they held the screen a second)."""
-        self._app.run_worker(
+        self._ui.run_worker(
             self._join(message.orders), group="account-baseline", exit_on_error=False
         )
 
     async def _join(self, orders: list[AccountOrder]) -> None:
-        app, state = self._app, self._app.state
+        state = self._state
         # orders already final at start stay out
         tokens: list[str] = []
         for start in range(0, len(orders), LOOKED_AT_A_TIME):
@@ -160,7 +175,7 @@ class AccountMode:
         room = max(MAX_TOKENS - len(state.entries), 0)
         if len(new) > room:
             # said here, in the account's words: the watch list's own notice asks to remove some
-            app.notify(
+            self._ui.notify(
                 f"{len(new) - room:,} orders not shown: the list holds at most {MAX_TOKENS:,}",
                 title="Account",
                 severity="warning",
@@ -173,36 +188,36 @@ class AccountMode:
                 await asyncio.sleep(0)  # one turn of the loop between two
             with bulk_objects():  # (see tui/steps.py: the collector, for objects that stay)
                 state.from_account.update(
-                    app.session.watch(new[start : start + JOINED_AT_A_TIME], save=False)
+                    self._session.watch(new[start : start + JOINED_AT_A_TIME], save=False)
                 )
         try:
-            app.dashboard.orders_arrived()
+            self._dashboard().orders_arrived()
         except LookupError:  # the app is being taken down
             pass
 
     def new_order(self, message: AccountNewOrder) -> None:
-        app, state = self._app, self._app.state
+        state = self._state
         item = message.order.item
         if item.token in state.entries:
             return  # made here (a charge) or added by hand: nothing new to tell
-        state.from_account.update(app.session.watch([item.token], save=False))
+        state.from_account.update(self._session.watch([item.token], save=False))
         alert = state.new_order(item.token, fiat_text(item.amount, item.currency.abbreviation))
         try:
-            app.dashboard.entry_changed(item.token)
+            self._dashboard().entry_changed(item.token)
         except LookupError:  # the app is being taken down
             return
-        if not app.customer_facing:
-            app.bell()
-        app.notify(alert.text, title=clean(item.token, limit=40), markup=False, timeout=8)
+        if not state.pos_up:  # (no bell for another order while the customer's screen is up)
+            self._ui.bell()
+        self._ui.notify(alert.text, title=clean(item.token, limit=40), markup=False, timeout=8)
 
     def failed(self, message: AccountFailed) -> None:
-        if self._app.client.login_refused is not None:
+        if self._client.login_refused is not None:
             return  # the banner says it already
         error = message.error
         if isinstance(error, AuthError):
             self._show_problem(f"The account's orders cannot be read: {error.message}")
             return
-        self._app.notify(
+        self._ui.notify(
             f"The account's order history cannot be read: {error.message}",
             title="Account",
             severity="warning",
@@ -210,12 +225,12 @@ class AccountMode:
         )
 
     def recovered(self) -> None:
-        self._app.notify("The account's order history reads again.", title="Account", markup=False)
+        self._ui.notify("The account's order history reads again.", title="Account", markup=False)
 
     def warned(self, message: AccountWarning) -> None:
         """An incomplete history read: one notice (the feed reports it again only if it
         changes)."""
-        self._app.notify(
+        self._ui.notify(
             f"The account's order history: {message.text}",
             title="Account",
             severity="warning",
@@ -233,50 +248,6 @@ class AccountMode:
             return
         self._problem = text
         try:
-            self._app.dashboard.account_problem(f"{text}; then restart orderdash")
+            self._dashboard().account_problem(f"{text}; then restart orderdash")
         except LookupError:  # the app is being taken down
             pass
-
-    def _learned_currency(self, currency: str) -> None:
-        """The first order a charge made told the account's currency: kept for the session."""
-        self._currency = currency
-
-    # -- a charge at the counter ---------------------------------------------------------------
-
-    def new_charge(self) -> None:
-        """New charge (`n`): an amount, confirmed, made into an order, a coin; then the order
-        on the POS screen (it stays up if it is up)."""
-        app = self._app
-        customer_id = app.settings.customer_id
-        if app.settings.access_token is None or not customer_id:
-            app.notify(NEEDS_CREDENTIALS, title="New charge", severity="warning", markup=False)
-            return
-        # imported when first opened, like the other rare screens
-        from orderdash.tui.screens.charge import ChargeScreen
-
-        if isinstance(app.screen, ChargeScreen):
-            return
-        screen = ChargeScreen(
-            app.client,
-            str(customer_id),
-            self._currency,
-            private_request=app.watcher.spent_private_request,
-            on_currency=self._learned_currency,
-            ledger=app.books.writer,
-        )
-        app.push_screen(screen, callback=self._charge_made)
-
-    def _charge_made(self, made: ChargeMade | None) -> None:
-        """None: the person left before an order was made."""
-        if made is None:
-            return
-        app, state = self._app, self._app.state
-        if made.payment_url:
-            state.set_payment_url(made.token, made.payment_url)
-        app.session.watch([made.token], save=True)
-        if made.fetched is not None and made.token in state.entries:
-            # the order as the charge last read it: on screen at once, not at the next poll (a
-            # good answer like any other: the order is kept in the saved list)
-            app.session.fetched(made.token, made.fetched, Change(), looking=True)
-        app.dashboard.load(made.token)
-        app.action_point_of_sale()

@@ -6,17 +6,17 @@ notification rules (`core/notify/events.py`). (Which alert an answer makes is th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from textual.app import App
+from typing import TYPE_CHECKING, Protocol
 
 from orderdash.core.polling.watcher import is_outage
 from orderdash.core.safetext import clean
 from orderdash.core.watching.state import DashboardState
+from orderdash.tui.ui import Tells
 
 if TYPE_CHECKING:
     from orderdash.core.notify.events import Notices
     from orderdash.core.polling.watcher import Failure
+    from orderdash.core.settings.model import Settings
     from orderdash.core.watching.alert import Alert
 
 NO_BEARER = (
@@ -25,12 +25,20 @@ NO_BEARER = (
 )
 
 
+class Speaker(Tells, Protocol):
+    """Rings (the App's `bell` keeps to the state's switch) and shows the toasts."""
+
+    def bell(self) -> None: ...
+
+
 class Alarms:
-    def __init__(self, app: App[None], state: DashboardState, settings: Any = None) -> None:
-        """`app` rings (its `bell` keeps to the state's switch) and shows the toasts; the
-        `settings`' notification rules, if any, hear of each alert too (a read-only
-        dashboard's only with `notify_readonly`: the till's dashboard tells the owner)."""
-        self._app, self._state = app, state
+    def __init__(
+        self, speaker: Speaker, state: DashboardState, settings: Settings | None = None
+    ) -> None:
+        """`speaker` rings and shows the toasts; the `settings`' notification rules, if any,
+        hear of each alert too (a read-only dashboard's only with `notify_readonly`: the till's
+        dashboard tells the owner)."""
+        self._speaker, self._state = speaker, state
         self._told_no_bearer = False
         #: The notification rules' sender (None without rules: nothing is loaded for it).
         self.notices: Notices | None = None
@@ -57,14 +65,16 @@ class Alarms:
                 outage=self._state.outage,
             )
         if not self._state.pos_up or alert.token == self._state.token:
-            self._app.bell()
+            self._speaker.bell()
         where = [part for part in (alert.company, clean(alert.token, limit=30)) if part]
         title = " \u00b7 ".join(where)
         if alert.alarm:
             title = f"\u26a0 {title}" if title else "\u26a0 Alarm"
-            self._app.notify(alert.text, title=title, severity="error", markup=False, timeout=20)
+            self._speaker.notify(
+                alert.text, title=title, severity="error", markup=False, timeout=20
+            )
             return
-        self._app.notify(alert.text, title=title, markup=False, timeout=8)
+        self._speaker.notify(alert.text, title=title, markup=False, timeout=8)
 
     def failed_read(self, failure: Failure) -> None:
         """A read failed: if the service is out, the owner hears of it once it has lasted."""
@@ -75,9 +85,13 @@ class Alarms:
         """Once: the order is polled, but its rate is not refreshed without the token."""
         if not self._told_no_bearer:
             self._told_no_bearer = True
-            self._app.notify(NO_BEARER, title="No bearer token", severity="warning", markup=False)
+            self._speaker.notify(
+                NO_BEARER, title="No bearer token", severity="warning", markup=False
+            )
 
     def toggle_bell(self) -> None:
         """The bell's one switch, the state's."""
         self._state.bell = not self._state.bell
-        self._app.notify(f"Bell {'on' if self._state.bell else 'off'}.", timeout=2, markup=False)
+        self._speaker.notify(
+            f"Bell {'on' if self._state.bell else 'off'}.", timeout=2, markup=False
+        )

@@ -20,7 +20,7 @@ from orderdash.core.settings.model import Settings
 from orderdash.tui.account_switch import AccountSwitch
 from orderdash.tui.alarms import Alarms
 from orderdash.tui.app_data import AppData
-from orderdash.tui.bindings import OPERATOR_ACTIONS, POS_ONLY_OFF, READONLY_OFF
+from orderdash.tui.bindings import app_action_on
 from orderdash.tui.books import books_for
 from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
@@ -28,12 +28,12 @@ from orderdash.tui.first_paint import FirstPaint
 from orderdash.tui.messages import ResolveRequested, WatchStatusChanged
 from orderdash.tui.overlays import Overlays
 from orderdash.tui.parts import Parts
-from orderdash.tui.resolutions import open_resolve
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.watchlist_sync import WatchListSync
 
 if TYPE_CHECKING:
     from orderdash.core.watching.alert import Alert
+    from orderdash.tui.resolutions import Resolutions
 
 
 class OrderDashApp(AppData):
@@ -43,6 +43,8 @@ class OrderDashApp(AppData):
         Binding("q", "quit", "Quit", tooltip="Quit orderdash"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
     ]
+
+    resolutions: Resolutions  # the resolve dialog, the counter's acceptance (made by make_app)
 
     def __init__(
         self,
@@ -69,14 +71,28 @@ class OrderDashApp(AppData):
         self._reporter = parts.reporter
         #: `orderdash pos`: the point of sale is all there is; Esc asks to quit.
         self.pos_only = pos_only
-        self._notices = list(parts.notices)
         #: Help, the alerts log, the budgets, the token editor (tui/overlays.py).
         self.overlays = Overlays(
             self, session, load=lambda token: self.dashboard.load(token), readonly=settings.readonly
         )
         #: The point of sale and the customer display (`p`, `x`, `X`).
         self.counter = Counter(self, parts, settings, show=super().notify, standalone=pos_only)
-        #: The start-up until its one first paint, with the order it opens (tui/first_paint.py).
+        #: A charge (`n`): its order watched, opened and shown to the customer (tui/charges.py);
+        #: account mode (the access token): the watch list fills itself.
+        self.account = AccountSwitch(
+            parts,
+            settings,
+            ui=self,
+            dashboard=lambda: self.dashboard,
+            ledger=lambda: self.books.writer,
+            to_customer=self.counter.point_of_sale,
+            enabled=account,
+        )
+        #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
+        self.books = books_for(self, settings, parts, self.alarms.notices)
+        self.attention_keeper = self.books.attention
+        #: The start-up until its one first paint, with the order it opens (tui/first_paint.py);
+        #: then the ledger writes the orders read down, and the account's history is read.
         self.first_paint = FirstPaint(
             self,
             parts,
@@ -84,16 +100,10 @@ class OrderDashApp(AppData):
             dashboard=lambda: self.dashboard,
             point_of_sale=self.action_point_of_sale if open_pos or pos_only else None,
             standalone=pos_only,
-            after=self._after_first_paint,
+            after=(self.books.start, self.account.start),
         )
-        started = self.first_paint.list_known
-        self._file = WatchListSync(self, state, started=started, adopt=session.adopt)
+        self._file = WatchListSync(self, session, started=self.first_paint.list_known)
         session.attach(self, self._file)
-        #: Account mode (the access token): the watch list fills itself; `n` charges.
-        self.account = AccountSwitch(self, enabled=account)
-        #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
-        self.books = books_for(self, settings, parts, self.alarms.notices)
-        self.attention_keeper = self.books.attention
 
     async def on_load(self) -> None:
         await self.first_paint.prefetch()  # before any screen composes
@@ -105,10 +115,7 @@ class OrderDashApp(AppData):
             self.session, first_paint_held=self.first_paint.held, readonly=self.settings.readonly
         )
         self._reporter.target = dashboard
-        if self.state.store is not None:
-            # the saved list is read in a worker while the dashboard mounts: its answer is
-            # handled (`FirstPaint.list_known`) once `on_mount` is done
-            self._file.start()
+        self._file.start(mounted=False)
         return dashboard
 
     async def on_mount(self) -> None:
@@ -117,16 +124,8 @@ class OrderDashApp(AppData):
         self.run_worker(self.watcher.run(), group="watch", exclusive=True, exit_on_error=False)
         self.set_interval(1.0, self._tick)
         self.screen_change_signal.subscribe(self, self.counter.screen_changed, immediate=True)
-        if self.state.store is None:
-            self._file.start()  # no file: the list is known at once
-        if not self.first_paint.held:
-            self.first_paint.paint()
-        for notice in self._notices:
-            self.notify(notice, title="Settings", severity="warning", timeout=20, markup=False)
-
-    def _after_first_paint(self) -> None:
-        self.books.start()  # orders read are written down from now on
-        self.account.start()
+        self._file.start(mounted=True)
+        self.first_paint.mounted()
 
     def on_watch_status_changed(self, message: WatchStatusChanged) -> None:
         self.first_paint.read(message.token)  # (after the dashboard handled it)
@@ -167,18 +166,9 @@ class OrderDashApp(AppData):
 
     # -- the customer's screen: no other order's news, only its own bell, no operator keys -----
 
-    @property
-    def customer_facing(self) -> bool:
-        """A screen turned to the customer (the point of sale) is up."""
-        return self.counter.customer_facing
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.pos_only and action in POS_ONLY_OFF:
-            return False
-        if self.settings.readonly and action in READONLY_OFF:
-            return False  # gone from the footer and the palette; the key does nothing
-        # hidden from the customer's footer, and the keys do nothing there (Esc first)
-        return not (action in OPERATOR_ACTIONS and self.customer_facing)
+        facing, readonly = self.counter.customer_facing, self.settings.readonly
+        return app_action_on(action, pos_only=self.pos_only, readonly=readonly, facing=facing)
 
     def notify(
         self,
@@ -212,7 +202,7 @@ class OrderDashApp(AppData):
         self.alarms.toggle_bell()
 
     def action_new_charge(self) -> None:
-        self.account.new_charge()
+        self.account.charges.new_charge()
 
     # -- the watch list ---------------------------------------------------------------------------
 
@@ -232,10 +222,10 @@ class OrderDashApp(AppData):
         self.books.export_list(self.screen)
 
     def action_resolve_order(self, token: str = "") -> None:
-        open_resolve(self, token or self.state.token)
+        self.resolutions.open(token or self.state.token)
 
     def on_resolve_requested(self, message: ResolveRequested) -> None:
-        open_resolve(self, message.token)  # from the attention view
+        self.resolutions.open(message.token)  # from the attention view
 
     def action_undo_remove(self) -> None:
         self.session.undo()

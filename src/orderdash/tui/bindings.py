@@ -144,5 +144,18 @@ READONLY_OFF = frozenset({
     "new_charge", "point_of_sale", "show_on_display", "clear_display", "remove_order",
     "undo_remove", "resolve_order",
 })  # fmt: skip
+
 #: What the footer shows, whatever its width, while read-only.
 READONLY_MARK = "READ-ONLY"
+
+
+def app_action_on(action: str, *, pos_only: bool, readonly: bool, facing: bool) -> bool:
+    """Whether the app's `action` is on: off for good in a standalone point of sale and while
+    read-only (gone from the footer and the palette; the key does nothing); off while a screen
+    faces the customer if it is the operator's (hidden from the customer's footer, and the key
+    does nothing there: Esc first)."""
+    if pos_only and action in POS_ONLY_OFF:
+        return False
+    if readonly and action in READONLY_OFF:
+        return False
+    return not (action in OPERATOR_ACTIONS and facing)

@@ -7,41 +7,63 @@ The App's keys `p`, `x` and `X` call it; what is shown goes through the session
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
-from textual.app import App
 from textual.screen import ModalScreen, Screen
 
 from orderdash.core.customer.handover import may_be_paying, takeover_question
 from orderdash.core.domain.text import duration_text
 from orderdash.core.safetext import clean, shorten_middle
 from orderdash.core.settings.model import Settings
+from orderdash.tui.compat.toast import hide_below
 from orderdash.tui.parts import Parts
+from orderdash.tui.ui import Asks
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+    from textual.timer import Timer
+
     from orderdash.core.customer.reading import Reading
+    from orderdash.tui.callables import Notify
     from orderdash.tui.notices import HeldNotices
 
 #: Seconds between looks at whether the other dashboard let go of the customer display.
 TAKEOVER_POLL = 0.1
 
 
+class CounterUi(Asks, Protocol):
+    """Textual's App as the counter puts the customer's screen and its questions up, and keeps
+    the operator's toasts off the customer's screen (its own notices go through `notices`)."""
+
+    @property
+    def NOTIFICATION_TIMEOUT(self) -> float: ...
+
+    @property
+    def screen_stack(self) -> Sequence[Screen[object]]: ...
+
+    def clear_notifications(self) -> None: ...
+
+    def call_later(self, callback: Callable[..., object], *args: object) -> bool: ...
+
+    def set_interval(self, interval: float, callback: Callable[[], object]) -> Timer: ...
+
+
 class Counter:
     def __init__(
         self,
-        app: App[None],
+        ui: CounterUi,
         parts: Parts,
         settings: Settings,
         *,
-        show: Callable[..., None],
+        show: Notify,
         standalone: bool = False,
     ) -> None:
-        """`app` shows the screens; `show` (Textual's `App.notify`) the notices, held from the
+        """`ui` shows the screens; `show` (Textual's `App.notify`) the notices, held from the
         customer's eyes while the point of sale is up; `standalone`: `orderdash pos`, the point
         of sale is all there is."""
         session = parts.session
-        self._app, self._session, self._state = app, session, session.state
+        self._ui, self._session, self._state = ui, session, session.state
         self._settings, self._language = settings, parts.language
         self._show = show
         #: Made with the first notice (`notices`): a start that tells nothing does without it.
@@ -67,26 +89,35 @@ class Counter:
 
             self._notices = HeldNotices.through(
                 self._show,
-                self._app.NOTIFICATION_TIMEOUT,
+                self._ui.NOTIFICATION_TIMEOUT,
                 self._clear_toasts,
                 crowd=self._crowd,
             )
         return self._notices
 
+    def _tell(
+        self,
+        message: str,
+        *,
+        severity: SeverityLevel = "information",
+        markup: bool = True,
+        timeout: float | None = None,
+    ) -> None:
+        """The counter's own notice, held from the customer's eyes like any (`notices`)."""
+        self.notices().tell(message, "", severity, timeout, markup)
+
     def _clear_toasts(self) -> None:
         # in turn after the toasts already posted (Textual adds one by a message)
-        self._app.call_later(self._app.clear_notifications)
+        self._ui.call_later(self._ui.clear_notifications)
 
     def screen_changed(self, screen: Screen[object]) -> None:
         """A question or a dialog (a modal screen) up: the notices wait, none covers it; gone:
         they come back in one summary."""
         question = isinstance(screen, ModalScreen)
         if question and not self.notices().question:
-            from orderdash.tui.compat.toast import hide_below
-
             self.notices().question_up()
             self._clear_toasts()
-            hide_below(self._app.screen_stack[:-1])
+            hide_below(self._ui.screen_stack[:-1])
         elif not question and self._notices is not None and self._notices.question:
             self._notices.question_down()
 
@@ -136,7 +167,7 @@ class Counter:
         # a standalone point of sale makes no charges: its question has no third answer
         ask = ConfirmScreen if self._standalone else ConfirmOrCharge
         confirm = ask(f"{title}: the order is about to expire", question)
-        self._app.push_screen(confirm, callback=answered)
+        self._ui.push_screen(confirm, callback=answered)
 
     def _expiring_question(self, token: str | None) -> str | None:
         """What to ask before an order near its expiry goes before a customer, or None."""
@@ -170,11 +201,11 @@ class Counter:
             standalone=self._standalone,
             readonly=self._settings.readonly,
         )
-        self._app.push_screen(self.pos, callback=self._pos_closed)
+        self._ui.push_screen(self.pos, callback=self._pos_closed)
         self._session.point_of_sale(True)
         self.notices().customer_screen_up()
         # after the toasts already posted (Textual adds a notification by a message)
-        self._app.call_later(self._app.clear_notifications)
+        self._ui.call_later(self._ui.clear_notifications)
 
     def _pos_closed(self, _: None) -> None:
         self.pos = None
@@ -187,20 +218,20 @@ class Counter:
         may be paying)."""
         token = self._state.token
         if token is None:
-            self._app.notify(
+            self._tell(
                 "No order to show on the customer display.", severity="warning", markup=False
             )
             return
         if self._session.publisher is None:
             text = "The customer display is off: no usable runtime directory (see XDG_RUNTIME_DIR)."
-            self._app.notify(text, severity="warning", markup=False)
+            self._tell(text, severity="warning", markup=False)
             return
 
         def answered(replace: bool) -> None:
             if replace:
                 self._session.show_on_display(token)
                 text = f"On the customer display: {clean(token, limit=40)}"
-                self._app.notify(text, timeout=3, markup=False)
+                self._tell(text, timeout=3, markup=False)
 
         self._unless_expiring(
             token, "Customer display", lambda: self._ask_to_replace_display(token, answered)
@@ -216,7 +247,7 @@ class Counter:
             self._ask_to_take_over(claim.shown, then)
             return
         if claim.problem:
-            self._app.notify(claim.problem, severity="warning", markup=False)
+            self._tell(claim.problem, severity="warning", markup=False)
             then(False)
             return
         showing = self._state.customer_token
@@ -234,7 +265,7 @@ class Counter:
             f"The customer display shows {named}, still to be paid: a customer may be "
             f"scanning it. Replace it with {shorten_middle(clean(token), 17)}?"
         )
-        self._app.push_screen(
+        self._ui.push_screen(
             ConfirmScreen("Replace the customer display?", question),
             callback=lambda yes: then(bool(yes)),
         )
@@ -253,7 +284,7 @@ class Counter:
                 takeover = self._session.take_over_display(shown)
             except OSError as error:
                 text = f"The customer display was not taken over: {error.strerror or error}"
-                self._app.notify(text, severity="warning", markup=False)
+                self._tell(text, severity="warning", markup=False)
                 then(False)
                 return
 
@@ -263,7 +294,7 @@ class Counter:
                     return
                 timer.stop()
                 if outcome == "refused":
-                    self._app.notify(
+                    self._tell(
                         "The customer display was not taken over: the other till did not let "
                         "go of it (it may be busy). Try again.",
                         severity="warning",
@@ -271,10 +302,10 @@ class Counter:
                     )
                 then(outcome == "taken")
 
-            timer = self._app.set_interval(TAKEOVER_POLL, poll)
+            timer = self._ui.set_interval(TAKEOVER_POLL, poll)
 
         question = takeover_question(shown)
-        self._app.push_screen(
+        self._ui.push_screen(
             ConfirmScreen("Take over the customer display?", question), callback=answered
         )
 
@@ -289,7 +320,7 @@ class Counter:
             return
         if not self._session.holds_display:
             text = "Nothing of this dashboard's is on the customer display."
-            self._app.notify(text, timeout=3, markup=False)
+            self._tell(text, timeout=3, markup=False)
             return
         self._session.clear_display()
-        self._app.notify("Customer display cleared.", timeout=3, markup=False)
+        self._tell("Customer display cleared.", timeout=3, markup=False)

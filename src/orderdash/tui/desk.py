@@ -7,21 +7,32 @@ explorer page, with the refusals and notices around them. Desktop tools run in w
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol
 from urllib.parse import urlsplit
-
-from textual.app import App
 
 from orderdash.core.domain.payment import Phase
 from orderdash.core.domain.text import amount_text
 from orderdash.core.model.wire import Transaction
 from orderdash.core.safetext import clean
 from orderdash.core.watching.state import DashboardState
+from orderdash.tui.ui import Asks, Tells, Works
+
+
+class Clipboard(Asks, Tells, Works, Protocol):
+    """Asks before a risky copy, runs the desktop's tools in threads, tells what was copied;
+    sends the terminal its clipboard sequence (OSC 52)."""
+
+    def copy_to_clipboard(self, text: str) -> None: ...
+
+    def call_from_thread(self, callback: Callable[..., object], *args: object) -> object: ...
 
 
 class Desk:
-    def __init__(self, app: App[None], state: DashboardState) -> None:
-        """`app` runs the workers and the dialogs and shows the notices."""
-        self._app = app
+    def __init__(self, ui: Clipboard, state: DashboardState) -> None:
+        """`ui` runs the workers and the dialogs, shows the notices and reaches the terminal's
+        clipboard; `state` holds the orders copied from."""
+        self._ui = ui
         self._state = state
 
     def copy_token(self) -> None:
@@ -38,7 +49,7 @@ class Desk:
         entry = self._state.entries.get(token) if token is not None else None
         order = entry.order if entry is not None else None
         if order is None or not order.address:
-            self._app.notify("No address to copy yet.", severity="warning", markup=False)
+            self._ui.notify("No address to copy yet.", severity="warning", markup=False)
             return
         address, payment = order.address, entry.payment if entry is not None else None
         if payment is not None and payment.settled:  # nothing may be paid to it any more
@@ -53,7 +64,7 @@ class Desk:
                 if yes:
                     self._copy(address, "address", shown=address)
 
-            self._app.push_screen(ConfirmScreen("Copy the address?", question), callback=answered)
+            self._ui.push_screen(ConfirmScreen("Copy the address?", question), callback=answered)
             return
         self._copy(address, "address", shown=address)
 
@@ -62,15 +73,15 @@ class Desk:
         entry = self._state.entries.get(token) if token is not None else None
         payment = entry.payment if entry is not None else None
         if payment is None or entry is None or entry.order is None:
-            self._app.notify("No order loaded yet.", severity="warning", markup=False)
+            self._ui.notify("No order loaded yet.", severity="warning", markup=False)
             return
         if payment.phase is Phase.COIN_NOT_CHOSEN:
-            self._app.notify(
+            self._ui.notify(
                 "No coin amount yet (coin not chosen).", severity="warning", markup=False
             )
             return
         if not payment.payable or payment.due_coin is None:
-            self._app.notify(
+            self._ui.notify(
                 f"Nothing is due on {clean(entry.token, limit=40)}: {payment.headline}.",
                 severity="warning",
                 markup=False,
@@ -89,14 +100,14 @@ class Desk:
         The terminal's sequence (OSC 52) is always sent; a system clipboard tool, when there is
         one, is run in a thread, and only then is the text called "copied"."""
         if not text.isprintable():
-            self._app.notify(
+            self._ui.notify(
                 f"The {what} holds control characters or invalid text and cannot be copied: "
                 f"{clean(text, limit=60)}",
                 severity="error",
                 markup=False,
             )
             return False
-        self._app.copy_to_clipboard(text)
+        self._ui.copy_to_clipboard(text)
         label = f"{what[:1].upper()}{what[1:]}"
         shown = clean(shown, limit=100)
         from orderdash.tui import desktop  # the first copy looks for the desktop's tools
@@ -108,16 +119,16 @@ class Desk:
 
         def copy() -> None:
             done = desktop.copy_with(tool, text)
-            self._app.call_from_thread(self._tell_copied, done, label, shown)
+            self._ui.call_from_thread(self._tell_copied, done, label, shown)
 
-        self._app.run_worker(copy, group="clipboard", thread=True, exit_on_error=False)
+        self._ui.run_worker(copy, group="clipboard", thread=True, exit_on_error=False)
         return True
 
     def _tell_copied(self, copied: bool, label: str, shown: str) -> None:
         if copied:
-            self._app.notify(f"{label} copied: {shown}", timeout=3, markup=False)
+            self._ui.notify(f"{label} copied: {shown}", timeout=3, markup=False)
         else:
-            self._app.notify(
+            self._ui.notify(
                 f"{label} sent to the terminal's clipboard (OSC 52): {shown}. "
                 "Some terminals and tmux drop it: paste to check.",
                 timeout=5,
@@ -137,18 +148,18 @@ class Desk:
         def open_it() -> None:
             desktop.open_in_browser(url)
 
-        self._app.run_worker(open_it, group="browser", thread=True, exit_on_error=False)
+        self._ui.run_worker(open_it, group="browser", thread=True, exit_on_error=False)
 
     def open_transaction(self, tx: Transaction | None) -> None:
         """The transaction's explorer page in the browser: http(s) links only. With no browser
         to open it in, the link is shown as text to select or copy."""
         if tx is None:
-            self._app.notify("Select a transaction first.", severity="warning", markup=False)
+            self._ui.notify("Select a transaction first.", severity="warning", markup=False)
             return
         url = tx.hash_url or ""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc or not url.isprintable():
-            self._app.notify(
+            self._ui.notify(
                 f"Not opening a link that is not http(s): {clean(url, limit=80)}",
                 severity="error",
                 markup=False,
@@ -159,13 +170,13 @@ class Desk:
         if not desktop.browser_available():
             self.show_link(url, "No browser to open it in here (no display, or over SSH).")
             return
-        self._app.notify(f"Opening {clean(parts.netloc, limit=60)}\u2026", timeout=3, markup=False)
+        self._ui.notify(f"Opening {clean(parts.netloc, limit=60)}\u2026", timeout=3, markup=False)
 
         def open_it() -> None:
             if not desktop.open_in_browser(url):
-                self._app.call_from_thread(self.show_link, url, "No browser took the link.")
+                self._ui.call_from_thread(self.show_link, url, "No browser took the link.")
 
-        self._app.run_worker(open_it, group="browser", thread=True, exit_on_error=False)
+        self._ui.run_worker(open_it, group="browser", thread=True, exit_on_error=False)
 
     def show_link(self, url: str, why: str) -> None:
         from orderdash.tui.screens.link import LinkScreen
@@ -174,4 +185,4 @@ class Desk:
             if copy:
                 self._copy(url, "link", shown=url)
 
-        self._app.push_screen(LinkScreen(url, why), callback=closed)
+        self._ui.push_screen(LinkScreen(url, why), callback=closed)

@@ -4,7 +4,8 @@ The order the start opens is asked for before any screen composes (`prefetch`); 
 painting is held (`App.batch_update`) until that order's first read is on the dashboard, or for
 `FIRST_PAINT_WAIT`; then, once, what waits for the first paint goes: the renders skipped under
 the hold, the collector (`core/runtime/startup.py`), the requests held back, a log-in and
-whatever the App starts after it (the account's history).
+whatever the App starts after it (the ledger's writing, the account's history). The settings'
+warnings are told once the App is mounted.
 """
 
 from __future__ import annotations
@@ -12,39 +13,57 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
-from textual.app import App
+from textual.screen import Screen
 
 from orderdash.core.runtime import startup
 from orderdash.core.watching.watchlist_file import first_token, parse_tokens
 from orderdash.tui.compat.held_render import HeldRenderScreen
 from orderdash.tui.parts import Parts
 from orderdash.tui.screens.dashboard import DashboardScreen
+from orderdash.tui.ui import Tells
 
 #: At start-up the screen paints nothing until the order it opens is on it, or for this long.
 FIRST_PAINT_WAIT = 0.5
 
 
+class Painting(Tells, Protocol):
+    """Textual's App as the start-up holds its painting and ends the hold, and tells what the
+    settings warn of."""
+
+    def batch_update(self) -> contextlib.AbstractContextManager[None]: ...
+
+    def set_timer(self, delay: float, callback: Callable[[], object]) -> object: ...
+
+    @property
+    def screen_stack(self) -> Sequence[Screen[object]]: ...
+
+    def call_after_refresh(self, callback: Callable[..., object], *args: object) -> bool: ...
+
+
 class FirstPaint:
     def __init__(
         self,
-        app: App[None],
+        painting: Painting,
         parts: Parts,
         tokens: Sequence[str],
         *,
         dashboard: Callable[[], DashboardScreen],
         point_of_sale: Callable[[], None] | None,
         standalone: bool,
-        after: Callable[[], None],
+        after: Sequence[Callable[[], None]],
     ) -> None:
         """`tokens` are the orders given on the command line (the first opens); `point_of_sale`
         opens it there (None: not asked for), `standalone` even without an order; `after`
-        runs once the first paint is up."""
-        self._app, self._session, self._client = app, parts.session, parts.client
+        run in turn once the first paint is up."""
+        self._painting, self._session, self._client = painting, parts.session, parts.client
         self._tokens = list(tokens)
         self._dashboard, self._point_of_sale = dashboard, point_of_sale
         self._standalone = standalone
-        self._after = after
+        self._after = list(after)
+        #: Warnings shown once the screen is up (the terminal's earlier output is hidden).
+        self._warnings = list(parts.notices)
         # a log-in waits for the first paint: it must not make the start-up slower
         self._client.login_after = asyncio.Event()
         #: The order the start-up opens (asked for before any screen composes).
@@ -74,8 +93,18 @@ class FirstPaint:
         empty dashboard painted first and then again with the order cost a whole layout and
         render in between, ~50 ms)."""
         if self.first is not None:
-            self._hold.enter_context(self._app.batch_update())
-            self._app.set_timer(FIRST_PAINT_WAIT, self.paint)
+            self._hold.enter_context(self._painting.batch_update())
+            self._painting.set_timer(FIRST_PAINT_WAIT, self.paint)
+
+    def mounted(self) -> None:
+        """The App is mounted: with no order's first read to wait for, the first paint now; the
+        settings' warnings, on the screen now up."""
+        if not self.held:
+            self.paint()
+        for text in self._warnings:
+            self._painting.notify(
+                text, title="Settings", severity="warning", timeout=20, markup=False
+            )
 
     def list_known(self, saved: list[str]) -> None:
         """The saved list is known: it and the given tokens are watched, the first given opens
@@ -104,19 +133,20 @@ class FirstPaint:
         self._hold.close()
         if not self.painted:
             self.painted = True
-            for screen in self._app.screen_stack:
+            for screen in self._painting.screen_stack:
                 if isinstance(screen, HeldRenderScreen):
                     screen.end_of_hold()  # the renders skipped under the hold, now
             # the first paint is the end of the start-up (core/runtime/startup.py)
-            self._app.call_after_refresh(startup.resume)
-            self._app.call_after_refresh(self._painted)
+            self._painting.call_after_refresh(startup.resume)
+            self._painting.call_after_refresh(self._painted)
 
     def _painted(self) -> None:
         """Up: the requests held back go, a log-in may go now, and the App's `after`."""
         self._session.watcher.release()
         if self._client.login_after is not None:
             self._client.login_after.set()
-        self._after()
+        for after in self._after:
+            after()
 
     def close(self) -> None:
         """Quitting: no hold left behind (quit before the first read came)."""

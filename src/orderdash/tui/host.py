@@ -1,8 +1,9 @@
-"""What the screens and helpers the App builds may ask of it, typed.
+"""What the screens may ask of the App, typed; and the dashboard as account mode tells it.
 
-The App (`tui/app.py`) imports the dashboard screen, account mode and the watch-list sync, so
-they cannot import it back; they see it through this Protocol instead (never as `Any`: a
-back-reference the layer test cannot read is still a cycle, and this one is written down).
+The App (`tui/app.py`) imports the dashboard screen, so it cannot import the App back; it sees
+it through this Protocol instead (never as `Any`: a back-reference the layer test cannot read is
+still a cycle, and this one is written down). The helpers the App builds are given what they
+use instead (`tui/ui.py`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ T = TypeVar("T")
 
 
 class Dashboard(Protocol):
-    """The dashboard screen as account mode tells it of the account's orders."""
+    """The dashboard screen as account mode tells it of the account's orders (and opens an order
+    a charge made)."""
 
     def load(self, token: str) -> None: ...
 
@@ -40,7 +42,8 @@ class Dashboard(Protocol):
 
 
 class DashboardHost(Protocol):
-    """The OrderDashApp as the dashboard screen and account mode see it."""
+    """The OrderDashApp as the dashboard screen, the point of sale and the resolve dialog's opener
+    see it."""
 
     settings: Settings
     client: OrderClient
@@ -62,14 +65,7 @@ class DashboardHost(Protocol):
     def dashboard(self) -> Dashboard: ...
 
     @property
-    def customer_facing(self) -> bool: ...
-
-    @property
     def screen(self) -> Screen[object]: ...
-
-    def bell(self) -> None: ...
-
-    def action_point_of_sale(self) -> None: ...
 
     def action_resolve_order(self, token: str = "") -> None: ...
 
@@ -93,8 +89,3 @@ class DashboardHost(Protocol):
     ) -> object: ...
 
     def push_screen(self, screen: Screen[T], callback: Callable[[T | None], None]) -> object: ...
-
-    def call_later(self, callback: Callable[..., object], *args: object) -> bool: ...
-
-    @property
-    def is_running(self) -> bool: ...

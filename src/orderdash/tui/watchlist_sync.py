@@ -13,45 +13,53 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
-
-from textual.app import App
+from typing import TYPE_CHECKING, Any, Protocol
 
 from orderdash.core.watching.pending import PendingChanges
-from orderdash.core.watching.state import DashboardState
 from orderdash.core.watching.watchlist_file import MAX_TOKENS
 from orderdash.tui.messages import WatchListRead, WatchListSaved
+from orderdash.tui.ui import Tells, Works
+
+if TYPE_CHECKING:
+    from orderdash.core.watching.session import WatchSession
 
 #: Seconds quitting waits, at most, for a merge of the watch list a worker is writing.
 EXIT_WAIT = 1.0
 
 
+class FileUi(Tells, Works, Protocol):
+    """Runs the file's reads and merges in threads, hands their outcome back, tells of trouble."""
+
+
 class WatchListSync:
     def __init__(
         self,
-        app: App[None],
-        state: DashboardState,
+        ui: FileUi,
+        session: WatchSession,
         *,
         started: Callable[[list[str]], None],
-        adopt: Callable[[list[str], list[str]], None],
     ) -> None:
-        """`app` runs the workers and shows the notices; `started(saved)` once the list is read
-        at start; `adopt(gone, new)` takes in another instance's changes."""
-        self._app = app
-        self._state = state
+        """`ui` runs the workers and shows the notices; `started(saved)` once the list is read
+        at start; the `session` takes in another instance's changes (`adopt(gone, new)`)."""
+        self._ui = ui
+        self._state = state = session.state
         self._store = state.store
         self._started = started
-        self._adopt = adopt
+        self._adopt = session.adopt
         self._pending = PendingChanges()
         self._busy = False
         #: What the operator was told of the file's trouble and not since cleared: each is said
         #: once, not at every read or save while the trouble lasts.
         self._told: set[str] = set()
 
-    def start(self) -> None:
+    def start(self, *, mounted: bool) -> None:
+        """The list at start: a saved list is read in a worker while the dashboard mounts
+        (`mounted` False; its answer is handled once the App's `on_mount` is done); with no file
+        the list is known at once, once the dashboard is up (`mounted`)."""
         if self._store is None:
-            self._started([])
-        else:
+            if mounted:
+                self._started([])
+        elif not mounted:
             self._read(initial=True)
 
     def tick(self) -> None:
@@ -67,7 +75,7 @@ class WatchListSync:
         return min(count, room)
 
     def tell_full(self, count: int) -> None:
-        self._app.notify(
+        self._ui.notify(
             f"The watch list holds at most {MAX_TOKENS} orders: {count} not added "
             "(remove some with d first)",
             title="Watch list full",
@@ -81,7 +89,7 @@ class WatchListSync:
             return
         self._busy = True
         if self._pending.queue(added, removed):
-            self._app.run_worker(
+            self._ui.run_worker(
                 self._flush, group="watchlist-save", thread=True, exit_on_error=False
             )
 
@@ -109,9 +117,9 @@ class WatchListSync:
                 tokens, warning = store.load() if initial else store.reload()
             except OSError as error:
                 tokens, warning = [], f"cannot read the watch list {store.path}: {error}"
-            self._app.call_later(self.read_done, WatchListRead(tokens, warning, initial))
+            self._ui.call_later(self.read_done, WatchListRead(tokens, warning, initial))
 
-        self._app.run_worker(read, group="watchlist-read", thread=True, exit_on_error=False)
+        self._ui.run_worker(read, group="watchlist-read", thread=True, exit_on_error=False)
 
     def _flush(self) -> None:
         """Merge the queued changes into the file until none is left (one such worker at a
@@ -121,15 +129,15 @@ class WatchListSync:
             try:
                 saved = self._store.apply(*changes)
             except OSError as error:
-                self._app.call_later(self.save_done, WatchListSaved([], [], None, error=str(error)))
+                self._ui.call_later(self.save_done, WatchListSaved([], [], None, error=str(error)))
                 continue
             saved_message = WatchListSaved(saved.tokens, saved.refused, saved.warning)
-            self._app.call_later(self.save_done, saved_message)
+            self._ui.call_later(self.save_done, saved_message)
 
     def _tell(self, trouble: str, text: str, **options: Any) -> None:
         if trouble not in self._told:
             self._told.add(trouble)
-            self._app.notify(text, markup=False, **options)
+            self._ui.notify(text, markup=False, **options)
 
     def read_done(self, message: WatchListRead) -> None:
         self._busy = False

@@ -44,16 +44,15 @@ from orderdash.core.model.errors import (
     NotFound,
     OrderdashError,
 )
-from orderdash.core.model.results import Fetched
 from orderdash.core.safetext import clean
-from orderdash.core.service.charge import (
+from orderdash.core.service.client import Fetched, OrderClient
+from orderdash.core.usecases.charge import (
     Charge,
     check_currency,
     create,
     new_order_token,
     parse_amount,
 )
-from orderdash.core.service.client import OrderClient
 from orderdash.tui.notices import answer
 
 if TYPE_CHECKING:

@@ -47,7 +47,7 @@ from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded
 
 if TYPE_CHECKING:
-    from orderdash.tui.host import DashboardHost
+    from orderdash.tui.resolutions import HasResolutions
 
 __all__ = ["CONNECTION_PROBLEM", "PosScreen"]
 
@@ -182,7 +182,7 @@ class PosScreen(Screen[None]):
         if question and token is not None:
             from orderdash.tui.resolutions import accept_as_paid
 
-            accept_as_paid(cast("DashboardHost", self.app), token, question)
+            accept_as_paid(cast("HasResolutions", self.app), token, question)
 
     def _trouble_now(self) -> Trouble:
         state = self._dashboard_state
