@@ -111,7 +111,11 @@ def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
     if hasattr(cli, "parse_command_line"):
         # as cli.main: the command's own parser, the settings and the logging set up
         args = cli.parse_command_line(argv)
-        settings, _ = cli._load_settings(args)
+        try:
+            from orderdash.cli.settings import settings_from_args
+        except ImportError:  # older trees: the same function under its old name
+            settings_from_args = cli._load_settings
+        settings, _ = settings_from_args(args)
     else:  # older trees
         from orderdash.core.settings.sources import load_settings
 
@@ -187,7 +191,7 @@ DISPLAY_TITLE = "Bench Coffee Shop"
 
 
 def build_display(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """The customer display as `orderdash display --title T` builds it (cli._run_display): the
+    """The customer display as `orderdash display --title T` builds it (cli/display.py): the
     CLI's parser, the settings loader without the token file, the channel, the language."""
     import os
 

@@ -25,17 +25,23 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import IO, TYPE_CHECKING, Any
 
+from orderdash.cli.options import EXIT_INTERRUPTED
 from orderdash.core.domain.late_payment import after_expiry, after_expiry_text
 from orderdash.core.domain.payment import payment_state
+from orderdash.core.ledger.open import writer_for
 from orderdash.core.model import jsontext
 from orderdash.core.model.errors import OrderdashError
 from orderdash.core.model.results import Fetched
 from orderdash.core.model.wire import Order, Transaction
+from orderdash.core.notify.claims import LedgerClaims
+from orderdash.core.notify.events import Notices, close_all, notices_for
+from orderdash.core.notify.rules import url_secrets
 from orderdash.core.polling.account import (
     PROGRESS_AFTER,
     PROGRESS_EVERY,
@@ -51,7 +57,6 @@ from orderdash.core.settings.model import Settings
 
 if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter
-    from orderdash.core.notify.events import Notices
 
 
 class JsonLinesEvents:
@@ -260,10 +265,6 @@ async def watch_jsonl(
     events to `out`. `clock` (wall) and `monotonic` (the schedule's) are injected by tests, as
     `progress`: when a long history read first says how far it is, and how often after;
     `on_unwritten` is told what the ledger left unwritten when its close could not wait."""
-    import time
-
-    from orderdash.core.ledger.open import writer_for
-
     # every order read goes into the ledger (docs/books.md), written in the ledger's thread
     writer = writer_for(settings)
     try:
@@ -298,12 +299,8 @@ async def _watch(
 ) -> None:
     async with OrderClient.from_settings(settings, clock=clock) as client:
         client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
-        from orderdash.core.notify.events import notices_for
-
         notices = notices_for(settings)
         if notices is not None:  # each notification claimed in the ledger first: sent once
-            from orderdash.core.notify.claims import LedgerClaims
-
             notices.claims = LedgerClaims(writer)
         lines = JsonLinesEvents(out, clock, notices, tolerance=settings.underpaid_tolerance)
         watcher = OrderWatcher(
@@ -339,9 +336,6 @@ async def _watch(
 
 def run_jsonl(settings: Settings, tokens: Sequence[str], *, account: bool = False) -> int:
     # stdout carries the JSON lines: logging goes to the log file or nowhere
-    from orderdash.core.notify.events import close_all
-    from orderdash.core.notify.rules import url_secrets
-
     ensure_configured(
         settings.log_file,
         [settings.bearer_token, settings.access_token, *url_secrets(settings.notify)],
@@ -351,8 +345,6 @@ def run_jsonl(settings: Settings, tokens: Sequence[str], *, account: bool = Fals
     try:
         asyncio.run(watch_jsonl(settings, tokens, account=account, on_unwritten=left.append))
     except KeyboardInterrupt:
-        from orderdash.cli.options import EXIT_INTERRUPTED
-
         # Ctrl-C is its end: 0, unless the ledger did not answer in time to write everything
         return EXIT_INTERRUPTED if left else 0
     finally:

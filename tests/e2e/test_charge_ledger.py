@@ -688,7 +688,7 @@ def test_charges_counts_today_in_the_timezone_setting(server, tmp_path) -> None:
 def test_charges_text_shows_each_time_in_the_zone_the_day_is_counted_in() -> None:
     from zoneinfo import ZoneInfo
 
-    from orderdash.cli.render import ChargeList
+    from orderdash.cli.render_account import ChargeList
 
     at = datetime(2026, 11, 27, 9, 2, tzinfo=UTC)
     record = ChargeRecord("token-1", Decimal("12.50"), "EUR", "front", at, "made")
@@ -794,7 +794,7 @@ def test_get_waits_briefly_for_a_ledger_server_that_is_away(monkeypatch, capsys)
     from types import SimpleNamespace
 
     psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed")
-    from orderdash.cli.order import LEDGER_CONNECT_SECONDS, _write_seen
+    from orderdash.cli.order import LEDGER_CONNECT_SECONDS, write_seen
 
     asked: dict = {}
 
@@ -805,7 +805,7 @@ def test_get_waits_briefly_for_a_ledger_server_that_is_away(monkeypatch, capsys)
     monkeypatch.setattr(psycopg, "connect", connect)
     settings = Settings(ledger_url=SecretStr("postgresql://till:pw-Xy9@127.0.0.1:1/shop"))
     fetched = SimpleNamespace(order=SimpleNamespace(token="t1"), raw={"token": "t1"})
-    _write_seen(settings, fetched)
+    write_seen(settings, fetched)
     assert asked["connect_timeout"] == LEDGER_CONNECT_SECONDS == 2
     err = capsys.readouterr().err
     assert err.startswith("orderdash: warning: the order was not written down: the ledger")

@@ -214,9 +214,7 @@ def test_demo_orders_are_listed_by_the_simulator() -> None:
     assert Simulator(seed=7).tokens()[: len(DEMO_TOKENS)] == list(DEMO_TOKENS)
 
 
-@pytest.mark.parametrize(
-    ("module", "where"), [("options", "build_parser"), ("order", "_run_one_shot")]
-)
+@pytest.mark.parametrize(("module", "where"), [("options", "build_parser"), ("order", "run_get")])
 def test_ctrl_c_at_any_point_is_exit_130_without_a_traceback(
     module: str, where: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,7 +11,7 @@ import sys
 from collections import Counter
 from decimal import Decimal
 
-from orderdash.cli import _simulator_run
+from orderdash.cli.simulate import simulator_run
 from orderdash.core.domain.units import sendable
 from orderdash.simulator import DEMO_TOKENS, Simulator
 
@@ -59,14 +59,14 @@ def test_without_the_live_customer_the_simulator_is_still() -> None:
 
 
 def test_tokens_differ_across_two_simulator_starts() -> None:
-    seed_a, run_a = _simulator_run(None)
-    seed_b, run_b = _simulator_run(None)
+    seed_a, run_a = simulator_run(None)
+    seed_b, run_b = simulator_run(None)
     first = Simulator(seed=seed_a, run=run_a, live=True)
     second = Simulator(seed=seed_b, run=run_b, live=True)
     assert not set(first.tokens()) & set(second.tokens())
     assert first.demo_tokens[0].startswith("demo-btc-eur-")
     # a seed given: the same tokens every start (screenshots, tests)
-    assert Simulator(seed=_simulator_run(7)[0], run=_simulator_run(7)[1]).tokens() == list(
+    assert Simulator(seed=simulator_run(7)[0], run=simulator_run(7)[1]).tokens() == list(
         DEMO_TOKENS
     )
 

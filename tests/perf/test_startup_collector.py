@@ -31,13 +31,13 @@ def test_main_pauses_the_collector_and_turns_it_back_on(
     from orderdash.cli import order
 
     seen: list[bool] = []
-    one_shot = order._run_one_shot
+    one_shot = order.run_get
 
     def recording(*args: object, **kwargs: object) -> object:
         seen.append(gc.isenabled())
         return one_shot(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(order, "_run_one_shot", recording)
+    monkeypatch.setattr(order, "run_get", recording)
     monkeypatch.setenv("ORDERDASH_CONFIG", "/dev/null")
     # (an earlier test in this worker may have left objects frozen: a long-running command's
     # `main` freezes what its start-up made; `get` must add none)

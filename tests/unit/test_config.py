@@ -145,7 +145,8 @@ def test_real_environment_is_the_default_source(
 
 
 def test_the_four_budgets_from_file_env_and_command_line(tmp_path: Path) -> None:
-    from orderdash.cli import _settings_overrides, build_parser
+    from orderdash.cli import build_parser
+    from orderdash.cli.settings import settings_overrides
 
     defaults, _ = load_settings({}, {"ORDERDASH_CONFIG": str(write(tmp_path / "d.toml", ""))})
     assert defaults.budgets == {
@@ -157,7 +158,7 @@ def test_the_four_budgets_from_file_env_and_command_line(tmp_path: Path) -> None
     config = write(tmp_path / "c.toml", "budget_per_hour = 5000\nrate_budget_per_hour = 300\n")
     env = {"ORDERDASH_CONFIG": str(config), "ORDERDASH_RATE_BUDGET_PER_MINUTE": "50"}
     args = build_parser().parse_args(["watch", "t", "--rate-budget-per-hour", "250"])
-    settings, _ = load_settings(_settings_overrides(args), env)
+    settings, _ = load_settings(settings_overrides(args), env)
     assert settings.budgets == {
         "budget_per_minute": 200,
         "budget_per_hour": 5000,  # file
@@ -178,7 +179,8 @@ def test_a_poll_over_the_hourly_budget_is_warned_about(tmp_path: Path) -> None:
 
 
 def test_qr_uppercase_from_every_source(tmp_path: Path) -> None:
-    from orderdash.cli import _settings_overrides, build_parser
+    from orderdash.cli import build_parser
+    from orderdash.cli.settings import settings_overrides
 
     empty = str(write(tmp_path / "empty.toml", ""))
     assert load_settings({}, {"ORDERDASH_CONFIG": empty})[0].qr_uppercase is True
@@ -189,11 +191,11 @@ def test_qr_uppercase_from_every_source(tmp_path: Path) -> None:
     for command in ("tui", "pos", "watch", "demo"):
         extra = ["TOKEN"] if command == "pos" else []
         args = build_parser().parse_args([command, *extra, "--no-qr-uppercase"])
-        overrides = _settings_overrides(args)
+        overrides = settings_overrides(args)
         assert overrides["qr_uppercase"] is False
         assert load_settings(overrides, {"ORDERDASH_CONFIG": empty})[0].qr_uppercase is False
     args = build_parser().parse_args(["tui"])
-    assert "qr_uppercase" not in _settings_overrides(args)  # not given: the file or env decide
+    assert "qr_uppercase" not in settings_overrides(args)  # not given: the file or env decide
 
 
 @pytest.mark.parametrize(

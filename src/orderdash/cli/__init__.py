@@ -1,38 +1,44 @@
 """Command line: the dashboard, the demo, the simulator and one-shot reads for scripts.
 
-`options` holds the parsers and the settings they give; each command family has its module
-(`order`: get, rates; `account`: orders, charge; `books`: close, export, attention; `verify`:
-close --verify; `resolve`; `screens`: tui, watch, pos, demo, display; `notify`: notify --test;
-`simulate`), and `render` prints what the one-shot commands return.
-Only the command that runs is imported: `orderdash get` must stay fast and never load textual,
-the simulator or qrcode, and `--help` loads neither httpx nor pydantic.
+`options` holds the parsers (`settings`, the settings they give); each command has its module
+and function in `RUNS` (`order`: get; `rates`; `account`: orders, charge, charges; `books`:
+close, export, attention; `verify`: close --verify; `resolve`; `screens`: tui, pos; `watch`;
+`demo`; `display`; `notify`: notify --test; `simulate`), and `render` prints what the one-shot
+commands return.
+This is the one place that imports late: only the command that runs is imported, so that
+`orderdash get` never loads textual, the simulator or qrcode, and `--help` loads neither httpx
+nor pydantic. Each command's module imports what it needs at its top.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from orderdash.cli.options import (
     COMMANDS,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     SETTING_OPTIONS,
-    _load_settings,
-    _settings_overrides,
     build_parser,
     parse_command_line,
 )
+from orderdash.core.runtime import startup
+
+if TYPE_CHECKING:
+    from orderdash.cli.render import Result
+    from orderdash.cli.render_books import CloseShown, ExportLines
 
 __all__ = [
     "COMMANDS",
     "EXIT_INTERRUPTED",
     "EXIT_USAGE",
+    "RUNS",
     "SETTING_OPTIONS",
-    "_load_settings",
-    "_settings_overrides",
     "build_parser",
     "main",
     "parse_command_line",
@@ -45,37 +51,46 @@ EXIT_BROKEN_PIPE = 141
 #: to the log only (a one-shot command also says them on stderr).
 _SCREENS = frozenset({"tui", "pos", "watch", "demo", "display", "simulate"})
 
-#: Names of the command modules, re-exported here on first use (importing them is deferred).
-_LAZY = {
-    "_run_one_shot": "order",
-    "_run_orders": "account",
-    "_run_charge": "account",
-    "_run_charges": "account",
-    "_run_dashboard": "screens",
-    "_run_watch": "screens",
-    "_run_demo": "screens",
-    "_run_display": "screens",
-    "DEMO_CUSTOMER_ID": "screens",
-    "_run_close": "books",
-    "_run_export": "books",
-    "_run_resolve": "resolve",
-    "_run_attention": "books",
-    "_run_simulate": "simulate",
-    "_simulator_run": "simulate",
+
+class Run(NamedTuple):
+    """Where a command runs: its module in `orderdash.cli` and the function there, and what
+    becomes of what that function returns (`SHOWN`: a result, rendered as JSON with `--json`;
+    `REPORT`: a result rendered as JSON when its format is; `PRINTED`: lines it prints; `EXIT`:
+    the exit code itself)."""
+
+    module: str
+    function: str
+    shown: str
+
+
+SHOWN = "shown"
+REPORT = "report"
+PRINTED = "printed"
+EXIT = "exit"
+
+#: Each command (`close --verify` apart from `close`), and where it runs.
+RUNS: dict[str, Run] = {
+    "tui": Run("screens", "run_tui", EXIT),
+    "pos": Run("screens", "run_tui", EXIT),
+    "watch": Run("watch", "run_watch", EXIT),
+    "demo": Run("demo", "run_demo", EXIT),
+    "display": Run("display", "run_display", EXIT),
+    "get": Run("order", "run_get", SHOWN),
+    "rates": Run("rates", "run_rates", SHOWN),
+    "orders": Run("account", "run_orders", SHOWN),
+    "charge": Run("account", "run_charge", SHOWN),
+    "charges": Run("account", "run_charges", SHOWN),
+    "close": Run("books", "run_close", REPORT),
+    "close --verify": Run("verify", "run_verify", SHOWN),
+    "attention": Run("books", "run_attention", SHOWN),
+    "export": Run("books", "run_export", PRINTED),
+    "resolve": Run("resolve", "run_resolve", SHOWN),
+    "notify": Run("notify", "run_notify_test", EXIT),
+    "simulate": Run("simulate", "run_simulate", EXIT),
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    from orderdash.core.runtime import startup
-
     startup.no_pydantic_plugins()
     paused = startup.pause()  # see core/runtime/startup.py: ~70 ms of the dashboard's start
     startup.freeze_at_exit()  # the same file: ~30 ms of every command's exit
@@ -86,8 +101,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # the reader went away (`orderdash orders | head`): no traceback, and nothing more is
         # written at exit to the closed pipe
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     finally:
@@ -97,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args = parse_command_line(list(argv if argv is not None else sys.argv[1:]))
     command = args.command
+    # the service's errors load with the command (pydantic, httpx): never for --help
     from orderdash.core.model.errors import OrderdashError
 
     senders = _senders_made()
@@ -123,59 +137,21 @@ def _senders_made() -> int:
 
 
 def _run(command: str, args: argparse.Namespace) -> int:
-    """Run `command` from its own module; what a one-shot command returns is rendered."""
-    if command in ("get", "rates"):
-        from orderdash.cli import order, render
+    """Run `command` from its own module (imported now); what a one-shot command returns is
+    rendered."""
+    run = RUNS["close --verify" if command == "close" and args.verify else command]
+    function: Callable[[argparse.Namespace], object] = getattr(
+        importlib.import_module(f"{__name__}.{run.module}"), run.function
+    )
+    answer = function(args)
+    if run.shown == EXIT:
+        assert isinstance(answer, int)
+        return answer
+    if run.shown == PRINTED:
+        return cast("ExportLines", answer).print()
+    from orderdash.cli.render import render
 
-        return render.render(order._run_one_shot(args, rates=command == "rates"), as_json=args.json)
-    if command == "orders":
-        from orderdash.cli import account, render
-
-        return render.render(account._run_orders(args), as_json=args.json)
-    if command == "charge":
-        from orderdash.cli import account, render
-
-        return render.render(account._run_charge(args), as_json=args.json)
-    if command == "close" and args.verify:
-        from orderdash.cli import render, verify
-
-        return render.render(verify._run_verify(args), as_json=args.json)
-    if command == "close":
-        from orderdash.cli import books, render
-
-        shown = books._run_close(args)
-        return render.render(shown, as_json=shown.fmt == "json")
-    if command == "attention":
-        from orderdash.cli import books, render
-
-        return render.render(books._run_attention(args), as_json=args.json)
-    if command == "export":
-        from orderdash.cli import books
-
-        return books._run_export(args).print()
-    if command == "charges":
-        from orderdash.cli import account, render
-
-        return render.render(account._run_charges(args), as_json=args.json)
-    if command == "resolve":
-        from orderdash.cli import render, resolve
-
-        return render.render(resolve._run_resolve(args), as_json=args.json)
-
-    if command == "notify":
-        from orderdash.cli import notify
-
-        return notify._run_notify_test(args)
-    if command == "simulate":
-        from orderdash.cli import simulate
-
-        return simulate._run_simulate(args)
-    from orderdash.cli import screens
-
-    if command == "watch":
-        return screens._run_watch(args)
-    if command == "demo":
-        return screens._run_demo(args)
-    if command == "display":
-        return screens._run_display(args)
-    return screens._run_dashboard(args)  # tui, pos
+    if run.shown == REPORT:
+        report = cast("CloseShown", answer)
+        return render(report, as_json=report.fmt == "json")
+    return render(cast("Result", answer), as_json=args.json)

@@ -8,14 +8,15 @@ import argparse
 import asyncio
 import sys
 
-from orderdash.cli.options import EXIT_INTERRUPTED, _load_settings
-from orderdash.cli.render import (
+from orderdash.cli.options import EXIT_INTERRUPTED
+from orderdash.cli.render_account import (
     Charged,
     ChargeList,
     ChargeStoppedResult,
     ChargeUnknownResult,
     OrderList,
 )
+from orderdash.cli.settings import settings_from_args
 from orderdash.core.domain.history import is_open_item
 from orderdash.core.ledger.charges import check_command
 from orderdash.core.ledger.open import writer_for
@@ -42,8 +43,8 @@ from orderdash.core.usecases.charges import (
 )
 
 
-def _run_orders(args: argparse.Namespace) -> OrderList:
-    settings, _ = _load_settings(args)
+def run_orders(args: argparse.Namespace) -> OrderList:
+    settings, _ = settings_from_args(args)
 
     async def fetch() -> AccountOrders:
         # the private budget, as the dashboard's history reads: a history that never ends
@@ -64,8 +65,8 @@ def _run_orders(args: argparse.Namespace) -> OrderList:
     return OrderList(chosen, warnings=list(orders.warnings()), open_only=args.open)
 
 
-def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | ChargeStoppedResult:
-    settings, _ = _load_settings(args)
+def run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | ChargeStoppedResult:
+    settings, _ = settings_from_args(args)
     options = ChargeOptions.from_settings(settings)
     # the amount in the till's currency (its decimals), the coin's form and the account's
     # credentials, before any order
@@ -114,10 +115,10 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
         _close(writer, interrupting)
 
 
-def _run_charges(args: argparse.Namespace) -> ChargeList:
+def run_charges(args: argparse.Namespace) -> ChargeList:
     """Today's charges (since midnight in the store's time zone, the `timezone` setting) of
     this till, or of every till; this till's unresolved ones are looked up first."""
-    settings, _ = _load_settings(args)
+    settings, _ = settings_from_args(args)
     zone = store_zone(settings)
     till = None if args.all_tills else settings.till
     lookups = LookupOptions.from_settings(settings)

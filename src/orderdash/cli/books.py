@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TypeVar
 
-from orderdash.cli.options import _load_settings
 from orderdash.cli.progress import Progress, progress_for
-from orderdash.cli.render import AttentionShown, CloseShown, ExportLines
+from orderdash.cli.render_books import AttentionShown, CloseShown, ExportLines
+from orderdash.cli.settings import settings_from_args
 from orderdash.core.model.errors import AuthRequired, UsageError
 from orderdash.core.service.client import OrderClient
 from orderdash.core.usecases.attention import (
@@ -76,8 +76,8 @@ def _run_with(settings: Settings, book: Book, what: str, run: Run[T]) -> T:
         book.close_connection()
 
 
-def _run_close(args: argparse.Namespace) -> CloseShown:
-    settings, _ = _load_settings(args)
+def run_close(args: argparse.Namespace) -> CloseShown:
+    settings, _ = settings_from_args(args)
     period = _period(args, settings, default_today=True)
     _needs_account(settings, "close")
     till = args.till if args.till else ALL_TILLS
@@ -104,8 +104,8 @@ def _run_close(args: argparse.Namespace) -> CloseShown:
     return CloseShown(result, fmt="csv" if args.csv else "json" if args.json else "text")
 
 
-def _run_export(args: argparse.Namespace) -> ExportLines:
-    settings, _ = _load_settings(args)
+def run_export(args: argparse.Namespace) -> ExportLines:
+    settings, _ = settings_from_args(args)
     period = _period(args, settings, default_today=False)
     _needs_account(settings, "export")
     options = ReadOptions.from_settings(settings)
@@ -135,8 +135,8 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _run_attention(args: argparse.Namespace) -> AttentionShown:
-    settings, _ = _load_settings(args)
+def run_attention(args: argparse.Namespace) -> AttentionShown:
+    settings, _ = settings_from_args(args)
     if not 1 <= args.days <= 31:
         raise UsageError("--days is 1 to 31")
     _needs_account(settings, "attention")

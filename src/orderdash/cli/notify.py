@@ -9,25 +9,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
-from orderdash.cli.options import _load_settings
+from orderdash.cli.settings import settings_from_args
 from orderdash.core.model.errors import EXIT_USAGE
-
-if TYPE_CHECKING:
-    from orderdash.core.notify.sender import Told
+from orderdash.core.notify.delivery import AppriseDelivery, send_test
+from orderdash.core.notify.events import close_all
+from orderdash.core.notify.sender import CLOSE_WAIT, Told
 
 #: Some rule's test message did not go out.
 EXIT_NOT_SENT = 1
 
 
-def _run_notify_test(args: argparse.Namespace) -> int:
-    settings, _ = _load_settings(args)
+def run_notify_test(args: argparse.Namespace) -> int:
+    settings, _ = settings_from_args(args)
     if not settings.notify:
         print("orderdash: no notification rules (the notify setting)", file=sys.stderr)
         return EXIT_USAGE
-    from orderdash.core.notify.delivery import AppriseDelivery, send_test
-
     try:
         delivery = AppriseDelivery()
     except ImportError:
@@ -48,8 +45,6 @@ def wait_for_notifications(*, tell: bool, since: int = 0) -> None:
     """The command ends: its notifications (of the senders made after the first `since`) go
     out within the sender's bounded wait, then (when `tell`: a one-shot command) one line on
     stderr per URL and event says what became of them."""
-    from orderdash.core.notify.events import close_all
-
     told = close_all(since=since)
     if tell:
         for line in told_lines(told):
@@ -59,8 +54,6 @@ def wait_for_notifications(*, tell: bool, since: int = 0) -> None:
 def told_lines(told: Told) -> list[str]:
     """Per URL and event: "notification sent: rule 0 (json), close", or why not; messages with
     the same outcome counted on one line."""
-    from orderdash.core.notify.sender import CLOSE_WAIT
-
     counts: dict[tuple[str, str, str | None], int] = {}
     for outcome in told.outcomes:
         key = (outcome.place, outcome.event, outcome.reason)

@@ -1,8 +1,9 @@
-"""The command line's options: the parser of each command, built alone (the settings they give,
-over the settings file and the environment, are in `settings`).
+"""The command line's options: the parser of each command, built alone, and the options that
+name settings (the settings they give, over the settings file and the environment, are made in
+`settings`).
 
 Light on purpose: argparse only, so that `--help` and `--version` load neither httpx nor
-pydantic; the settings' modules load when `_load_settings` runs.
+pydantic; the settings' modules load with the command that runs.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from orderdash import __version__
 from orderdash.cli.options_books import (
     attention_arguments,
     close_arguments,
@@ -18,13 +20,37 @@ from orderdash.cli.options_books import (
     resolve_arguments,
 )
 
-# the settings the options give live in `settings`; the commands import them from here
-from orderdash.cli.settings import SETTING_OPTIONS as SETTING_OPTIONS
-from orderdash.cli.settings import _load_settings as _load_settings
-from orderdash.cli.settings import _settings_overrides as _settings_overrides
-
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+
+#: Options that map one to one onto settings of the same name.
+SETTING_OPTIONS = (
+    "base_url",
+    "bearer_token_file",
+    "access_token_file",
+    "customer_id",
+    "timeout",
+    "allow_insecure_http",
+    "poll_interval",
+    "refresh_interval",
+    "bell",
+    "readonly",
+    "qr_content",
+    "qr_uppercase",
+    "pos_primary",
+    "log_file",
+    "account_interval",
+    "create_url",
+    "currency",
+    "budget_per_minute",
+    "budget_per_hour",
+    "rate_budget_per_minute",
+    "rate_budget_per_hour",
+    "language",
+    "display_channel",
+    "display_title",
+    "operator",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -430,7 +456,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog="Without a COMMAND: the dashboard (tui), which takes its options: "
         "orderdash --readonly is orderdash tui --readonly.",
     )
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action="version", version=f"orderdash {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (help_text, add_arguments) in COMMANDS.items():
         if command is None or name == command:
@@ -452,12 +478,6 @@ def _command_named(argv: Sequence[str]) -> str | None:
     if argv[0] in COMMANDS:
         return argv[0]
     return "tui" if argv[0].startswith("-") and argv[0] not in _TOP_LEVEL else None
-
-
-def _version() -> str:
-    from orderdash import __version__
-
-    return f"orderdash {__version__}"
 
 
 def parse_command_line(line: Sequence[str]) -> argparse.Namespace:

@@ -17,7 +17,17 @@ import sys
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
+
+# rich's bar shows only on a terminal, once the command proved long; the books commands that
+# show it read for seconds at the least, and its modules take a few hundredths of that
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn
+from rich.progress import Progress as Bar
+
+if TYPE_CHECKING:
+    from orderdash.core.polling.account import CommandBudget
+    from orderdash.core.settings.model import Settings
 
 #: Seconds before the first line (or the bar): a command over sooner shows none.
 FIRST_LINE = 2.0
@@ -60,8 +70,8 @@ class Progress:
         self._done = 0
         self._total: int | None = None
         self._ticker: asyncio.Task[None] | None = None
-        self._bar: Any = None
-        self._task: Any = None
+        self._bar: Bar | None = None
+        self._task = TaskID(0)
         #: Lines written (plain) or the bar shown: the command said it was under way.
         self.shown = 0
 
@@ -141,11 +151,6 @@ class Progress:
         self.shown += 1
 
     def _show_bar(self) -> None:
-        # rich only on a terminal, once the command proved long
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
-        from rich.progress import Progress as Bar
-
         self._bar = Bar(
             TextColumn("{task.description}"),
             BarColumn(bar_width=20),
@@ -175,7 +180,7 @@ class Progress:
             )
 
 
-def progress_for(what: str, settings: Any, order_gate: Any) -> Progress:
+def progress_for(what: str, settings: Settings, order_gate: CommandBudget) -> Progress:
     """The progress of `what` at the pace of `order_gate` (a `CommandBudget`), every
     `settings.progress_interval` seconds."""
     return Progress(

@@ -14,7 +14,7 @@ import asyncio
 import sys
 from dataclasses import dataclass
 
-from orderdash.cli.options import _load_settings
+from orderdash.cli.settings import settings_from_args
 from orderdash.core.ledger import ResolutionRecord
 from orderdash.core.model.results import Fetched
 from orderdash.core.service.client import OrderClient
@@ -49,8 +49,8 @@ class Resolved:
         return None
 
 
-def _run_resolve(args: argparse.Namespace) -> Resolved:
-    settings, _ = _load_settings(args)
+def run_resolve(args: argparse.Namespace) -> Resolved:
+    settings, _ = settings_from_args(args)
     options = ResolveOptions.from_settings(settings)
     # everything typed is checked before anything is read or written
     asked = ask(options, args.token, args.kind, args.reason, refund_at=args.refund_at, fee=args.fee)

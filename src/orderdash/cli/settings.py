@@ -1,8 +1,8 @@
-"""The settings the command line gives: each option that names a setting, layered over the
-settings file and the environment (`core/settings/sources.py` does the layering), and the
-commands the `readonly` setting refuses.
+"""The settings the command line gives: each option that names a setting (`SETTING_OPTIONS`,
+with the parser), layered over the settings file and the environment (`core/settings/sources.py`
+does the layering), and the commands the `readonly` setting refuses.
 
-Light on purpose, as `options`: the settings' modules load when `_load_settings` runs.
+Loaded by the command that runs, never by `--help`: it loads the settings' modules (pydantic).
 """
 
 from __future__ import annotations
@@ -10,58 +10,31 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
-#: Options that map one to one onto settings of the same name.
-SETTING_OPTIONS = (
-    "base_url",
-    "bearer_token_file",
-    "access_token_file",
-    "customer_id",
-    "timeout",
-    "allow_insecure_http",
-    "poll_interval",
-    "refresh_interval",
-    "bell",
-    "readonly",
-    "qr_content",
-    "qr_uppercase",
-    "pos_primary",
-    "log_file",
-    "account_interval",
-    "create_url",
-    "currency",
-    "budget_per_minute",
-    "budget_per_hour",
-    "rate_budget_per_minute",
-    "rate_budget_per_hour",
-    "language",
-    "display_channel",
-    "display_title",
-    "operator",
-)
+from orderdash.cli.options import SETTING_OPTIONS
+from orderdash.core.model.errors import UsageError
+from orderdash.core.notify.rules import url_secrets
+from orderdash.core.runtime.logs import configure_logging
+from orderdash.core.settings.model import Settings
+from orderdash.core.settings.sources import load_settings
 
 
-def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
+def settings_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The settings the command line names: each option given (not None)."""
     given = {name: getattr(args, name, None) for name in SETTING_OPTIONS}
     return {name: value for name, value in given.items() if value is not None}
 
 
-def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[str]]:
+def settings_from_args(args: argparse.Namespace, **extra: object) -> tuple[Settings, list[str]]:
     """The settings, and the warnings (already printed) that a full-screen app shows again."""
-    from orderdash.core.settings.sources import load_settings
-
     env: dict[str, str] = dict(os.environ)
     if getattr(args, "config", None):
         env["ORDERDASH_CONFIG"] = args.config
-    settings, warnings = load_settings({**_settings_overrides(args), **extra}, env)
+    settings, warnings = load_settings({**settings_overrides(args), **extra}, env)
     for warning in warnings:
         print(f"orderdash: warning: {warning}", file=sys.stderr)
     if settings.readonly:
         _refuse_in_readonly(args)
-    from orderdash.core.notify.rules import url_secrets
-    from orderdash.core.runtime.logs import configure_logging
-
     # the log file, or nowhere: never the terminal (the dashboard owns it, --jsonl owns stdout)
     secrets = [settings.bearer_token, settings.access_token, *url_secrets(settings.notify)]
     configure_logging(settings.log_file, secrets=secrets)
@@ -71,8 +44,6 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
 def _refuse_in_readonly(args: argparse.Namespace) -> None:
     """A command that makes something, or puts an order before a customer, is refused with
     the `readonly` setting: before anything is sent or written."""
-    from orderdash.core.model.errors import UsageError
-
     command = getattr(args, "command", None)
     if command == "charge":
         raise UsageError("read-only (the readonly setting): charge makes no order")

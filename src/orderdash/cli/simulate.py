@@ -4,40 +4,38 @@ it shares with the demo)."""
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
-from typing import Any
+
+from orderdash.core.model.errors import UsageError
+from orderdash.core.runtime import startup
+from orderdash.core.settings.sources import read_token_file
+from orderdash.simulator import run_simulator
+from orderdash.simulator.history import MAX_HISTORY_DAYS
+from orderdash.simulator.token_file import simulator_token
 
 
-def _run_simulate(args: argparse.Namespace) -> int:
-    from orderdash.simulator import run_simulator
-    from orderdash.simulator.token_file import simulator_token
-
+def run_simulate(args: argparse.Namespace) -> int:
     token, path = simulator_token(args.bearer_token_file)
-    account: dict[str, Any] = {
+    account: dict[str, float | int | str] = {
         "bearer_lifetime": args.bearer_lifetime,
         "history_page_cap": args.history_page_cap,
     }
     if args.access_token_file:
-        from orderdash.core.settings.sources import read_token_file
-
         warnings: list[str] = []
         account["access_token"] = read_token_file(
             args.access_token_file, warnings, what="access token"
         ).get_secret_value()
         for warning in warnings:
             print(f"orderdash: warning: {warning}", file=sys.stderr)
-    _check_history_days(args.history_days)
+    check_history_days(args.history_days)
     if args.bearer_lifetime <= 0 or args.history_page_cap < 1:
-        from orderdash.core.model.errors import UsageError
-
         raise UsageError("--bearer-lifetime must be positive and --history-page-cap at least 1")
     prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
     print(f"rate endpoint token: in {path} (pass --bearer-token-file {path})", file=sys.stderr)
     interval = args.customer_interval if args.customer_interval > 0 else None
-    from orderdash.core.runtime import startup
-
     startup.resume()  # a server for hours: the collector back on
-    seed, run = _simulator_run(args.seed)
+    seed, run = simulator_run(args.seed)
     run_simulator(
         args.host,
         args.port,
@@ -53,21 +51,15 @@ def _run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulator_run(seed: int | None) -> tuple[int, str]:
+def simulator_run(seed: int | None) -> tuple[int, str]:
     """The simulator's seed and run suffix: a given seed gives the same orders and tokens every
     time (screenshots, tests); none gives new tokens each start, so that no token saved by a
     dashboard names another order after a restart."""
     if seed is not None:
         return seed, ""
-    import secrets
-
     return secrets.randbelow(2**31), secrets.token_hex(3)
 
 
-def _check_history_days(days: int) -> None:
-    from orderdash.simulator.history import MAX_HISTORY_DAYS
-
+def check_history_days(days: int) -> None:
     if not 0 <= days <= MAX_HISTORY_DAYS:
-        from orderdash.core.model.errors import UsageError
-
         raise UsageError(f"--history-days must be 0 to {MAX_HISTORY_DAYS}")

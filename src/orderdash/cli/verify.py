@@ -9,7 +9,7 @@ import argparse
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from orderdash.cli.options import _load_settings
+from orderdash.cli.settings import settings_from_args
 from orderdash.core.jsontypes import JSONObject
 from orderdash.core.model.errors import EXIT_OK, UsageError
 from orderdash.core.safetext import clean
@@ -92,8 +92,8 @@ class ChainShown:
         return f"orderdash: no close of {self._named()} in the ledger"
 
 
-def _run_verify(args: argparse.Namespace) -> ChainShown:
-    settings, _ = _load_settings(args)
+def run_verify(args: argparse.Namespace) -> ChainShown:
+    settings, _ = settings_from_args(args)
     for option, given in (
         ("--day", args.day),
         ("--since", args.since),

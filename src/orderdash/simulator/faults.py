@@ -3,6 +3,8 @@ endpoint's JSON) and the list of those in force (`FaultList`)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
 import threading
 from collections.abc import Mapping
@@ -83,9 +85,6 @@ class Fault:
         if self.body is not None and not isinstance(self.body, str):
             raise ValueError("body must be text")
         if self.body_b64 is not None:
-            import base64
-            import binascii
-
             try:
                 base64.b64decode(self.body_b64, validate=True)
             except (binascii.Error, TypeError, ValueError) as exc:
@@ -108,8 +107,6 @@ class Fault:
     def body_bytes(self) -> bytes | None:
         """The replacement body, or None to keep (or derive) the normal one."""
         if self.body_b64 is not None:
-            import base64
-
             return base64.b64decode(self.body_b64)
         if self.body is not None:
             return self.body.encode("utf-8")

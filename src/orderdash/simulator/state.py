@@ -28,7 +28,9 @@ from orderdash.simulator.catalogue import (
     Market,
     rate_period,
 )
+from orderdash.simulator.demo import LiveCustomer, demo_tokens, install_demo_orders
 from orderdash.simulator.faults import Fault, FaultList
+from orderdash.simulator.history import install_history
 from orderdash.simulator.orders import (
     Order,
     UnknownOrderError,
@@ -93,15 +95,11 @@ class Simulator:
         self._market = Market(seed, self.now())
         self._next_order_id = 1001
         self._next_tx_id = 50001
-        from orderdash.simulator.demo import LiveCustomer, demo_tokens, install_demo_orders
-
         #: The demo orders' tokens (none without the demo orders).
         self.demo_tokens: tuple[str, ...] = demo_tokens(run) if with_demo_orders else ()
         if with_demo_orders:
             install_demo_orders(self, run)
         if history_days:
-            from orderdash.simulator.history import install_history
-
             install_history(self, history_days)
         self.live_customer = LiveCustomer(self, f"{seed}:{run}", self.demo_tokens) if live else None
 

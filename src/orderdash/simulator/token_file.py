@@ -6,10 +6,10 @@ import os
 import secrets
 from pathlib import Path
 
+from platformdirs import user_state_path
+
 
 def default_token_path() -> Path:
-    from platformdirs import user_state_path
-
     return user_state_path("orderdash") / "simulator-token"
 
 

@@ -1,4 +1,4 @@
-"""Running the dashboard from the command line (the demo wires the simulator in: cli/screens.py)."""
+"""Running the dashboard from the command line (the demo wires the simulator in: cli/demo.py)."""
 
 from __future__ import annotations
 

@@ -17,13 +17,17 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from platformdirs import user_runtime_path
+
 from orderdash.core.customer.catalogue import DEFAULT_LANGUAGE
-from orderdash.core.customer.holding import ChannelLock, new_holder
+from orderdash.core.customer.holding import ChannelLock, asked_to_yield, new_holder
 from orderdash.core.customer.private_files import write_atomic
 
 if TYPE_CHECKING:
@@ -45,10 +49,6 @@ class ChannelError(ValueError):
 
 def channel_dir() -> Path:
     """The user runtime directory for orderdash (not created here: `publish` makes it)."""
-    import warnings
-
-    from platformdirs import user_runtime_path
-
     with warnings.catch_warnings():
         # without XDG_RUNTIME_DIR platformdirs falls back to /tmp/runtime-UID and says so
         warnings.simplefilter("ignore")
@@ -149,8 +149,6 @@ class Publisher:
         """Another process asked for the channel (`holding.ask_to_yield`, naming this one):
         stop publishing and let go of the lock, leaving the file to the one who asked (it
         writes next). True when this publisher let go."""
-        from orderdash.core.customer.holding import asked_to_yield
-
         if not self.lock.held or not asked_to_yield(self.path, self.holder, self.clock()):
             return False
         self._last = None
@@ -175,8 +173,6 @@ def end_on_signals(publisher: Publisher, signals: tuple[int, ...] | None = None)
     """A dashboard killed by SIGTERM or SIGHUP (its terminal closed) removes its channel file
     first, then dies of the signal as before: the display goes idle at once rather than after
     the heartbeat's grace period."""
-    import signal
-
     if signals is None:
         signals = tuple(
             getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)

@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from orderdash.core.safetext import clean
+
 if TYPE_CHECKING:
     from orderdash.core.customer.face import CustomerFace
     from orderdash.core.customer.reading import Reading
@@ -57,8 +59,6 @@ def takeover_question(reading: Reading) -> str:
     holds it: what the display shows now, as its channel file says ("The customer display
     shows till-2's order 1013 (12.50 EUR), unpaid: a customer may be scanning it. Take it
     over?")."""
-    from orderdash.core.safetext import clean
-
     till = clean(reading.till, limit=64)
     face = reading.face
     if face is None:

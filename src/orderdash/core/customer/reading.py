@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING
 from orderdash.core.customer.channel import MAX_BYTES, STALE_AFTER
 from orderdash.core.customer.consistency import inconsistency, withheld
 from orderdash.core.customer.private_files import UnsafeChannel, check_safe
+from orderdash.core.customer.published import Published
 
 if TYPE_CHECKING:
     from orderdash.core.customer.face import CustomerFace
-    from orderdash.core.customer.published import Published
-
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +43,6 @@ class Reading:
 
 
 def parse(data: bytes) -> Published:
-    from orderdash.core.customer.published import Published
-
     if len(data) > MAX_BYTES:
         raise ValueError("the channel file is too large")
     return Published.model_validate(json.loads(data.decode("utf-8")))

@@ -6,7 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from platformdirs import user_data_path
+
 from orderdash.core.ledger import ChargeService
+from orderdash.core.ledger.sqlite import SqliteEngine
 from orderdash.core.ledger.store import SqlBook
 
 if TYPE_CHECKING:
@@ -37,8 +40,6 @@ DEMO_LEDGER_FILE = "demo-ledger.sqlite3"
 
 
 def default_ledger_path() -> Path:
-    from platformdirs import user_data_path
-
     return user_data_path("orderdash") / LEDGER_FILE
 
 
@@ -51,12 +52,11 @@ def open_book(settings: LedgerSettings, *, connect_seconds: float | None = None)
     line, when it cannot be); `connect_seconds`: how long a PostgreSQL server is waited for
     (None: `postgres.CONNECT_SECONDS`)."""
     if settings.ledger_url is not None:
+        # the postgres extra's engine, with a shop's shared ledger only
         from orderdash.core.ledger.postgres import CONNECT_SECONDS, PostgresEngine
 
         url = settings.ledger_url.get_secret_value()
         return SqlBook(PostgresEngine(url, connect_seconds=connect_seconds or CONNECT_SECONDS))
-    from orderdash.core.ledger.sqlite import SqliteEngine
-
     return SqlBook(SqliteEngine(settings.ledger or default_ledger_path()))
 
 
@@ -78,6 +78,7 @@ def writer_for(settings: LedgerSettings) -> BookWriter:
     """The settings' book for code on an event loop: opened in the writer's thread at its
     first call (`core/ledger/writer.py`); its charges are written with the settings'
     service."""
+    # the writer runs beside an event loop: never loaded by `get`, which reads without one
     from orderdash.core.ledger.writer import BookWriter
 
     return BookWriter(lambda: open_book(settings), settings.till, service=service_of(settings))

@@ -17,8 +17,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from orderdash.core.books.attention import NEXT_STEPS
+from orderdash.core.books.period import zone_named
 from orderdash.core.domain.payment import PAYABLE, Phase
+from orderdash.core.domain.text import coin_code
 from orderdash.core.model import jsontext
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.notify import messages
 from orderdash.core.notify.messages import Message
 from orderdash.core.notify.rules import EVENTS, QuietHours
@@ -246,8 +249,6 @@ class Notices:
     ) -> None:
         """Announce the order's payments not told yet, but the `late` ones (None: every new
         one is late), and count them all as told."""
-        from orderdash.core.domain.text import coin_code
-
         told = self._paid.get(order.token)
         ids = {tx.id for tx in order.transactions}
         self._paid[order.token] = ids
@@ -337,10 +338,7 @@ def notices_for(settings: NoticeSettings) -> Notices | None:
         return notices
 
 
-def _zone(name: str | None) -> Any:
-    from orderdash.core.books.period import zone_named
-    from orderdash.core.model.errors import OrderdashError
-
+def _zone(name: str | None) -> tzinfo | None:
     try:
         return zone_named(name)
     except OrderdashError:  # the books say so where the zone matters; here: the machine's

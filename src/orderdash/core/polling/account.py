@@ -23,6 +23,8 @@ from typing import Any, Protocol
 from orderdash.core.domain.status import is_open
 from orderdash.core.model.account import HistoryItem
 from orderdash.core.model.errors import OrderdashError, RateLimited
+from orderdash.core.polling.budget import Budget
+from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
 from orderdash.core.runtime.bulk import let_go
 from orderdash.core.service.account_answers import AccountOrders
 from orderdash.core.service.client import MAX_HISTORY_PAGES, OrderClient
@@ -101,8 +103,6 @@ class CommandBudget:
         monotonic: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
-        from orderdash.core.polling.budget import Budget
-
         self.budget = Budget("private", per_minute, per_hour)
         self._monotonic = monotonic
         self._sleep = sleep
@@ -121,8 +121,6 @@ class CommandBudget:
         self.budget.spend(self._monotonic())
 
     def refused_for_limit(self, retry_after: float | None) -> None:
-        from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
-
         hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
         self.budget.hold(self._monotonic() + hold)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from orderdash.core.domain.late_payment import after_expiry, after_expiry_text
 from orderdash.core.domain.payment import Phase
 from orderdash.core.domain.text import amount_text, coin_code, epoch_ms_text, fiat_text
 from orderdash.core.safetext import clean
@@ -51,7 +52,6 @@ def change_alert(entry: Entry, change: Change, before: Order | None, at: float) 
         )
     kind = ""
     if change.identity is None and change.late_ids:
-        from orderdash.core.domain.late_payment import after_expiry, after_expiry_text
         from orderdash.core.watching.alert import LATE_PAYMENT
 
         alarm, kind = True, LATE_PAYMENT

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from orderdash.core.customer.handover import BackToWelcome
+from orderdash.core.customer.holding import Takeover
 from orderdash.core.model.errors import NotFound
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean, shorten_middle
@@ -23,7 +24,6 @@ from orderdash.core.watching.watchlist_file import MAX_TOKENS, parse_tokens
 
 if TYPE_CHECKING:
     from orderdash.core.customer.channel import Publisher
-    from orderdash.core.customer.holding import Takeover
     from orderdash.core.customer.reading import Reading
     from orderdash.core.model.results import Fetched
     from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
@@ -335,8 +335,6 @@ class WatchSession:
         """After the operator's yes: ask the holder named in `shown` to let go; the caller
         polls the answer and shows its order once it is "taken". Raises OSError when the
         request cannot be written."""
-        from orderdash.core.customer.holding import Takeover
-
         publisher = self.publisher
         assert publisher is not None
         return Takeover(
