@@ -345,9 +345,6 @@ CORE_FLOORS: tuple[tuple[str, ...], ...] = (
     ("settings",),  # they name every feature's options
     ("usecases",),
 )
-#: Imports against the floors (importing folder, imported folder) that a change on its way
-#: takes out (none now: the charge left the transport for the use cases).
-BEING_REMOVED: set[tuple[str, str]] = set()
 
 
 def folder_imports(imports: dict[str, set[str]], package: str) -> dict[tuple[str, str], set[str]]:
@@ -404,12 +401,9 @@ def test_the_floor_check_sees_an_import_upwards_or_sideways() -> None:
 def test_each_folder_of_the_core_imports_only_the_floors_below_it() -> None:
     edges = folder_imports(all_imports(), "orderdash.core")
     assert ("settings", "model") in edges  # the core's folders were read
-    standing = {edge: modules for edge, modules in edges.items() if edge not in BEING_REMOVED}
-    assert floor_breaches(standing, CORE_FLOORS) == []
+    assert floor_breaches(edges, CORE_FLOORS) == []
     folders = {folder for edge in edges for folder in edge}
-    assert cycles({f: {b for (a, b) in standing if a == f} for f in folders}) == []
-    # an import on its way out is still there: once it is gone, it leaves the set too
-    assert BEING_REMOVED <= set(edges)
+    assert cycles({f: {b for (a, b) in edges if a == f} for f in folders}) == []
 
 
 def test_a_long_module_names_its_one_job() -> None:
@@ -435,11 +429,6 @@ def test_no_module_is_squeezed_under_its_cap() -> None:
     assert close == []
 
 
-#: CLI and TUI modules that still import the books' logic (`core/books`) directly: the CLI's
-#: renderings. The list is exact, so that a module moved onto the use cases leaves it.
-BOOKS_DIRECT_YET = {"orderdash.cli.render_books"}
-
-
 def test_the_cli_and_the_tui_reach_the_books_only_through_the_use_cases() -> None:
     """The use cases (`core/usecases`) are the books' one door for the commands and the
     dashboard: no CLI or TUI module imports `core/books` itself, at the top, inside a function
@@ -454,5 +443,4 @@ def test_the_cli_and_the_tui_reach_the_books_only_through_the_use_cases() -> Non
     assert any(
         names_any(n, ("orderdash.core.usecases",)) for n in all_imports()["orderdash.cli.books"]
     )
-    direct = {module for module, names in through.items() if names}
-    assert direct == BOOKS_DIRECT_YET, {m: through[m] for m in direct ^ BOOKS_DIRECT_YET}
+    assert {module: names for module, names in through.items() if names} == {}

@@ -9,20 +9,24 @@ from dataclasses import dataclass
 from typing import cast
 
 from orderdash.cli.render import warnings_said
-from orderdash.core.books.attention import (
+from orderdash.core.domain.status import STATES
+from orderdash.core.jsontypes import JSONObject, JSONValue
+from orderdash.core.model.errors import EXIT_OK, EXIT_SERVICE
+from orderdash.core.usecases.attention import (
     EXIT_NEEDS_ATTENTION,
     OrderAttention,
     as_json,
     attention_lines,
     counts_text,
 )
-from orderdash.core.books.close import CloseResult
-from orderdash.core.books.export import write_csv
-from orderdash.core.books.report import figure_of, report_lines
-from orderdash.core.books.sales import PARTS, currencies
-from orderdash.core.domain.status import STATES
-from orderdash.core.jsontypes import JSONObject, JSONValue
-from orderdash.core.model.errors import EXIT_OK, EXIT_SERVICE
+from orderdash.core.usecases.close import (
+    PARTS,
+    CloseResult,
+    currencies,
+    figure_of,
+    report_lines,
+)
+from orderdash.core.usecases.export import write_csv
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from orderdash.core.books.attention import (
+    EXIT_NEEDS_ATTENTION,
     OrderAttention,
     age_text,
+    as_json,
+    attention_lines,
     counts_text,
     figure_text,
     kind_words,
@@ -33,6 +36,9 @@ if TYPE_CHECKING:
     from orderdash.core.settings.model import Settings
 
 __all__ = [
+    "EXIT_NEEDS_ATTENTION",
+    "as_json",
+    "attention_lines",
     "AttentionFound",
     "AttentionOptions",
     "attention_period",

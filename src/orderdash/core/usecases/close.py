@@ -19,7 +19,8 @@ from orderdash.core.books.chain import EXIT_CHAIN_BROKEN, CloseCheck, first_mism
 from orderdash.core.books.chain import verify as verify_closes
 from orderdash.core.books.close import ALL_TILLS, CloseResult, close_period
 from orderdash.core.books.frozen import find_frozen
-from orderdash.core.books.report import change_note, report_lines
+from orderdash.core.books.report import change_note, figure_of, report_lines
+from orderdash.core.books.sales import PARTS, currencies
 from orderdash.core.books.shape import CloseReport
 from orderdash.core.ledger.open import memory_book
 from orderdash.core.model.errors import OrderdashError
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from orderdash.core.settings.model import Settings
 
 __all__ = [
+    "PARTS",
+    "currencies",
+    "figure_of",
     "ALL_TILLS",
     "EXIT_CHAIN_BROKEN",
     "CloseCheck",

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from orderdash.core.ledger import Book
 
 #: Names tried before giving up (name.csv, name-2.csv, ...).
+__all__ = ["MAX_SUFFIX", "Exported", "export", "export_list", "list_rows", "write_csv", "write_new"]
+
 MAX_SUFFIX = 1000
 
 
