@@ -30,7 +30,7 @@ from common import (
 )
 
 #: Targets: the dashboard against the floor with one use, the display against the floor, each
-#: measured in the same run (issue 39 rebased the dashboard's on the floor with one use).
+#: measured in the same run.
 START_UP_TARGET = 1.30
 RSS_TARGET = 1.12
 DISPLAY_TARGET = 1.25
