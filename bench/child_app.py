@@ -271,36 +271,6 @@ def _no_ascii_host() -> None:
         plain_http._AsciiHostBackend.connect_tcp = httpcore.SyncBackend.connect_tcp  # type: ignore[method-assign]
 
 
-def _no_token_label() -> None:
-    """The token bar's label as a Label in a row beside the input (the widgets it drew itself
-    instead: the same cells), the refused-token line still mounted when first needed."""
-    from textual.containers import Horizontal
-    from textual.widget import Widget
-    from textual.widgets import Input, Label
-
-    from orderdash.tui.widgets import token_bar
-
-    bar = token_bar.TokenBar
-
-    def compose(self: Any) -> Any:
-        with Horizontal(id="token-row"):
-            yield Label(token_bar.LABEL, id="token-label")
-            yield Input(
-                placeholder="paste or type a token, Enter to load",
-                id="token-input",
-                max_length=token_bar.MAX_TOKEN_LENGTH + 512,
-            )
-
-    bar.compose = compose  # type: ignore[method-assign]
-    bar.render_line = Widget.render_line  # type: ignore[method-assign]
-    bar.COMPONENT_CLASSES = set()
-    bar.DEFAULT_CSS = (
-        bar.DEFAULT_CSS.replace("margin-left: 12;", "")
-        .replace(".token-bar--label {", "#token-label {\n width: auto;\n padding: 0 1 0 0;")
-        .replace("#token-input {", "#token-row {\n height: 1;\n }\n #token-input {", 1)
-    )
-
-
 def _no_pydantic_hook() -> None:
     """pydantic's plugins off by its own switch alone (its plugin finder imported as it is)."""
     import os
@@ -338,7 +308,6 @@ MECHANISMS: dict[str, Any] = {
     "first_paint_hold": _no_first_paint_hold,
     "plain_http": _no_plain_http,
     "ascii_host": _no_ascii_host,
-    "token_label": _no_token_label,
 }
 
 
@@ -358,12 +327,6 @@ def main() -> None:
         if "gc_pause" not in without:
             startup.pause()
     for name in spec.get("patches", ()):
-        if name == "token_label":
-            # both arms import what the stand-in needs at the same point (textual included)
-            import textual.containers  # noqa: F401
-            import textual.widgets  # noqa: F401
-
-            import orderdash.tui.widgets.token_bar  # noqa: F401
         if name in MECHANISMS:
             if name in without:
                 MECHANISMS[name]()
