@@ -8,7 +8,7 @@ from pydantic import BaseModel`, httpx's command-line tool kept out).
 Mechanisms: `freeze_at_exit` (objects frozen at exit: CPython's exit collection skips them),
 `gc_pause` (no cyclic collection while `main` runs), `pydantic_hook` (pydantic's plugin finder
 answered by an import hook instead of imported), `plain_http` (transports without a TLS
-context), `ascii_host` (the resolver given the host as bytes). Each round runs every arm, the
+context). Each round runs every arm, the
 order reversed every other round; one warm-up of each first. It prints, per arm, the median and
 range of spawn to exit, of the child's CPU and of its peak RSS (wait4), and what the mechanism
 buys: the difference of the medians, and the median of the per-round differences.
@@ -36,9 +36,6 @@ TAKE_AWAY = {
     "from orderdash.core.service import plain_http as p\nhttpx = t.httpx\n"
     "p.PlainHTTPTransport = lambda: httpx.HTTPTransport(verify=False, limits=p.LIMITS)\n"
     "p.PlainAsyncHTTPTransport = lambda: httpx.AsyncHTTPTransport(verify=False, limits=p.LIMITS)\n",
-    "ascii_host": "import orderdash.core.service.transport\n"
-    "from orderdash.core.service import plain_http as p\n"
-    "p._AsciiHostBackend.connect_tcp = p.httpcore.SyncBackend.connect_tcp\n",
 }
 
 

@@ -261,16 +261,6 @@ def _no_plain_http() -> None:
     plain_http.PlainAsyncHTTPTransport = asynchronous  # type: ignore[assignment,misc]
 
 
-def _no_ascii_host() -> None:
-    """The blocking transport hands the resolver its host as text (httpcore's own backend)."""
-    import orderdash.core.service.transport  # noqa: F401 - first: httpx as orderdash imports it
-    from orderdash.core.service import plain_http
-
-    httpcore = plain_http.httpcore
-    if hasattr(plain_http, "_AsciiHostBackend"):
-        plain_http._AsciiHostBackend.connect_tcp = httpcore.SyncBackend.connect_tcp  # type: ignore[method-assign]
-
-
 def _no_pydantic_hook() -> None:
     """pydantic's plugins off by its own switch alone (its plugin finder imported as it is)."""
     import os
@@ -307,7 +297,6 @@ MECHANISMS: dict[str, Any] = {
     "first_read_thread": _no_first_read_thread,
     "first_paint_hold": _no_first_paint_hold,
     "plain_http": _no_plain_http,
-    "ascii_host": _no_ascii_host,
 }
 
 
