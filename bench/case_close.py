@@ -93,7 +93,7 @@ def run(options: Options) -> list[Row]:
         return [Row("close", "\u2014", status="n/a (the ledger's storage has not landed)")]
     from orderdash.core.books.period import Period
     from orderdash.core.ledger.open import open_book
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
     from orderdash.simulator import Simulator, SimulatorServer
 
     now = datetime.now(UTC)

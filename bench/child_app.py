@@ -113,7 +113,7 @@ def build_orderdash(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
         args = cli.parse_command_line(argv)
         settings, _ = cli._load_settings(args)
     else:  # older trees
-        from orderdash.core.runtime.config import load_settings
+        from orderdash.core.settings.sources import load_settings
 
         args = cli.build_parser().parse_args(argv)
         overrides = {name: getattr(args, name, None) for name in cli.SETTING_OPTIONS}
@@ -195,7 +195,7 @@ def build_display(spec: dict[str, Any]) -> tuple[Any, Any, Any]:
     from orderdash.cli import SETTING_OPTIONS, build_parser
     from orderdash.core.customer.catalogue import resolve_language
     from orderdash.core.customer.channel import channel_path
-    from orderdash.core.runtime.config import load_settings
+    from orderdash.core.settings.sources import load_settings
 
     argv = ["display", "--title", DISPLAY_TITLE]
     if hasattr(cli, "parse_command_line"):

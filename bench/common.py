@@ -236,7 +236,7 @@ def token_file() -> Iterator[Path]:
 def settings_for(base_url: str, *, bearer: bool = True, **overrides: Any) -> Any:
     from pydantic import SecretStr
 
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
     values: dict[str, Any] = {"base_url": base_url, "bell": False}
     if "persist_watchlist" in Settings.model_fields:  # never write the user's watch list

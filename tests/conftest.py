@@ -13,8 +13,8 @@ from contextlib import contextmanager
 import pytest
 from pydantic import SecretStr
 
-from orderdash.core.runtime.config import Settings
 from orderdash.core.service.client import OrderClient, Timeouts
+from orderdash.core.settings.model import Settings
 from orderdash.simulator import Simulator, SimulatorServer
 
 

@@ -32,6 +32,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 from orderdash.core.domain.late_payment import after_expiry, after_expiry_text
 from orderdash.core.domain.payment import payment_state
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import OrderdashError
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Order, Transaction
 from orderdash.core.polling.account import (
     PROGRESS_AFTER,
     PROGRESS_EVERY,
@@ -41,12 +45,9 @@ from orderdash.core.polling.account import (
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, OrderWatcher, is_outage
 from orderdash.core.runtime import startup
-from orderdash.core.runtime.config import Settings
 from orderdash.core.runtime.logs import ensure_configured
-from orderdash.core.service import jsontext
-from orderdash.core.service.client import Fetched, OrderClient
-from orderdash.core.service.errors import OrderdashError
-from orderdash.core.service.models import Order, Transaction
+from orderdash.core.service.client import OrderClient
+from orderdash.core.settings.model import Settings
 
 if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter

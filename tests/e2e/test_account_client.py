@@ -11,10 +11,10 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import BEARER, make_settings, serving
+from orderdash.core.model.errors import AuthRefused, AuthRequired, InvalidResponse
 from orderdash.core.polling.scheduler import Kind
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import AuthRefused, AuthRequired, InvalidResponse
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 
 ACCESS = "access-Mm4-account-never-shown"

@@ -392,7 +392,7 @@ def test_the_csv_of_a_closed_day_lists_the_states_in_their_own_order(
     import csv
     import io
 
-    from orderdash.core.books.orders import STATES
+    from orderdash.core.domain.status import STATES
 
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--csv")
     shown = []

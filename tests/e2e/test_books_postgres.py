@@ -18,7 +18,7 @@ from pydantic import SecretStr
 
 from orderdash.cli import main
 from orderdash.core.ledger.open import open_book
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.simulator import Simulator, SimulatorServer
 
 ACCESS = "access-Pg-two-tills-3"

@@ -10,10 +10,10 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import make_settings, run_cli, serving
-from orderdash.core.service import jsontext
-from orderdash.core.service.charge import charge, parse_amount
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import ChargeOutcomeUnknown, UsageError
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import ChargeOutcomeUnknown, UsageError
+from orderdash.core.usecases.charge import charge, parse_amount
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 
 ACCESS = "access-Cc3-charge"
@@ -147,10 +147,10 @@ def test_charge_text_says_to_send_the_amount_rounded_up_to_the_coins_unit(
 ) -> None:
     """An order asking more digits than a satoshi: the 'send' line is what a wallet can send,
     rounded up (never the exact figure a person would round, perhaps down), and says both."""
-    import orderdash.core.service.charge as charge_module
+    import orderdash.core.usecases.charge as charge_module
     from orderdash import cli
-    from orderdash.core.service.client import Fetched
-    from orderdash.core.service.models import OrderEnvelope
+    from orderdash.core.model.results import Fetched
+    from orderdash.core.model.wire import OrderEnvelope
 
     token = server.sim.create_order(amount_fiat="5.00", coin="btc")
     wire = server.sim.order_wire(token, with_qr=False)

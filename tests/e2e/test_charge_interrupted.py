@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, screen_text, serving, wait_until
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 
 ACCESS = "access-Kk5-interrupted"

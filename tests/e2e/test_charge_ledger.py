@@ -27,11 +27,11 @@ from orderdash.core.ledger.charges import (
 )
 from orderdash.core.ledger.open import open_book, service_of, writer_for
 from orderdash.core.ledger.writer import BookWriter
-from orderdash.core.runtime.config import Settings
-from orderdash.core.service import jsontext
-from orderdash.core.service.charge import charge
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import ChargeOutcomeUnknown, ChargeStopped, UsageError
+from orderdash.core.settings.model import Settings
+from orderdash.core.usecases.charge import charge
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 
 ACCESS = "access-Ll9-ledger"

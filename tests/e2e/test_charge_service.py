@@ -25,9 +25,9 @@ from orderdash.core.ledger.rows import time_text
 from orderdash.core.ledger.schema import MIGRATIONS, VERSION_TABLE
 from orderdash.core.ledger.store import Engine
 from orderdash.core.ledger.writer import BookWriter
-from orderdash.core.runtime.config import Settings
-from orderdash.core.service.charge import charge
 from orderdash.core.service.client import OrderClient
+from orderdash.core.settings.model import Settings
+from orderdash.core.usecases.charge import charge
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 
 ACCESS = "access-Sv4-service"

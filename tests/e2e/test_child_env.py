@@ -19,8 +19,8 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import BEARER, make_settings, wait_until
+from orderdash.core.model.errors import InvalidResponse
 from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import InvalidResponse
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui import desktop
 from orderdash.tui.factory import make_app
@@ -66,7 +66,7 @@ def fake_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_the_secret_variables_are_the_configs_own() -> None:
-    from orderdash.core.runtime.config import SECRET_VARIABLES, child_environment
+    from orderdash.core.settings.sources import SECRET_VARIABLES, child_environment
 
     # the notification rules' URLs hold the services' keys: a config file setting, never
     # given to a child even if set in the environment

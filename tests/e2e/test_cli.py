@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BEARER, run_cli, run_python
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 
 TOKEN = DEMO_TOKENS[0]

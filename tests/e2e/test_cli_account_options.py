@@ -14,7 +14,7 @@ import pytest
 from conftest import serving
 from orderdash.cli import main
 from orderdash.cli.options import parse_command_line
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.simulator import Simulator, SimulatorServer
 
 ACCESS = "access-Kq7-account-options"

@@ -13,7 +13,7 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import BEARER, make_client, make_settings
-from orderdash.core.service import errors
+from orderdash.core.model import errors
 from orderdash.core.service.answers import Answers
 from orderdash.core.service.client import OrderClient, Timeouts
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer

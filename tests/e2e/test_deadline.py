@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import run_cli
-from orderdash.core.service import errors
+from orderdash.core.model import errors
 from orderdash.core.service.client import OrderClient, Timeouts
 from orderdash.simulator import DEMO_TOKENS
 

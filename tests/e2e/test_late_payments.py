@@ -18,8 +18,8 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from conftest import make_settings, serving
+from orderdash.core.model import jsontext
 from orderdash.core.polling.late import LATE_INTERVAL
-from orderdash.core.service import jsontext
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import Simulator, SimulatorServer
 

@@ -29,7 +29,7 @@ from orderdash.core.ledger import LedgerError
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.postgres import PostgresEngine, SessionBounds
 from orderdash.core.ledger.store import SqlBook
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.simulator import Simulator, SimulatorServer
 
 ACCESS = "access-Kk5-ledger-bounds"

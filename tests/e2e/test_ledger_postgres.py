@@ -18,7 +18,7 @@ import pytest
 from pydantic import SecretStr
 
 from orderdash.core.ledger.open import open_book
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 
 CHARGES = 150
 
@@ -32,7 +32,7 @@ TILL = textwrap.dedent(
     from pydantic import SecretStr
     from orderdash.core.ledger import ChargeRecord
     from orderdash.core.ledger.open import open_book
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
     till, count = sys.argv[1], int(sys.argv[2])
     url, path = os.environ.get("LEDGER_TEST_URL"), os.environ.get("LEDGER_TEST_PATH")

@@ -15,7 +15,8 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import BEARER, make_client, make_settings, run_cli
-from orderdash.core.runtime.config import load_settings
+from orderdash.core.model import errors
+from orderdash.core.model.jsontext import dumps as jsontext_dumps
 from orderdash.core.runtime.logs import (
     REDACTED,
     LogSetup,
@@ -23,8 +24,7 @@ from orderdash.core.runtime.logs import (
     configure_logging,
     secret_forms,
 )
-from orderdash.core.service import errors
-from orderdash.core.service.jsontext import dumps as jsontext_dumps
+from orderdash.core.settings.sources import load_settings
 from orderdash.simulator import DEMO_TOKENS, Fault, SimulatorServer
 
 TOKEN = DEMO_TOKENS[0]

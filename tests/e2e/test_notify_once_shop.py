@@ -24,7 +24,7 @@ from conftest import make_settings, wait_until
 from orderdash.core.ledger.open import open_book
 from orderdash.core.notify import events
 from orderdash.core.notify.events import close_all, made, notices_for
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.headless import watch_jsonl
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.faults import Fault

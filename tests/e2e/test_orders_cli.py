@@ -12,7 +12,7 @@ import pytest
 
 from conftest import run_cli, serving
 from orderdash.core.domain.status import is_open
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.simulator import Simulator, SimulatorServer
 
 ACCESS = "access-Pp2-orders-cli"

@@ -14,7 +14,7 @@ import pytest
 from conftest import BEARER
 from orderdash.cli import main
 from orderdash.core.ledger.open import open_book
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.simulator import SimulatorServer
 
 

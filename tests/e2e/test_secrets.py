@@ -23,8 +23,8 @@ from pydantic import ValidationError
 
 from conftest import BEARER, make_client, make_settings, screen_text, wait_until
 from orderdash.cli import build_parser
-from orderdash.core.runtime.config import load_settings
-from orderdash.core.service import errors
+from orderdash.core.model import errors
+from orderdash.core.settings.sources import load_settings
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui.factory import make_app
 from orderdash.tui.widgets.order_detail import OrderDetail

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from conftest import serving
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.simulator import Simulator, SimulatorServer
 
 SECRET = "fixed-bearer-for-sim-account"

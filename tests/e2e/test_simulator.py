@@ -20,7 +20,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.simulator import (
     DEMO_TOKENS,
     Fault,

@@ -208,7 +208,7 @@ def test_a_full_display_says_so_politely(display: Display) -> None:
 def test_a_configured_key_is_checked_and_kept_out_of_sight() -> None:
     from pydantic import ValidationError
 
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
     for bad in ("short", "x" * 129, "has space 0123456789", "k" * 15 + "?"):
         with pytest.raises(ValidationError):

@@ -44,13 +44,14 @@ from orderdash.core.domain.text import (
     rate_text,
     server_time_text,
 )
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import OrderdashError
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Order, OrderEnvelope, RatesEnvelope
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import Change
 from orderdash.core.qr.payload import QRContent, qr_payload
-from orderdash.core.service import jsontext
-from orderdash.core.service.client import Fetched, OrderClient
-from orderdash.core.service.errors import OrderdashError
-from orderdash.core.service.models import Order, OrderEnvelope, RatesEnvelope
+from orderdash.core.service.client import OrderClient
 from orderdash.simulator import Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app

@@ -25,9 +25,10 @@ from textual.app import App
 from textual.widget import Widget
 
 from conftest import BEARER, make_client, make_settings, screen_text, wait_until
+from orderdash.core.model import errors, jsontext
+from orderdash.core.model.results import Fetched
 from orderdash.core.polling.refresh import Kind
-from orderdash.core.service import errors, jsontext
-from orderdash.core.service.client import Fetched, OrderClient
+from orderdash.core.service.client import OrderClient
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app

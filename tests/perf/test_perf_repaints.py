@@ -19,7 +19,7 @@ from textual.widgets import Static
 from orderdash.core.domain.payment import payment_state
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.qr.matrix import build_matrix, half_block_rows
-from orderdash.core.watching.state import Freshness
+from orderdash.core.watching.onscreen import Freshness
 from orderdash.tui.text import text_shape
 from orderdash.tui.widgets import qr as qr_module
 from orderdash.tui.widgets.order_detail import OrderDetail

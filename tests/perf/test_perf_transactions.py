@@ -18,7 +18,7 @@ from rich.padding import Padding
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from orderdash.core.service.models import Transaction
+from orderdash.core.model.wire import Transaction
 from orderdash.tui.widgets import transactions
 from orderdash.tui.widgets.transactions import NEW_MARK, TransactionsPane, TransactionsTable
 from support.transactions_pane import PaneApp, parsed, wire

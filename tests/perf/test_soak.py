@@ -48,7 +48,7 @@ from textual.timer import Timer
 from textual.widgets._toast import Toast, ToastHolder
 
 from conftest import BEARER, make_settings, wait_until
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.tui.factory import make_app
 
 SIZE = (140, 48)

@@ -130,7 +130,7 @@ def started_as_cli(base_url: str) -> str:
         "from orderdash.core.runtime import startup\n"
         "startup.no_pydantic_plugins()  # as cli.main starts\n"
         "from pydantic import SecretStr\n"
-        "from orderdash.core.runtime.config import Settings\n"
+        "from orderdash.core.settings.model import Settings\n"
         f"settings = Settings(base_url={base_url!r}, persist_watchlist=False,\n"
         "    bell=False, bearer_token=SecretStr('t'), poll_interval=60.0)\n"
     )
@@ -182,7 +182,7 @@ LOADED_LATER = (
     "tomllib",
     "orderdash.tui.account",
     "orderdash.core.polling.account",
-    "orderdash.core.service.account_models",
+    "orderdash.core.model.account",
     "_strptime",  # (the order's times are read without it)
     "orderdash.tui.notices",  # (with the first notice)
     "orderdash.tui.widgets.account_banner",  # (with the account's first problem)
@@ -260,7 +260,7 @@ def test_get_builds_only_the_models_it_reads_and_no_pydantic_plugins(
         "from orderdash.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    rc = main(['get', {TOKEN!r}, '--json', '--base-url', {sim_server.base_url!r}])\n"
-        "from orderdash.core.service import models\n"
+        "from orderdash.core.model import wire as models\n"
         "built = sorted(name for name, value in vars(models).items()\n"
         "    if isinstance(value, type) and issubclass(value, models.BaseModel)\n"
         "    and value.__module__ == models.__name__ and value.__pydantic_complete__)\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from orderdash.core.service import jsontext
-from orderdash.core.service.models import OrderEnvelope
+from orderdash.core.model import jsontext
+from orderdash.core.model.wire import OrderEnvelope
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "get_order_example.json"
 NOW = 1_795_255_200.0

@@ -18,7 +18,7 @@ from pydantic import SecretStr
 from textual.pilot import Pilot
 
 from conftest import screen_text
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app

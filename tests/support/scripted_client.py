@@ -6,11 +6,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from orderdash.core.model import jsontext
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Order, OrderEnvelope
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import Change, Failure
-from orderdash.core.service import jsontext
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.models import Order, OrderEnvelope
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXAMPLE = OrderEnvelope.model_validate(

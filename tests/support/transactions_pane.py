@@ -8,8 +8,8 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from orderdash.core.service import jsontext
-from orderdash.core.service.models import Transaction
+from orderdash.core.model import jsontext
+from orderdash.core.model.wire import Transaction
 from orderdash.tui.widgets.transactions import TransactionsPane
 
 

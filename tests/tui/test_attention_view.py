@@ -23,7 +23,7 @@ from conftest import make_settings, screen_text, serving, wait_until
 from orderdash.core.books import orders as book_orders
 from orderdash.core.books.resolve import new_resolution
 from orderdash.core.ledger.open import open_book
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.core.watching import attention as keeper_module
 from orderdash.simulator import Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import BEARER, make_settings, screen_text, wait_until
 from orderdash.core.polling.refresh import Kind, TrackStatus
-from orderdash.core.watching.state import Freshness
+from orderdash.core.watching.onscreen import Freshness
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui.factory import make_app
 from orderdash.tui.screens.budgets import BudgetsScreen

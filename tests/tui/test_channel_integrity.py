@@ -24,11 +24,11 @@ from orderdash.core.customer.face import customer_face as face_of
 from orderdash.core.customer.published import Published
 from orderdash.core.customer.reading import Reader
 from orderdash.core.domain.payment import payment_state
+from orderdash.core.model import jsontext
+from orderdash.core.model.wire import OrderEnvelope
 from orderdash.core.qr.image import cached_matrix_from_data_uri
 from orderdash.core.qr.matrix import build_matrix
 from orderdash.core.qr.payload import QRContent, qr_payload
-from orderdash.core.service import jsontext
-from orderdash.core.service.models import OrderEnvelope
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.png import qr_data_uri
 from orderdash.tui.customer_display import DisplayApp

@@ -23,7 +23,7 @@ from orderdash.core.customer.channel import (
 )
 from orderdash.core.customer.face import CustomerFace
 from orderdash.core.customer.reading import Reader, parse
-from orderdash.core.runtime.config import load_settings
+from orderdash.core.settings.sources import load_settings
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.customer_display import DisplayApp

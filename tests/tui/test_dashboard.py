@@ -400,7 +400,7 @@ async def test_the_palettes_bell_toggle_rings_after_no_bell(
 async def test_an_answer_for_another_token_is_shown_with_a_warning(
     sim_server: SimulatorServer,
 ) -> None:
-    from orderdash.core.service import jsontext
+    from orderdash.core.model import jsontext
 
     other = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="5.00")
     data = sim_server.sim.order_wire(other, with_qr=False)
@@ -417,7 +417,7 @@ async def test_an_answer_for_another_token_is_shown_with_a_warning(
 async def test_a_duplicate_amount_is_invalid_and_the_last_good_data_stays(
     sim_server: SimulatorServer,
 ) -> None:
-    from orderdash.core.service import jsontext
+    from orderdash.core.model import jsontext
 
     app = dashboard_app(sim_server, bearer=None)
     async with app.run_test(size=SIZE) as pilot:

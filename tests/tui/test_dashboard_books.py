@@ -25,8 +25,8 @@ from conftest import make_settings, screen_text, wait_until
 from orderdash.cli import main
 from orderdash.core.books import run as books_run
 from orderdash.core.books.export import ORDER_COLUMNS
+from orderdash.core.model.errors import ConfigError
 from orderdash.core.polling.refresh import Kind
-from orderdash.core.service.errors import ConfigError
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 from orderdash.tui import export as tui_export
 from orderdash.tui.app import OrderDashApp

@@ -13,13 +13,14 @@ from conftest import make_settings, screen_text, wait_until
 from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.customer.face import CustomerFace
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import NetworkError
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import OrderEnvelope
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import Change, Failure
-from orderdash.core.service import jsontext
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import NetworkError
-from orderdash.core.service.models import OrderEnvelope
-from orderdash.core.watching.state import RATE_PERIOD, DashboardState
+from orderdash.core.watching.faces import RATE_PERIOD
+from orderdash.core.watching.state import DashboardState
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.state import Fault
 from orderdash.tui.app import OrderDashApp

@@ -74,8 +74,8 @@ import pytest
 from textual.geometry import Region
 
 from conftest import BEARER, make_client, make_settings, screen_text, wait_until
+from orderdash.core.model import errors
 from orderdash.core.polling.refresh import MIN_BACKOFF
-from orderdash.core.service import errors
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app

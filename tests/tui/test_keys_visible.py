@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from conftest import screen_text, wait_until
 from orderdash.core.domain.units import sendable
-from orderdash.core.service.errors import InvalidToken
+from orderdash.core.model.errors import InvalidToken
 from orderdash.core.service.tokens import operator_token
 from orderdash.simulator import DEMO_TOKENS, SimulatorServer
 from orderdash.tui import desktop

@@ -20,8 +20,8 @@ from orderdash.core.customer.catalogue import (
     resolve_language,
 )
 from orderdash.core.customer.face import CustomerFace
-from orderdash.core.runtime.config import load_settings
-from orderdash.core.service.errors import ConfigError
+from orderdash.core.model.errors import ConfigError
+from orderdash.core.settings.sources import load_settings
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.factory import make_app
 from orderdash.tui.screens.pos import PosScreen

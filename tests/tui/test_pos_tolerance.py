@@ -18,7 +18,7 @@ from orderdash.core.customer.channel import Publisher, channel_path
 from orderdash.core.domain.text import amount_text
 from orderdash.core.ledger import ResolutionRecord
 from orderdash.core.ledger.open import open_book
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.customer_display import DisplayApp
@@ -26,6 +26,7 @@ from orderdash.tui.factory import make_app
 from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.keys_footer import KeysFooter
+from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.qr import QRView
 from orderdash.tui.widgets.watch_rows import payment_text
 from support.faces import customer_face
@@ -166,6 +167,25 @@ async def test_a_accepts_an_order_short_as_paid_once_asked_and_writes_it_down(
         assert [(r.kind, r.reason, r.operator, r.till) for r in records] == [
             ("written-off", "accepted at the counter", "anna", "front")
         ]
+
+
+async def test_an_order_accepted_at_the_counter_is_paid_on_the_dashboard_under_it_at_once(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    """The order on screen is one value on the app that every pane showing it is bound to: the
+    acceptance reaches the dashboard's order pane with the customer's screen, not at its next
+    read."""
+    token, fiat, coin = short_order(sim_server, "UNDERPAID")
+    app = pos_app(sim_server, token, ledger=str(tmp_path / "ledger.sqlite3"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: banner(app).startswith("Underpaid"))
+        detail = app.dashboard.query_one(OrderDetail)
+        assert "accepted as paid" not in detail.text()
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: banner(app) == "Paid")
+        assert f"accepted as paid at the counter, {fiat} ({coin}) short" in detail.text()
 
 
 async def test_an_acceptance_at_the_counter_is_shown_paid_after_a_restart(

@@ -11,7 +11,7 @@ import pytest
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.domain.text import amount_text
-from orderdash.core.watching.state import RATE_PERIOD
+from orderdash.core.watching.faces import RATE_PERIOD
 from orderdash.simulator import SimulatorServer
 from orderdash.simulator.app import CHECKOUT_URL
 from orderdash.simulator.state import Fault

@@ -14,7 +14,7 @@ from test_watch_list_pane import all_loaded, list_app
 
 from conftest import run_cli, screen_text, serving, wait_until
 from orderdash.cli.options import parse_command_line
-from orderdash.core.runtime.config import load_settings
+from orderdash.core.settings.sources import load_settings
 from orderdash.simulator import DEMO_TOKENS, Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.screens.add_tokens import AddTokensScreen

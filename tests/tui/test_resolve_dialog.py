@@ -18,8 +18,8 @@ from textual.widgets import Input
 from conftest import make_settings, screen_text, wait_until
 from orderdash.core.ledger import LedgerError, ResolutionRecord
 from orderdash.core.ledger.open import open_book
-from orderdash.core.runtime.config import Settings
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
+from orderdash.core.settings.model import Settings
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app

@@ -16,7 +16,7 @@ from conftest import make_settings, wait_until
 from orderdash.core.polling.budget import HOUR, MINUTE
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.scheduler import Scheduler
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.factory import make_app
 from support.fast_clock import FastLoop, max_in_window

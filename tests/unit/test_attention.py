@@ -24,7 +24,7 @@ from orderdash.core.books.attention import (
 )
 from orderdash.core.books.orders import exceptions_of, read_order
 from orderdash.core.books.resolve import new_resolution
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 
 CREATED = 1_792_900_000_000
 HOUR = 3_600_000

@@ -9,11 +9,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from orderdash.core.books.orders import read_order, state_of
+from orderdash.core.books.orders import read_order
 from orderdash.core.books.period import choose_period, day_period, span_period, zone_named
 from orderdash.core.books.report import EarlierClose, build_report, canonical, digest_of
-from orderdash.core.service import jsontext
-from orderdash.core.service.errors import UsageError
+from orderdash.core.domain.status import state_of
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import UsageError
 
 
 @pytest.mark.parametrize(

@@ -15,10 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orderdash.core.books.orders import STATES, BookOrder, Payment, exceptions_of
+from orderdash.core.books.orders import BookOrder, Payment, exceptions_of
 from orderdash.core.books.period import day_period
 from orderdash.core.books.report import build_report, report_lines
 from orderdash.core.books.sales import PARTS, BooksDoNotAddUp, check_adds_up, sales_block
+from orderdash.core.domain.status import STATES
 from orderdash.core.ledger import RESOLUTION_KINDS, ResolutionRecord
 
 PERIOD = day_period("2026-11-28", ZoneInfo("Europe/Berlin"))

@@ -40,7 +40,7 @@ from orderdash.core.ledger import (
     ResolutionRecord,
 )
 from orderdash.core.ledger.rows import time_text
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from support.ledger_file import LedgerFile
 
 PERIOD = day_period("2026-11-26", zone_named("Europe/Berlin"))

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from orderdash.core.service import errors
+from orderdash.core.model import errors
 from orderdash.core.service.client import OrderClient, Timeouts, parse_retry_after
 
 SECRET = "s3cr3t-bearer-VALUE-42"

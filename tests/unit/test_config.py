@@ -9,14 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from orderdash.core.runtime.config import (
-    DEFAULT_BASE_URL,
-    Settings,
-    load_settings,
-    site_config_file,
-    site_config_files,
-)
-from orderdash.core.service.errors import ConfigError
+from orderdash.core.model.errors import ConfigError
+from orderdash.core.settings.model import DEFAULT_BASE_URL, Settings
+from orderdash.core.settings.sources import load_settings, site_config_file, site_config_files
 
 
 def write(path: Path, text: str, mode: int = 0o600) -> Path:

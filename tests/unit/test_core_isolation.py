@@ -27,8 +27,8 @@ def imported_after(statement: str) -> set[str]:
 def test_core_modules_are_found() -> None:
     assert {
         "orderdash.core.service.client",
-        "orderdash.core.service.models",
-        "orderdash.core.runtime.config",
+        "orderdash.core.model.wire",
+        "orderdash.core.settings.model",
     } <= set(CORE_MODULES)
 
 

@@ -191,7 +191,7 @@ def test_a_token_says_the_amount_is_to_be_typed(language: str) -> None:
 
 def test_charge_prints_the_eip681_wallet_request() -> None:
     from conftest import run_cli
-    from orderdash.core.service import jsontext
+    from orderdash.core.model import jsontext
     from orderdash.simulator import Simulator, SimulatorServer
 
     access = "access-eip681-charge"

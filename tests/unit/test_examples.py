@@ -18,7 +18,7 @@ from orderdash.core.domain.expiry import Confidence, expiry_for
 from orderdash.core.domain.payment import Phase, payment_state
 from orderdash.core.domain.status import Tone, tone_of
 from orderdash.core.domain.summary import order_summary
-from orderdash.core.service import errors, jsontext
+from orderdash.core.model import errors, jsontext
 from orderdash.core.service.client import OrderClient
 from orderdash.simulator.server import SimulatorServer
 from orderdash.simulator.state import DOCUMENTED_STATES
@@ -84,7 +84,7 @@ async def test_the_choose_crypto_answer_agrees_with_its_own_expires_at() -> None
 
 @pytest.mark.parametrize("name", ["get_order.json", "rates.json", "choose_crypto.json"])
 def test_read_years_later_no_example_promises_a_deadline(name: str) -> None:
-    from orderdash.core.service.models import Order
+    from orderdash.core.model.wire import Order
 
     order = Order.model_validate(jsontext.loads(example(name))["data"])
     expiry = expiry_for(order, NOW)
@@ -93,7 +93,7 @@ def test_read_years_later_no_example_promises_a_deadline(name: str) -> None:
 
 
 def test_a_deadline_before_the_creation_is_not_believed() -> None:
-    from orderdash.core.service.models import Order
+    from orderdash.core.model.wire import Order
 
     data = jsontext.loads(example("choose_crypto.json"))["data"]
     # created a day after the answer arrived: the clock here or there is wrong
@@ -187,7 +187,7 @@ STATES = [
 
 
 def _order_in(code: str, label: str):
-    from orderdash.core.service.models import Order
+    from orderdash.core.model.wire import Order
 
     data = jsontext.loads(example("choose_crypto.json"))["data"]
     data["status"] = {"code": code, "label": label}

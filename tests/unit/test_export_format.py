@@ -16,7 +16,7 @@ from orderdash.cli.options import parse_command_line
 from orderdash.core.books.export import EXPORT_VERSION, export_lines
 from orderdash.core.books.orders import read_order
 from orderdash.core.books.period import Period
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "get_order_example.json"
 DOCS = Path(__file__).parents[2] / "docs/books.md"

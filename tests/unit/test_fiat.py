@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orderdash.core.domain.fiat import MAX_AMOUNT, currency_code, minor_digits, parse_amount
-from orderdash.core.service.errors import InvalidToken, UsageError
+from orderdash.core.model.errors import InvalidToken, UsageError
 from orderdash.core.service.tokens import operator_token
 
 

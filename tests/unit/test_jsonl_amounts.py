@@ -8,9 +8,9 @@ import io
 import json
 from typing import Any
 
+from orderdash.core.model import jsontext
+from orderdash.core.model.account import HistoryItem
 from orderdash.core.polling.account import AccountOrder
-from orderdash.core.service import jsontext
-from orderdash.core.service.account_models import HistoryItem
 from orderdash.headless import AccountLines, JsonLinesEvents
 
 

@@ -15,8 +15,9 @@ from orderdash.core.domain.late_payment import (
     is_closed_unpaid,
     is_late,
 )
-from orderdash.core.runtime.config import Settings, load_settings
-from orderdash.core.service.models import Order
+from orderdash.core.model.wire import Order
+from orderdash.core.settings.model import Settings
+from orderdash.core.settings.sources import load_settings
 from orderdash.simulator import Simulator
 
 T0 = 1_800_000_000.0

@@ -22,8 +22,9 @@ from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.schema import MAX_DETAIL, MAX_REASON, SCHEMA_VERSION
 from orderdash.core.ledger.url import check_url, url_secrets
 from orderdash.core.ledger.writer import BookWriter
-from orderdash.core.runtime.config import Settings, load_settings
-from orderdash.core.service.errors import ConfigError
+from orderdash.core.model.errors import ConfigError
+from orderdash.core.settings.model import Settings
+from orderdash.core.settings.sources import load_settings
 
 T0 = datetime(2026, 11, 26, 9, 0, tzinfo=UTC)
 NO_CONFIG = {"ORDERDASH_CONFIG": "/dev/null"}

@@ -11,8 +11,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from orderdash.core.service import jsontext
-from orderdash.core.service.models import (
+from orderdash.core.model import jsontext
+from orderdash.core.model.wire import (
     Order,
     OrderEnvelope,
     RatesEnvelope,

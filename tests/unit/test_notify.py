@@ -21,14 +21,15 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, run_python
+from orderdash.core.model.errors import ConfigError
 from orderdash.core.notify import messages
 from orderdash.core.notify.delivery import redact
 from orderdash.core.notify.events import Notices
 from orderdash.core.notify.messages import Message
 from orderdash.core.notify.rules import NotifyRule, QuietHours
 from orderdash.core.notify.sender import Notifier
-from orderdash.core.runtime.config import Settings, load_settings
-from orderdash.core.service.errors import ConfigError
+from orderdash.core.settings.model import Settings
+from orderdash.core.settings.sources import load_settings
 from orderdash.core.watching.alert import Alert
 from support.notify_endpoint import KEY, PASSWORD, USER, Endpoint
 
@@ -383,7 +384,7 @@ def test_rules_refuse_unknown_events_and_never_repeat_a_url(tmp_path: Path) -> N
 
 
 def test_the_urls_are_kept_from_child_processes() -> None:
-    from orderdash.core.runtime.config import child_environment
+    from orderdash.core.settings.sources import child_environment
 
     assert "ORDERDASH_NOTIFY" not in child_environment({"ORDERDASH_NOTIFY": "json://x"})
 
@@ -552,7 +553,7 @@ def test_a_full_queue_drops_and_never_blocks(notifiers) -> None:
 def test_no_rules_load_nothing_and_rules_do_not_load_apprise_at_start() -> None:
     done = run_python(
         "import sys\n"
-        "from orderdash.core.runtime.config import Settings\n"
+        "from orderdash.core.settings.model import Settings\n"
         "from orderdash.core.notify.events import notices_for\n"
         "assert notices_for(Settings()) is None\n"
         "n = notices_for(Settings(notify=[{'events': 'payment', 'urls': 'json://127.0.0.1:9/'}]))\n"
@@ -564,9 +565,9 @@ def test_no_rules_load_nothing_and_rules_do_not_load_apprise_at_start() -> None:
 
 
 def test_watch_jsonl_says_an_outage_once_and_its_end(notifiers) -> None:
+    from orderdash.core.model.errors import NetworkError, NotFound
     from orderdash.core.polling.refresh import Kind
     from orderdash.core.polling.watcher import Failure
-    from orderdash.core.service.errors import NetworkError, NotFound
     from orderdash.headless import JsonLinesEvents
 
     notifier, delivery = recording(notifiers, ["outage", "recovery"])
@@ -627,7 +628,7 @@ def paid_in_time_then_late() -> tuple[list[object], list[dict[str, object]]]:
     """An order read four times from the simulator: paid in part in time, then paid after its
     expiry (A), then once more late (C) and once more (D) in the same read. The reads, and the
     four payments as the service sent them."""
-    from orderdash.core.service.models import Order
+    from orderdash.core.model.wire import Order
     from orderdash.simulator import Simulator
 
     clock = Clock(at_utc(12))
@@ -684,9 +685,9 @@ def test_a_late_payment_is_its_own_event_and_told_in_the_dashboard(notifiers) ->
 
 
 def test_a_late_payment_is_its_own_event_in_watch_jsonl(notifiers) -> None:
+    from orderdash.core.model.results import Fetched
     from orderdash.core.polling.refresh import Kind
     from orderdash.core.polling.watcher import Change
-    from orderdash.core.service.results import Fetched
     from orderdash.headless import JsonLinesEvents
 
     (first, second, third), (p0, a, c, d) = paid_in_time_then_late()

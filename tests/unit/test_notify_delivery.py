@@ -76,7 +76,7 @@ def test_a_command_says_on_stderr_why_its_notification_did_not_go(
 ) -> None:
     from orderdash.cli.notify import wait_for_notifications
     from orderdash.core.notify.events import made, notices_for
-    from orderdash.core.runtime.config import Settings
+    from orderdash.core.settings.model import Settings
 
     endpoint.clear()
     before = made()  # senders of other tests in this process are not this command's

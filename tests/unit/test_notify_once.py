@@ -27,7 +27,7 @@ from orderdash.core.notify.events import OUTAGE_SECONDS, Notices
 from orderdash.core.notify.messages import Message
 from orderdash.core.notify.rules import NotifyRule
 from orderdash.core.notify.sender import Notifier
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.core.watching.alert import Alert
 
 EVERY = ["payment", "attention", "late-payment", "outage", "recovery"]

@@ -9,9 +9,9 @@ import pytest
 
 from orderdash.core.domain.expiry import Confidence
 from orderdash.core.domain.payment import Phase, payment_state
+from orderdash.core.model import jsontext
+from orderdash.core.model.wire import Order, OrderEnvelope
 from orderdash.core.qr.payload import QRContent, payment_uri, qr_payload
-from orderdash.core.service import jsontext
-from orderdash.core.service.models import Order, OrderEnvelope
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 ARRIVED = 1795255200.0

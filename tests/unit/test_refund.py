@@ -13,7 +13,7 @@ import pytest
 
 from orderdash.core.books.orders import read_order
 from orderdash.core.books.refund import Owed, RefundRefused, owed_by, typed_decimal, work_out
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 
 EXAMPLES = Path(__file__).parent.parent / "fixtures" / "examples"
 

@@ -12,15 +12,16 @@ from pydantic import ValidationError
 
 from orderdash.core.customer.face import CustomerFace, customer_face, face_at
 from orderdash.core.domain.payment import PaymentState, payment_state
+from orderdash.core.model import jsontext
+from orderdash.core.model.wire import Order, OrderEnvelope
 from orderdash.core.qr.payload import (
     QRContent,
     offers_remaining,
     qr_payload,
     remaining_payload,
 )
-from orderdash.core.service import jsontext
-from orderdash.core.service.models import Order, OrderEnvelope
-from orderdash.core.watching.state import DashboardState, Shown
+from orderdash.core.watching.onscreen import Shown
+from orderdash.core.watching.state import DashboardState
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 ARRIVED = 1795255200.0

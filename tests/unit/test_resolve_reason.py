@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from orderdash.core.books.resolve import clean_reason
-from orderdash.core.service.errors import UsageError
+from orderdash.core.model.errors import UsageError
 
 
 @pytest.mark.parametrize(

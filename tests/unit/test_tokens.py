@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from orderdash.core.service.errors import InvalidToken
+from orderdash.core.model.errors import InvalidToken
 from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, normalize_token, token_segment
 
 

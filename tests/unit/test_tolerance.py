@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from orderdash.core.domain.tolerance import within_tolerance
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,9 @@ from pathlib import Path
 from test_watching_state import example, fetched, new_state
 
 from orderdash.core.customer.channel import Publisher
+from orderdash.core.model.errors import NotFound
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import Change, Failure
-from orderdash.core.service.errors import NotFound
 from orderdash.core.watching.session import WatchSession
 
 

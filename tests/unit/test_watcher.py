@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+from orderdash.core.model.errors import ServiceError
+from orderdash.core.model.results import Fetched
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import Change, OrderWatcher
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import ServiceError
 from support.scripted_client import EXAMPLE, Recorder, ScriptedClient, with_transactions
 
 

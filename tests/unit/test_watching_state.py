@@ -6,12 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import ServiceError
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Order, OrderEnvelope
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.watcher import Change, Failure
-from orderdash.core.service import jsontext
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import ServiceError
-from orderdash.core.service.models import Order, OrderEnvelope
 from orderdash.core.watching.pending import PendingChanges
 from orderdash.core.watching.state import MAX_UNDO, DashboardState
 
@@ -166,7 +166,7 @@ def test_keep_local_looks_at_each_token_a_bounded_number_of_times() -> None:
 
 
 def test_failure_alarms_one_per_outage_and_not_found_only_for_orders_found_before() -> None:
-    from orderdash.core.service.errors import CannotConnect, NotFound
+    from orderdash.core.model.errors import CannotConnect, NotFound
 
     state = new_state()
     state.add(["a", "b", "typo"])

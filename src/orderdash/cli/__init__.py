@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args = parse_command_line(list(argv if argv is not None else sys.argv[1:]))
     command = args.command
-    from orderdash.core.service.errors import OrderdashError
+    from orderdash.core.model.errors import OrderdashError
 
     senders = _senders_made()
     try:

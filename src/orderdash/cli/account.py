@@ -1,12 +1,14 @@
 """The account's commands (they need the access token): `orderdash orders`, the order history,
-and `orderdash charge`, a new order for an amount."""
+and `orderdash charge`, a new order for an amount (`core/usecases/charge.py`), with
+`orderdash charges`, today's charges from the ledger (`core/usecases/charges.py`)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import asyncio
+import sys
 
-from orderdash.cli.options import _load_settings
+from orderdash.cli.options import EXIT_INTERRUPTED, _load_settings
 from orderdash.cli.render import (
     Charged,
     ChargeList,
@@ -14,18 +16,36 @@ from orderdash.cli.render import (
     ChargeUnknownResult,
     OrderList,
 )
+from orderdash.core.domain.history import is_open_item
+from orderdash.core.ledger.charges import check_command
+from orderdash.core.ledger.open import writer_for
+from orderdash.core.ledger.writer import CLOSE_SECONDS, INTERRUPTED_SECONDS, BookWriter
+from orderdash.core.model.errors import ChargeOutcomeUnknown, ChargeStopped
+from orderdash.core.polling.account import CommandBudget
+from orderdash.core.service.account_answers import AccountOrders
+from orderdash.core.service.client import OrderClient
+from orderdash.core.settings.model import Settings
+from orderdash.core.usecases.charge import (
+    Charge,
+    ChargeOptions,
+    ask,
+    interrupted,
+    new_order_token,
+)
+from orderdash.core.usecases.charges import (
+    LookupOptions,
+    TodaysCharges,
+    charge_written_down,
+    earlier_charges,
+    store_zone,
+    todays_charges,
+)
 
 
 def _run_orders(args: argparse.Namespace) -> OrderList:
-    import asyncio
-
-    from orderdash.core.domain.history import is_open_item
-    from orderdash.core.polling.account import CommandBudget
-    from orderdash.core.service.client import OrderClient
-
     settings, _ = _load_settings(args)
 
-    async def fetch() -> Any:
+    async def fetch() -> AccountOrders:
         # the private budget, as the dashboard's history reads: a history that never ends
         # costs at most history_max_pages requests, paced within the service's limits
         budget = CommandBudget(settings.rate_budget_per_minute, settings.rate_budget_per_hour)
@@ -45,64 +65,34 @@ def _run_orders(args: argparse.Namespace) -> OrderList:
 
 
 def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | ChargeStoppedResult:
-    import asyncio
-
-    from orderdash.cli.options import EXIT_INTERRUPTED
-    from orderdash.core.ledger.charges import outcome_of
-    from orderdash.core.service.charge import (
-        charge,
-        check_coin_text,
-        interrupted,
-        new_order_token,
-        parse_amount,
-    )
-    from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.errors import AuthRequired, ChargeOutcomeUnknown, ChargeStopped
-
     settings, _ = _load_settings(args)
-    # the amount in the till's currency (its decimals), and the coin's form, before any order
-    amount = parse_amount(args.amount, settings.currency)
-    coin = check_coin_text(args.coin) if args.coin is not None else None
-    if settings.access_token is None or settings.customer_id is None:
-        # the account's credentials, as `orders` and `close` miss them: exit 4, not a usage error
-        raise AuthRequired(
-            "charge needs the access token (access_token_file) and customer_id "
-            "(--customer-id, ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
-        )
-    customer_id = settings.customer_id
+    options = ChargeOptions.from_settings(settings)
+    # the amount in the till's currency (its decimals), the coin's form and the account's
+    # credentials, before any order
+    asked = ask(options, args.amount, coin=args.coin, order_id=args.order_id)
+    lookups = LookupOptions.from_settings(settings)
     # the order's token, made here so that a Ctrl-C can still name the order it may have made
     token = new_order_token()
     sent: list[int] = []
-    writer = _book_writer(settings)
+    writer = writer_for(settings)
 
-    async def make() -> Any:
+    async def make() -> Charge:
         # the ledger first: a charge that cannot be written down is not sent
         await writer.open()
         async with OrderClient.from_settings(settings) as client:
             client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
-            await _earlier_charges(writer, client, settings)
-
-            async def write_down(sending: str) -> None:
-                await writer.charge_started(sending, amount, settings.currency or "")
-
-            try:
-                made = await charge(
-                    client,
-                    amount,
-                    customer_id=customer_id,
-                    order_id=args.order_id,
-                    coin=coin,
-                    currency=settings.currency,
-                    new_token=lambda: token,
-                    on_attempt=lambda attempt, _attempts: sent.append(attempt),
-                    before_send=write_down,
-                )
-            except Exception as error:
-                if sent:
-                    _warn(await writer.charge_ended(token, *outcome_of(error)))
-                raise
-            _warn(await writer.charge_ended(token, "made", currency=made.currency or ""))
-            return made
+            # this till's charges a crash or a lost answer left unresolved: one line each
+            for line in await earlier_charges(writer, client, lookups, gate=lookups.gate()):
+                print(f"orderdash: an earlier charge: {line}", file=sys.stderr)
+            return await charge_written_down(
+                client,
+                writer,
+                asked,
+                options,
+                token=token,
+                on_attempt=lambda attempt, _attempts: sent.append(attempt),
+                warn=_warn,
+            )
 
     interrupting = False
     try:
@@ -127,65 +117,34 @@ def _run_charge(args: argparse.Namespace) -> Charged | ChargeUnknownResult | Cha
 def _run_charges(args: argparse.Namespace) -> ChargeList:
     """Today's charges (since midnight in the store's time zone, the `timezone` setting) of
     this till, or of every till; this till's unresolved ones are looked up first."""
-    import asyncio
-    from datetime import datetime
-
-    from orderdash.core.books.period import day_period, zone_named
-    from orderdash.core.books.run import gates
-    from orderdash.core.ledger.charges import order_states
-    from orderdash.core.ledger.open import service_of
-    from orderdash.core.service.client import OrderClient
-
     settings, _ = _load_settings(args)
-    # the day as the close counts it (a day of a clock change is 23 or 25 hours)
-    zone = zone_named(settings.timezone)
-    today = day_period(datetime.now(zone).date().isoformat(), zone)
+    zone = store_zone(settings)
     till = None if args.all_tills else settings.till
-    writer = _book_writer(settings)
+    lookups = LookupOptions.from_settings(settings)
+    writer = writer_for(settings)
     # one getOrder budget for the earlier charges' look-ups and the orders' states
-    orders_gate, _ = gates(settings)
+    gate = lookups.gate()
 
-    async def read() -> Any:
+    async def read() -> TodaysCharges:
         await writer.open()
-        read: dict[str, Any] = {}  # the orders this command read: never asked twice
-
-        def kept(fetched: Any) -> None:
-            read[fetched.order.token] = fetched.raw
-            writer.saw(fetched.order.token, fetched.raw)
-
         async with OrderClient.from_settings(settings) as client:
-            client.on_order_read = kept
-            lines = await _resolve(writer, client, settings, orders_gate)
-            listed = await writer.charges(today.start, today.end, till)
-            states = await order_states(
-                writer, client, listed, gate=orders_gate, here=service_of(settings), read=read
-            )
-        return lines, listed, states
+            client.on_order_read = lambda fetched: writer.saw(fetched.order.token, fetched.raw)
+            return await todays_charges(writer, client, lookups, zone=zone, till=till, gate=gate)
 
     interrupting = False
     try:
-        lines, listed, states = asyncio.run(read())
+        today = asyncio.run(read())
     except KeyboardInterrupt:
         interrupting = True
         raise
     finally:
         _close(writer, interrupting)
-    return ChargeList(listed, lines, zone=zone, states=states)
+    return ChargeList(today.charges, today.earlier, zone=zone, states=today.states)
 
 
-def _book_writer(settings: Any) -> Any:
-    from orderdash.core.ledger.open import writer_for
-
-    return writer_for(settings)
-
-
-def _close(writer: Any, interrupted: bool) -> None:
+def _close(writer: BookWriter, interrupted: bool) -> None:
     """The ledger's writer closed: after a Ctrl-C waiting for it briefly only, then saying on
     stderr what it left unwritten (a ledger call stuck on its server holds no exit)."""
-    import sys
-
-    from orderdash.core.ledger.writer import CLOSE_SECONDS, INTERRUPTED_SECONDS
-
     try:
         left = writer.close(INTERRUPTED_SECONDS if interrupted else CLOSE_SECONDS)
     except KeyboardInterrupt:
@@ -198,52 +157,12 @@ def _close(writer: Any, interrupted: bool) -> None:
         print(f"orderdash: {left}", file=sys.stderr)
 
 
-async def _resolve(writer: Any, client: Any, settings: Any, gate: Any = None) -> list[str]:
-    """This till's unresolved charges made on the settings' service and account looked up
-    within the command's getOrder budget (`gate`, else one of their own): one line each (those
-    left for later, and those of another service, included)."""
-    from orderdash.core.books.period import zone_named
-    from orderdash.core.books.run import gates
-    from orderdash.core.ledger.charges import recent_window, resolve_unresolved
-    from orderdash.core.ledger.open import service_of
-    from orderdash.core.service.errors import OrderdashError
-
-    try:
-        zone = zone_named(settings.timezone)
-    except OrderdashError:
-        zone = None  # a `timezone` not understood stops no charge: the machine's zone
-    orders = gate if gate is not None else gates(settings)[0]
-    resolutions = await resolve_unresolved(
-        writer,
-        client,
-        gate=orders,
-        recent=recent_window(settings.timeout),
-        here=service_of(settings),
-        zone=zone,
-    )
-    return [r.line for r in resolutions.found] + resolutions.later
-
-
-async def _earlier_charges(writer: Any, client: Any, settings: Any) -> None:
-    """This till's charges a crash or a lost answer left unresolved: looked up, one line each
-    on stderr."""
-    import sys
-
-    for line in await _resolve(writer, client, settings):
-        print(f"orderdash: an earlier charge: {line}", file=sys.stderr)
-
-
 def _warn(problem: str) -> None:
-    if problem:
-        import sys
-
-        print(f"orderdash: warning: {problem}", file=sys.stderr)
+    print(f"orderdash: warning: {problem}", file=sys.stderr)
 
 
-def _check_command(args: argparse.Namespace, settings: Any, token: str) -> str:
+def _check_command(args: argparse.Namespace, settings: Settings, token: str) -> str:
     """The one command that reads the order `token` from the same service: the settings'
     `base_url` always (not a secret; it may have come from a config file or the environment),
     and the `--config` given here, if any, for the rest of the settings."""
-    from orderdash.core.ledger.charges import check_command
-
     return check_command(str(settings.base_url), token, getattr(args, "config", None))

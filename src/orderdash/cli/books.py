@@ -1,21 +1,50 @@
 """The books' commands (they need the access token): `orderdash close`, the close of day,
 `orderdash export`, a period's orders or payments as CSV or JSON lines, and `orderdash
-attention`, the orders of the last days that need a human."""
+attention`, the orders of the last days that need a human. Each runs its use case
+(`core/usecases`) through a client of its own, its reads paced by the command's budgets and
+told on stderr, and renders what it returns."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, TypeVar
 
 from orderdash.cli.options import _load_settings
-from orderdash.cli.render import CloseShown, ExportLines
+from orderdash.cli.progress import Progress, progress_for
+from orderdash.cli.render import AttentionShown, CloseShown, ExportLines
+from orderdash.core.model.errors import AuthRequired, UsageError
+from orderdash.core.service.client import OrderClient
+from orderdash.core.usecases.attention import (
+    AttentionOptions,
+    attention_period,
+    needing_attention_in,
+)
+from orderdash.core.usecases.close import ALL_TILLS, CloseOptions, close, closed_notice
+from orderdash.core.usecases.export import export
+from orderdash.core.usecases.reads import (
+    Period,
+    ReadOptions,
+    choose_period,
+    command_gates,
+    open_book,
+    zone_named,
+)
+
+if TYPE_CHECKING:
+    from orderdash.core.ledger import Book
+    from orderdash.core.polling.account import CommandBudget
+    from orderdash.core.settings.model import Settings
+
+T = TypeVar("T")
+
+#: A use case run with the command's client, book and gates, and the progress it tells.
+Run = Callable[[OrderClient, "CommandBudget", "CommandBudget", Progress], Awaitable[T]]
 
 
-def _period(args: argparse.Namespace, settings: Any, *, default_today: bool) -> Any:
-    from datetime import datetime
-
-    from orderdash.core.books.period import choose_period, zone_named
-
+def _period(args: argparse.Namespace, settings: Settings, *, default_today: bool) -> Period:
     zone = zone_named(args.tz or settings.timezone)
     today = datetime.now(zone).date() if default_today else None
     return choose_period(
@@ -23,145 +52,113 @@ def _period(args: argparse.Namespace, settings: Any, *, default_today: bool) -> 
     )
 
 
-def _needs_account(settings: Any, command: str) -> None:
+def _needs_account(settings: Settings, command: str) -> None:
     if settings.access_token is None and settings.bearer_token is None:
-        from orderdash.core.service.errors import AuthRequired
-
         raise AuthRequired(
             f"{command} reads the order history: it needs the access token (access_token_file)"
         )
 
 
+def _run_with(settings: Settings, book: Book, what: str, run: Run[T]) -> T:
+    """`run` through a client of the command's own, within its budgets, how far on stderr; the
+    book closed at the end whatever happened."""
+    orders_gate, private_gate = command_gates(settings)
+    shown = progress_for(what, settings, orders_gate)
+
+    async def running() -> T:
+        async with OrderClient.from_settings(settings) as client, shown:
+            client.on_extra_private_request = private_gate.spent  # the log-in
+            return await run(client, orders_gate, private_gate, shown)
+
+    try:
+        return asyncio.run(running())
+    finally:
+        book.close_connection()
+
+
 def _run_close(args: argparse.Namespace) -> CloseShown:
-    import asyncio
-
-    from orderdash.cli.progress import progress_for
-    from orderdash.core.books.close import ALL_TILLS
-    from orderdash.core.books.run import close_with, gates, open_book
-    from orderdash.core.service.client import OrderClient
-
     settings, _ = _load_settings(args)
     period = _period(args, settings, default_today=True)
     _needs_account(settings, "close")
     till = args.till if args.till else ALL_TILLS
-    orders_gate, private_gate = gates(settings)
-    shown = progress_for("close", settings, orders_gate)
+    options = CloseOptions.from_settings(settings)
     book = open_book(settings)
-
-    async def run() -> Any:
-        async with OrderClient.from_settings(settings) as client, shown:
-            client.on_extra_private_request = private_gate.spent  # the log-in
-            return await close_with(
-                client,
-                book,
-                settings,
-                period,
-                till=till,
-                dry_run=args.dry_run,
-                order_gate=orders_gate,
-                private_gate=private_gate,
-                progress=shown.orders,
-                pages=shown.pages,
-            )
-
-    try:
-        result = asyncio.run(run())
-    finally:
-        book.close_connection()
+    result = _run_with(
+        settings,
+        book,
+        "close",
+        lambda client, orders, private, shown: close(
+            client,
+            book,
+            period,
+            options,
+            till=till,
+            dry_run=args.dry_run,
+            order_gate=orders,
+            private_gate=private,
+            progress=shown.orders,
+            pages=shown.pages,
+            on_closed=closed_notice(settings),
+        ),
+    )
     return CloseShown(result, fmt="csv" if args.csv else "json" if args.json else "text")
 
 
 def _run_export(args: argparse.Namespace) -> ExportLines:
-
-    from orderdash.core.books.export import export_lines
-    from orderdash.core.books.run import open_book
-
     settings, _ = _load_settings(args)
     period = _period(args, settings, default_today=False)
     _needs_account(settings, "export")
+    options = ReadOptions.from_settings(settings)
     book = open_book(settings)
-    try:
-        gathered = _gathered(settings, book, period, "export")
-    finally:
-        book.close_connection()
-    lines = export_lines(gathered.orders, period, table=args.table, fmt=args.format)
-    return ExportLines(lines, warnings=gathered.warnings, missing=gathered.missing)
+    exported = _run_with(
+        settings,
+        book,
+        "export",
+        lambda client, orders, private, shown: export(
+            client,
+            book,
+            period,
+            options,
+            table=args.table,
+            fmt=args.format,
+            order_gate=orders,
+            private_gate=private,
+            progress=shown.orders,
+            pages=shown.pages,
+        ),
+    )
+    return ExportLines(exported.lines, warnings=exported.warnings, missing=exported.missing)
 
 
-def _gathered(settings: Any, book: Any, period: Any, what: str) -> Any:
-    """The period's orders from the history and getOrder (the ledger's reads first), within the
-    budgets, how far on stderr: what `export` and `attention` (`what`) show (`close` gathers in
-    `core/books/run.py`)."""
-    import asyncio
-
-    from orderdash.cli.progress import progress_for
-    from orderdash.core.books.gather import gather
-    from orderdash.core.books.run import gates, till_name
-    from orderdash.core.service.client import OrderClient
-
-    orders_gate, private_gate = gates(settings)
-    shown = progress_for(what, settings, orders_gate)
-
-    async def run() -> Any:
-        async with OrderClient.from_settings(settings) as client, shown:
-            client.on_extra_private_request = private_gate.spent
-            return await gather(
-                client,
-                book,
-                period,
-                till=till_name(settings),
-                order_gate=orders_gate,
-                private_gate=private_gate,
-                concurrency=settings.concurrency,
-                max_pages=settings.history_max_pages,
-                progress=shown.orders,
-                pages=shown.pages,
-            )
-
-    return asyncio.run(run())
-
-
-def _now() -> Any:
+def _now() -> datetime:
     """Now, for `attention`'s period and ages (tests put the simulator's clock here)."""
-    from datetime import UTC, datetime
-
     return datetime.now(UTC)
 
 
-def _run_attention(args: argparse.Namespace) -> Any:
-    from datetime import timedelta
-
-    from orderdash.cli.render import AttentionShown
-    from orderdash.core.books.attention import needing_attention, resolution_times
-    from orderdash.core.books.period import Period, zone_named
-    from orderdash.core.books.run import open_book
-    from orderdash.core.service.errors import UsageError
-
+def _run_attention(args: argparse.Namespace) -> AttentionShown:
     settings, _ = _load_settings(args)
     if not 1 <= args.days <= 31:
         raise UsageError("--days is 1 to 31")
     _needs_account(settings, "attention")
-    now = _now()
-    period = Period(now - timedelta(days=args.days), now, zone_named(settings.timezone))
+    options = AttentionOptions.from_settings(settings)
+    period = attention_period(options, days=args.days, now=_now())
     book = open_book(settings)
-    try:
-        gathered = _gathered(settings, book, period, "attention")
-        # the gathering reads a day before the period too (a close's look-back): only the period
-        of_period = [o for o in gathered.orders if o.created_ms >= period.start_ms]
-        # an order resolved in the ledger (`orderdash resolve`, `R`, any till) is no more listed,
-        # unless it went wrong again after its latest resolution
-        resolved = resolution_times(book.resolutions_of([o.token for o in of_period]))
-    finally:
-        book.close_connection()
-    now_ms = int(_now().timestamp() * 1000)
-    found = needing_attention(
-        of_period,
-        now_ms=now_ms,
-        unconfirmed_after=settings.attention_unconfirmed_after,
-        tolerance=settings.underpaid_tolerance,
-        resolved=resolved,
-        was=gathered.earlier,
+    found = _run_with(
+        settings,
+        book,
+        "attention",
+        lambda client, orders, private, shown: needing_attention_in(
+            client,
+            book,
+            period,
+            options,
+            now=_now,
+            order_gate=orders,
+            private_gate=private,
+            progress=shown.orders,
+            pages=shown.pages,
+        ),
     )
     return AttentionShown(
-        found, now_ms, warnings=gathered.warnings, missing=gathered.missing, days=args.days
+        found.found, found.now_ms, warnings=found.warnings, missing=found.missing, days=args.days
     )

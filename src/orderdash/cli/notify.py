@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from orderdash.cli.options import _load_settings
-from orderdash.core.service.errors import EXIT_USAGE
+from orderdash.core.model.errors import EXIT_USAGE
 
 if TYPE_CHECKING:
     from orderdash.core.notify.sender import Told

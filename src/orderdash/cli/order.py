@@ -45,7 +45,7 @@ def _write_seen(settings: Any, fetched: Any) -> None:
 
     from orderdash.core.ledger import LedgerError
     from orderdash.core.ledger.open import open_book
-    from orderdash.core.service.jsontext import dumps
+    from orderdash.core.model.jsontext import dumps
 
     try:
         # the read is done: a ledger server that is away delays its answer a little only

@@ -36,7 +36,7 @@ def render(result: Result, *, as_json: bool) -> int:
     for note in result.notes():
         print(note, file=sys.stderr)
     if as_json:
-        from orderdash.core.service import jsontext
+        from orderdash.core.model import jsontext
 
         print(jsontext.dumps(result.json(), indent=2))
         return result.exit_code
@@ -321,7 +321,7 @@ class CloseShown:
 
     @property
     def exit_code(self) -> int:
-        from orderdash.core.service.errors import EXIT_OK, EXIT_SERVICE
+        from orderdash.core.model.errors import EXIT_OK, EXIT_SERVICE
 
         # a dry run that could not read every order shows what it has, and says so
         return EXIT_SERVICE if self.result.missing else EXIT_OK
@@ -358,8 +358,8 @@ def _close_csv(report: dict[str, Any]) -> list[str]:
     """section,name,order,unit,amount,count: the sums, sales against received, the states, the
     exceptions and the adjustments (docs/books.md), text cells made spreadsheet-safe."""
     from orderdash.core.books.export import write_csv
-    from orderdash.core.books.orders import STATES
     from orderdash.core.books.report import figure_of
+    from orderdash.core.domain.status import STATES
 
     columns = ("section", "name", "order", "unit", "amount", "count")
     rows: list[dict[str, Any]] = []
@@ -409,7 +409,7 @@ class ExportLines:
     missing: int = 0
 
     def print(self) -> int:
-        from orderdash.core.service.errors import EXIT_OK, EXIT_SERVICE
+        from orderdash.core.model.errors import EXIT_OK, EXIT_SERVICE
 
         for warning in _warnings(self.warnings):
             print(warning, file=sys.stderr)
@@ -440,7 +440,7 @@ class AttentionShown:
     @property
     def exit_code(self) -> int:
         from orderdash.core.books.attention import EXIT_NEEDS_ATTENTION
-        from orderdash.core.service.errors import EXIT_OK, EXIT_SERVICE
+        from orderdash.core.model.errors import EXIT_OK, EXIT_SERVICE
 
         if self.missing:
             return EXIT_SERVICE

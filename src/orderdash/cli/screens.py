@@ -27,7 +27,7 @@ def _run_dashboard(args: argparse.Namespace) -> int:
 
 
 def _run_watch(args: argparse.Namespace) -> int:
-    from orderdash.core.service.errors import UsageError
+    from orderdash.core.model.errors import UsageError
     from orderdash.core.watching.watchlist_file import parse_tokens
 
     text = "\n".join(args.token)
@@ -71,8 +71,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     import secrets
 
     from orderdash.core.ledger.open import demo_ledger_path
-    from orderdash.core.runtime.config import load_settings
     from orderdash.core.runtime.logs import ensure_configured
+    from orderdash.core.settings.sources import load_settings
     from orderdash.simulator import Simulator, SimulatorServer
     from orderdash.tui.run import run_dashboard
 
@@ -125,8 +125,8 @@ def _run_display(args: argparse.Namespace) -> int:
     """The customer display, in this terminal or (`--web`) served to browsers."""
     from orderdash.core.customer.catalogue import resolve_language
     from orderdash.core.customer.channel import ChannelError, channel_path, runtime_problem
-    from orderdash.core.runtime.config import load_settings
-    from orderdash.core.service.errors import UsageError
+    from orderdash.core.model.errors import UsageError
+    from orderdash.core.settings.sources import load_settings
 
     env: dict[str, str] = dict(os.environ)
     if args.config:

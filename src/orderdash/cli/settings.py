@@ -1,5 +1,5 @@
 """The settings the command line gives: each option that names a setting, layered over the
-settings file and the environment (`core/runtime/config.py` does the layering), and the
+settings file and the environment (`core/settings/sources.py` does the layering), and the
 commands the `readonly` setting refuses.
 
 Light on purpose, as `options`: the settings' modules load when `_load_settings` runs.
@@ -49,7 +49,7 @@ def _settings_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[str]]:
     """The settings, and the warnings (already printed) that a full-screen app shows again."""
-    from orderdash.core.runtime.config import load_settings
+    from orderdash.core.settings.sources import load_settings
 
     env: dict[str, str] = dict(os.environ)
     if getattr(args, "config", None):
@@ -71,7 +71,7 @@ def _load_settings(args: argparse.Namespace, **extra: Any) -> tuple[Any, list[st
 def _refuse_in_readonly(args: argparse.Namespace) -> None:
     """A command that makes something, or puts an order before a customer, is refused with
     the `readonly` setting: before anything is sent or written."""
-    from orderdash.core.service.errors import UsageError
+    from orderdash.core.model.errors import UsageError
 
     command = getattr(args, "command", None)
     if command == "charge":

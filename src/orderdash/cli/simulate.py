@@ -18,7 +18,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
         "history_page_cap": args.history_page_cap,
     }
     if args.access_token_file:
-        from orderdash.core.runtime.config import read_token_file
+        from orderdash.core.settings.sources import read_token_file
 
         warnings: list[str] = []
         account["access_token"] = read_token_file(
@@ -28,7 +28,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
             print(f"orderdash: warning: {warning}", file=sys.stderr)
     _check_history_days(args.history_days)
     if args.bearer_lifetime <= 0 or args.history_page_cap < 1:
-        from orderdash.core.service.errors import UsageError
+        from orderdash.core.model.errors import UsageError
 
         raise UsageError("--bearer-lifetime must be positive and --history-page-cap at least 1")
     prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
@@ -68,6 +68,6 @@ def _check_history_days(days: int) -> None:
     from orderdash.simulator.history import MAX_HISTORY_DAYS
 
     if not 0 <= days <= MAX_HISTORY_DAYS:
-        from orderdash.core.service.errors import UsageError
+        from orderdash.core.model.errors import UsageError
 
         raise UsageError(f"--history-days must be 0 to {MAX_HISTORY_DAYS}")

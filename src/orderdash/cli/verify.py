@@ -1,15 +1,26 @@
 """`orderdash close --verify [--till NAME]`: every close of the till in the ledger checked, each
-against its own digest and against the digest the close after it covers (`core/books/chain.py`).
-Nothing is read from the service, nothing written; exit 7 when a close does not match."""
+against its own digest and against the digest the close after it covers (`core/books/chain.py`,
+through the close's use case). Nothing is read from the service, nothing written; exit 7 when a
+close does not match."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from datetime import tzinfo
-from typing import Any
+from datetime import datetime, tzinfo
 
 from orderdash.cli.options import _load_settings
+from orderdash.core.jsontypes import JSONObject
+from orderdash.core.model.errors import EXIT_OK, UsageError
+from orderdash.core.safetext import clean
+from orderdash.core.usecases.close import (
+    ALL_TILLS,
+    EXIT_CHAIN_BROKEN,
+    CloseCheck,
+    first_mismatch,
+    verify_closes,
+)
+from orderdash.core.usecases.reads import iso, open_book, zone_named
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,29 +29,20 @@ class ChainShown:
     `close` notifications), or one JSON object."""
 
     till: str
-    checks: list[Any]
+    checks: list[CloseCheck]
     zone: tzinfo
 
     @property
     def exit_code(self) -> int:
-        from orderdash.core.books.chain import EXIT_CHAIN_BROKEN, first_mismatch
-        from orderdash.core.service.errors import EXIT_OK
-
         return EXIT_OK if first_mismatch(self.checks) is None else EXIT_CHAIN_BROKEN
 
-    def _when(self, value: Any) -> str:
-        from orderdash.core.books.period import iso
-
+    def _when(self, value: datetime) -> str:
         return iso(value.astimezone(self.zone))
 
     def _named(self) -> str:
-        from orderdash.core.safetext import clean
-
         return "the shop (all tills)" if self.till == "*" else f"till {clean(self.till, limit=64)}"
 
     def notes(self) -> list[str]:
-        from orderdash.core.books.chain import first_mismatch
-
         bad = first_mismatch(self.checks)
         if bad is None:
             return []
@@ -49,9 +51,7 @@ class ChainShown:
             f"{self._when(bad.period_until)} does not match: {bad.problem}"
         ]
 
-    def json(self) -> Any:
-        from orderdash.core.books.chain import first_mismatch
-
+    def json(self) -> JSONObject:
         bad = first_mismatch(self.checks)
         return {
             "till": self.till,
@@ -93,12 +93,6 @@ class ChainShown:
 
 
 def _run_verify(args: argparse.Namespace) -> ChainShown:
-    from orderdash.core.books.chain import verify
-    from orderdash.core.books.close import ALL_TILLS
-    from orderdash.core.books.period import zone_named
-    from orderdash.core.books.run import open_book
-    from orderdash.core.service.errors import UsageError
-
     settings, _ = _load_settings(args)
     for option, given in (
         ("--day", args.day),
@@ -113,7 +107,7 @@ def _run_verify(args: argparse.Namespace) -> ChainShown:
     till = args.till or ALL_TILLS
     book = open_book(settings)
     try:
-        checks = verify(book, till, zone)
+        checks = verify_closes(book, till, zone)
     finally:
         book.close_connection()
     return ChainShown(till, checks, zone)

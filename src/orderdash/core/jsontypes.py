@@ -1,6 +1,6 @@
 """The shape of a JSON document as this project reads and writes it: the service's answers, the
 reports and exports it writes, a callback's body. Numbers with a fraction arrive as `Decimal`
-(`core/service/jsontext.py` parses them losslessly): `Decimal` is a JSON value here, `float`
+(`core/model/jsontext.py` parses them losslessly): `Decimal` is a JSON value here, `float`
 never is."""
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ from urllib.parse import parse_qs, quote
 
 from starlette.types import Scope
 
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.simulator.faults import Fault
 from orderdash.simulator.orders import UnknownOrderError
 from orderdash.simulator.reply import BadRequest, Reply, not_allowed

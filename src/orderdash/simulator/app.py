@@ -1,8 +1,10 @@
-"""The simulator's HTTP face: a Starlette ASGI app serving a `Simulator`, assembled from its
-parts: the service's endpoints (`api.py`, under `prefix`), the control endpoints (`control.py`,
-under /_sim/), the answers and their sending (`reply.py`). The token path segment is
-percent-decoded from the raw request path, so "a%2Fb" is token "a/b"; any other path or method
--> 404 / 405 {"message": ...}.
+"""The simulator's HTTP face: a Starlette app serving a `Simulator`, assembled from its parts:
+the service's endpoints (`api.py`, routed under `prefix`; generateOrder under `create_prefix`),
+the control endpoints (`control.py`, under /_sim/), the answers and their sending (`reply.py`).
+Routes match the raw request path (still percent-encoded), so "a%2Fb" is one path segment, the
+token "a/b"; any other path -> 404 {"message": "Not found"}, a method an endpoint does not take
+-> 405. Every request is logged (`Simulator.requests`) before its body is read, unknown paths
+too.
 
 Faults (`Fault`) apply to the API endpoints only; the first matching fault wins. On generateOrder
 a fault may also rewrite the answer (`answerToken`, `answerPaymentUrl`: the order is made with
@@ -14,12 +16,14 @@ made-up orders, `extraStatus` their status code).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote, unquote
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from orderdash.simulator.api import (
     API_ENDPOINTS,
@@ -34,6 +38,7 @@ from orderdash.simulator.api import (
     ServiceAPI,
 )
 from orderdash.simulator.control import CONTROL_ROOT, control
+from orderdash.simulator.faults import Fault
 from orderdash.simulator.reply import (
     MAX_CONTROL_BODY,
     Reply,
@@ -57,7 +62,6 @@ __all__ = [
     "DEFAULT_HISTORY_PAGE_CAP",
     "MAX_CONTROL_BODY",
     "SimulatedReset",
-    "SimulatorASGI",
     "create_app",
     "normalize_prefix",
 ]
@@ -71,112 +75,167 @@ def normalize_prefix(prefix: str) -> str:
     return "/" + prefix.strip("/")
 
 
-class SimulatorASGI:
-    """The raw ASGI handler behind create_app (one catch-all route)."""
+class RawPath:
+    """Routing by the raw request path: Starlette matches `scope["path"]`, which the server has
+    percent-decoded (a token "a%2Fb" would read as two segments there)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            raw = scope.get("raw_path")
+            if raw is None:
+                raw = quote(scope["path"]).encode("ascii")
+            scope = {**scope, "path": raw.split(b"?", 1)[0].decode("latin-1")}
+        await self.app(scope, receive, send)
+
+
+class Call:
+    """One request to an API endpoint, as its answer needs it."""
+
+    __slots__ = ("scope", "receive", "method", "token", "bearer", "fault")
 
     def __init__(
         self,
-        sim: Simulator,
-        bearer_token: str,
-        prefix: str,
-        *,
-        access_token: str = DEFAULT_ACCESS_TOKEN,
-        bearer_lifetime: float = DEFAULT_BEARER_LIFETIME,
-        history_page_cap: int = DEFAULT_HISTORY_PAGE_CAP,
-        customer_id: str = DEFAULT_CUSTOMER_ID,
-        create_prefix: str | None = None,
-        create_answer: str = "success",
-        create_per_hour: int = DEFAULT_CREATE_PER_HOUR,
+        scope: Scope,
+        receive: Receive,
+        token: str | None,
+        bearer: str,
+        fault: Fault | None,
     ) -> None:
-        self.sim = sim
-        self.api = ServiceAPI(
-            sim,
-            bearer_token,
-            access_token=access_token,
-            bearer_lifetime=bearer_lifetime,
-            history_page_cap=history_page_cap,
-            customer_id=customer_id,
-            create_answer=create_answer,
-            create_per_hour=create_per_hour,
-        )
-        self.prefix = normalize_prefix(prefix)
-        self.create_prefix = (
-            self.prefix if create_prefix is None else normalize_prefix(create_prefix)
-        )
+        self.scope, self.receive = scope, receive
+        self.method: str = scope["method"].upper()
+        self.token, self.bearer, self.fault = token, bearer, fault
 
-    def _classify(self, path: str) -> tuple[str, str | None, list[str]]:
-        """(endpoint, token, control segments) of a raw (still percent-encoded) path."""
-        if path == CONTROL_ROOT or path.startswith(CONTROL_ROOT + "/"):
-            segments = [unquote(s) for s in path[len(CONTROL_ROOT) + 1 :].split("/")]
-            token = segments[1] if len(segments) >= 2 and segments[0] == "orders" else None
-            return "control", token, segments
-        if path == self.create_prefix + "/api/generateOrder":
-            return "create", None, []
-        prefix = self.prefix
-        if prefix and not path.startswith(prefix + "/"):
-            return "other", None, []
-        parts = path[len(prefix) :].split("/")
-        if len(parts) == 4 and parts[:2] == ["", "order"] and parts[2] and parts[3] == "":
-            return "order", unquote(parts[2]), []
-        if parts == ["", "orders", "api", "login"]:
-            return "login", None, []
-        if parts == ["", "orders", "api"]:
-            return "history", None, []
-        if len(parts) == 4 and parts[:3] == ["", "orders", "api"] and parts[3]:
-            return "ui_order", unquote(parts[3]), []
-        if (
-            len(parts) == 5
-            and parts[:3] == ["", "orders", "api"]
-            and parts[3]
-            and parts[4] == "rates"
-        ):
-            return "rates", unquote(parts[3]), []
-        return "other", None, []
+    async def body(self) -> bytes:
+        return await read_body(self.receive)
+
+
+Answer = Callable[[Call], Awaitable[Reply]]
+
+
+class Endpoint:
+    """One route's ASGI app: the request logged (before its body is read, so a test can tell
+    a request came while its body is still on the way), then answered: here with a 404, for a
+    path no route takes. A token in the path is percent-decoded here."""
+
+    def __init__(self, sim: Simulator, api: ServiceAPI, name: str) -> None:
+        self.sim, self.api, self.name = sim, api, name
+
+    def token(self, scope: Scope) -> str | None:
+        token: str | None = scope.get("path_params", {}).get("token")
+        return None if token is None else unquote(token)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":  # pragma: no cover - websockets are not served
-            return
-        raw = scope.get("raw_path")
-        if raw is None:
-            raw = quote(scope["path"]).encode("ascii")
-        path = raw.split(b"?", 1)[0].decode("latin-1")
-        method = scope["method"].upper()
-        endpoint, token, segments = self._classify(path)
-        api = self.api
-        bearer = api.bearer(scope)
-        self.sim.log_request(method, path, endpoint, token, bearer)
+        token, bearer = self.token(scope), self.api.bearer(scope)
+        self.sim.log_request(scope["method"].upper(), scope["path"], self.name, token, bearer)
+        await self.answer(scope, receive, send, token, bearer)
 
-        if endpoint in API_ENDPOINTS:
-            fault = self.sim.take_fault(endpoint, token)
-            if fault is not None and fault.delay > 0:
-                await asyncio.sleep(fault.delay)
-            if endpoint == "login":
-                reply = api.login(method, await read_body(receive))
-            elif endpoint == "history":
-                reply = api.history(method, scope, bearer, fault)
-            elif endpoint == "create":
-                reply = api.create(method, await read_body(receive), fault)
-            elif endpoint == "ui_order":
-                reply = api.ui_order(method, token, bearer, await read_body(receive))
-            else:
-                reply = api.order(method, endpoint, token, bearer)
-            if fault is not None:
-                await send_faulty(send, reply, fault)
-                return
-        elif endpoint == "control":
-            reply = await control(self.sim, method, segments, receive)
+    async def answer(
+        self, scope: Scope, receive: Receive, send: Send, token: str | None, bearer: str
+    ) -> None:
+        await send_reply(send, Reply(404, {"message": "Not found"}))
+
+
+class ApiEndpoint(Endpoint):
+    """An endpoint of the service: the faults in force for it (and its token) bend its answer."""
+
+    def __init__(self, sim: Simulator, api: ServiceAPI, name: str, answer: Answer) -> None:
+        super().__init__(sim, api, name)
+        self._answer = answer
+
+    async def answer(
+        self, scope: Scope, receive: Receive, send: Send, token: str | None, bearer: str
+    ) -> None:
+        fault = self.sim.take_fault(self.name, token)
+        if fault is not None and fault.delay > 0:
+            await asyncio.sleep(fault.delay)
+        reply = await self._answer(Call(scope, receive, token, bearer, fault))
+        if fault is not None:
+            await send_faulty(send, reply, fault)
         else:
-            reply = Reply(404, {"message": "Not found"})
-        await send_reply(send, reply)
+            await send_reply(send, reply)
+
+
+class ControlEndpoint(Endpoint):
+    """The control endpoints under /_sim/ (`control.py`): never faulted."""
+
+    def token(self, scope: Scope) -> str | None:
+        segments = self.segments(scope)
+        return segments[1] if len(segments) >= 2 and segments[0] == "orders" else None
+
+    @staticmethod
+    def segments(scope: Scope) -> list[str]:
+        return [unquote(s) for s in scope["path"][len(CONTROL_ROOT) + 1 :].split("/")]
+
+    async def answer(
+        self, scope: Scope, receive: Receive, send: Send, token: str | None, bearer: str
+    ) -> None:
+        method = scope["method"].upper()
+        await send_reply(send, await control(self.sim, method, self.segments(scope), receive))
+
+
+def api_routes(sim: Simulator, api: ServiceAPI, prefix: str, create_prefix: str) -> list[Route]:
+    """The service's endpoints as routes (docs/service-api.md, docs/account-api.md)."""
+
+    async def order(call: Call) -> Reply:
+        return api.order(call.method, "order", call.token, call.bearer)
+
+    async def rates(call: Call) -> Reply:
+        return api.order(call.method, "rates", call.token, call.bearer)
+
+    async def login(call: Call) -> Reply:
+        return api.login(call.method, await call.body())
+
+    async def history(call: Call) -> Reply:
+        return api.history(call.method, call.scope, call.bearer, call.fault)
+
+    async def create(call: Call) -> Reply:
+        return api.create(call.method, await call.body(), call.fault)
+
+    async def ui_order(call: Call) -> Reply:
+        return api.ui_order(call.method, call.token, call.bearer, await call.body())
+
+    def route(path: str, name: str, answer: Answer) -> Route:
+        # an ASGI app as the endpoint: every method reaches it (the API answers 405 itself)
+        return Route(path, ApiEndpoint(sim, api, name, answer), name=name)
+
+    # generateOrder first: it may be served under another prefix
+    return [
+        route(f"{create_prefix}/api/generateOrder", "create", create),
+        route(f"{prefix}/order/{{token}}/", "order", order),
+        route(f"{prefix}/orders/api/login", "login", login),
+        route(f"{prefix}/orders/api", "history", history),
+        route(f"{prefix}/orders/api/{{token}}", "ui_order", ui_order),
+        route(f"{prefix}/orders/api/{{token}}/rates", "rates", rates),
+    ]
 
 
 def create_app(
-    sim: Simulator, bearer_token: str = "secret", prefix: str = "", **account: Any
+    sim: Simulator,
+    bearer_token: str = "secret",
+    prefix: str = "",
+    *,
+    create_prefix: str | None = None,
+    **account: Any,
 ) -> Starlette:
-    """A Starlette app serving `sim`: API endpoints under `prefix`, control under /_sim/.
-    `account`: access_token, bearer_lifetime, history_page_cap (SimulatorASGI)."""
-    handler = SimulatorASGI(sim, bearer_token, prefix, **account)
-    app = Starlette(routes=[Route("/{rest:path}", endpoint=handler)])
+    """A Starlette app serving `sim`: API endpoints under `prefix` (generateOrder under
+    `create_prefix`, default `prefix`), control under /_sim/. `account`: access_token,
+    bearer_lifetime, history_page_cap, customer_id, create_answer, create_per_hour
+    (`ServiceAPI`)."""
+    api = ServiceAPI(sim, bearer_token, **account)
+    prefix = normalize_prefix(prefix)
+    create_prefix = prefix if create_prefix is None else normalize_prefix(create_prefix)
+    control_endpoint = ControlEndpoint(sim, api, "control")
+    routes = [
+        Route(CONTROL_ROOT, control_endpoint, name="control"),
+        Route(CONTROL_ROOT + "/{rest:path}", control_endpoint, name="control"),
+        *api_routes(sim, api, prefix, create_prefix),
+    ]
+    app = Starlette(routes=routes, middleware=[Middleware(RawPath)])
+    # any other path: the simulator's own 404 (logged too), never a redirect to a near one
+    app.router.default = Endpoint(sim, api, "other")
+    app.router.redirect_slashes = False
     app.state.simulator = sim
-    app.state.handler = handler
     return app

@@ -22,7 +22,7 @@ from typing import Any
 
 from starlette.types import Receive
 
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.simulator.faults import Fault
 from orderdash.simulator.orders import UnknownOrderError
 from orderdash.simulator.reply import BadRequest, Reply, not_allowed, read_body

@@ -9,7 +9,7 @@ from typing import Any
 
 from starlette.types import Receive, Send
 
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 from orderdash.simulator.faults import Fault
 
 MAX_CONTROL_BODY = 1_000_000

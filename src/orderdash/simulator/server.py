@@ -80,7 +80,7 @@ class SimulatorServer:
         self.prefix = normalize_prefix(prefix)
         self.customer_interval = customer_interval
         self.startup_timeout = startup_timeout
-        #: access_token ("demo"), bearer_lifetime (s), history_page_cap: see SimulatorASGI
+        #: access_token ("demo"), bearer_lifetime (s), history_page_cap: see ServiceAPI
         self.app = create_app(sim, bearer_token=bearer_token, prefix=self.prefix, **account)
         self._port: int = port
         self._bound_port: int | None = None
@@ -245,7 +245,7 @@ def run_simulator(
     """Serve a demo-filled simulator until Ctrl-C (or SIGTERM); blocking, for the CLI.
     `run` suffixes the demo tokens and `live` keeps a customer opening and paying orders
     (Simulator), `history_days` adds past days of orders. `account`: access_token,
-    bearer_lifetime, history_page_cap (SimulatorASGI)."""
+    bearer_lifetime, history_page_cap (ServiceAPI)."""
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     sim = Simulator(seed=seed, with_demo_orders=True, run=run, live=live, history_days=history_days)

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from orderdash.core.domain.text import fiat_text
+from orderdash.core.model.errors import AuthError, OrderdashError
 from orderdash.core.polling.account import AccountFeed, AccountOrder
 from orderdash.core.polling.watcher import Change
 from orderdash.core.runtime.bulk import bulk_objects, let_go
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import AuthError, OrderdashError
 from orderdash.core.watching.watchlist_file import MAX_TOKENS
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ the tests and the screenshots: the client, the state, the watcher and the
 session that owns every change to what is watched (`core/watching/session.py`). The App runs
 the clock tick and hands each action to its owner: the start-up (`first_paint.py`), the
 session, the counter (point of sale, customer display, notices), the desk (clipboard, browser),
-the alarms; the clock tick and the order on screen go down as reactives.
+the alarms; the clock tick and the order on screen go down as reactives (`tui/app_data.py`).
 """
 
 from __future__ import annotations
@@ -11,33 +11,32 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
-from textual.reactive import var
 from textual.screen import Screen
 
-from orderdash.core.runtime.config import Settings
-from orderdash.core.watching.state import Freshness, Shown
+from orderdash.core.settings.model import Settings
 from orderdash.tui.account_switch import AccountSwitch
 from orderdash.tui.alarms import Alarms
+from orderdash.tui.app_data import AppData
 from orderdash.tui.bindings import OPERATOR_ACTIONS, POS_ONLY_OFF, READONLY_OFF
-from orderdash.tui.books import AppBooks
+from orderdash.tui.books import books_for
 from orderdash.tui.counter import Counter
 from orderdash.tui.desk import Desk
 from orderdash.tui.first_paint import FirstPaint
 from orderdash.tui.messages import ResolveRequested, WatchStatusChanged
 from orderdash.tui.overlays import Overlays
 from orderdash.tui.parts import Parts
-from orderdash.tui.resolutions import open_resolve
 from orderdash.tui.screens.dashboard import DashboardScreen
 from orderdash.tui.watchlist_sync import WatchListSync
 
 if TYPE_CHECKING:
     from orderdash.core.watching.alert import Alert
+    from orderdash.tui.resolutions import Resolutions
 
 
-class OrderDashApp(App[None]):
+class OrderDashApp(AppData):
     CSS_PATH = "app.tcss"
     TITLE = "orderdash"
     BINDINGS = [
@@ -45,20 +44,7 @@ class OrderDashApp(App[None]):
         Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
     ]
 
-    # `var`s: app-level state that widgets watch; setting one repaints nothing by itself
-    #: One clock for every countdown on screen: it ticks once a second.
-    tick: var[int] = var(0, init=False)
-    #: The order on screen as last answered (the point-of-sale screen watches it).
-    shown: var[Shown | None] = var(None, init=False, always_update=True)
-    #: How fresh the order on screen is (the state's, set by the dashboard as it changes: its
-    #: status line and the point-of-sale screen watch it).
-    freshness: var[Freshness] = var(Freshness, init=False)
-    #: What the customer display shows, in a few words ("" when nothing is published).
-    customer_display: var[str] = var("", init=False)
-    #: Bumped when orders join or leave the watch list (the list pane rebuilds).
-    roster: var[int] = var(0, init=False)
-    #: Watched orders that need a human (the title counts them; `!` lists them).
-    attention: var[int] = var(0, init=False)
+    resolutions: Resolutions  # the resolve dialog, the counter's acceptance (made by make_app)
 
     def __init__(
         self,
@@ -108,7 +94,7 @@ class OrderDashApp(App[None]):
         #: Account mode (the access token): the watch list fills itself; `n` charges.
         self.account = AccountSwitch(self, enabled=account)
         #: The ledger: orders read, charges made, earlier charges resolved (`tui/books.py`).
-        self.books = AppBooks(self, settings, parts, self.alarms.notices)
+        self.books = books_for(self, settings, parts, self.alarms.notices)
         self.attention_keeper = self.books.attention
 
     async def on_load(self) -> None:
@@ -242,16 +228,16 @@ class OrderDashApp(App[None]):
         self.overlays.attention(self.attention_keeper)
 
     def action_close_day(self) -> None:
-        self.books.close_day()  # the books: tui/books.py
+        self.books.close_day(self.screen, self.push_screen)  # the books: tui/books.py
 
     def action_export_list(self) -> None:
-        self.books.export_list()
+        self.books.export_list(self.screen)
 
     def action_resolve_order(self, token: str = "") -> None:
-        open_resolve(self, token or self.state.token)
+        self.resolutions.open(token or self.state.token)
 
     def on_resolve_requested(self, message: ResolveRequested) -> None:
-        open_resolve(self, message.token)  # from the attention view
+        self.resolutions.open(message.token)  # from the attention view
 
     def action_undo_remove(self) -> None:
         self.session.undo()

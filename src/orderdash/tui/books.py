@@ -7,58 +7,91 @@ notice ("12.50 EUR at 10:02: made, awaiting payment"). Nothing here blocks the e
 book is opened, read and written in the writer's thread (`BookWriter`).
 
 `Z` opens the close of day (`screens/close_day.py`), `e` exports the watch list's rows as shown
-(`tui/export.py`). The book comes from the factory the commands use (`core/books/run.py`); the
-reads go through the App's client and the dashboard's own budgets (the watcher's): the history
-through its rate budget, getOrder through its getOrder budget, so that the close and the watch
-list together stay within the service's limits.
+(`tui/export.py`): both the use cases of `core/usecases`. The book comes from the factory the
+commands use (`core/books/run.py`); the reads go through the App's client and the dashboard's
+own budgets (the watcher's): the history through its rate budget, getOrder through its getOrder
+budget, so that the close and the watch list together stay within the service's limits.
+
+AppBooks holds no App: it is given what it uses (`books_for`), a notify callable and the App's
+worker runner; the screen to show and to open a screen over are passed to `close_day` and
+`export_list`. The ledger's and the books' modules are no part of the start-up: they are
+imported where first used, after the first paint.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from orderdash.core.service.errors import OrderdashError
-from orderdash.core.watching.attention import AttentionKeeper
+from orderdash.core.model.errors import OrderdashError
+from orderdash.core.polling.refresh import Kind
+from orderdash.core.watching import attention as keeping
 
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
-    from collections.abc import Callable
     from datetime import datetime
 
     from textual.app import App
+    from textual.screen import Screen
 
-    from orderdash.core.books.attention import OrderAttention
     from orderdash.core.ledger import Book
     from orderdash.core.ledger.writer import BookWriter
+    from orderdash.core.model.results import Fetched
     from orderdash.core.notify.events import Notices
-    from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
-    from orderdash.core.service.results import Fetched
+    from orderdash.core.settings.model import Settings
+    from orderdash.core.usecases.attention import OrderAttention
     from orderdash.core.watching.attention import Batch
+    from orderdash.tui.callables import Notify, PushScreen, RunWorker
     from orderdash.tui.parts import Parts
 
 #: How long the notice of an earlier charge stays up.
 NOTICE_SECONDS = 30
 
 
+def books_for(
+    app: App[None], settings: Settings, parts: Parts, notices: Notices | None = None
+) -> AppBooks:
+    """The App's books: its notices and workers, and its `attention`, the count of orders
+    that need a human."""
+    return AppBooks(
+        settings,
+        parts,
+        notices,
+        notify=app.notify,
+        run_worker=app.run_worker,
+        attention_changed=partial(setattr, app, "attention"),
+    )
+
+
 class AppBooks:
     def __init__(
-        self, app: App[None], settings: Settings, parts: Parts, notices: Notices | None = None
+        self,
+        settings: Settings,
+        parts: Parts,
+        notices: Notices | None = None,
+        *,
+        notify: Notify,
+        run_worker: RunWorker,
+        attention_changed: Callable[[int], None],
     ) -> None:
-        """`app`: where notices, workers and screens go, and whose `attention` is the count of
-        orders that need a human; `parts.client`: whose order reads are written, and through
-        which the close of day reads; `notices`: the owner's notifications, if any rule."""
-        self._app, self._client, self._settings = app, parts.client, settings
+        """`parts.client`: whose order reads are written, and through which the close of day
+        reads; `notices`: the owner's notifications, if any rule; `notify`: where what the
+        ledger says is shown; `run_worker`: where the work off the event loop runs;
+        `attention_changed`: told the count of orders that need a human."""
+        self._client, self._settings = parts.client, settings
+        self._notify, self._run_worker = notify, run_worker
         self._notices = notices
         if notices is not None:
             notices.attention_from_phases = False  # told from the keeper below, every kind
         self._state, self._watcher = parts.state, parts.watcher
         self._writer: BookWriter | None = None
         #: The watched orders that need a human, less those the ledger holds resolved.
-        self.attention = AttentionKeeper(
+        self.attention = keeping.AttentionKeeper(
             parts.state,
-            changed=partial(setattr, app, "attention"),
+            changed=attention_changed,
             unconfirmed_after=settings.attention_unconfirmed_after,
             tolerance=settings.underpaid_tolerance,
         )
@@ -95,8 +128,6 @@ class AppBooks:
         """Made when first needed (after the first paint, or at `n`): the ledger's modules are
         no part of the start-up."""
         if self._writer is None:
-            import asyncio
-
             from orderdash.core.ledger.open import writer_for
 
             self._writer = writer_for(self._settings)
@@ -111,7 +142,7 @@ class AppBooks:
     def _ledger_problem(self, text: str) -> None:
         """Orders stopped being written down: said once, and again only after they were
         written again and then stopped again (the writer tells each such change once)."""
-        self._app.notify(
+        self._notify(
             f"Orders are not being written down: {text}",
             title="Ledger",
             severity="warning",
@@ -125,7 +156,7 @@ class AppBooks:
         if self._notices is not None:
             _ = self.writer  # its claims from now on: each notification sent once on the book
         self._client.on_order_read = self._read
-        self._app.run_worker(self._resolve(), group="ledger", exclusive=True, exit_on_error=False)
+        self._run_worker(self._resolve(), group="ledger", exclusive=True, exit_on_error=False)
         waiting, self._asking = self._asking, None
         if waiting:
             self._resolutions_of(waiting)
@@ -136,25 +167,23 @@ class AppBooks:
         if self._asking is not None:
             self._asking += tokens
             return
-        self._app.run_worker(
-            self._resolved_of(tokens), group="ledger-resolutions", exit_on_error=False
-        )
+        self._run_worker(self._resolved_of(tokens), group="ledger-resolutions", exit_on_error=False)
 
     async def _resolved_of(self, tokens: list[str]) -> None:
-        from orderdash.core.books.attention import resolution_times
-        from orderdash.core.books.resolve import accepted_at_counter
         from orderdash.core.ledger import LedgerError
+        from orderdash.core.usecases.attention import resolved_in
 
         try:
             records = await self.writer.resolutions_of(tokens)
         except LedgerError:
             records = []  # the ledger's trouble is told by its writer; the orders stay
+        resolved = resolved_in(records)
         # an order accepted at the counter (by this till before a restart, or another) is
         # shown paid again: the ledger, not this process's memory, holds the acceptance
-        for token in accepted_at_counter(records) - self._state.accepted:
+        for token in resolved.accepted - self._state.accepted:
             self._state.accept(token)
             self.accepted(token)
-        self.attention.answered(tokens, resolution_times(records))
+        self.attention.answered(tokens, resolved.times)
 
     def resolved(self, times: dict[str, int]) -> None:
         """Resolutions written (token -> their time, epoch ms): those orders leave the
@@ -172,15 +201,11 @@ class AppBooks:
             self.attention.apply(batch, [])
             return
         self._classifying = True
-        self._app.run_worker(self._classify(batch), group="attention", exit_on_error=False)
+        self._run_worker(self._classify(batch), group="attention", exit_on_error=False)
 
     async def _classify(self, batch: Batch) -> None:
-        import asyncio
-
-        from orderdash.core.watching.attention import classify
-
         try:
-            results = await asyncio.to_thread(classify, batch)
+            results = await asyncio.to_thread(keeping.classify, batch)
         finally:
             self._classifying = False
         self.attention.apply(batch, results)
@@ -189,12 +214,10 @@ class AppBooks:
         self.writer.saw(fetched.order.token, fetched.raw)
 
     async def _resolve(self) -> None:
-        from orderdash.core.books.period import zone_named
-        from orderdash.core.books.run import BudgetGate
         from orderdash.core.ledger import LedgerError
         from orderdash.core.ledger.charges import recent_window, resolve_unresolved
         from orderdash.core.ledger.open import service_of
-        from orderdash.core.polling.refresh import Kind
+        from orderdash.core.usecases.reads import BudgetGate, zone_named
 
         try:
             zone = zone_named(self._settings.timezone)
@@ -211,12 +234,12 @@ class AppBooks:
                 zone=zone,
             )
         except LedgerError as error:
-            self._app.notify(error.message, title="Ledger", severity="warning", markup=False)
+            self._notify(error.message, title="Ledger", severity="warning", markup=False)
             return
         said = [(r.line, bool(r.outcome)) for r in resolutions.found]
         said += [(line, False) for line in resolutions.later]  # unresolved yet: a warning
         for line, known in said:
-            self._app.notify(
+            self._notify(
                 f"An earlier charge: {line}",
                 title="Ledger",
                 severity="information" if known else "warning",
@@ -230,37 +253,39 @@ class AppBooks:
         if self._writer is not None:
             await self._writer.aclose()
 
-    def close_day(self) -> None:
-        """`Z`: the close of day screen, on today's report."""
-        from orderdash.core.books.period import zone_named
-        from orderdash.core.books.run import BudgetGate, open_book
-        from orderdash.core.polling.refresh import Kind
+    def close_day(self, shown: Screen[object], push_screen: PushScreen) -> None:
+        """`Z`: the close of day screen, on today's report, pushed over `shown` (unless it is
+        the close of day already)."""
+        from orderdash.core.usecases.close import CloseOptions, closed_notice
+        from orderdash.core.usecases.reads import BudgetGate, open_book, zone_named
         from orderdash.tui.screens.close_day import CloseDayScreen, today_in
 
-        app, settings = self._app, self._settings
-        if isinstance(app.screen, CloseDayScreen):
+        settings = self._settings
+        if isinstance(shown, CloseDayScreen):
             return
         try:
             zone = zone_named(settings.timezone)
         except OrderdashError as error:
-            app.notify(error.message, title="Close of day", severity="error", markup=False)
+            self._notify(error.message, title="Close of day", severity="error", markup=False)
             return
         screen = CloseDayScreen(
             client=self._client,
-            settings=settings,
+            options=CloseOptions.from_settings(settings),
+            readonly=settings.readonly,
             zone=zone,
             today=today_in(zone, self._state.clock),
             open_book=lambda: _ReadsWrittenByTheApp(open_book(settings), self._client),
             order_gate=BudgetGate(self._watcher.scheduler.budgets[Kind.ORDER]),
             private_gate=self._watcher,
+            on_closed=closed_notice(settings),  # the day's digest to the owner's rules
         )
-        app.push_screen(screen, callback=lambda _: None)
+        push_screen(screen, callback=lambda _: None)
 
-    def export_list(self) -> None:
-        """`e`: the watch list's rows, as shown, to a CSV file (`tui/export.py`)."""
+    def export_list(self, shown: Screen[object]) -> None:
+        """`e`: the watch list on `shown`, as shown, to a CSV file (`tui/export.py`)."""
         from orderdash.tui.export import export_shown
 
-        export_shown(self._app, self._state, self._settings)
+        export_shown(shown, self._state, self._settings, self._notify, self._run_worker)
 
 
 def _told(loop: AbstractEventLoop, fn: Callable[[str], None], text: str) -> None:

@@ -15,8 +15,8 @@ from textual.screen import ModalScreen, Screen
 
 from orderdash.core.customer.handover import may_be_paying, takeover_question
 from orderdash.core.domain.text import duration_text
-from orderdash.core.runtime.config import Settings
 from orderdash.core.safetext import clean, shorten_middle
+from orderdash.core.settings.model import Settings
 from orderdash.tui.parts import Parts
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from textual.app import App
 
 from orderdash.core.domain.payment import Phase
 from orderdash.core.domain.text import amount_text
+from orderdash.core.model.wire import Transaction
 from orderdash.core.safetext import clean
-from orderdash.core.service.models import Transaction
 from orderdash.core.watching.state import DashboardState
 
 

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 
-from orderdash.core.runtime.config import child_environment
+from orderdash.core.settings.sources import child_environment
 
 #: How long a clipboard tool may take before the copy counts as failed.
 CLIPBOARD_TIMEOUT = 2.0

@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from orderdash.core.runtime.config import Settings
+from orderdash.core.settings.model import Settings
 from orderdash.tui.parts import build_parts
-from orderdash.tui.resolutions import show_accepted
+from orderdash.tui.resolutions import Resolutions, show_accepted
 
 if TYPE_CHECKING:
     from orderdash.core.service.client import OrderClient
@@ -57,5 +57,15 @@ def make_app(
         account=settings.access_token is not None if account is None else account,
     )
     # an order the ledger holds accepted at the counter is shown paid on every screen
-    app.books.accepted = partial(show_accepted, app)
+    app.books.accepted = shown = partial(show_accepted, app)
+    app.resolutions = Resolutions(
+        settings,
+        screens=app,
+        ledger=app.books,
+        state=parts.state,
+        client=parts.client,
+        watcher=parts.watcher,
+        notify=app.notify,
+        shown=shown,
+    )
     return app

@@ -15,10 +15,11 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from orderdash.core.polling.watcher import OrderWatcher
-    from orderdash.core.runtime.config import Settings
     from orderdash.core.service.client import OrderClient
+    from orderdash.core.settings.model import Settings
+    from orderdash.core.watching.onscreen import Freshness, Shown
     from orderdash.core.watching.session import WatchSession
-    from orderdash.core.watching.state import DashboardState, Freshness, Shown
+    from orderdash.core.watching.state import DashboardState
     from orderdash.tui.alarms import Alarms
     from orderdash.tui.books import AppBooks
     from orderdash.tui.desk import Desk

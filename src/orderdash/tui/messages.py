@@ -11,9 +11,9 @@ from __future__ import annotations
 from textual.message import Message
 from textual.message_pump import MessagePump
 
+from orderdash.core.model.results import Fetched
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure
-from orderdash.core.service.client import Fetched
 
 
 class TokenSubmitted(Message):

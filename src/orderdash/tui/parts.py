@@ -13,8 +13,8 @@ from pathlib import Path
 
 from orderdash.core.customer.catalogue import resolve_language
 from orderdash.core.polling.watcher import OrderWatcher
-from orderdash.core.runtime.config import Settings
 from orderdash.core.service.client import OrderClient
+from orderdash.core.settings.model import Settings
 from orderdash.core.watching.session import WatchSession
 from orderdash.core.watching.state import DashboardState
 from orderdash.core.watching.watchlist_file import WatchListFile, default_path

@@ -6,8 +6,8 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from orderdash.core.runtime.config import Settings
 from orderdash.core.runtime.logs import ensure_configured
+from orderdash.core.settings.model import Settings
 
 if TYPE_CHECKING:
     from orderdash.tui.app import OrderDashApp

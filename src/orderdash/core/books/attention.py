@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from orderdash.core.books.orders import ABSORBED_KINDS, BookOrder, absorbed, exceptional
 
 if TYPE_CHECKING:
+    from orderdash.core.jsontypes import JSONObject
     from orderdash.core.ledger import ResolutionRecord
 
 #: Seconds an unconfirmed payment may wait for its confirmations before a human looks at it:
@@ -169,7 +170,9 @@ def attention_of(
     tolerance in percent (`underpaid_tolerance`)."""
     found: list[Attention] = []
 
-    def add(kind: str, figure: str, coin: Any, fiat: Any, at_ms: int | None) -> None:
+    def add(
+        kind: str, figure: str, coin: Decimal | None, fiat: Decimal | None, at_ms: int | None
+    ) -> None:
         found.append(
             Attention(
                 order.token,
@@ -264,7 +267,7 @@ def figure_text(item: Attention) -> str:
     return f"{item.figure} {coin} ({fiat})"
 
 
-def as_json(found: list[OrderAttention], *, now_ms: int) -> dict[str, Any]:
+def as_json(found: list[OrderAttention], *, now_ms: int) -> JSONObject:
     """The JSON of `orderdash attention --json` (docs/attention.md, version 2): every amount a
     string of exact decimal text."""
     return {
@@ -286,8 +289,8 @@ def as_json(found: list[OrderAttention], *, now_ms: int) -> dict[str, Any]:
     }
 
 
-def _item_json(item: Attention, now_ms: int) -> dict[str, Any]:
-    amounts = None
+def _item_json(item: Attention, now_ms: int) -> JSONObject:
+    amounts: JSONObject | None = None
     if item.coin_amount is not None and item.fiat_amount is not None:
         amounts = {"coin": format(item.coin_amount, "f"), "fiat": format(item.fiat_amount, "f")}
     age = item.age_seconds(now_ms)

@@ -29,6 +29,7 @@ from datetime import datetime, tzinfo
 
 from orderdash.core.books.frozen import DIGEST_TEXT, BadClose, read_close
 from orderdash.core.books.period import iso
+from orderdash.core.books.shape import LinkJSON
 from orderdash.core.ledger import Book, CloseRecord
 from orderdash.core.safetext import clean
 
@@ -47,7 +48,7 @@ def newest(records: Iterable[CloseRecord]) -> CloseRecord | None:
     return max(records, key=_saved_order, default=None)
 
 
-def link_to(record: CloseRecord | None, zone: tzinfo) -> dict[str, str] | None:
+def link_to(record: CloseRecord | None, zone: tzinfo) -> LinkJSON | None:
     """What a new report keeps of the close it follows (its `previous`): that close's period
     (times in `zone`) and its digest. None: the till's first close."""
     if record is None:
@@ -64,7 +65,7 @@ def link_to(record: CloseRecord | None, zone: tzinfo) -> dict[str, str] | None:
     }
 
 
-def previous_close(book: Book, till: str, zone: tzinfo) -> dict[str, str] | None:
+def previous_close(book: Book, till: str, zone: tzinfo) -> LinkJSON | None:
     """The `previous` of a close of `till` built now (the newest close read alone: a till's
     closes are never read whole for it)."""
     return link_to(book.newest_close(till), zone)
@@ -94,7 +95,7 @@ def verify(book: Book, till: str, zone: tzinfo) -> list[CloseCheck]:
     records = sorted(book.closes(till), key=_saved_order)
     by_period = {(r.period_from, r.period_until): r for r in records}
     problems: dict[tuple[datetime, datetime], str] = {}
-    links: dict[tuple[datetime, datetime], dict[str, str]] = {}
+    links: dict[tuple[datetime, datetime], LinkJSON] = {}
     versions: dict[tuple[datetime, datetime], int] = {}
     for record in records:
         key = (record.period_from, record.period_until)
@@ -134,7 +135,7 @@ def verify(book: Book, till: str, zone: tzinfo) -> list[CloseCheck]:
             record.closed_at,
             clean(record.digest, limit=80),
             versions.get((record.period_from, record.period_until)),
-            (links.get((record.period_from, record.period_until)) or {}).get("digest"),
+            _followed(links.get((record.period_from, record.period_until))),
             problems.get((record.period_from, record.period_until), ""),
         )
         for record in records
@@ -144,7 +145,7 @@ def verify(book: Book, till: str, zone: tzinfo) -> list[CloseCheck]:
 def _forks(
     records: list[CloseRecord],
     versions: dict[tuple[datetime, datetime], int],
-    links: dict[tuple[datetime, datetime], dict[str, str]],
+    links: dict[tuple[datetime, datetime], LinkJSON],
     problems: dict[tuple[datetime, datetime], str],
     zone: tzinfo,
 ) -> None:
@@ -171,3 +172,8 @@ def _forks(
 def first_mismatch(checks: Iterable[CloseCheck]) -> CloseCheck | None:
     """The oldest saved close that does not match; None when every one does."""
     return next((check for check in checks if check.problem), None)
+
+
+def _followed(link: LinkJSON | None) -> str | None:
+    """The digest of the close a report says it follows (None: it names none)."""
+    return link["digest"] if link else None

@@ -12,13 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
 
 from orderdash.core.books.chain import previous_close
 from orderdash.core.books.frozen import find_frozen, prior_closes, read_close
-from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, gather
+from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, OrderReader, gather
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import build_report
+from orderdash.core.books.shape import CloseReport
 from orderdash.core.ledger import (
     MAX_RESOLUTIONS,
     Book,
@@ -26,8 +26,8 @@ from orderdash.core.ledger import (
     CloseRecord,
     ResolutionRecord,
 )
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.service.client import MAX_HISTORY_PAGES
-from orderdash.core.service.errors import OrderdashError
 
 ALL_TILLS = "*"
 #: How many times a close is built and saved when another close of its till was saved
@@ -42,7 +42,7 @@ class CloseIncomplete(OrderdashError):
 
 @dataclass(frozen=True)
 class CloseResult:
-    report: dict[str, Any]
+    report: CloseReport
     #: The close was found in the ledger (closed earlier), not built now.
     frozen: bool
     saved: bool
@@ -54,7 +54,7 @@ class CloseResult:
 
 
 async def close_period(
-    client: Any,
+    client: OrderReader,
     book: Book,
     period: Period,
     *,

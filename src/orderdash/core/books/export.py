@@ -14,9 +14,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TypeAlias
 
 from orderdash.core.books.orders import DECIMAL_TEXT, BookOrder, exact_sum, text
 from orderdash.core.books.period import Period, iso
@@ -77,15 +77,18 @@ NUMERIC = frozenset(
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
+#: One row of an export: column -> its cell (text, or a count or id as a number).
+Row: TypeAlias = dict[str, str | int]
 
-def order_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[str, Any]]:
+
+def order_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[Row]:
     """The orders created in `period`, oldest first."""
     for order in sorted(orders, key=lambda o: (o.created_ms, o.id, o.token)):
         if period.contains_ms(order.created_ms):
             yield order_row(order, period.local)
 
 
-def order_row(order: BookOrder, local: Callable[[int], datetime]) -> dict[str, Any]:
+def order_row(order: BookOrder, local: Callable[[int], datetime]) -> Row:
     """One order's row; `local` turns epoch milliseconds into the zone's aware time."""
     return {
         "token": text(order.token),
@@ -106,7 +109,7 @@ def order_row(order: BookOrder, local: Callable[[int], datetime]) -> dict[str, A
     }
 
 
-def payment_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[str, Any]]:
+def payment_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[Row]:
     """The payments made in `period` (their `createdAtMiliseconds`), oldest first."""
     found = [(p, o) for o in orders for p in o.payments if period.contains_ms(p.at_ms)]
     for payment, order in sorted(found, key=lambda po: (po[0].at_ms, po[0].id, po[0].order)):
@@ -127,7 +130,7 @@ def payment_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[dict[s
         }
 
 
-def safe_cell(column: str, value: Any) -> str:
+def safe_cell(column: str, value: object) -> str:
     """One CSV cell: plain numbers as they are, text that a spreadsheet would run prefixed
     with ' (in any column: a numeric column's cell that is not a plain number is text)."""
     text = str(value)
@@ -138,7 +141,7 @@ def safe_cell(column: str, value: Any) -> str:
     return text
 
 
-def write_csv(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> Iterator[str]:
+def write_csv(rows: Iterable[Mapping[str, object]], columns: Sequence[str]) -> Iterator[str]:
     """CSV text, a header line then one line per row (CRLF, as RFC 4180 says)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
@@ -151,7 +154,7 @@ def write_csv(rows: Iterable[dict[str, Any]], columns: Sequence[str]) -> Iterato
         yield buffer.getvalue()
 
 
-def write_jsonl(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+def write_jsonl(rows: Iterable[Mapping[str, object]]) -> Iterator[str]:
     """One JSON object a line, ASCII (no control character survives)."""
     for row in rows:
         yield json.dumps(row, ensure_ascii=True, separators=(",", ":")) + "\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from orderdash.core.books.orders import DECIMAL_TEXT, InexactSum
 from orderdash.core.books.period import Period
@@ -21,9 +21,13 @@ from orderdash.core.books.report import (
 )
 from orderdash.core.books.sales import BooksDoNotAddUp, check_adds_up
 from orderdash.core.ledger import MAX_REPORT_JSON, Book, CloseRecord, OverlappingClose
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service import jsontext
-from orderdash.core.service.errors import OrderdashError
+
+if TYPE_CHECKING:
+    from orderdash.core.books.shape import CloseReport, SalesJSON, SumJSON
+    from orderdash.core.jsontypes import JSONObject, JSONValue
 
 #: A digest as a close writes it: SHA-256 in lower-case hex.
 DIGEST_TEXT = re.compile(r"[0-9a-f]{64}")
@@ -39,7 +43,7 @@ def _bad(record: CloseRecord, why: str) -> BadClose:
     )
 
 
-def read_close(record: CloseRecord) -> dict[str, Any]:
+def read_close(record: CloseRecord) -> CloseReport:
     """The report of `record`, checked (see the module's docstring); BadClose otherwise."""
     if len(record.report_json) > MAX_REPORT_JSON:
         raise _bad(record, f"it is over {MAX_REPORT_JSON >> 20} MiB")
@@ -48,7 +52,7 @@ def read_close(record: CloseRecord) -> dict[str, Any]:
     except ValueError as exc:
         raise _bad(record, f"not JSON ({exc})") from None
     try:
-        _check_report(report)
+        checked = _check_report(report)
     except (BooksDoNotAddUp, InexactSum) as exc:
         raise _bad(record, exc.message) from None
     except KeyError as exc:
@@ -59,12 +63,13 @@ def read_close(record: CloseRecord) -> dict[str, Any]:
         digest = digest_of(report)
     except (TypeError, ValueError):  # a member this orderdash never writes (a fraction)
         raise _bad(record, "it holds a value a report never has") from None
-    if report["digest"] != record.digest or digest != record.digest:
+    if checked["digest"] != record.digest or digest != record.digest:
         raise _bad(record, "its digest does not match its report")
-    return cast("dict[str, Any]", report)  # _check_report raised unless it is an object
+    # (checked member by member against the shape: `_check_report` raised unless it is one)
+    return cast("CloseReport", checked)
 
 
-def find_frozen(book: Book, till: str, period: Period) -> dict[str, Any] | None:
+def find_frozen(book: Book, till: str, period: Period) -> CloseReport | None:
     """The report of the close of exactly `period` and `till`, checked; None when not closed."""
     found = book.find_close(till, period.start, period.end)
     return None if found is None else read_close(found)
@@ -111,37 +116,37 @@ def overlapping(records: Sequence[CloseRecord], period: Period) -> CloseRecord |
 _PAYMENT_KEYS = ("order", "at", "coin", "currency")
 
 
-def _obj(value: Any, where: str) -> dict[str, Any]:
+def _obj(value: object, where: str) -> JSONObject:
     if not isinstance(value, dict):
         raise TypeError(f"{where} is not an object")
     return value
 
 
-def _list(value: Any, where: str) -> list[Any]:
+def _list(value: object, where: str) -> list[JSONValue]:
     if not isinstance(value, list):
         raise TypeError(f"{where} is not a list")
     return value
 
 
-def _text(value: Any, where: str) -> str:
+def _text(value: object, where: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{where} is not text")
     return value
 
 
-def _count(value: Any, where: str) -> int:
+def _count(value: object, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise TypeError(f"{where} is not a count")
     return value
 
 
-def _amount(value: Any, where: str) -> str:
+def _amount(value: object, where: str) -> str:
     if not isinstance(value, str) or not DECIMAL_TEXT.fullmatch(value):
         raise ValueError(f"{where} is not decimal text")
     return value
 
 
-def _time(value: Any, where: str) -> None:
+def _time(value: object, where: str) -> None:
     try:
         when = datetime.fromisoformat(_text(value, where))
     except ValueError:
@@ -150,11 +155,14 @@ def _time(value: Any, where: str) -> None:
         raise ValueError(f"{where} has no offset")
 
 
-def _check_report(report: Any) -> None:
-    _obj(report, "the report")
-    version = report.get("version")
-    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+def _check_report(data: object) -> JSONObject:
+    """`data` as it was read, once each member it must have is checked (`CloseReport`, the
+    members of its version); TypeError, ValueError, KeyError saying which is not."""
+    report = _obj(data, "the report")
+    found = report.get("version")
+    if isinstance(found, bool) or found not in READABLE_VERSIONS:
         raise ValueError(f"its version is not one of {', '.join(map(str, READABLE_VERSIONS))}")
+    version = READABLE_VERSIONS[READABLE_VERSIONS.index(found)]
     period = _obj(report["period"], "period")
     _time(period["from"], "period.from")
     _time(period["until"], "period.until")
@@ -168,12 +176,12 @@ def _check_report(report: Any) -> None:
         _count(count, f"orders.by_state.{clean(state, limit=20)}")
     received = _obj(report["received"], "received")
     for kind in ("coins", "fiat"):
-        for unit, row in _obj(received[kind], f"received.{kind}").items():
-            _obj(row, f"received.{kind}.{clean(unit, limit=12)}")
+        for unit, value in _obj(received[kind], f"received.{kind}").items():
+            row = _obj(value, f"received.{kind}.{clean(unit, limit=12)}")
             _amount(row["amount"], f"received.{kind} amount")
             _count(row["payments"], f"received.{kind} payments")
-    for entry in _list(report["exceptions"], "exceptions"):
-        _obj(entry, "an exception")
+    for item in _list(report["exceptions"], "exceptions"):
+        entry = _obj(item, "an exception")
         for key in ("kind", "order", "state", "coin", "currency"):
             _text(entry[key], f"an exception's {key}")
         name = next((n for n in FIGURE_NAMES if n in entry), None)
@@ -184,18 +192,18 @@ def _check_report(report: Any) -> None:
         _amount(figure["fiat"], f"an exception's {name}")
         if version >= 2 and entry["resolution"] is not None:
             _resolution(entry["resolution"], "an exception's resolution")
-    for entry in _list(report["payments"], "payments"):
-        _payment(entry, "a payment")
-    for entry in _list(report["adjustments"], "adjustments"):
-        _payment(entry, "an adjustment")
+    for item in _list(report["payments"], "payments"):
+        _payment(item, "a payment")
+    for item in _list(report["adjustments"], "adjustments"):
+        entry = _payment(item, "an adjustment")
         closed = _obj(entry["closed_period"], "an adjustment's closed_period")
         _time(closed["from"], "an adjustment's closed_period")
         _time(closed["until"], "an adjustment's closed_period")
     for warning in _list(report["warnings"], "warnings"):
         _text(warning, "a warning")
     if version >= 2:
-        for entry in _list(report["resolutions"], "resolutions"):
-            _resolution(entry, "a resolution")
+        for item in _list(report["resolutions"], "resolutions"):
+            _resolution(item, "a resolution")
     if version >= 3 and report["previous"] is not None:
         previous = _obj(report["previous"], "previous")
         _time(previous["from"], "previous.from")
@@ -203,37 +211,39 @@ def _check_report(report: Any) -> None:
         if not DIGEST_TEXT.fullmatch(_text(previous["digest"], "previous.digest")):
             raise ValueError("previous.digest is not a SHA-256 in hex")
     if version >= 4:
-        _sales(report["sales"])
-        check_adds_up(report["sales"], report["received"]["fiat"])
+        sales = _sales(report["sales"])
+        check_adds_up(sales, cast("dict[str, SumJSON]", _obj(received["fiat"], "received.fiat")))
+    return report
 
 
-def _sales(block: Any) -> None:
-    _obj(block, "sales")
+def _sales(data: object) -> SalesJSON:
+    block = _obj(data, "sales")
     if block["currency"] is not None:
         _text(block["currency"], "sales.currency")
     _amount(block["tolerance"], "sales.tolerance")
-    for unit, row in _obj(block["fiat"], "sales.fiat").items():
+    for unit, value in _obj(block["fiat"], "sales.fiat").items():
         where = f"sales.fiat.{clean(unit, limit=12)}"
-        _obj(row, where)
+        row = _obj(value, where)
         for key in ("sales", "received", "difference"):
             _amount(row[key], f"{where}.{key}")
         _count(row["orders"], f"{where}.orders")
         _count(row["payments"], f"{where}.payments")
-        for part, entry in _obj(row["parts"], f"{where}.parts").items():
-            _obj(entry, f"{where}.parts.{clean(part, limit=20)}")
+        for part, value in _obj(row["parts"], f"{where}.parts").items():
+            entry = _obj(value, f"{where}.parts.{clean(part, limit=20)}")
             _amount(entry["amount"], f"{where}.parts amount")
             _count(entry["orders"], f"{where}.parts orders")
+    return cast("SalesJSON", block)  # (checked member by member above)
 
 
-def _resolution(entry: Any, what: str) -> None:
-    _obj(entry, what)
+def _resolution(data: object, what: str) -> None:
+    entry = _obj(data, what)
     for key in ("order", "kind", "reason", "operator", "till"):
         _text(entry[key], f"{what}'s {key}")
     _time(entry["at"], f"{what}'s at")
     refund = entry["refund"]
     if refund is None:
         return
-    _obj(refund, f"{what}'s refund")
+    refund = _obj(refund, f"{what}'s refund")
     _text(refund["coin"], f"{what}'s refund coin")
     _text(refund["basis"], f"{what}'s refund basis")
     _amount(refund["amount"], f"{what}'s refund amount")
@@ -242,8 +252,8 @@ def _resolution(entry: Any, what: str) -> None:
         _amount(refund["rate"], f"{what}'s refund rate")
 
 
-def _payment(entry: Any, what: str) -> None:
-    _obj(entry, what)
+def _payment(data: object, what: str) -> JSONObject:
+    entry = _obj(data, what)
     for key in _PAYMENT_KEYS:
         _text(entry[key], f"{what}'s {key}")
     _time(entry["at"], f"{what}'s at")
@@ -251,3 +261,4 @@ def _payment(entry: Any, what: str) -> None:
         raise TypeError(f"{what}'s id is not an integer")
     _amount(entry["amount"], f"{what}'s amount")
     _amount(entry["fiat"], f"{what}'s fiat")
+    return entry

@@ -22,25 +22,26 @@ in a worker thread.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from orderdash.core.books.orders import (
-    SETTLED,
-    BadOrder,
-    BookOrder,
-    read_order,
-    state_of,
-    text,
-)
+from orderdash.core.books.orders import BadOrder, BookOrder, read_order, text
 from orderdash.core.books.period import Period
+from orderdash.core.domain.status import SETTLED, state_of
 from orderdash.core.ledger import MAX_ORDER_JSON, Book, LedgerError
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import OrderdashError, RateLimited
 from orderdash.core.safetext import clean
-from orderdash.core.service import jsontext
 from orderdash.core.service.client import MAX_HISTORY_PAGES
-from orderdash.core.service.errors import OrderdashError, RateLimited
+
+if TYPE_CHECKING:
+    from orderdash.core.jsontypes import JSONValue
+    from orderdash.core.ledger import SeenOrder
+    from orderdash.core.model.account import HistoryItem
+    from orderdash.core.model.results import Fetched
+    from orderdash.core.service.account_answers import AccountOrders
 
 #: Orders created this long before the period are read too: their payments may fall in it.
 LOOK_BACK = timedelta(hours=24)
@@ -61,6 +62,16 @@ class Gate(Protocol):
         ...
 
 
+class OrderReader(Protocol):
+    """What the books read through: the account's history and getOrder (`OrderClient`)."""
+
+    async def account_orders(
+        self, *, max_pages: int, before_page: Callable[[], Awaitable[None]] | None = None
+    ) -> AccountOrders: ...
+
+    async def get_order(self, token: str) -> Fetched: ...
+
+
 @dataclass
 class Gathered:
     orders: list[BookOrder] = field(default_factory=list)
@@ -76,7 +87,7 @@ class Gathered:
 
 
 async def gather(
-    client: Any,
+    client: OrderReader,
     book: Book,
     period: Period,
     *,
@@ -171,7 +182,7 @@ async def gather(
     return result
 
 
-async def _read(client: Any, gate: Gate, token: str) -> Any:
+async def _read(client: OrderReader, gate: Gate, token: str) -> Fetched:
     """getOrder through the budget's gate; a refusal for the rate holds the budget (every read
     waits it out) and the read is tried again, `LIMITED_TRIES` times in all."""
     for attempt in range(1, LIMITED_TRIES + 1):
@@ -179,13 +190,14 @@ async def _read(client: Any, gate: Gate, token: str) -> Any:
         try:
             return await client.get_order(token)
         except RateLimited as limited:
-            if attempt == LIMITED_TRIES or not hasattr(gate, "refused_for_limit"):
+            refused = getattr(gate, "refused_for_limit", None)
+            if attempt == LIMITED_TRIES or refused is None:
                 raise
-            gate.refused_for_limit(limited.retry_after)
+            refused(limited.retry_after)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _first(failed: BaseExceptionGroup[Any]) -> BaseException:
+def _first(failed: BaseExceptionGroup[BaseException]) -> BaseException:
     """The first failure of a task group, out of its (nested) groups."""
     first: BaseException = failed
     while isinstance(first, BaseExceptionGroup):
@@ -194,7 +206,7 @@ def _first(failed: BaseExceptionGroup[Any]) -> BaseException:
 
 
 def _ledger_reads(
-    book: Book, wanted: dict[str, Any]
+    book: Book, wanted: dict[str, HistoryItem]
 ) -> tuple[dict[str, BookOrder], list[str], dict[str, tuple[int, int]]]:
     """In a thread: the ledger's reads of `wanted` that can stand for new ones, by token, a
     warning for each row too long to be read, and the identity each read names."""
@@ -225,7 +237,7 @@ def _ledger_reads(
     return kept, warnings, identities
 
 
-def _from_ledger(seen: Any, item: Any, data: Any) -> BookOrder | None:
+def _from_ledger(seen: SeenOrder, item: HistoryItem, data: JSONValue) -> BookOrder | None:
     """The ledger's read (`data`, parsed), when it can stand for a new one (see the module's
     docstring)."""
     try:

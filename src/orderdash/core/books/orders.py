@@ -1,16 +1,7 @@
 """One order of the books, read from getOrder's `data` object (exact digits): its state for
-the books, its payments, and what is exceptional about it. Untrusted input: a member that is
-missing or of the wrong type leaves the order out of the sums with a warning, never a crash.
-
-States (docs/books.md "How states are classified"), from `status.code` then `status.label`,
-matched loosely as everywhere in orderdash (`core/domain/status.py`):
-
-  in_progress  In-progress, NEW
-  unconfirmed  Paid / Unconfirmed, UNCONFIRMED (paid, confirmations missing)
-  paid         PAID alone: paid in full (the code the simulator and shop plugins send)
-  confirmed    Confirmed, COMPLETED
-  underpaid, overpaid, expired, canceled (CANCELLED too)
-  other        anything else (counted, never an error)
+the books (`core/domain/status.py` `state_of`), its payments, and what is exceptional about it.
+Untrusted input: a member that is missing or of the wrong type leaves the order out of the sums
+with a warning, never a crash.
 """
 
 from __future__ import annotations
@@ -19,43 +10,19 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, Inexact, localcontext
-from typing import Any
+from typing import TYPE_CHECKING
 
 from orderdash.core.domain.expiry import EPOCH_MS_FLOOR
-from orderdash.core.domain.status import loose_key, state_key
+from orderdash.core.domain.status import state_of
 from orderdash.core.domain.tolerance import within_tolerance
+from orderdash.core.model.errors import OrderdashError
+from orderdash.core.model.jsontext import MAX_NUMBER_TEXT
+from orderdash.core.model.wire import MONEY_MAX_DIGITS, MONEY_MAX_EXPONENT, to_money
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
-from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
-from orderdash.core.service.models import MONEY_MAX_DIGITS, MONEY_MAX_EXPONENT, to_money
 
-STATES = (
-    "in_progress",
-    "unconfirmed",
-    "paid",
-    "confirmed",
-    "underpaid",
-    "overpaid",
-    "expired",
-    "canceled",
-    "other",
-)
-_BUCKETS = {
-    "INPROGRESS": "in_progress",
-    "NEW": "in_progress",
-    "UNCONFIRMED": "unconfirmed",
-    "PAIDUNCONFIRMED": "unconfirmed",
-    "PAID": "paid",
-    "CONFIRMED": "confirmed",
-    "COMPLETED": "confirmed",
-    "UNDERPAID": "underpaid",
-    "OVERPAID": "overpaid",
-    "EXPIRED": "expired",
-    "CANCELED": "canceled",
-    "CANCELLED": "canceled",
-}
-#: States after which the books need no new read unless the history shows another state.
-SETTLED = frozenset({"paid", "confirmed", "underpaid", "overpaid", "expired", "canceled"})
+if TYPE_CHECKING:
+    from orderdash.core.books.shape import ExceptionJSON, FigureName
+
 _MAX_TEXT = 200
 #: An amount as the books write it (`format(amount, "f")`): ASCII digits, one dot at most.
 DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
@@ -88,21 +55,9 @@ def exact_sum(amounts: Iterable[Decimal]) -> Decimal:
     return total
 
 
-def state_of(code: object, label: object) -> str:
-    code_text = code if isinstance(code, str) else ""
-    label_text = label if isinstance(label, str) else None
-    key = state_key(code_text, label_text)
-    if key is None:
-        return "other"
-    # PAID alone is paid; the documented Paid / Unconfirmed (any spelling) is still unconfirmed
-    if key == "PAID" and label_text is not None and loose_key(label_text) == "PAIDUNCONFIRMED":
-        return "unconfirmed"
-    return _BUCKETS[key]
-
-
 def money(value: object) -> Decimal:
     """An exact amount: a Decimal as parsed, or decimal text, within the bounds of every money
-    value of the service (`models.to_money`); never a float or a bool."""
+    value of the service (`wire.to_money`); never a float or a bool."""
     if value is None or (isinstance(value, str) and len(value) > MAX_NUMBER_TEXT):
         raise BadOrder("an amount is missing or not a number")
     try:
@@ -169,7 +124,7 @@ def _digits(value: object) -> str:
     return format(money(value), "f")
 
 
-def read_order(data: Any) -> BookOrder:
+def read_order(data: object) -> BookOrder:
     """The books' view of one getOrder `data` object; BadOrder when it lacks what they need."""
     if not isinstance(data, dict):
         raise BadOrder("the order is not an object")
@@ -212,7 +167,7 @@ def read_order(data: Any) -> BookOrder:
     )
 
 
-def _payment(token: str, coin: str, currency: str, tx: Any) -> Payment:
+def _payment(token: str, coin: str, currency: str, tx: object) -> Payment:
     if not isinstance(tx, dict):
         raise BadOrder("a transaction is not an object")
     amount, fiat = tx.get("amount"), tx.get("amountFiat")
@@ -244,7 +199,7 @@ class Exceptional:
     service's own digits) and when it happened (the payment that made it, epoch ms)."""
 
     kind: str
-    figure: str
+    figure: FigureName
     coin: Decimal
     fiat: Decimal
     at_ms: int | None
@@ -308,21 +263,26 @@ def absorbed(order: BookOrder, tolerance: Decimal) -> bool:
     return within_tolerance(latest.under_paid_fiat.copy_negate(), order.amount_fiat, tolerance)
 
 
-def exceptions_of(order: BookOrder, tolerance: Decimal = Decimal(0)) -> list[dict[str, Any]]:
+def exceptions_of(order: BookOrder, tolerance: Decimal = Decimal(0)) -> list[ExceptionJSON]:
     """What is exceptional about one order as the close of day lists it (`exceptional`), each
     with its figure (coin and fiat, the service's own digits): shortfall, excess or what was
     received. A shortfall absorbed by the payment tolerance (`absorbed`) is none: the order
     is paid, and the close counts it apart (`sales.py`), as the attention view leaves it."""
     paid_short = absorbed(order, tolerance)
     return [
-        {
-            "kind": e.kind,
-            "order": order.token,
-            "state": order.state,
-            "coin": order.coin,
-            "currency": order.currency,
-            e.figure: {"coin": format(e.coin, "f"), "fiat": format(e.fiat, "f")},
-        }
+        _exception_entry(order, e)
         for e in exceptional(order)
         if not (paid_short and e.kind in ABSORBED_KINDS)
     ]
+
+
+def _exception_entry(order: BookOrder, found: Exceptional) -> ExceptionJSON:
+    entry: ExceptionJSON = {
+        "kind": found.kind,
+        "order": order.token,
+        "state": order.state,
+        "coin": order.coin,
+        "currency": order.currency,
+    }
+    entry[found.figure] = {"coin": format(found.coin, "f"), "fiat": format(found.fiat, "f")}
+    return entry

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from orderdash.core.service.errors import UsageError
+from orderdash.core.model.errors import UsageError
 
 #: The longest period a close or an export covers: a month, within the history's budget.
 MAX_PERIOD = timedelta(days=31)

@@ -30,9 +30,9 @@ from orderdash.core.books.orders import BookOrder, exceptional, received_by
 from orderdash.core.domain.text import amount_text
 from orderdash.core.domain.units import unit_decimals
 from orderdash.core.ledger import REFUND_BASES, RefundRecord
+from orderdash.core.model.errors import UsageError
+from orderdash.core.model.wire import to_money
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import UsageError
-from orderdash.core.service.models import to_money
 
 #: What is owed, by the exception's kind, first found first.
 OWED_KINDS = (

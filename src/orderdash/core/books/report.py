@@ -12,16 +12,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
 
 from orderdash.core.books.attention import kind_words
-from orderdash.core.books.orders import STATES, BookOrder, Payment, exact_sum, exceptions_of
+from orderdash.core.books.orders import BookOrder, Payment, exact_sum, exceptions_of
 from orderdash.core.books.period import Period, iso
 from orderdash.core.books.sales import check_adds_up, detail, headline, sales_block
+from orderdash.core.books.shape import (
+    CloseReport,
+    ExceptionJSON,
+    FigureJSON,
+    LinkJSON,
+    PaymentJSON,
+    ReceivedJSON,
+    RefundJSON,
+    ResolutionJSON,
+    SpanJSON,
+    SumJSON,
+)
+from orderdash.core.domain.status import STATES
 from orderdash.core.ledger import RefundRecord, ResolutionRecord
 from orderdash.core.safetext import clean
 
@@ -43,12 +55,12 @@ class EarlierClose:
 
     start_ms: int
     end_ms: int
-    period: dict[str, str]
+    period: SpanJSON
     #: (order token, payment id) counted in its `received` or listed in its `adjustments`.
     counted: frozenset[tuple[str, int]]
 
     @classmethod
-    def from_report(cls, report: dict[str, Any]) -> EarlierClose:
+    def from_report(cls, report: CloseReport) -> EarlierClose:
         period = report["period"]
         counted = {(p["order"], p["id"]) for p in report.get("payments", [])}
         counted |= {(a["order"], a["id"]) for a in report.get("adjustments", [])}
@@ -60,33 +72,34 @@ class EarlierClose:
         )
 
 
-def canonical(report: dict[str, Any]) -> str:
+def canonical(report: Mapping[str, object]) -> str:
     """The canonical JSON text of `report` without its `digest`."""
     body = {key: value for key, value in report.items() if key != "digest"}
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def digest_of(report: dict[str, Any]) -> str:
+def digest_of(report: Mapping[str, object]) -> str:
     return hashlib.sha256(canonical(report).encode("ascii")).hexdigest()
 
 
-def _sums(payments: Iterable[Payment]) -> dict[str, dict[str, dict[str, Any]]]:
+def _sums(payments: Iterable[Payment]) -> ReceivedJSON:
     """Per coin and per fiat currency: the exact sum (`exact_sum`: never rounded) and count."""
     coins: dict[str, list[Decimal]] = {}
     fiat: dict[str, list[Decimal]] = {}
     for payment in payments:
         coins.setdefault(payment.coin, []).append(payment.amount)
         fiat.setdefault(payment.currency, []).append(payment.fiat)
+    return {"coins": _sum_table(coins), "fiat": _sum_table(fiat)}
+
+
+def _sum_table(table: dict[str, list[Decimal]]) -> dict[str, SumJSON]:
     return {
-        name: {
-            unit: {"amount": format(exact_sum(amounts), "f"), "payments": len(amounts)}
-            for unit, amounts in table.items()
-        }
-        for name, table in (("coins", coins), ("fiat", fiat))
+        unit: {"amount": format(exact_sum(amounts), "f"), "payments": len(amounts)}
+        for unit, amounts in table.items()
     }
 
 
-def _payment_entry(payment: Payment, period: Period) -> dict[str, Any]:
+def _payment_entry(payment: Payment, period: Period) -> PaymentJSON:
     return {
         "order": payment.order,
         "id": payment.id,
@@ -98,7 +111,7 @@ def _payment_entry(payment: Payment, period: Period) -> dict[str, Any]:
     }
 
 
-def resolution_entry(record: ResolutionRecord, period: Period) -> dict[str, Any]:
+def resolution_entry(record: ResolutionRecord, period: Period) -> ResolutionJSON:
     """A resolution as the report keeps it (docs/books.md "Resolutions")."""
     return {
         "order": record.token,
@@ -111,7 +124,7 @@ def resolution_entry(record: ResolutionRecord, period: Period) -> dict[str, Any]
     }
 
 
-def refund_entry(refund: RefundRecord | None) -> dict[str, Any] | None:
+def refund_entry(refund: RefundRecord | None) -> RefundJSON | None:
     """A resolution's refund with every digit (the report and `orderdash resolve --json`)."""
     if refund is None:
         return None
@@ -134,10 +147,10 @@ def build_report(
     warnings: Sequence[str] = (),
     resolutions: Sequence[ResolutionRecord] = (),
     made: Sequence[ResolutionRecord] = (),
-    previous: dict[str, str] | None = None,
+    previous: LinkJSON | None = None,
     currency: str | None = None,
     tolerance: Decimal = Decimal(0),
-) -> dict[str, Any]:
+) -> CloseReport:
     """The close of `period` from `orders` (those created in it and in the look-back before
     it), its digest included. `resolutions`: those of the orders (oldest first: an order's
     last is its state); `made`: those made in the period, listed whatever their order;
@@ -155,7 +168,7 @@ def build_report(
     for entry in exceptions:
         record = latest.get(entry["order"])
         entry["resolution"] = None if record is None else resolution_entry(record, period)
-    report: dict[str, Any] = {
+    report: CloseReport = {
         "version": REPORT_VERSION,
         "period": {
             "from": iso(period.start),
@@ -187,11 +200,11 @@ def _when(order: BookOrder) -> tuple[int, int, str]:
 
 def _adjustments(
     orders: Sequence[BookOrder], period: Period, earlier: Sequence[EarlierClose]
-) -> list[dict[str, Any]]:
+) -> list[PaymentJSON]:
     """Payments to an order of an earlier close that this close is the first to see: made in
     this period, or made within an earlier closed period but after its close (counted by no
     close so far). Each names the close that covered its order."""
-    found: list[dict[str, Any]] = []
+    found: list[PaymentJSON] = []
     closes = [c for c in earlier if c.end_ms <= period.start_ms]
     if not closes:
         return found
@@ -211,11 +224,11 @@ def _adjustments(
     return found
 
 
-def change_note(confirmed: dict[str, Any], frozen: dict[str, Any]) -> str:
+def change_note(confirmed: CloseReport, frozen: CloseReport) -> str:
     """What follows "Closed, but" when `frozen` (the close as made) differs from `confirmed` (the
     dry run the person agreed to) in anything but when it was built; "" when they agree."""
 
-    def body(report: dict[str, Any]) -> dict[str, Any]:
+    def body(report: CloseReport) -> dict[str, object]:
         # (another till's close saved meanwhile is the one this close follows: not the day's)
         apart = ("closed_at", "digest", "previous")
         return {k: v for k, v in report.items() if k not in apart}
@@ -229,18 +242,21 @@ def change_note(confirmed: dict[str, Any], frozen: dict[str, Any]) -> str:
     return "the day changed since the dry run: the close shows it as it is now."
 
 
-def figure_of(entry: dict[str, Any]) -> tuple[str, dict[str, str]]:
+def figure_of(entry: ExceptionJSON) -> tuple[str, FigureJSON]:
     """An exception's figure: its name and its coin and fiat amounts."""
-    name = next(n for n in FIGURE_NAMES if n in entry)
-    return name, entry[name]
+    if "shortfall" in entry:
+        return "shortfall", entry["shortfall"]
+    if "excess" in entry:
+        return "excess", entry["excess"]
+    return "received", entry["received"]
 
 
-def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
+def report_lines(report: CloseReport, *, closed: bool = True) -> list[str]:
     """The report as lines of text (the `close` command's, the dashboard's `Z`); every text in
     it cleaned (a report read back from the ledger is as untrusted as the service). `closed`
     False: a dry run, shown without a digest."""
 
-    def c(value: Any, limit: int = 60) -> str:
+    def c(value: object, limit: int = 60) -> str:
         return clean(str(value), limit=limit)
 
     period, orders = report["period"], report["orders"]
@@ -279,7 +295,7 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
     ]
     if counts:
         lines.append("  " + ", ".join(counts))
-    received = report["received"]
+    received = {"coins": report["received"]["coins"], "fiat": report["received"]["fiat"]}
     amounts = {
         (kind, unit): c(row["amount"], 200)
         for kind in RECEIVED_HEADINGS
@@ -324,24 +340,24 @@ def report_lines(report: dict[str, Any], *, closed: bool = True) -> list[str]:
         f"Adjustments: {len(report['adjustments'])} payments in the period to orders of an "
         "earlier close",
     ]
-    for entry in report["adjustments"]:
+    for adjustment in report["adjustments"]:
         lines.append(
-            f"  {c(entry['at'])}  {c(entry['order'], 40)}  {c(entry['amount'], 200)} "
-            f"{c(entry['coin'], 12)} ({c(entry['fiat'], 200)} "
-            f"{c(entry['currency'], 12)}), order of the close "
-            f"{c(entry['closed_period']['from'])}"
+            f"  {c(adjustment['at'])}  {c(adjustment['order'], 40)}  "
+            f"{c(adjustment['amount'], 200)} {c(adjustment['coin'], 12)} "
+            f"({c(adjustment['fiat'], 200)} {c(adjustment['currency'], 12)}), order of the "
+            f"close {c(adjustment['closed_period']['from'])}"
         )
     if "resolutions" in report:  # version 2 on
         lines += ["", f"Resolutions: {len(report['resolutions'])} made in the period"]
-        for entry in report["resolutions"]:
-            lines.append(f"  {c(entry['at'])}  {c(entry['order'], 40)}  {_resolution_words(entry)}")
+        for made in report["resolutions"]:
+            lines.append(f"  {c(made['at'])}  {c(made['order'], 40)}  {_resolution_words(made)}")
     return lines
 
 
-def _resolution_words(entry: dict[str, Any]) -> str:
+def _resolution_words(entry: ResolutionJSON) -> str:
     """'refunded 0.00049 BTC (payment, fee 0.00001) by anna at front, 10:02: the reason'."""
 
-    def c(value: Any, limit: int = 60) -> str:
+    def c(value: object, limit: int = 60) -> str:
         return clean(str(value), limit=limit)
 
     refund = entry.get("refund")

@@ -16,8 +16,8 @@ from orderdash.core.books.refund import RefundRefused, typed_decimal
 from orderdash.core.domain.text import amount_text
 from orderdash.core.ledger import REFUND_BASES, RESOLUTION_KINDS, RefundRecord, ResolutionRecord
 from orderdash.core.ledger.schema import MAX_OPERATOR, MAX_REASON
+from orderdash.core.model.errors import UsageError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import UsageError
 
 #: Each kind in a few words, for a person.
 KIND_WORDS = {

@@ -1,31 +1,42 @@
 """The books as the commands and the dashboard run them: the book (`open_book`), the budgets'
-gates, this till's name, and one close through a client the caller owns (`orderdash close`
-makes its own; the dashboard passes the App's). `NoBook` stands in where no ledger can be
-opened: a dry run still shows."""
+gates and this till's name. The use cases that run on them are `core/usecases`."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable
-from datetime import datetime
-from decimal import Decimal
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from orderdash.core.books.close import CloseResult, close_period
-from orderdash.core.books.gather import Gate
-from orderdash.core.books.period import Period
-from orderdash.core.ledger import (
-    UNLINKED,
-    Book,
-    ChargeRecord,
-    CloseRecord,
-    ResolutionRecord,
-    SeenOrder,
-)
+from orderdash.core.ledger import Book
+
+if TYPE_CHECKING:
+    from typing import Protocol, TypedDict
+
+    from orderdash.core.ledger.open import LedgerSettings
+    from orderdash.core.polling.account import CommandBudget
+    from orderdash.core.polling.budget import Budget
+
+    # for the type checker only: no class made when the books are opened
+    class Shares(TypedDict):
+        """This till's share of the getOrder budgets (`Settings.budgets`)."""
+
+        budget_per_minute: int
+        budget_per_hour: int
+
+    class BooksSettings(LedgerSettings, Protocol):
+        """What the books take from the settings (which sit above them): the ledger's, and the
+        budgets every command paces its reads with."""
+
+        @property
+        def budgets(self) -> Shares: ...
+        @property
+        def rate_budget_per_minute(self) -> int: ...
+        @property
+        def rate_budget_per_hour(self) -> int: ...
 
 
-def gates(settings: Any) -> tuple[Any, Any]:
+def gates(settings: BooksSettings) -> tuple[CommandBudget, CommandBudget]:
     """The getOrder budget and the private budget, as every command paces them."""
     from orderdash.core.polling.account import CommandBudget
 
@@ -35,16 +46,16 @@ def gates(settings: Any) -> tuple[Any, Any]:
     return orders, private
 
 
-def till_name(settings: Any) -> str:
+def till_name(settings: BooksSettings) -> str:
     """This till's name (the `till` setting: the host name unless set)."""
     return str(settings.till)
 
 
 #: Tests put their own book here; None: the ledger of the settings (`core/ledger/open.py`).
-BOOK_FACTORY: Callable[[Any], Book] | None = None
+BOOK_FACTORY: Callable[[BooksSettings], Book] | None = None
 
 
-def open_book(settings: Any) -> Book:
+def open_book(settings: BooksSettings) -> Book:
     """The shop's book for these settings, for the commands and the dashboard alike; blocking
     (the dashboard calls it in a thread)."""
     if BOOK_FACTORY is not None:
@@ -54,47 +65,6 @@ def open_book(settings: Any) -> Book:
     return open_ledger(settings)
 
 
-async def close_with(
-    client: Any,
-    book: Book,
-    settings: Any,
-    period: Period,
-    *,
-    till: str,
-    dry_run: bool,
-    order_gate: Gate,
-    private_gate: Gate,
-    progress: Callable[[int, int], None] | None = None,
-    pages: Callable[[int], None] | None = None,
-) -> CloseResult:
-    """Close (or show, `dry_run`) `period` for `till` through `client`, within the settings'
-    budgets (`core/books/close.py`). A close made now is the day's digest to the notification
-    rules that name "close" (`core/notify`)."""
-    result = await close_period(
-        client,
-        book,
-        period,
-        till=till,
-        recorder=till_name(settings),
-        order_gate=order_gate,
-        private_gate=private_gate,
-        dry_run=dry_run,
-        concurrency=settings.concurrency,
-        max_pages=settings.history_max_pages,
-        progress=progress,
-        pages=pages,
-        currency=getattr(settings, "currency", None),
-        tolerance=getattr(settings, "underpaid_tolerance", Decimal(0)),
-    )
-    if result.saved and not result.frozen and getattr(settings, "notify", None):
-        from orderdash.core.notify.events import notices_for
-
-        notices = notices_for(settings)
-        if notices is not None:
-            notices.closed(result.report)
-    return result
-
-
 class BudgetGate:
     """A gate (`gather.Gate`) on a budget someone else spends too (the dashboard's getOrder
     budget, which its watcher keeps): the close's reads and the charge lookups take their turn
@@ -102,7 +72,11 @@ class BudgetGate:
     service's limit holds it for everyone."""
 
     def __init__(
-        self, budget: Any, *, reserve: float = 0.5, monotonic: Callable[[], float] = time.monotonic
+        self,
+        budget: Budget,
+        *,
+        reserve: float = 0.5,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._budget = budget
         self._reserve = reserve
@@ -124,83 +98,3 @@ class BudgetGate:
 
         hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
         self._budget.hold(self._monotonic() + hold)
-
-
-class NoBook:
-    """A book that keeps nothing: every order is read from the service, no close is found or
-    saved (a close needs a real book; a dry run does not)."""
-
-    def charge_started(self, record: ChargeRecord) -> None:
-        pass
-
-    def charge_ended(
-        self,
-        token: str,
-        outcome: str,
-        detail: str = "",
-        at: datetime | None = None,
-        currency: str = "",
-    ) -> None:
-        pass
-
-    def charge_resolved(
-        self,
-        token: str,
-        outcome: str,
-        detail: str = "",
-        at: datetime | None = None,
-        currency: str = "",
-    ) -> bool:
-        return False
-
-    def charge(self, token: str) -> ChargeRecord | None:
-        return None
-
-    def unresolved_charges(self, till: str) -> list[ChargeRecord]:
-        return []
-
-    def charges(self, since: datetime, until: datetime, till: str | None) -> list[ChargeRecord]:
-        return []
-
-    def order_seen(self, token: str, till: str, seen_at: datetime, order_json: str) -> None:
-        pass
-
-    def order_seen_many(self, reads: Iterable[tuple[str, str, datetime, str]]) -> None:
-        pass
-
-    def orders_seen(self, tokens: list[str] | None = None) -> list[SeenOrder]:
-        return []
-
-    def find_close(
-        self, till: str, period_from: datetime, period_until: datetime
-    ) -> CloseRecord | None:
-        return None
-
-    def save_close(self, record: CloseRecord, *, follows: str | None = UNLINKED) -> CloseRecord:
-        raise RuntimeError("no book to keep the close in")
-
-    def closes(self, till: str) -> list[CloseRecord]:
-        return []
-
-    def newest_close(self, till: str) -> CloseRecord | None:
-        return None
-
-    def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
-        raise RuntimeError("no book to keep the resolution in")
-
-    def resolutions_of(self, tokens: list[str]) -> list[ResolutionRecord]:
-        return []
-
-    def resolutions_made(
-        self, since: datetime, until: datetime, till: str | None, limit: int = 0
-    ) -> list[ResolutionRecord]:
-        return []
-
-    def claim_notice(self, token: str, event: str, state: str, by: str, at: datetime) -> bool:
-        return True  # nothing is kept: every notification is this process's to send
-
-    def claim_outage(self, by: str, at: datetime, began: datetime) -> tuple[str, bool]:
-        return "", True
-
-    def close_connection(self) -> None:
-        pass

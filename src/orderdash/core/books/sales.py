@@ -31,17 +31,21 @@ it again on every report; a report that breaks it is an error, never shown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
 
 from orderdash.core.books.orders import BookOrder, absorbed, exact_sum
 from orderdash.core.books.period import Period
+from orderdash.core.books.shape import SalesJSON, SalesRowJSON, SumJSON
 from orderdash.core.domain.fiat import in_minor_digits
 from orderdash.core.ledger import ResolutionRecord
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
+
+#: Makes a value of the report one printable line of at most so many characters (a report
+#: read back is untrusted).
+Shown = Callable[[object, int], str]
 
 #: The parts of the difference, in the order a report lists them.
 PARTS = (
@@ -139,7 +143,7 @@ def sales_block(
     currency: str | None,
     tolerance: Decimal,
     resolutions: Sequence[ResolutionRecord] = (),
-) -> dict[str, Any]:
+) -> SalesJSON:
     """The report's `sales`: per fiat currency its sales, received, difference and parts (every
     part, 0 included, each with the orders it counts), exact decimal text; `currency` the
     till's own (listed first), `tolerance` the `underpaid_tolerance` setting."""
@@ -157,7 +161,7 @@ def sales_block(
             row.add(
                 "earlier_orders", exact_sum(p.fiat for p in in_period).copy_negate(), order.token
             )
-    fiat: dict[str, dict[str, Any]] = {}
+    fiat: dict[str, SalesRowJSON] = {}
     for unit, row in rows.items():
         if not row.sales and not row.received:
             continue  # an order of the look-back with nothing in the period
@@ -176,12 +180,12 @@ def sales_block(
                 for part in PARTS
             },
         }
-    block = {"currency": currency, "tolerance": format(tolerance, "f"), "fiat": fiat}
+    block: SalesJSON = {"currency": currency, "tolerance": format(tolerance, "f"), "fiat": fiat}
     check_adds_up(block)
     return block
 
 
-def check_adds_up(block: Mapping[str, Any], received: Mapping[str, Any] | None = None) -> None:
+def check_adds_up(block: SalesJSON, received: Mapping[str, SumJSON] | None = None) -> None:
     """BooksDoNotAddUp unless, for every currency, sales - (sum of the parts) == received and
     difference == sales - received, exactly; `received`: the report's `received.fiat`, whose
     sums the block's must be."""
@@ -207,14 +211,14 @@ def check_adds_up(block: Mapping[str, Any], received: Mapping[str, Any] | None =
                 )
 
 
-def currencies(block: Mapping[str, Any]) -> list[str]:
+def currencies(block: SalesJSON) -> list[str]:
     """The block's currencies, the till's first, then the others by name."""
     own = block.get("currency")
     rest = sorted(unit for unit in block["fiat"] if unit != own)
     return ([own] if own in block["fiat"] else []) + rest
 
 
-def _money(amount: Any, unit: str, c: Any) -> str:
+def _money(amount: str, unit: str, c: Shown) -> str:
     """A figure of the report as a till shows money: with the currency's minor digits (0 CHF
     as 0.00), never rounded (`fiat.in_minor_digits`); one printable line either way."""
     text = str(c(amount, 200))
@@ -224,7 +228,7 @@ def _money(amount: Any, unit: str, c: Any) -> str:
         return text
 
 
-def headline(block: Mapping[str, Any], c: Any) -> list[str]:
+def headline(block: SalesJSON, c: Shown) -> list[str]:
     """The lines an owner reads first, one per currency (the till's first):
     'Sales 22.00 EUR · Received 21.97 EUR · Difference 0.03 EUR: rate moved 0.03'. `c`
     makes a value of the report one printable line (a report read back is untrusted)."""
@@ -250,7 +254,7 @@ def headline(block: Mapping[str, Any], c: Any) -> list[str]:
     return lines
 
 
-def detail(block: Mapping[str, Any], c: Any) -> list[str]:
+def detail(block: SalesJSON, c: Shown) -> list[str]:
     """Each currency's figures, one a line, with what each count counts (the parts that are 0
     left out), the tolerance named where it absorbed a shortfall."""
     lines: list[str] = []
@@ -279,6 +283,6 @@ def detail(block: Mapping[str, Any], c: Any) -> list[str]:
     return lines
 
 
-def _count(count: Any, noun: str, tail: str) -> str:
+def _count(count: int, noun: str, tail: str) -> str:
     n = int(count)
     return f"{n} {noun}{'' if n == 1 else 's'} {tail}".rstrip()

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from orderdash.core.domain.expiry import Confidence
 from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.domain.text import amount_text
+from orderdash.core.model.wire import Order
 from orderdash.core.qr.image import (
     QRImageError,
     QRImageUnavailable,
@@ -27,7 +28,6 @@ from orderdash.core.qr.image import (
 from orderdash.core.qr.matrix import QRMatrix, same_code
 from orderdash.core.qr.payload import QRPayload
 from orderdash.core.safetext import clean
-from orderdash.core.service.models import Order
 
 PhaseName = Literal[
     "COIN_NOT_CHOSEN",

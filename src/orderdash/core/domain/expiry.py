@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from orderdash.core.domain.text import MISSING, duration_text, epoch_ms_text
-from orderdash.core.service.models import Order
+from orderdash.core.model.wire import Order
 
 #: Epoch milliseconds from 2001 on; smaller values are not epoch ms.
 EPOCH_MS_FLOOR = 10**12

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from orderdash.core.model.errors import UsageError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import UsageError
 
 #: ISO 4217 (list one): the active codes a till can charge in, by their minor digits. Funds and
 #: precious metals (no minor unit) are left out. A code not listed has 2 (`minor_digits`).

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from orderdash.core.books.orders import state_of
-from orderdash.core.domain.status import is_open
+from orderdash.core.domain.status import is_open, state_of
 from orderdash.core.domain.text import epoch_ms_text, fiat_text
+from orderdash.core.model.account import HistoryItem
 from orderdash.core.safetext import clean
-from orderdash.core.service.account_models import HistoryItem
 
 HEADERS = ("TOKEN", "CREATED", "AMOUNT", "STATE")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from orderdash.core.domain.expiry import EPOCH_MS_FLOOR, expiry_for
 from orderdash.core.domain.status import state_key
 from orderdash.core.domain.text import duration_text
-from orderdash.core.service.models import Order, Transaction
+from orderdash.core.model.wire import Order, Transaction
 
 #: The documented states of an order closed without the full amount.
 CLOSED_UNPAID = frozenset({"EXPIRED", "CANCELED", "CANCELLED", "UNDERPAID"})

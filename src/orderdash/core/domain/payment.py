@@ -28,8 +28,8 @@ from orderdash.core.domain.status import Tone, state_key, tone_of
 from orderdash.core.domain.text import amount_text, coin_code
 from orderdash.core.domain.tolerance import within_tolerance
 from orderdash.core.domain.units import Sendable, sendable
+from orderdash.core.model.wire import Order, Transaction
 from orderdash.core.safetext import clean
-from orderdash.core.service.models import Order, Transaction
 
 
 class Phase(Enum):

@@ -12,8 +12,8 @@ from orderdash.core.domain.text import (
     rate_text,
     server_time_text,
 )
+from orderdash.core.model.wire import Order
 from orderdash.core.safetext import clean
-from orderdash.core.service.models import Order
 
 
 def order_summary(order: Order, received_at: float) -> list[str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
+from orderdash.core.model import jsontext
+from orderdash.core.model.wire import Order, ServerTime
 from orderdash.core.safetext import clean
-from orderdash.core.service import jsontext
-from orderdash.core.service.models import Order, ServerTime
 
 MISSING = "\u2014"  # em dash: the server sent nothing here
 #: Marks a figure rounded to fit its cells (the exact digits are one key away).

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from orderdash.core.service.errors import OrderdashError, UsageError
+from orderdash.core.model.errors import OrderdashError, UsageError
 
 #: Longest order (`orders_seen.order_json`) and close's report (`closes.report_json`) read
 #: back whole: a longer one is read cut one character past it, so that its reader knows it is

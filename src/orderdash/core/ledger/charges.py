@@ -13,23 +13,27 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Protocol
 
-from orderdash.core.books.orders import SETTLED, state_of
 from orderdash.core.domain.fiat import in_minor_digits
+from orderdash.core.domain.status import SETTLED, state_of
 from orderdash.core.domain.text import fiat_text
 from orderdash.core.ledger import MAX_SERVICE_URL, ChargeRecord, ChargeService, LedgerError
-from orderdash.core.safetext import clean
-from orderdash.core.service import jsontext
-from orderdash.core.service.charge import CREATE_ATTEMPTS, RETRY_PAUSE
-from orderdash.core.service.client import OrderClient
-from orderdash.core.service.errors import (
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import (
     ChargeOutcomeUnknown,
     ChargeStopped,
     NotFound,
     OrderdashError,
 )
+from orderdash.core.safetext import clean
+from orderdash.core.service.client import OrderClient
 
 if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter
+
+#: Tries of one charge's creation (the first and two retries), and the pause before each retry
+#: (`core/usecases/charge.py` makes them; `recent_window` counts them).
+CREATE_ATTEMPTS = 3
+RETRY_PAUSE = 1.0
 
 #: Unresolved charges looked up at one start, newest first; the rest wait for the next.
 MAX_LOOKUPS = 10
@@ -50,7 +54,7 @@ class Gate(Protocol):
 
 def outcome_of(error: BaseException) -> tuple[str, str]:
     """The outcome and its one-line detail of a charge that ended with `error`: "not made"
-    only when the service refused (as `core/service/charge.py` decides)."""
+    only when the service refused (as `core/usecases/charge.py` decides)."""
     if isinstance(error, ChargeOutcomeUnknown):
         return "unknown", error.reason
     if isinstance(error, ChargeStopped):

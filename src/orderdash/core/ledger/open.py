@@ -4,14 +4,32 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from orderdash.core.ledger import ChargeService
 from orderdash.core.ledger.store import SqlBook
 
 if TYPE_CHECKING:
+    from pydantic import SecretStr
+
     from orderdash.core.ledger.writer import BookWriter
-    from orderdash.core.runtime.config import Settings
+
+    # for the type checker only: no class made when the ledger is opened
+    class LedgerSettings(Protocol):
+        """What the ledger takes from the settings (which sit above it): where the book is, the
+        service and account charges are made on, this till's name."""
+
+        @property
+        def ledger_url(self) -> SecretStr | None: ...
+        @property
+        def ledger(self) -> str | None: ...
+        @property
+        def base_url(self) -> str: ...
+        @property
+        def customer_id(self) -> str | None: ...
+        @property
+        def till(self) -> str: ...
+
 
 LEDGER_FILE = "ledger.sqlite3"
 #: `orderdash demo`'s ledger: the simulator's orders never reach the shop's books.
@@ -28,7 +46,7 @@ def demo_ledger_path() -> Path:
     return default_ledger_path().with_name(DEMO_LEDGER_FILE)
 
 
-def open_book(settings: Settings, *, connect_seconds: float | None = None) -> SqlBook:
+def open_book(settings: LedgerSettings, *, connect_seconds: float | None = None) -> SqlBook:
     """The settings' book, opened and at this orderdash's schema version (LedgerError, one
     line, when it cannot be); `connect_seconds`: how long a PostgreSQL server is waited for
     (None: `postgres.CONNECT_SECONDS`)."""
@@ -42,13 +60,21 @@ def open_book(settings: Settings, *, connect_seconds: float | None = None) -> Sq
     return SqlBook(SqliteEngine(settings.ledger or default_ledger_path()))
 
 
-def service_of(settings: Settings) -> ChargeService:
+def memory_book() -> SqlBook:
+    """A book in memory, where the shop's could not be opened: what it is told it keeps until
+    its close, nothing after (a dry run of the close still shows)."""
+    from orderdash.core.ledger.sqlite import MEMORY, SqliteEngine
+
+    return SqlBook(SqliteEngine(MEMORY))
+
+
+def service_of(settings: LedgerSettings) -> ChargeService:
     """The service and account the settings point at: written with each charge, and the only
     one an unresolved charge is looked up on."""
     return ChargeService.of(settings.base_url, settings.customer_id)
 
 
-def writer_for(settings: Settings) -> BookWriter:
+def writer_for(settings: LedgerSettings) -> BookWriter:
     """The settings' book for code on an event loop: opened in the writer's thread at its
     first call (`core/ledger/writer.py`); its charges are written with the settings'
     service."""

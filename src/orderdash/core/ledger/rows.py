@@ -20,9 +20,9 @@ from orderdash.core.ledger import (
     ResolutionRecord,
 )
 from orderdash.core.ledger.schema import MAX_ACCOUNT, MAX_DETAIL, MAX_OPERATOR, MAX_REASON, MAX_TILL
+from orderdash.core.model.jsontext import MAX_NUMBER_TEXT
+from orderdash.core.model.wire import to_money
 from orderdash.core.safetext import clean
-from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
-from orderdash.core.service.models import to_money
 
 #: The fixed-width UTC form every time is stored in (text order is time order).
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -45,7 +45,7 @@ def parse_time(text: Any) -> datetime:
 
 def amount_of(text: Any) -> Decimal:
     """An amount read back, within the bounds of every money value of the service
-    (`models.to_money`): a row holding 1E+999999999 would cost minutes to print in full."""
+    (`wire.to_money`): a row holding 1E+999999999 would cost minutes to print in full."""
     raw = str(text)
     try:
         if len(raw) > MAX_NUMBER_TEXT:

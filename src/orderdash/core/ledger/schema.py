@@ -8,7 +8,7 @@ with (never a float, never a database's own numeric rounding). docs/books.md lis
 from __future__ import annotations
 
 from orderdash.core.ledger import MAX_ORDER_JSON, MAX_REPORT_JSON, MAX_SERVICE_URL
-from orderdash.core.service.jsontext import MAX_NUMBER_TEXT
+from orderdash.core.model.jsontext import MAX_NUMBER_TEXT
 from orderdash.core.service.tokens import MAX_TOKEN_LENGTH
 
 #: Longest one-line detail and till name written.

@@ -33,6 +33,8 @@ _BUSY_PAUSE = 0.02
 #: How long one try of a transaction's start waits in SQLite (in C) for another's write lock
 #: before Python code runs again and a Ctrl-C can end the wait.
 _BUSY_SLICE = 0.1
+#: The path of a ledger kept in memory (a stand-in for one that could not be opened): no file.
+MEMORY = ":memory:"
 
 
 def _failed(where: str, error: sqlite3.Error) -> LedgerError:
@@ -83,8 +85,9 @@ class SqliteEngine:
         self.path = Path(path).expanduser()
         self.where = str(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            _own_file(self.path)
+            if str(path) != MEMORY:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                _own_file(self.path)
             # one connection, used under the book's lock from whichever thread calls it
             self._connection = sqlite3.connect(
                 self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False

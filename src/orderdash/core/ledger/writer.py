@@ -34,7 +34,7 @@ from orderdash.core.ledger import (
     LedgerError,
     ResolutionRecord,
 )
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
 
 log = logging.getLogger(__name__)
 

@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from orderdash.core.books.attention import NEXT_STEPS
 from orderdash.core.domain.payment import PAYABLE, Phase
+from orderdash.core.model import jsontext
 from orderdash.core.notify import messages
 from orderdash.core.notify.messages import Message
 from orderdash.core.notify.rules import EVENTS, QuietHours
-from orderdash.core.service import jsontext
 
 if TYPE_CHECKING:
+    from orderdash.core.model.wire import Order
     from orderdash.core.notify.claims import Claims
+    from orderdash.core.notify.rules import NoticeSettings
     from orderdash.core.notify.sender import Notifier, Outcome, Told
-    from orderdash.core.runtime.config import Settings
-    from orderdash.core.service.models import Order
     from orderdash.core.watching.alert import Alert
 
 #: The phases that need a human, and the next step to suggest for each (the attention view's:
@@ -314,7 +314,7 @@ def made() -> int:
         return _made
 
 
-def notices_for(settings: Settings) -> Notices | None:
+def notices_for(settings: NoticeSettings) -> Notices | None:
     """This process's notices for these settings' rules (one sender however many callers:
     the dashboard's alerts and its close of day share it); None without rules (then nothing,
     Apprise least of all, is loaded)."""
@@ -339,7 +339,7 @@ def notices_for(settings: Settings) -> Notices | None:
 
 def _zone(name: str | None) -> Any:
     from orderdash.core.books.period import zone_named
-    from orderdash.core.service.errors import OrderdashError
+    from orderdash.core.model.errors import OrderdashError
 
     try:
         return zone_named(name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
@@ -110,3 +110,17 @@ def url_secrets(rules: tuple[NotifyRule, ...]) -> list[str]:
             plain = url.get_secret_value()
             found += [plain, plain.split("://", 1)[-1]]
     return found
+
+
+if TYPE_CHECKING:  # for the type checker only: no class made at each start
+
+    class NoticeSettings(Protocol):
+        """What the notices take from the settings (which sit above them): the rules, the quiet
+        hours and the zone they are in."""
+
+        @property
+        def notify(self) -> tuple[NotifyRule, ...]: ...
+        @property
+        def quiet_hours(self) -> str | None: ...
+        @property
+        def timezone(self) -> str | None: ...

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from orderdash.core.domain.status import is_open
+from orderdash.core.model.account import HistoryItem
+from orderdash.core.model.errors import OrderdashError, RateLimited
 from orderdash.core.runtime.bulk import let_go
 from orderdash.core.service.account_answers import AccountOrders
-from orderdash.core.service.account_models import HistoryItem
 from orderdash.core.service.client import MAX_HISTORY_PAGES, OrderClient
-from orderdash.core.service.errors import OrderdashError, RateLimited
 
 log = logging.getLogger(__name__)
 

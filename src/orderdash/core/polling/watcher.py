@@ -23,11 +23,7 @@ from orderdash.core.domain.late_payment import (
     is_late,
 )
 from orderdash.core.domain.status import Tone, state_key, tone_of
-from orderdash.core.polling.late import DEFAULT_LATE_WINDOW
-from orderdash.core.polling.refresh import Kind, TrackStatus
-from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD, RATE_ONCE_RESERVE, Scheduler
-from orderdash.core.service.client import Fetched, OrderClient
-from orderdash.core.service.errors import (
+from orderdash.core.model.errors import (
     ApiError,
     AuthError,
     InvalidResponse,
@@ -38,7 +34,12 @@ from orderdash.core.service.errors import (
     ServiceError,
     Timeout,
 )
-from orderdash.core.service.models import Order
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Order
+from orderdash.core.polling.late import DEFAULT_LATE_WINDOW
+from orderdash.core.polling.refresh import Kind, TrackStatus
+from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD, RATE_ONCE_RESERVE, Scheduler
+from orderdash.core.service.client import OrderClient
 
 if TYPE_CHECKING:
     from orderdash.core.polling.budget_use import BudgetUse

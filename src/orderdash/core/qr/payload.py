@@ -29,8 +29,8 @@ from enum import StrEnum
 
 from orderdash.core.domain.payment import PaymentState, Phase
 from orderdash.core.domain.units import sendable
+from orderdash.core.model.wire import Order
 from orderdash.core.safetext import clean
-from orderdash.core.service.models import Order
 
 
 class QRContent(StrEnum):

@@ -1,1 +1,2 @@
-"""Running the program: settings, the log file and the start-up switches."""
+"""Running the program: the log file, the start-up switches, the collector's handling of bulk
+objects (the settings are in `core/settings/`)."""

@@ -26,8 +26,8 @@ from urllib.parse import quote
 
 from pydantic import SecretStr
 
+from orderdash.core.model.errors import ConfigError
 from orderdash.core.safetext import without_secret
-from orderdash.core.service.errors import ConfigError
 
 #: The logger every module of the project logs under (`logging.getLogger(__name__)`).
 LOGGER_NAME = "orderdash"

@@ -1,2 +1,2 @@
-"""The order service: its wire models, the HTTP client, the typed errors, JSON with exact
-numbers and the token rules."""
+"""The order service's transport: the HTTP client split by job, the log-in, the answers read
+from the wire, the token rules (the models they fill are in `core/model/`)."""

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from orderdash.core.service import jsontext
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import (
+    AuthRefused,
+    FailureReported,
+    InvalidResponse,
+    OrderTokenTaken,
+)
 from orderdash.core.service.answers import (
     LARGE_BODY_BYTES,
     Answers,
@@ -18,17 +24,11 @@ from orderdash.core.service.answers import (
     first_error,
     is_error_envelope,
 )
-from orderdash.core.service.errors import (
-    AuthRefused,
-    FailureReported,
-    InvalidResponse,
-    OrderTokenTaken,
-)
 
 if TYPE_CHECKING:
     import httpx
 
-    from orderdash.core.service.account_models import CreatedOrder, HistoryItem, HistoryPage
+    from orderdash.core.model.account import CreatedOrder, HistoryItem, HistoryPage
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -108,7 +108,7 @@ def created_order(
     created = document.get("data")
     if not isinstance(created, dict):
         created = document.get("message")
-    from orderdash.core.service.account_models import CreatedOrder  # account paths only
+    from orderdash.core.model.account import CreatedOrder  # account paths only
 
     try:
         return CreatedOrder.model_validate(created)
@@ -141,7 +141,7 @@ def _history_read(answers: Answers, headers: httpx.Headers, body: bytes) -> Hist
         raise FailureReported(
             f"the service reported a failure: {detail or 'no message given'}", detail
         )
-    from orderdash.core.service.account_models import HistoryEnvelope, HistoryItem
+    from orderdash.core.model.account import HistoryEnvelope, HistoryItem
 
     data = document.get("data")
     wire = data.get("items") if isinstance(data, dict) else None

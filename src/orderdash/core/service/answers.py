@@ -12,9 +12,8 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from orderdash.core.safetext import clean, without_secret
-from orderdash.core.service import jsontext
-from orderdash.core.service.errors import (
+from orderdash.core.model import jsontext
+from orderdash.core.model.errors import (
     AuthRefused,
     FailureReported,
     InvalidResponse,
@@ -24,7 +23,8 @@ from orderdash.core.service.errors import (
     ServiceError,
     UnexpectedRedirect,
 )
-from orderdash.core.service.models import Order, OrderEnvelope, RatesEnvelope
+from orderdash.core.model.wire import Order, OrderEnvelope, RatesEnvelope
+from orderdash.core.safetext import clean, without_secret
 
 if TYPE_CHECKING:
     import httpx

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import SecretStr, ValidationError
 
+from orderdash.core.model.errors import AuthRefused, AuthRequired, InvalidResponse
 from orderdash.core.service.answers import Answers, first_error
-from orderdash.core.service.errors import AuthRefused, AuthRequired, InvalidResponse
 
 if TYPE_CHECKING:
     import asyncio
@@ -154,7 +154,7 @@ class LoginSession:
         if not 200 <= status < 300:
             answers.refuse_account(status, headers, body, "log-in")
         document = answers.parse_json(body, headers)
-        from orderdash.core.service.account_models import LoginEnvelope
+        from orderdash.core.model.account import LoginEnvelope
 
         try:
             envelope = LoginEnvelope.model_validate(document)

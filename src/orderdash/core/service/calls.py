@@ -11,16 +11,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from orderdash.core.model.errors import OrderdashError
+from orderdash.core.model.results import Fetched
 from orderdash.core.safetext import clean
 from orderdash.core.service.answers import LARGE_BODY_BYTES, Answers
-from orderdash.core.service.errors import OrderdashError
-from orderdash.core.service.results import Fetched
 from orderdash.core.service.reuse import ReuseByOrder
 
 if TYPE_CHECKING:
     import httpx
 
-    from orderdash.core.service.models import Order
+    from orderdash.core.model.wire import Order
     from orderdash.core.service.transport import ServiceTransport
 
 # asyncio is imported where it is used, not here: `orderdash get` never loads it.

@@ -4,8 +4,8 @@ error, one log line per request (docs/library-pitfalls.md#httpx has the safety r
 Its parts, by job: transport.py sends (httpx, the deadline, the body cap, httpx's errors as
 ours), answers.py and account_answers.py read what comes back (status and envelope as typed
 errors, validation, redaction), auth.py holds the bearer and the log-in, first_read.py a
-dashboard's first read in a thread, reuse.py a big order's transactions for its next answer,
-results.py what the reads return. JSON is parsed with Decimal for every fractional number.
+dashboard's first read in a thread, reuse.py a big order's transactions for its next answer;
+what the reads return is in `core/model/`. JSON is parsed with Decimal for every fractional number.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr, ValidationError
 
+from orderdash.core.model.errors import ApiError, AuthRequired, InvalidResponse
+from orderdash.core.model.results import Fetched
 from orderdash.core.service.answers import Answers, first_error, parse_retry_after
 from orderdash.core.service.auth import LoginSession
 from orderdash.core.service.calls import Calls
-from orderdash.core.service.errors import ApiError, AuthRequired, InvalidResponse
 from orderdash.core.service.first_read import FirstRead
 from orderdash.core.service.net import Timeouts, is_loopback_host
-from orderdash.core.service.results import Fetched
 from orderdash.core.service.tokens import token_segment
 from orderdash.core.service.transport import DEFAULT_MAX_BODY_BYTES, ServiceTransport
 
@@ -34,15 +34,15 @@ if TYPE_CHECKING:
 
     import httpx
 
-    from orderdash.core.runtime.config import Settings
-    from orderdash.core.service.account_answers import AccountOrders, HistoryRead
-    from orderdash.core.service.account_models import (
+    from orderdash.core.model.account import (
         CoinChoice,
         CreatedOrder,
         HistoryItem,
         HistoryPage,
     )
-    from orderdash.core.service.errors import AuthRefused
+    from orderdash.core.model.errors import AuthRefused
+    from orderdash.core.service.account_answers import AccountOrders, HistoryRead
+    from orderdash.core.service.net import ClientSettings
 
 # asyncio is imported where it is used, not here: `orderdash get` asks once through the
 # blocking client (`get_order_now`) and never loads it (~13 ms of that command's start).
@@ -131,7 +131,7 @@ class OrderClient:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, *, clock: Callable[[], float] = time.time
+        cls, settings: ClientSettings, *, clock: Callable[[], float] = time.time
     ) -> OrderClient:
         """The client every command uses: origin, token, timeouts and body cap from settings."""
         return cls(
@@ -283,7 +283,7 @@ class OrderClient:
             return ()
         if not isinstance(coins, list) or len(coins) > 1000:
             raise InvalidResponse("the order's coins should be a JSON array")
-        from orderdash.core.service.account_models import CoinChoice
+        from orderdash.core.model.account import CoinChoice
 
         try:
             return tuple(CoinChoice.model_validate(coin) for coin in coins)

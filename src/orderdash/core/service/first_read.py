@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import asyncio
 
-    from orderdash.core.service.results import Fetched
+    from orderdash.core.model.results import Fetched
 
 # asyncio is imported where it is used, not here: `orderdash get` never loads it.
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from orderdash.core.service.errors import InvalidResponse
+from orderdash.core.model.errors import InvalidResponse
 
 if TYPE_CHECKING:
-    from orderdash.core.service.models import Order, Transaction
+    from orderdash.core.model.wire import Order, Transaction
 
 #: Orders with at least this many transactions keep their validated transactions for the next
 #: answer (see `TransactionReuse`); how many such orders are remembered.

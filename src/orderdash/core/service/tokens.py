@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from orderdash.core.model.errors import InvalidToken
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import InvalidToken
 
 MAX_TOKEN_LENGTH = 200
 #: What an order token the operator gives may hold besides letters and digits: the URL's

@@ -28,14 +28,14 @@ sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 import httpx
 
 from orderdash import __version__
-from orderdash.core.safetext import clean
-from orderdash.core.service.errors import (
+from orderdash.core.model.errors import (
     CannotConnect,
     InvalidResponse,
     NetworkError,
     ResponseTooLarge,
     Timeout,
 )
+from orderdash.core.safetext import clean
 from orderdash.core.service.net import Timeouts, is_loopback_host
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from orderdash.core.domain.text import amount_text, coin_code, epoch_ms_text, fi
 from orderdash.core.safetext import clean
 
 if TYPE_CHECKING:
+    from orderdash.core.model.wire import Order, Transaction
     from orderdash.core.polling.watcher import Change
-    from orderdash.core.service.models import Order, Transaction
     from orderdash.core.watching.alert import Alert
     from orderdash.core.watching.entry import Entry
 

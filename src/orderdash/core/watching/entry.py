@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orderdash.core.domain.payment import PaymentState, Phase
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.models import Order
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Order
 
 #: State filters, in the order `t` cycles through them.
 STATE_FILTERS: dict[str, frozenset[Phase] | None] = {

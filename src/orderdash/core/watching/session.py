@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from orderdash.core.customer.handover import BackToWelcome
+from orderdash.core.model.errors import NotFound
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean, shorten_middle
-from orderdash.core.service.errors import NotFound
 from orderdash.core.watching.watchlist_file import MAX_TOKENS, parse_tokens
 
 if TYPE_CHECKING:
     from orderdash.core.customer.channel import Publisher
     from orderdash.core.customer.holding import Takeover
     from orderdash.core.customer.reading import Reading
+    from orderdash.core.model.results import Fetched
     from orderdash.core.polling.watcher import Change, Failure, OrderWatcher
-    from orderdash.core.service.client import Fetched
     from orderdash.core.watching.alert import Alert
     from orderdash.core.watching.entry import Entry
     from orderdash.core.watching.state import DashboardState

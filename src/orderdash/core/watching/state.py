@@ -1,6 +1,7 @@
-"""The dashboard's state, without any UI: the watched orders, the alerts, the undo list, the
-bell and the order on screen. The app builds one (`make_app`) and owns it; screens hold a
-reference and show what it says.
+"""The dashboard's state, without any UI: the watched orders and the undo list, the alerts the
+watcher's reports raise, the bell and which order is on screen. What is shown of the order on
+screen is in `onscreen`, what a customer is shown of an order in `faces`. The app builds one
+(`make_app`) and owns it; screens hold a reference and show what it says.
 """
 
 from __future__ import annotations
@@ -8,101 +9,32 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from orderdash.core.domain.payment import PaymentState, payment_state
+from orderdash.core.model.errors import NotFound
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Order, Transaction
 from orderdash.core.polling.refresh import Kind, TrackStatus
 from orderdash.core.polling.watcher import Change, Failure, is_outage
-from orderdash.core.qr.payload import QRContent, QRPayload, qr_payload, remaining_payload
+from orderdash.core.qr.payload import QRContent, qr_payload
 from orderdash.core.safetext import clean
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import NotFound
-from orderdash.core.service.models import Order, Transaction
+from orderdash.core.watching import faces
 from orderdash.core.watching.alert_text import order_figures
 from orderdash.core.watching.entry import Entry
+from orderdash.core.watching.faces import Reachability
+from orderdash.core.watching.onscreen import Freshness, Shown, rate_direction
 from orderdash.core.watching.watchlist_file import WatchListFile
 
 if TYPE_CHECKING:
-    # the customer's face is built only once a customer display or point of sale shows one
-    # (its models are not needed for the dashboard's first paint)
     from orderdash.core.customer.face import CustomerFace, Trouble
     from orderdash.core.watching.alert import Alert
 
 #: A dashboard left open for weeks keeps the latest alerts and undoable removals, not all.
 MAX_ALERTS = 1000
 MAX_UNDO = 100
-#: The service renews an order's exchange rate every minute (docs/service-api.md): after that long
-#: without an answer, a QR may ask for an amount the order no longer has, and a payment made
-#: from it could not be checked. The customer's screens withdraw it then.
-RATE_PERIOD = 60.0
-
-
-@dataclass(frozen=True, repr=False)
-class Freshness:
-    """How fresh the order on screen is. Replaced, never changed in place: a new value is what
-    the status line is handed."""
-
-    last_update: float | None = None  # wall time the last good data was fetched
-    rates_enabled: bool = True
-    loading: bool = False
-    #: The last error and the time of the next try, per failing kind of request. `retry_at` and
-    #: `next_rate_at` are read off the monotonic clock the line counts down with (a wall-clock
-    #: step back of an hour once showed "next rate in 1:00:59").
-    errors: Mapping[Kind, str] = field(default_factory=dict)
-    retry_at: Mapping[Kind, float] = field(default_factory=dict)
-    next_rate_at: float | None = None
-    statuses: Mapping[Kind, TrackStatus] = field(default_factory=dict)
-
-    @property
-    def stale(self) -> bool:
-        """The order poll is failing: what is on screen is no longer being renewed.
-
-        A failing rate call alone does not make the data stale (getOrder keeps it current);
-        it is reported on its own.
-        """
-        return Kind.ORDER in self.errors
-
-    def succeeded(self, kind: Kind, at: float, next_rate_at: float | None) -> Freshness:
-        errors = {k: v for k, v in self.errors.items() if k is not kind}
-        retry_at = {k: v for k, v in self.retry_at.items() if k is not kind}
-        return replace(
-            self,
-            loading=False,
-            last_update=at,
-            errors=errors,
-            retry_at=retry_at,
-            next_rate_at=self.next_rate_at if next_rate_at is None else next_rate_at,
-        )
-
-    def failed(self, kind: Kind, message: str, retry_at: float) -> Freshness:
-        return replace(
-            self,
-            errors={**self.errors, kind: message},
-            retry_at={**self.retry_at, kind: retry_at},
-        )
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class Shown:
-    """The order on screen as the panes and the point-of-sale screen show it."""
-
-    order: Order
-    payment: PaymentState
-    payload: QRPayload
-    #: When the answer arrived (wall time): the expiry countdown counts from it.
-    received_at: float
-    #: Transactions new in this answer (the POS flashes, the table marks them).
-    new_ids: tuple[int, ...] = ()
-
-
-def rate_direction(previous: Order | None, current: Order) -> int | None:
-    """1 up, -1 down, 0 the same, None when either rate is unknown."""
-    if previous is None or previous.exchange_rate is None or current.exchange_rate is None:
-        return None
-    before, after = previous.exchange_rate, current.exchange_rate
-    return (after > before) - (after < before)
 
 
 class DashboardState:
@@ -176,13 +108,9 @@ class DashboardState:
         #: The service's checkout page of an order made here (Generate Order's `payment_url`):
         #: the customer's QR while the order has no coin.
         self.payment_urls: dict[str, str] = {}
-        #: Orders whose reads fail: since when (monotonic), and whether the last said 404. Kept
-        #: for a token no longer watched too: a POS may still show it (its words stay true).
-        self._failing: dict[str, tuple[float, bool]] = {}
-        #: Per order, when (monotonic) its last good answer came: a customer's screen withdraws
-        #: the QR a rate period after it, however long the failed reads took to say so.
-        self._last_good: dict[str, float] = {}
-        self.rate_period = RATE_PERIOD
+        #: Per order, whether the service answers for it: a customer's screen withdraws the QR
+        #: when it does not (`faces.Reachability`).
+        self.reach = Reachability(monotonic)
 
     @property
     def order(self) -> Order | None:
@@ -326,84 +254,21 @@ class DashboardState:
         return self.face_for(self.customer_token)
 
     def face_for(self, token: str | None) -> CustomerFace | None:
-        """What a customer is shown of `token`: its order as last answered, words instead of
-        the QR when it cannot be checked (`trouble`), or None while there is nothing to say
-        yet (no answer and no failure). A demo's face is marked as one."""
-        face = self._face_for(token)
+        """What a customer is shown of `token` (`faces.face_for`). A demo's face is marked as
+        one."""
+        face = faces.face_for(self, token)
         if face is not None and self.demo:
             return face.model_copy(update={"demo": True})
         return face
 
-    def _face_for(self, token: str | None) -> CustomerFace | None:
-        if token is None:
-            return None
-        from orderdash.core.customer.face import customer_face, face_at, trouble_face, wall_time
-
-        if token == self.token and self.shown is not None:
-            shown, fresh = self.shown, self.freshness
-            order, payment, payload = shown.order, shown.payment, shown.payload
-            renews = wall_time(fresh.next_rate_at, self.clock, self.monotonic)
-            problem = fresh.stale
-        else:
-            entry = self.entries.get(token)
-            if entry is None or entry.fetched is None:
-                trouble = self.trouble(token, has_order=False)
-                return trouble_face(trouble) if trouble else None
-            order = entry.fetched.order
-            payment = entry.payment or self.payment_of(order, entry.fetched.received_at)
-            payload = qr_payload(order, payment, self.qr_content, None, uppercase=self.qr_uppercase)
-            renews, problem = None, entry.failing
-        if token == self.remaining_for:
-            payload = remaining_payload(order, payment, uppercase=self.qr_uppercase) or payload
-        face = customer_face(
-            order,
-            payment,
-            payload,
-            rate_renews_at=renews,
-            connection_problem=problem or token in self._failing,
-            trouble=self.trouble(token, has_order=True),
-            payment_url=self.payment_urls.get(token, ""),
-        )
-        # past its deadline by this machine's clock, whatever the last answer said
-        return face_at(face, self.clock())
-
     def trouble(self, token: str | None, *, has_order: bool) -> Trouble:
-        """Why a customer cannot be shown `token`'s QR: the service says the order does not
-        exist, or no good answer came for a rate period (at once when there is no order yet
-        to show); "" when it can. The rate period counts from the last good answer, not from
-        the first failure: a hung read or a poll interval must not add to it."""
-        if token is None:
-            return ""
-        failing = self._failing.get(token)
-        last_good = self._last_good.get(token)
-        if failing is None:
-            # no failure yet, but no answer either (a read hanging until its timeout): known
-            # for the orders before a customer, read every second or two (another order may
-            # be read less often than a rate period)
-            facing = token == self.customer_token or (self.pos_up and token == self.token)
-            if facing and has_order and last_good is not None:
-                if self.monotonic() - last_good >= self.rate_period:
-                    return "unreachable"
-            return ""
-        since, not_found = failing
-        if not_found:
-            return "not_found"
-        if not has_order or self.monotonic() - since >= self.rate_period:
-            return "unreachable"
-        return ""
+        """Why a customer cannot be shown `token`'s QR, or "" (`Reachability.trouble`)."""
+        facing = token == self.customer_token or (self.pos_up and token == self.token)
+        return self.reach.trouble(token, has_order=has_order, facing=facing)
 
     def qr_withdrawn(self) -> str:
         """Why the order on screen, which takes a payment, must show no code now, or ""."""
-        shown = self.shown
-        if shown is None or not shown.payment.takes_payment:
-            return ""
-        expiry = shown.payment.expiry
-        deadline = expiry.deadline if expiry is not None else None
-        if deadline is not None and self.clock() >= deadline:
-            return "No QR: the order's time is up by this machine's clock, nothing is to be paid"
-        if self.trouble(self.token, has_order=True) == "unreachable":
-            return "No QR: no answer from the service for a minute, the amount cannot be checked"
-        return ""
+        return faces.qr_withdrawn(self)
 
     def newest_transaction(self, token: str) -> Transaction | None:
         """The newest payment to `token`'s order, if any."""
@@ -444,8 +309,7 @@ class DashboardState:
     ) -> tuple[Entry, Alert | None] | None:
         """A good answer for a watched order; None if it is no longer watched. `looking`: the
         operator has this order in front of them (no unseen mark then)."""
-        self._failing.pop(token, None)
-        self._last_good[token] = self.monotonic()
+        self.reach.answered(token)
         entry = self.entries.get(token)
         if entry is None:
             return None
@@ -517,10 +381,7 @@ class DashboardState:
                 failure.kind, failure.error.message, self.monotonic() + failure.retry_in
             )
         if failure.kind is Kind.ORDER:
-            # the rate period runs from the last good answer (now, if there never was one)
-            started = self._last_good.get(token, self.monotonic())
-            since = self._failing.get(token, (started, False))[0]
-            self._failing[token] = (since, isinstance(failure.error, NotFound))
+            self.reach.failed(token, not_found=isinstance(failure.error, NotFound))
         entry = self.entries.get(token)
         if entry is None or failure.kind is not Kind.ORDER:
             return None

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orderdash.core.service.errors import InvalidToken
+from orderdash.core.model.errors import InvalidToken
 from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, normalize_token, operator_token
 
 FORMAT_VERSION = 1

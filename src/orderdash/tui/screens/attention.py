@@ -18,8 +18,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from orderdash.core.books.attention import OrderAttention, counts_text, figure_text, kind_words
 from orderdash.core.safetext import clean
+from orderdash.core.usecases.attention import OrderAttention, counts_text, figure_text, kind_words
 from orderdash.core.watching.attention import AttentionKeeper
 from orderdash.tui.bindings import READONLY_MARK
 from orderdash.tui.messages import ResolveRequested

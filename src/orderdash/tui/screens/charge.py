@@ -37,21 +37,21 @@ from textual.widgets.option_list import Option
 from orderdash.core.domain.fiat import minor_digits
 from orderdash.core.domain.text import amount_text, fiat_text
 from orderdash.core.ledger.charges import outcome_of
+from orderdash.core.model.account import CoinChoice
+from orderdash.core.model.errors import (
+    ChargeOutcomeUnknown,
+    ChargeStopped,
+    NotFound,
+    OrderdashError,
+)
 from orderdash.core.safetext import clean
-from orderdash.core.service.account_models import CoinChoice
-from orderdash.core.service.charge import (
+from orderdash.core.service.client import Fetched, OrderClient
+from orderdash.core.usecases.charge import (
     Charge,
     check_currency,
     create,
     new_order_token,
     parse_amount,
-)
-from orderdash.core.service.client import Fetched, OrderClient
-from orderdash.core.service.errors import (
-    ChargeOutcomeUnknown,
-    ChargeStopped,
-    NotFound,
-    OrderdashError,
 )
 from orderdash.tui.notices import answer
 

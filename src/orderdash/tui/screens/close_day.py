@@ -4,9 +4,9 @@ It opens on today's report as a dry run ("not closed yet"), or the frozen report
 was closed already; `c` closes the day after a yes (`ConfirmScreen`), and the frozen report
 and its digest show (with one line when it differs from the dry run confirmed: what arrived
 meanwhile is in it). Left and right move a day back and forth (not past today). The work is
-the `close` command's (`core/books/run.py`) through the App's client, in one worker group;
-while it reads, one line says how far it is; a failure is one line and closes nothing. Leaving
-while a dry run reads cancels it, quietly.
+the `close` command's use case (`core/usecases/close.py`) through the App's client, in one
+worker group; while it reads, one line says how far it is; a failure is one line and closes
+nothing. Leaving while a dry run reads cancels it, quietly.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -25,16 +25,24 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from orderdash.core.books.close import ALL_TILLS, CloseResult
-from orderdash.core.books.frozen import find_frozen
-from orderdash.core.books.gather import Gate
-from orderdash.core.books.period import Period, day_period
-from orderdash.core.books.report import change_note, report_lines
-from orderdash.core.books.run import NoBook, close_with
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
+from orderdash.core.usecases.close import (
+    CloseOptions,
+    CloseResult,
+    OnClosed,
+    book_or_stand_in,
+    change_note,
+    day_report,
+    report_lines,
+)
+from orderdash.core.usecases.reads import Gate, OrderReader, Period, day_period
 from orderdash.tui.bindings import READONLY_MARK
 from orderdash.tui.widgets.keys_footer import KeysFooter
+
+if TYPE_CHECKING:
+    from orderdash.core.ledger import Book
+    from orderdash.core.usecases.close import CloseReport
 
 log = logging.getLogger(__name__)
 
@@ -70,17 +78,24 @@ class CloseDayScreen(Screen[None]):
     def __init__(
         self,
         *,
-        client: Any,
-        settings: Any,
+        client: OrderReader,
+        options: CloseOptions,
+        readonly: bool,
         zone: tzinfo,
         today: date,
-        open_book: Callable[[], Any],
+        open_book: Callable[[], Book],
         order_gate: Gate,
         private_gate: Gate,
+        on_closed: OnClosed | None = None,
     ) -> None:
+        """`options`: the close's, from the settings; `readonly`: a read-only operator's (the
+        report only); `open_book`: the shop's book (blocking: called in a thread); `on_closed`:
+        told of each close made here."""
         super().__init__()
         self._client = client
-        self._settings = settings
+        self._options = options
+        self._readonly = readonly
+        self._on_closed = on_closed
         self._zone = zone
         self._today = today
         self._open_book = open_book
@@ -98,7 +113,7 @@ class CloseDayScreen(Screen[None]):
         self.left = False
         self._close_asked = False
         #: The dry run's report the person confirmed closing (None: no close asked).
-        self._confirmed_report: dict[str, Any] | None = None
+        self._confirmed_report: CloseReport | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="close-title")
@@ -116,11 +131,6 @@ class CloseDayScreen(Screen[None]):
         return day_period(self.day.isoformat(), self._zone)
 
     # -- the keys ---------------------------------------------------------------------------------
-
-    @property
-    def _readonly(self) -> bool:
-        """A read-only operator: the report shows, the day is never closed from here."""
-        return bool(self._settings.readonly)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close_day" and self._readonly:
@@ -199,10 +209,11 @@ class CloseDayScreen(Screen[None]):
     @work(group="close-day", exclusive=True, exit_on_error=False)
     async def _day_worker(self, day: date, dry_run: bool) -> None:
         period = day_period(day.isoformat(), self._zone)
-        book: Any = None
+        book: Book | None = None
         try:
-            book, self.no_book = await asyncio.to_thread(self._book)
-            result, closed = await self._report(book, period, dry_run)
+            opened, self.no_book = await asyncio.to_thread(book_or_stand_in, self._open_book)
+            book = opened
+            result, closed = await self._report(opened, period, dry_run)
             lines = await asyncio.to_thread(report_lines, result.report, closed=closed)
             # (only a close this screen saved: another till's, found instead, is "Closed already")
             confirmed = self._confirmed_report if result.saved else None
@@ -235,36 +246,18 @@ class CloseDayScreen(Screen[None]):
             outcome = "Read-only: the report only, the day is not closed from here."
         self._status(f"Closed, but {note}" if note else outcome)
 
-    def _book(self) -> tuple[Any, str]:
-        """The shop's book, or a book that keeps nothing and why (in a thread: opening may
-        block)."""
-        try:
-            return self._open_book(), ""
-        except OrderdashError as error:
-            return NoBook(), error.message
-        except Exception as error:
-            log.warning("no book: %s", error, exc_info=True)
-            return NoBook(), f"{type(error).__name__}: {error}"
-
-    async def _report(self, book: Any, period: Period, dry_run: bool) -> tuple[CloseResult, bool]:
-        if dry_run:
-            # a closed day is shown as it was closed, not read again
-            # (read back checked: a damaged close is one line, never shown as it is)
-            found = await asyncio.to_thread(find_frozen, book, ALL_TILLS, period)
-            if found is not None:
-                return CloseResult(found, True, False, False), True
-        result = await close_with(
+    async def _report(self, book: Book, period: Period, dry_run: bool) -> tuple[CloseResult, bool]:
+        return await day_report(
             self._client,
             book,
-            self._settings,
             period,
-            till=ALL_TILLS,
+            self._options,
             dry_run=dry_run,
             order_gate=self._order_gate,
             private_gate=self._private_gate,
             progress=lambda done, total: self._progress(period, done, total),
+            on_closed=self._on_closed,
         )
-        return result, not result.dry_run
 
     def _progress(self, period: Period, done: int, total: int) -> None:
         if period.start.date() == self.day and not self.left:

@@ -1,29 +1,33 @@
 """The dashboard: token input, watch list, detail, QR, transactions, status line.
 
 The session (`core/watching/session.py`, built by `make_app`) owns the state and the watcher
-and makes every change to what is watched; this screen composes the panes, binds the keys (those
-on the watch list: `watch_list_keys.py`) and routes the watcher's reports: the state says what
-changed, the screen hands each widget what it shows."""
+and makes every change to what is watched; this screen composes the panes, binds the keys and
+routes the watcher's reports: the state says what changed, and the order on screen, its
+freshness, the customer display's words and the attention count go down from the app's
+reactives to the panes that show them (`data_bind`)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.events import Resize
+from textual.reactive import var
 
+from orderdash.core.model.errors import NotFound
+from orderdash.core.model.results import Fetched
+from orderdash.core.model.wire import Transaction
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean
-from orderdash.core.service.client import Fetched
-from orderdash.core.service.errors import NotFound
+from orderdash.core.watching.onscreen import Freshness, Shown
 from orderdash.core.watching.session import WatchSession
 from orderdash.tui import messages
-from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST, READONLY_MARK
+from orderdash.tui.app_data import AppData
+from orderdash.tui.bindings import DASHBOARD_BINDINGS, FOOTER_FIRST, READONLY_MARK, READONLY_OFF
 from orderdash.tui.compat.held_render import HeldRenderScreen
-from orderdash.tui.screens.watch_list_keys import WatchListKeys
 from orderdash.tui.text import literal
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.order_detail import OrderDetail
@@ -34,17 +38,27 @@ from orderdash.tui.widgets.token_bar import TokenBar
 from orderdash.tui.widgets.transactions import TransactionsPane
 from orderdash.tui.widgets.watch_list import WatchListPane
 
+if TYPE_CHECKING:
+    from orderdash.tui.host import DashboardHost
+
 #: Below this width the QR would squeeze the order and its payments: it is hidden, with a note.
 QR_MIN_SCREEN_WIDTH = 100
 
 
-class DashboardScreen(WatchListKeys, HeldRenderScreen):
+class DashboardScreen(HeldRenderScreen):
     # (HeldRenderScreen: rendered once the start-up's hold on painting ends, not under it)
     #: `start` focuses what fits the start (the order's table, the list or the token input).
     #: Textual's default would focus the token input first, a frame earlier, and the footer
     #: would show that input's keys (only "/") and then rebuild for the table's.
     AUTO_FOCUS = ""
     BINDINGS = DASHBOARD_BINDINGS
+
+    #: The app's, bound (`data_bind`), for the panes to bind in turn.
+    shown: var[Shown | None] = var(None, init=False)
+    freshness: var[Freshness] = var(Freshness, init=False)
+    customer_display: var[str] = var("", init=False)
+    attention: var[int] = var(0, init=False)
+    roster: var[int] = var(0, init=False)
 
     def __init__(
         self, session: WatchSession, *, first_paint_held: bool = False, readonly: bool = False
@@ -57,17 +71,28 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
         self._mismatch_shown = False
         #: The app holds painting until the first order is on this screen (`end_of_hold`).
         self._first_paint_held = first_paint_held
-        #: Set once its widgets are mounted (the app's first screen: no push_screen awaits it).
+        #: Set once its widgets are mounted and its data bound (the app's first screen: no
+        #: push_screen awaits it).
         self.composed = asyncio.Event()
+        # (made by the app as its first screen, in its context: its reactives to bind)
+        self.data_bind(
+            AppData.shown,
+            AppData.freshness,
+            AppData.customer_display,
+            AppData.attention,
+            AppData.roster,
+        )
 
     def compose(self) -> ComposeResult:
-        yield TitleHeader(count_from="attention")
+        yield TitleHeader().data_bind(DashboardScreen.attention)
         # (the account's banner goes here with its first problem: `account_problem`)
         yield TokenBar()
-        yield WatchListPane(self.state, id="watch")
+        yield WatchListPane(self.state, id="watch").data_bind(DashboardScreen.roster)
         # the order over its transactions, the QR docked beside both (app.tcss)
-        yield OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
-        yield StatusLine(monotonic=self.state.monotonic, id="status")
+        view = OrderView(self.state, draw_qr_later=self._first_paint_held, id="main")
+        yield view.data_bind(DashboardScreen.shown, DashboardScreen.freshness)
+        status = StatusLine(monotonic=self.state.monotonic, id="status")
+        yield status.data_bind(DashboardScreen.freshness, DashboardScreen.customer_display)
         yield KeysFooter(first=FOOTER_FIRST, mark=READONLY_MARK if self.readonly else "")
 
     def end_of_hold(self) -> None:
@@ -76,11 +101,14 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
 
     def on_mount(self) -> None:
         self.watch(self.app, "tick", self._tick, init=False)
-        self.watch(self.app, "roster", self.query_one(WatchListPane).rebuild)
-        status = self.query_one(StatusLine)
-        for name in ("freshness", "customer_display"):  # the app's, down to the status line
-            self.watch(self.app, name, partial(setattr, status, name))
-        self.composed.set()
+        # (the binding to the app's data is made when this screen's messages start, after this
+        # Mount: what the app sets from here on reaches the panes at once)
+        self.call_later(self.composed.set)
+
+    @property
+    def _app(self) -> DashboardHost:
+        """The app (OrderDashApp, which imports the dashboard: seen through its Protocol)."""
+        return cast("DashboardHost", self.app)
 
     def start(self, first: str | None, token_errors: Sequence[str]) -> None:
         """The orders to watch are known: open `first` (given on the command line) and say why
@@ -165,10 +193,9 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
     def _show_order(self, fetched: Fetched, kind: Kind, new_ids: tuple[int, ...]) -> None:
         """The focused order into the detail, transactions, QR and status panes."""
         order = self.state.show(fetched, kind, new_ids).order
-        self.query_one(OrderView).show(order, new_ids)
         company, token = clean(order.company_name, limit=40), clean(order.token, limit=40)
         self.sub_title = f"{company} \u00b7 {token}"
-        self._update_freshness()
+        self._app.freshness = self.state.freshness
         warning, first = self.state.token_mismatch(order)
         if warning and first:
             self.notify(warning, title="Another order token", severity="warning", markup=False)
@@ -177,10 +204,6 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
             self.query_one(TokenBar).show_error(warning)
             self._mismatch_shown = warning is not None
         self._app.shown = self.state.shown
-
-    def _update_freshness(self) -> None:
-        self._app.freshness = self.state.freshness
-        self.query_one(OrderView).stale(self.state.freshness)
 
     # -- reports from the watcher --------------------------------------------------------------
 
@@ -216,7 +239,7 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
                     else ""
                 )
                 self.query_one(TokenBar).show_error(failure.error.message + note)
-        self._update_freshness()
+        self._app.freshness = self.state.freshness
 
     @on(messages.WatchStatusChanged)
     def _watch_status_changed(self, message: messages.WatchStatusChanged) -> None:
@@ -237,14 +260,72 @@ class DashboardScreen(WatchListKeys, HeldRenderScreen):
         """The state changed `token`'s entry outside a read (a new order's mark)."""
         self.query_one(WatchListPane).update_entry(token)
 
+    # -- the keys (`tui/bindings.py`) --------------------------------------------------------------
+    # `d`, `c`, `y`, `o` and `R` act on the list's highlighted row while the list has the focus,
+    # else on the order open in the panes; `g`, `f`, `t`, `s`, `S` and `w` on the list itself.
+    # The list pane keeps the rows, the session what is watched, the desk (`tui/desk.py`) the
+    # clipboard and the browser: the keys hand each its part.
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.readonly and action in READONLY_OFF)
+
+    def target_token(self) -> str | None:
+        """The order a key acts on: the list's highlighted row while the list has the focus,
+        else the order open in the panes."""
+        return self.query_one(WatchListPane).highlighted_token() or self.state.token
+
+    def selected_transaction(self) -> Transaction | None:
+        return self.query_one(OrderView).selected_transaction()
+
+    def action_remove_order(self) -> None:
+        self.session.unwatch(self.target_token())
+
+    def action_resolve_order(self) -> None:
+        self._app.action_resolve_order(self.target_token() or "")
+
+    def action_copy_address(self) -> None:
+        self._app.desk.copy_address(self.target_token())
+
+    def action_copy_amount(self) -> None:
+        self._app.desk.copy_amount(self.target_token())
+
+    def action_open_transaction(self) -> None:
+        token = self.query_one(WatchListPane).highlighted_token()
+        if token is None:
+            self._app.desk.open_transaction(self.selected_transaction())
+        else:  # the list's row: its newest payment
+            self._app.desk.open_transaction(self.state.newest_transaction(token))
+
     def action_toggle_details(self) -> None:
         detail = self.query_one(OrderDetail)
         detail.details = not detail.details
-
-    # -- the focus ---------------------------------------------------------------------------------
 
     def action_focus_token(self) -> None:
         self.query_one(TokenBar).input.focus()
 
     def action_focus_table(self) -> None:
         self.query_one(TransactionsPane).table.focus()
+
+    def action_focus_list(self) -> None:
+        if not self.query_one(WatchListPane).focus_rows():
+            self.notify(
+                "The watch list shows from the second order on (a adds orders).",
+                timeout=3,
+                markup=False,
+            )
+
+    def action_filter(self) -> None:
+        self.query_one(WatchListPane).focus_filter()
+
+    def action_state_filter(self) -> None:
+        state = self.query_one(WatchListPane).cycle_state_filter()
+        self.notify(f"Showing: {state}", timeout=2, markup=False)
+
+    def action_sort(self) -> None:
+        self.query_one(WatchListPane).cycle_sort()
+
+    def action_reverse_sort(self) -> None:
+        self.query_one(WatchListPane).reverse_sort()
+
+    def action_toggle_list(self) -> None:
+        self.query_one(WatchListPane).toggle_hidden()

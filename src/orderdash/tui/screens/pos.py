@@ -3,8 +3,8 @@ customer panel (`tui/widgets/customer.py`, the same widget `orderdash display` u
 large as fits, the amount due in large digits, the address as text, countdowns, and a banner
 that says in words, in the customer's language, what happened.
 
-The app owns the data and the refresh; this screen watches the order on screen (`app.shown`)
-and the app's clock tick, and shows them.
+The app owns the data and the refresh; this screen binds the order on screen, its freshness
+and the clock tick from the app's reactives (`data_bind`, `tui/app_data.py`), and shows them.
 
 It faces the customer: nothing about another order reaches it (the app holds notifications
 while it is up, see `customer_facing`), its footer offers only a discreet Esc for the staff,
@@ -13,7 +13,7 @@ the app's own keys (quit, help, the command palette) do nothing here, and a fail
 TOKEN`, `standalone`) it leads nowhere else: Esc asks to quit and quits; nothing of the
 dashboard under it (other orders, charges, copy keys) is reachable. A payment that cannot be
 checked loses its QR: at once when the service says the order does not exist, after a rate
-period (`DashboardState.rate_period`) when the service does not answer.
+period (`Reachability.rate_period`) when the service does not answer.
 
 For the staff, one line under the panel says what the customer's "Paid" hides: a shortfall
 absorbed (within the payment tolerance, accepted at the counter, or paid by the service's
@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -36,15 +37,17 @@ from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.customer.face import CustomerFace, Trouble
 from orderdash.core.domain.payment import PaymentState
 from orderdash.core.domain.text import amount_text
+from orderdash.core.model.wire import Order
 from orderdash.core.qr.payload import offers_remaining, remaining_payload
-from orderdash.core.service.models import Order
-from orderdash.core.watching.state import DashboardState, Freshness, Shown
+from orderdash.core.watching.onscreen import Freshness, Shown
+from orderdash.core.watching.state import DashboardState
+from orderdash.tui.app_data import AppData
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded
 
 if TYPE_CHECKING:
-    from orderdash.tui.host import DashboardHost
+    from orderdash.tui.resolutions import HasResolutions
 
 __all__ = ["CONNECTION_PROBLEM", "PosScreen"]
 
@@ -71,6 +74,11 @@ class PosScreen(Screen[None]):
     #: Read by the app: while such a screen is up, notifications are held for the operator and
     #: the app's operator keys are off.
     customer_facing = True
+
+    #: The app's, bound (`data_bind`): the order on screen, how fresh it is, the clock tick.
+    shown: var[Shown | None] = var(None, init=False)
+    freshness: var[Freshness] = var(Freshness, init=False)
+    tick: var[int] = var(0, init=False)
 
     def __init__(
         self,
@@ -100,6 +108,10 @@ class PosScreen(Screen[None]):
         self._trouble: Trouble = ""
         #: `m` applies (the footer shows it): the order is open, part-paid, checkable.
         self._remaining_applies = False
+        # Made by the app (its actions): bound to its data. The binding hands the screen the
+        # order on screen as it mounts; it is the one already shown, no news to flash.
+        self.set_reactive(PosScreen.shown, cast(AppData, self.app).shown)
+        self.data_bind(AppData.shown, AppData.freshness, AppData.tick)
 
     def compose(self) -> ComposeResult:
         yield CustomerPanel(primary=self.primary, language=self.language, id="pos-panel")
@@ -107,22 +119,19 @@ class PosScreen(Screen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.watch(self.app, "tick", self._tick, init=False)
-        self.watch(self.app, "shown", self._shown_changed, init=False)
-        self.watch(self.app, "freshness", self._freshness_changed, init=False)
         # a screen's Mount can come before its children's: the order on screen once they exist
-        self.call_after_refresh(self._show, self._dashboard_state.shown)
+        self.call_after_refresh(self._show)
 
     @property
     def panel(self) -> CustomerPanel:
         return self.query_one(CustomerPanel)
 
-    def _shown_changed(self, shown: Shown | None) -> None:
-        self._show(shown)
-        if shown is not None and shown.new_ids and self._ready:
+    def watch_shown(self, before: Shown | None, shown: Shown | None) -> None:
+        self._show()
+        if shown is not None and shown is not before and shown.new_ids and self._ready:
             self.panel.flash()
 
-    def _show(self, _: Shown | None = None) -> None:
+    def _show(self) -> None:
         """The order on screen as the customer sees it: its face, or words when it cannot be
         checked; "Loading…" stays while nothing is known yet."""
         if not self._ready:
@@ -173,7 +182,7 @@ class PosScreen(Screen[None]):
         if question and token is not None:
             from orderdash.tui.resolutions import accept_as_paid
 
-            accept_as_paid(cast("DashboardHost", self.app), token, question)
+            accept_as_paid(cast("HasResolutions", self.app), token, question)
 
     def _trouble_now(self) -> Trouble:
         state = self._dashboard_state
@@ -184,7 +193,7 @@ class PosScreen(Screen[None]):
         event.stop()
         self._show()
 
-    def _freshness_changed(self, freshness: Freshness) -> None:
+    def watch_freshness(self, freshness: Freshness) -> None:
         problem = freshness.stale and self._dashboard_state.order is not None
         if problem != self.connection_problem or self._trouble_now() != self._trouble:
             self._show()
@@ -254,6 +263,9 @@ class PosScreen(Screen[None]):
 
         question = "Close the point of sale and quit orderdash pos?"
         self.app.push_screen(ConfirmScreen("Quit?", question), callback=answered)
+
+    def watch_tick(self) -> None:
+        self._tick()
 
     def _tick(self) -> None:
         if not self._ready:

@@ -1,5 +1,5 @@
 """The resolve dialog (`R`, the palette, or any screen through the App's `resolve_order`): a
-person's word on one order, written to the ledger (`core/books/resolve.py`).
+person's word on one order, written to the ledger (`core/usecases/resolve.py`).
 
 Choose how it was resolved, type the reason, and for an order that owes something back (an
 excess, a payment after expiry) work the refund out: at the payment's rate, today's or a
@@ -30,19 +30,22 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, RadioButton, RadioSet, Static
 
-from orderdash.core.books.orders import BadOrder, read_order
-from orderdash.core.books.refund import Owed, Refund, RefundRefused, owed_by, work_out
-from orderdash.core.books.resolve import (
-    KIND_WORDS,
-    clean_reason,
-    new_resolution,
-    resolution_line,
-)
 from orderdash.core.domain.text import amount_text
 from orderdash.core.ledger import RESOLUTION_KINDS, LedgerError, ResolutionRecord
 from orderdash.core.ledger.schema import MAX_REASON
+from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
-from orderdash.core.service.errors import OrderdashError
+from orderdash.core.usecases.resolve import (
+    KIND_WORDS,
+    Owed,
+    Refund,
+    RefundRefused,
+    clean_reason,
+    new_resolution,
+    owed_of,
+    resolution_line,
+    typed_refund,
+)
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +61,6 @@ class Writer(Protocol):
 
 #: The dialog's first word on what confirming does.
 NOTHING_SENT = "Written to the ledger only: nothing is sent to the service."
-
-
-def _owed(raw: dict[str, Any]) -> Owed | None:
-    return owed_by(read_order(raw))
 
 
 def _line(text: str, style: str = "") -> Text:
@@ -229,11 +228,9 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         await self._owes(fetched.raw)
 
     async def _owes(self, raw: dict[str, Any]) -> None:
-        try:
-            self.owed = await asyncio.to_thread(_owed, raw)
-        except BadOrder as error:
-            self.owed = None
-            self._owed_line(f"Its figures cannot be read for a refund: {error}")
+        self.owed, unreadable = await asyncio.to_thread(owed_of, raw)
+        if unreadable:
+            self._owed_line(f"Its figures cannot be read for a refund: {unreadable}")
         else:
             self._know()
         self.known = True
@@ -286,23 +283,14 @@ class ResolveScreen(ModalScreen[ResolutionRecord | None]):
         shown.update(_line(f"Refund: {self.refund.text}" if self.refund else ""))
 
     def _refund(self) -> Refund | None:
-        from orderdash.core.books.refund import typed_decimal
-
-        basis = self.basis
-        if not basis:
-            return None
-        if self.owed is None:
-            raise RefundRefused("nothing to refund: the order owes nothing back")
-        fee_text = self.query_one("#resolve-fee", Input).value
-        fee = typed_decimal(fee_text, "fee") if fee_text.strip() else Decimal(0)
-        rate = None
-        if basis == "today":
-            if self._today_unread:
-                raise RefundRefused(self._today_unread)
-            rate = self._today
-        elif basis == "typed":
-            rate = typed_decimal(self.query_one("#resolve-rate", Input).value, "rate")
-        return work_out(self.owed, basis, rate=rate, fee=fee)
+        return typed_refund(
+            self.owed,
+            self.basis,
+            rate=self.query_one("#resolve-rate", Input).value,
+            fee=self.query_one("#resolve-fee", Input).value,
+            today=self._today,
+            today_unknown=self._today_unread,
+        )
 
     def action_copy_refund(self) -> None:
         # said in the dialog's own line: toasts wait while a dialog is up (tui/notices.py)

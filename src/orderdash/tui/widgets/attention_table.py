@@ -21,8 +21,8 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
-from orderdash.core.books.attention import OrderAttention, age_text, kind_words
 from orderdash.core.safetext import clean, shorten_middle
+from orderdash.core.usecases.attention import OrderAttention, age_text, kind_words
 from orderdash.tui.steps import KeptRow, StepCount, Steps, under_cursor
 
 #: The columns, in the order they are given room: a narrow screen keeps the first ones whole

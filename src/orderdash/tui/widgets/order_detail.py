@@ -32,7 +32,7 @@ from orderdash.core.domain.text import (
     rate_text,
     server_time_text,
 )
-from orderdash.core.service.models import Order
+from orderdash.core.model.wire import Order
 from orderdash.tui.styles import TONE_STYLES
 from orderdash.tui.text import joined, literal, text_key, text_shape
 

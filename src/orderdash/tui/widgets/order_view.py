@@ -1,8 +1,8 @@
 """The order on screen: its detail over its transactions, the QR docked beside both.
 
-The dashboard hands it the state's order on screen (`show`), or says it is loading or gone; it
-hands each pane its part, and takes the QR back when the order's time is up or the service
-stops answering (`tick`).
+The order on screen and its freshness come bound from the screen (`data_bind`: `shown`,
+`freshness`); the dashboard says when it is loading or gone. It hands each pane its part, and
+takes the QR back when the order's time is up or the service stops answering (`tick`).
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.reactive import var
 
 from orderdash.core.domain.text import coin_code
+from orderdash.core.model.wire import Transaction
 from orderdash.core.safetext import clean
-from orderdash.core.service.models import Order, Transaction
 from orderdash.core.watching.alert_text import order_figures
-from orderdash.core.watching.state import DashboardState, Freshness
+from orderdash.core.watching.onscreen import Freshness, Shown
+from orderdash.core.watching.state import DashboardState
 from orderdash.tui.widgets.order_detail import OrderDetail
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded, qr_what, show_payload
 from orderdash.tui.widgets.qr import QRView
@@ -38,6 +40,11 @@ def empty_pane(lead: str) -> Text:
 
 
 class OrderView(Vertical):
+    #: The order on screen as last answered (bound: set again for each answer).
+    shown: var[Shown | None] = var(None, init=False)
+    #: How fresh it is (bound): an order no longer renewed says since when.
+    freshness: var[Freshness] = var(Freshness, init=False)
+
     def __init__(self, state: DashboardState, *, draw_qr_later: bool = False, id: str) -> None:
         """`draw_qr_later`: the start-up holds painting; the code is drawn a frame after the
         order (`draw_qr`)."""
@@ -76,13 +83,18 @@ class OrderView(Vertical):
         """Why there is no order to show (its first read failed)."""
         self.query_one(OrderDetail).show_message(message)
 
-    def show(self, order: Order, new_ids: tuple[int, ...]) -> None:
-        """The state's order on screen (`order`) into the detail, QR and transactions panes."""
+    def watch_shown(self, shown: Shown | None) -> None:
+        """The order on screen into the detail, QR and transactions panes (None: it is loading
+        or gone, as the dashboard says: `show_loading`, `closed`)."""
+        if shown is None:
+            return
         self.show_qr()
+        order = shown.order
         currency = clean(order.currency.abbreviation, limit=12)
         self.query_one(TransactionsPane).show(
-            order.transactions, new_ids, coin_code(order), currency
+            order.transactions, shown.new_ids, coin_code(order), currency
         )
+        self.watch_freshness(self.freshness)
 
     @on(ServerImageDecoded)
     def show_qr(self) -> None:
@@ -99,7 +111,7 @@ class OrderView(Vertical):
                 shown.order, shown.received_at, self.state.direction, shown.payment, what, was
             )
 
-    def stale(self, freshness: Freshness) -> None:
+    def watch_freshness(self, freshness: Freshness) -> None:
         stale = freshness.stale and self.state.order is not None
         self.query_one(OrderDetail).stale_since = freshness.last_update if stale else None
 

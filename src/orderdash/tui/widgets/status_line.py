@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from orderdash.core.domain.text import duration_text
 from orderdash.core.polling.refresh import Kind
-from orderdash.core.watching.state import Freshness
+from orderdash.core.watching.onscreen import Freshness
 from orderdash.tui.text import literal, text_key, text_shape
 
 
@@ -65,7 +65,8 @@ def _freshness_text(state: Freshness, now: float) -> Text:
 
 
 class StatusLine(Static):
-    """Shows `freshness` (the screen binds it); `tick` (the app's clock, once a second) moves
+    """Shows `freshness` and `customer_display` (bound from the screen: `data_bind`); `tick`
+    (the app's clock, once a second) moves
     the countdowns, and nothing else on screen repaints for them.
 
     A tick that would show the same text repaints nothing, and one that only changes digits

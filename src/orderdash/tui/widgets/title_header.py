@@ -10,8 +10,8 @@ does for the mouse: the icon is highlighted under the mouse, tells what it does 
 opens the command palette when clicked; a click elsewhere makes the header three lines tall and
 another one line again.
 
-A count of the watched orders that need a human (`attention`, watched on the app when
-`count_from` names its reactive) stands at the right of the title, in the warning colour,
+A count of the watched orders that need a human (`attention`, bound from the screen's:
+`data_bind`) stands at the right of the title, in the warning colour,
 shortened to fit ("! 3 watched need attention", "! 3 attention", "!3"): the title gives way to
 it, cut with "…".
 """
@@ -82,17 +82,10 @@ class TitleHeader(Widget, can_focus=False):
     attention: reactive[int] = reactive(0)
 
     def __init__(
-        self,
-        *,
-        count_from: str | None = None,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
     ) -> None:
-        """`count_from`: the app's reactive holding the count of orders needing a human."""
         super().__init__(name=name, id=id, classes=classes)
         self._icon_hover = False
-        self._count_from = count_from
 
     def on_mount(self) -> None:
         def redraw() -> None:
@@ -102,8 +95,6 @@ class TitleHeader(Widget, can_focus=False):
         for node in (self.app, self.screen):
             self.watch(node, "title", redraw, init=False)
             self.watch(node, "sub_title", redraw, init=False)
-        if self._count_from is not None:
-            self.watch(self.app, self._count_from, lambda n: setattr(self, "attention", n))
 
     def watch_tall(self, tall: bool) -> None:
         self.set_class(tall, "-tall")

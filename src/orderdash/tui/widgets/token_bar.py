@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Static
 
-from orderdash.core.service.errors import InvalidToken
+from orderdash.core.model.errors import InvalidToken
 from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, operator_token
 from orderdash.tui.messages import TokenSubmitted
 from orderdash.tui.text import literal

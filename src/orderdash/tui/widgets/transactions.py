@@ -18,8 +18,8 @@ from textual.widgets.data_table import RowKey
 
 from orderdash.core.domain.columns import KEEP, ColumnSpec, fit_columns
 from orderdash.core.domain.text import amount_text, server_time_text
+from orderdash.core.model.wire import Transaction
 from orderdash.core.safetext import shorten_middle
-from orderdash.core.service.models import Transaction
 from orderdash.tui.compat.newest_first_table import NewestFirstTable
 from orderdash.tui.text import joined, literal, text_shape
 

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual import on
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
+from textual.reactive import var
 from textual.widgets import DataTable, Input, Label
 
 from orderdash.core.domain.columns import fit_columns
@@ -82,8 +83,8 @@ class WatchTable(DataTable):
 class WatchListPane(Vertical):
     """The list. The app's state owns the entries (this pane holds a reference to the state);
     this pane shows them, marks an order seen when the operator is on its row, and reports
-    choices. Tell it what changed: `update_entry` for one order, `rebuild` after orders came or
-    went.
+    choices. Tell it what changed: `update_entry` for one order; after orders came or went it
+    rebuilds (`roster`, bound from the screen, or `rebuild`).
 
     The columns fit the pane's width (`fit_columns`): the least needed go first, and each
     cell is fitted to its column (`fit_amount`: whole, "\u2248" rounded or "\u2026" cut),
@@ -131,6 +132,9 @@ class WatchListPane(Vertical):
     }
     """
 
+    #: Bumped when orders join or leave the watch list.
+    roster: var[int] = var(0, init=False)
+
     def __init__(self, state: DashboardState, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.state = state
@@ -165,6 +169,9 @@ class WatchListPane(Vertical):
         self._kept = KeptRow()
 
     def on_mount(self) -> None:
+        self.rebuild()
+
+    def watch_roster(self) -> None:
         self.rebuild()
 
     def on_resize(self) -> None:

@@ -1,6 +1,6 @@
 """What the client's reads of an order hand back: the order as fetched (the account's orders and
-a history page are in account_answers.py, loaded on the account's paths only; the models of the
-wire itself are in models.py and account_models.py)."""
+a history page are in `core/service/account_answers.py`, loaded on the account's paths only;
+the models of the wire itself are in wire.py and account.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from orderdash.core.service.models import Order
+    from orderdash.core.model.wire import Order
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -1,14 +1,14 @@
 """The account's models (docs/account-api.md): the log-in, the order history, Generate Order and the
-coins an order offers. Apart from `models.py` so that what reads only orders (the dashboard's
+coins an order offers. Apart from `wire.py` so that what reads only orders (the dashboard's
 start-up, `orderdash get`) does not define them: each model class costs its start ~0.5 ms.
 
-No `from __future__ import annotations`, as in `models.py` (the annotations are evaluated once,
+No `from __future__ import annotations`, as in `wire.py` (the annotations are evaluated once,
 as the class body runs).
 """
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from orderdash.core.service.models import (
+from orderdash.core.model.wire import (
     Currency,
     JsonAny,
     Money,

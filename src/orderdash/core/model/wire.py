@@ -1,5 +1,5 @@
 """Typed models of the order API (docs/service-api.md), open to what the spec does not show
-(the account's, read only in account mode and by its commands: `account_models.py`).
+(the account's, read only in account mode and by its commands: `account.py`).
 
 Attributes are snake_case; the wire names are aliases. Money is `Decimal` with every digit the
 server sent: bodies must be parsed with `jsontext.loads` (floats never appear), and the `Money`
@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, model_validator
 from pydantic.alias_generators import to_camel
 
-from orderdash.core.service.jsontext import OutOfRangeNumber, in_range
+from orderdash.core.model.jsontext import OutOfRangeNumber, in_range
 
 #: Largest magnitude and finest fraction accepted for a money value (10^±40): wider than any
 #: coin or fiat amount, narrow enough that formatting can never produce a huge string.

@@ -21,14 +21,15 @@ import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from orderdash.core.domain import fiat
-from orderdash.core.safetext import clean
-from orderdash.core.service.account_models import CoinChoice
-from orderdash.core.service.client import Fetched, OrderClient
-from orderdash.core.service.errors import (
+from orderdash.core.ledger.charges import CREATE_ATTEMPTS, RETRY_PAUSE
+from orderdash.core.model.account import CoinChoice
+from orderdash.core.model.errors import (
     ApiError,
+    AuthRequired,
     CannotConnect,
     ChargeOutcomeUnknown,
     ChargeStopped,
@@ -40,12 +41,13 @@ from orderdash.core.service.errors import (
     ServiceError,
     UsageError,
 )
+from orderdash.core.model.results import Fetched
+from orderdash.core.safetext import clean
+from orderdash.core.service.client import OrderClient
 from orderdash.core.service.net import is_loopback_host
 
-#: Tries of one charge's creation (the first and two retries), and the pause before each retry.
-CREATE_ATTEMPTS = 3
-RETRY_PAUSE = 1.0
-
+if TYPE_CHECKING:
+    from orderdash.core.settings.model import Settings
 
 #: A checkout link longer than this is not a link the service means.
 MAX_PAYMENT_URL = 2000
@@ -309,3 +311,43 @@ async def charge(
     if made.currency is not None:  # read already (a lost answer's order, found by its token)
         return check_currency(made, made.currency, currency)
     return await confirm_currency(client, made, currency)
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeOptions:
+    """What a charge takes of the settings, read once: the till's currency (None: the
+    account's), the account it is made for, and whether the access token is there."""
+
+    currency: str | None
+    customer_id: str | None
+    signed_in: bool
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ChargeOptions:
+        return cls(settings.currency, settings.customer_id, settings.access_token is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeAsked:
+    """A charge as asked, checked before any order is made."""
+
+    amount: Decimal
+    customer_id: str
+    coin: str | None = None
+    order_id: str | None = None
+
+
+def ask(
+    options: ChargeOptions, amount: str, *, coin: str | None = None, order_id: str | None = None
+) -> ChargeAsked:
+    """The amount in the till's currency (its decimals) and the coin's form, checked first
+    (UsageError); then the account's credentials (AuthRequired, as `orders` and `close` miss
+    them)."""
+    money = parse_amount(amount, options.currency)
+    wanted = check_coin_text(coin) if coin is not None else None
+    if not options.signed_in or options.customer_id is None:
+        raise AuthRequired(
+            "charge needs the access token (access_token_file) and customer_id "
+            "(--customer-id, ORDERDASH_CUSTOMER_ID): both are in the service's cabinet"
+        )
+    return ChargeAsked(money, options.customer_id, wanted, order_id)
