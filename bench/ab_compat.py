@@ -41,6 +41,16 @@ def main() -> None:
     parser.add_argument(
         "--against", metavar="SRC", help="the 'without' arm runs the tree whose src is SRC"
     )
+    parser.add_argument(
+        "--each",
+        action="store_true",
+        help="one 'without' arm per patch named (each taken away alone), all interleaved",
+    )
+    parser.add_argument(
+        "--collect",
+        action="store_true",
+        help="also time one full collection at the first paint (thread CPU)",
+    )
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument(
         "--service-delay",
@@ -54,16 +64,15 @@ def main() -> None:
     from orderdash.simulator import DEMO_TOKENS
     from orderdash.simulator.faults import Fault
 
-    kinds = {
-        "with": {"mode": "orderdash", "patches": options.patch},
-        "without": {
-            "mode": "orderdash",
-            "patches": options.patch,
-            "without": [] if options.against else options.patch,
-        },
-        "used": {"mode": "used"},
-    }
-    samples: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in kinds}
+    app = {"mode": "orderdash", "patches": options.patch, "time_collect": options.collect}
+    kinds: dict[str, dict[str, object]] = {"with": app}
+    if options.each:
+        for patch in options.patch:
+            kinds[f"-{patch}"] = {**app, "without": [patch]}
+    else:
+        kinds["without"] = {**app, "without": [] if options.against else options.patch}
+    kinds["used"] = {"mode": "used"}
+    samples: dict[str, list[tuple[float, float, float, float]]] = {kind: [] for kind in kinds}
     with simulator() as server, token_file() as path:
         if options.service_delay > 0:
             server.sim.add_fault(Fault(endpoint="order", delay=options.service_delay))
@@ -73,10 +82,15 @@ def main() -> None:
         if options.against:
             before = {**child_env(), "PYTHONPATH": os.path.abspath(options.against)}
 
-        def once(kind: str) -> tuple[float, float, float]:
+        def once(kind: str) -> tuple[float, float, float, float]:
             env = before if kind == "without" else None
             data, child = run_app_child({**spec, **kinds[kind]}, env=env)
-            return data["paint_at"] - child.started, child.max_rss_kib / 1024, data["cpu_at_paint"]
+            return (
+                data["paint_at"] - child.started,
+                child.max_rss_kib / 1024,
+                data["cpu_at_paint"],
+                data.get("collect_cpu", 0.0),
+            )
 
         for kind in kinds:
             once(kind)
@@ -106,27 +120,38 @@ def main() -> None:
         t, t0, t1 = stats(kind, 0)
         r, r0, r1 = stats(kind, 1)
         c, c0, c1 = stats(kind, 2)
-        print(
-            f"{kind:8} first paint {t * 1000:6.1f} ms ({t0 * 1000:.0f}-{t1 * 1000:.0f})  "
+        line = (
+            f"{kind:20} first paint {t * 1000:6.1f} ms ({t0 * 1000:.0f}-{t1 * 1000:.0f})  "
             f"CPU to it {c * 1000:6.1f} ms ({c0 * 1000:.0f}-{c1 * 1000:.0f})  "
             f"peak RSS {r:6.2f} MiB ({r0:.2f}-{r1:.2f})"
         )
-    for index, name in ((0, "first paint"), (2, "CPU to the first paint")):
-        with_, without, used = (stats(kind, index)[0] for kind in kinds)
-        paired = sorted(
-            b[index] - a[index] for a, b in zip(samples["with"], samples["without"], strict=True)
-        )
+        if options.collect and kind != "used":
+            g, g0, g1 = stats(kind, 3)
+            line += f"  full collection {g * 1000:.1f} ms ({g0 * 1000:.1f}-{g1 * 1000:.1f})"
+        print(line)
+    used = {index: stats("used", index)[0] for index in (0, 1, 2)}
+    for kind in kinds:
+        if kind in ("with", "used"):
+            continue
+        print(f"taken away: {kind.lstrip('-')}")
+        for index, name in ((0, "first paint"), (2, "CPU to the first paint")):
+            with_, without = stats("with", index)[0], stats(kind, index)[0]
+            paired = sorted(
+                b[index] - a[index] for a, b in zip(samples["with"], samples[kind], strict=True)
+            )
+            print(
+                f"  buys {(without - with_) * 1000:.1f} ms = {(without - with_) / with_:.1%} of "
+                f"{name} (paired per round: median {median(paired) * 1000:.1f} ms, "
+                f"{paired[0] * 1000:.0f} to {paired[-1] * 1000:.0f}); over floor + one use: "
+                f"with {with_ / used[index]:.3f}x, without {without / used[index]:.3f}x"
+            )
+        with_r, without_r = stats("with", 1)[0], stats(kind, 1)[0]
+        paired_r = sorted(b[1] - a[1] for a, b in zip(samples["with"], samples[kind], strict=True))
         print(
-            f"buys {(without - with_) * 1000:.1f} ms = {(without - with_) / with_:.1%} of {name} "
-            f"(paired per round: median {median(paired) * 1000:.1f} ms, "
-            f"{paired[0] * 1000:.0f} to {paired[-1] * 1000:.0f}); over floor + one use: "
-            f"with {with_ / used:.3f}x, without {without / used:.3f}x"
+            f"  buys {without_r - with_r:.2f} MiB of peak RSS (paired: median "
+            f"{median(paired_r):.2f}, {paired_r[0]:.2f} to {paired_r[-1]:.2f}); over floor + one "
+            f"use: with {with_r / used[1]:.3f}x, without {without_r / used[1]:.3f}x"
         )
-    with_r, without_r, used_r = (stats(kind, 1)[0] for kind in kinds)
-    print(
-        f"buys {without_r - with_r:.2f} MiB of peak RSS; over floor + one use: "
-        f"with {with_r / used_r:.3f}x, without {without_r / used_r:.3f}x"
-    )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from conftest import BEARER, make_client, make_settings, run_python
+from conftest import BEARER, make_client, make_settings
 from orderdash.core.model import errors
 from orderdash.core.service.answers import Answers
 from orderdash.core.service.client import OrderClient, Timeouts
@@ -476,20 +476,6 @@ def test_a_plain_http_client_makes_no_tls_context(
     # every client's pool has it, over TLS too
     pools = [secure._wire.http._transport._pool, mixed._wire.http._transport._pool]
     assert [pool._keepalive_expiry for pool in pools] == [plain_http.LIMITS.keepalive_expiry] * 2
-
-
-def test_a_plain_http_read_loads_no_idna_codec(sim_server: SimulatorServer) -> None:
-    """The blocking client hands the (already ASCII) host to the resolver as bytes: CPython
-    encodes a text host with the "idna" codec, which pages in part of the Unicode database."""
-    code = (
-        "import sys\n"
-        "from orderdash.core.service.client import OrderClient\n"
-        f"fetched = OrderClient({sim_server.base_url!r}).get_order_now({TOKEN!r})\n"
-        "print(fetched.order.token, 'encodings.idna' in sys.modules, 'stringprep' in sys.modules)\n"
-    )
-    result = run_python(code)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == [TOKEN, "False", "False"]
 
 
 def test_get_order_now_makes_no_async_client(

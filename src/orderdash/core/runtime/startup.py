@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import types
+    from collections.abc import Sequence
+    from importlib.abc import Loader
     from importlib.machinery import ModuleSpec
+else:
+    # importlib.abc costs ~25 ms of the start; the import system asks a loader for PEP 451's
+    # create_module/exec_module only, not for that base class
+    Loader = object
 
 _paused = False
 _freezes_at_exit = False
@@ -78,26 +84,26 @@ PYDANTIC_NO_PLUGINS = ("PYDANTIC_DISABLE_PLUGINS", "__all__")
 _PLUGIN_LOADER = "pydantic.plugin._loader"
 
 
-class _NoPluginsFound:
+class _NoPluginsFound(Loader):
     """Imports pydantic's plugin finder as a module whose one function finds none."""
 
-    @staticmethod
-    def find_spec(name: str, path: object = None, target: object = None) -> ModuleSpec | None:
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: types.ModuleType | None = None, /
+    ) -> ModuleSpec | None:
         if name != _PLUGIN_LOADER:
             return None
         from importlib.machinery import ModuleSpec
 
-        # typeshed asks for an `importlib.abc.Loader`; the import system takes any object with
-        # PEP 451's create_module/exec_module, and importlib.abc costs ~25 ms of the start
-        return ModuleSpec(name, _NoPluginsFound, origin="orderdash: no pydantic plugins")  # type: ignore[arg-type]
+        return ModuleSpec(name, self, origin="orderdash: no pydantic plugins")
 
-    @staticmethod
-    def create_module(spec: ModuleSpec) -> None:
+    def create_module(self, spec: ModuleSpec) -> None:
         return None  # an ordinary module
 
-    @staticmethod
-    def exec_module(module: types.ModuleType) -> None:
-        module.get_plugins = tuple  # type: ignore[attr-defined]
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__dict__["get_plugins"] = tuple
+
+
+_NO_PLUGINS_FOUND = _NoPluginsFound()
 
 
 def no_pydantic_plugins() -> None:
@@ -110,5 +116,5 @@ def no_pydantic_plugins() -> None:
     os.environ.setdefault(*PYDANTIC_NO_PLUGINS)
     if os.environ[PYDANTIC_NO_PLUGINS[0]] not in ("__all__", "1", "true"):
         return
-    if _PLUGIN_LOADER not in sys.modules and _NoPluginsFound not in sys.meta_path:
-        sys.meta_path.insert(0, _NoPluginsFound)
+    if _PLUGIN_LOADER not in sys.modules and _NO_PLUGINS_FOUND not in sys.meta_path:
+        sys.meta_path.insert(0, _NO_PLUGINS_FOUND)

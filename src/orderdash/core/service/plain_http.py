@@ -8,10 +8,8 @@ its own (made, for a service on another host, with the verified context the clie
 it). These transports build the same connection pool without one; should TLS be asked for
 anyway, httpcore makes its own verified default context then.
 
-The blocking transport also hands the host name to the resolver as bytes. Given text, CPython
-encodes it with the "idna" codec, which imports `encodings.idna` and `stringprep` and pages in
-part of the Unicode database (~0.5 MiB, measured) for a name httpx has already made ASCII
-(IDNA-encoded) before it reaches the transport.
+It is kept for what it buys the dashboard's first paint: ~0.7 MiB of peak RSS (bench/README,
+"What each speed mechanism buys").
 
 Built on httpx 0.28's `HTTPTransport` (pinned <0.29): its `__init__` is replaced, its request
 handling is kept, and that handling uses the pool alone (`self._pool`).
@@ -19,7 +17,6 @@ handling is kept, and that handling uses the pool alone (`self._pool`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TypedDict
 
 import httpcore
@@ -31,20 +28,6 @@ import httpx
 #: fails with no answer ("broke off mid-response": a false outage alarm). Every client of ours
 #: uses these, with or without TLS.
 LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=4.0)
-
-
-class _AsciiHostBackend(httpcore.SyncBackend):
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:
-        # ASCII already (httpx's URL), given as bytes so that no codec is looked up
-        ascii_host = host.encode("ascii")
-        return super().connect_tcp(ascii_host, port, timeout, local_address, socket_options)  # type: ignore[arg-type]
 
 
 class _PoolOptions(TypedDict):
@@ -67,7 +50,7 @@ class PlainHTTPTransport(httpx.HTTPTransport):
     """`httpx.HTTPTransport()` without a TLS context, for plain-http URLs."""
 
     def __init__(self) -> None:  # not HTTPTransport's: it makes the TLS context first thing
-        self._pool = httpcore.ConnectionPool(**POOL_OPTIONS, network_backend=_AsciiHostBackend())
+        self._pool = httpcore.ConnectionPool(**POOL_OPTIONS)
 
 
 class PlainAsyncHTTPTransport(httpx.AsyncHTTPTransport):

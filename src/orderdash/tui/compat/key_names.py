@@ -18,6 +18,7 @@ Test: tests/tui/test_compat.py::test_the_first_paint_looks_up_no_key_name.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import textual.app
 import textual.screen
@@ -96,5 +97,8 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    textual.app.format_key = _format_key(textual.app.format_key)  # type: ignore[assignment]
-    textual.screen.key_to_character = _key_to_character(textual.screen.key_to_character)  # type: ignore[assignment]
+    # cached as Textual caches its own (which keeps the names' type what Textual declares)
+    textual.app.format_key = lru_cache(1024)(_format_key(textual.app.format_key))
+    textual.screen.key_to_character = lru_cache(1024)(
+        _key_to_character(textual.screen.key_to_character)
+    )

@@ -52,8 +52,13 @@ def _make_cache(self: Strip, name: str) -> FIFOCache[object, object]:
 _TEXTUAL_INIT = Strip.__init__
 
 
+#: What `install` sets on Textual's `Strip`: its constructor, and a `__getattr__` it does not
+#: declare (set by name: the class is changed in place, which no type describes).
+_PATCHES = (("__init__", _init), ("__getattr__", _make_cache))
+
+
 def install() -> None:
     if Strip.__init__ is _init:
         return
-    Strip.__init__ = _init  # type: ignore[method-assign]
-    Strip.__getattr__ = _make_cache  # type: ignore[attr-defined]
+    for name, function in _PATCHES:
+        setattr(Strip, name, function)
