@@ -46,6 +46,7 @@ import httpx
 import pytest
 from textual.timer import Timer
 from textual.widgets._toast import Toast, ToastHolder
+from textual.worker import WorkerState
 
 from conftest import BEARER, make_settings, wait_until
 from orderdash.core.model import jsontext
@@ -63,6 +64,9 @@ BUDGET = 2000
 BACKGROUND = 3
 SHORT_SECONDS = 8.0
 CONCURRENCY = 6
+#: The books' worker groups whose workers end by themselves (`tui/books.py`): the ledger's
+#: start-up lookup, the lookups of resolutions, the attention's classification.
+ONE_SHOT_WORKER_GROUPS = frozenset({"ledger", "ledger-resolutions", "attention"})
 #: How much longer than asked a soak may run on a slow machine (see `soak`).
 STRETCH = 4
 #: Payments a soak must have made to say anything (checked in `check`).
@@ -77,12 +81,13 @@ class Sample:
     t: float
     memory: int
     #: Live asyncio tasks, less those that end by themselves: the toasts' (a toast lives 8 s),
-    #: one-shot timers' (`set_timer`: the toasts', the 30 s "new" mark of a payment) and the
-    #: requests in flight.
+    #: one-shot timers' (`set_timer`: the toasts', the 30 s "new" mark of a payment), the
+    #: requests in flight and the books' one-shot workers running.
     tasks: int
     connections: int
     one_shot_timers: int = 0
     in_flight: int = 0
+    one_shot_workers: int = 0
     toasts: int = 0
     #: Empty ToastHolders (the Textual leak above; 0 with the workaround).
     orphans: int = 0
@@ -129,7 +134,8 @@ class Figures:
             f"({self.growth / 1e3:+.0f} kB; plateau {self.plateau_growth / 1e3:+.0f} kB); "
             f"tasks {self.warm.tasks} -> {self.end.tasks} (trend {self.trend('tasks'):+.1f}; "
             f"besides: one-shot timers {self.end.one_shot_timers}, toasts {self.end.toasts}, "
-            f"requests in flight {self.end.in_flight}); connections "
+            f"requests in flight {self.end.in_flight}, one-shot workers "
+            f"{self.end.one_shot_workers}); connections "
             f"{self.warm.connections} -> {self.end.connections} (max {most}); "
             f"empty toast holders {self.end.orphans}"
         )
@@ -193,13 +199,21 @@ def measure(app: Any, port: int, t: float) -> Sample:
     toast_tasks = sum(n for kind, n in kinds.items() if kind.endswith((":Toast", ":ToastHolder")))
     one_shot = kinds.get("Timer:set_timer", 0)
     in_flight = kinds.get("OrderWatcher._request:OrderWatcher", 0)
+    # the books' workers that end by themselves (a classification of what changed, a lookup of
+    # resolutions): on a loaded machine one may still run at a sample, which is no leak
+    one_shot_workers = sum(
+        1
+        for worker in app.workers
+        if worker.group in ONE_SHOT_WORKER_GROUPS and worker.state is WorkerState.RUNNING
+    )
     return Sample(
         t=t,
         memory=memory,
-        tasks=sum(kinds.values()) - toast_tasks - one_shot - in_flight,
+        tasks=sum(kinds.values()) - toast_tasks - one_shot - in_flight - one_shot_workers,
         connections=established_to(port),
         one_shot_timers=one_shot,
         in_flight=in_flight,
+        one_shot_workers=one_shot_workers,
         toasts=len(app.screen.query(Toast)),
         orphans=sum(1 for holder in app.screen.query(ToastHolder) if not holder.children),
     )
@@ -381,6 +395,9 @@ def check(figures: Figures, *, memory_limit: int) -> None:
     assert figures.trend("tasks") <= 2, report
     assert max(s.tasks for s in after) <= warm.tasks + 8, report
     assert max(s.in_flight for s in after) <= CONCURRENCY, report
+    # one of each at a time, and a lookup of resolutions per batch of orders newly needing a
+    # human: a handful at most, or they pile up
+    assert max(s.one_shot_workers for s in after) <= 2 * len(ONE_SHOT_WORKER_GROUPS), report
     # what ends by itself is bounded by what the last 30 s can have started
     assert end.one_shot_timers <= 30 / PAY_EVERY + end.toasts + 10, report
     # a holder is empty for a moment while it mounts or goes: a few, never a pile
