@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orderdash.core.customer.catalogue import resolve_language
 from orderdash.core.polling.watcher import OrderWatcher
@@ -19,6 +20,9 @@ from orderdash.core.watching.session import WatchSession
 from orderdash.core.watching.state import DashboardState
 from orderdash.core.watching.watchlist_file import WatchListFile, default_path
 from orderdash.tui.messages import WatchReporter
+
+if TYPE_CHECKING:
+    from orderdash.core.usecases.reads import BookOpener
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +40,8 @@ class Parts:
     monotonic: Callable[[], float]
     #: Warnings shown once the screen is up.
     notices: Sequence[str]
+    #: Opens the shop's book for the close of day (None: the ledger the settings name).
+    open_book: BookOpener | None = None
 
 
 def build_parts(
@@ -46,13 +52,14 @@ def build_parts(
     monotonic: Callable[[], float] = time.monotonic,
     notices: Sequence[str] = (),
     demo: bool = False,
+    open_book: BookOpener | None = None,
 ) -> Parts:
     """The App's parts; `client` injected (tests), else made from `settings`; `demo`: the
     orders are simulated (`orderdash demo`), and every face a customer sees says so.
 
     `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
     so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
-    (the terminal's earlier output is hidden behind it)."""
+    (the terminal's earlier output is hidden behind it). `open_book`: as `Parts` holds it."""
     if client is None:
         client = OrderClient.from_settings(settings, clock=clock)
     store = None
@@ -107,5 +114,14 @@ def build_parts(
         monotonic=monotonic,
     )
     return Parts(
-        client, state, watcher, reporter, session, language, clock, monotonic, list(notices)
+        client,
+        state,
+        watcher,
+        reporter,
+        session,
+        language,
+        clock,
+        monotonic,
+        list(notices),
+        open_book,
     )

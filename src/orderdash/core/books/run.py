@@ -1,4 +1,4 @@
-"""The books as the commands and the dashboard run them: the book (`open_book`), the budgets'
+"""The books as the commands and the dashboard run them: the book (`ledger_book`), the budgets'
 gates and this till's name. The use cases that run on them are `core/usecases`."""
 
 from __future__ import annotations
@@ -51,15 +51,14 @@ def till_name(settings: BooksSettings) -> str:
     return str(settings.till)
 
 
-#: Tests put their own book here; None: the ledger of the settings (`core/ledger/open.py`).
-BOOK_FACTORY: Callable[[BooksSettings], Book] | None = None
+#: What opens the shop's book for the settings, given to whoever opens it (the commands'
+#: `main`, `make_app`): None there is `ledger_book`; the tests and the screenshots give theirs.
+BookOpener = Callable[["BooksSettings"], Book]
 
 
-def open_book(settings: BooksSettings) -> Book:
-    """The shop's book for these settings, for the commands and the dashboard alike; blocking
-    (the dashboard calls it in a thread)."""
-    if BOOK_FACTORY is not None:
-        return BOOK_FACTORY(settings)
+def ledger_book(settings: BooksSettings) -> Book:
+    """The shop's book for these settings, the ledger they name (`core/ledger/open.py`), for
+    the commands and the dashboard alike; blocking (the dashboard calls it in a thread)."""
     from orderdash.core.ledger.open import open_book as open_ledger
 
     return open_ledger(settings)
