@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from orderdash.core.settings.model import Settings
     from orderdash.core.usecases.attention import OrderAttention
     from orderdash.core.watching.attention import Batch
-    from orderdash.tui.callables import Notify, PushScreen, RunWorker
     from orderdash.tui.parts import Parts
+    from orderdash.tui.ui import Notify, PushScreen, RunWorker
 
 #: How long the notice of an earlier charge stays up.
 NOTICE_SECONDS = 30

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from orderdash.core.jsontypes import JSONValue
     from orderdash.core.settings.model import Settings
     from orderdash.core.watching.state import DashboardState
-    from orderdash.tui.callables import Notify, RunWorker
+    from orderdash.tui.ui import Notify, RunWorker
 
 log = logging.getLogger(__name__)
 
