@@ -17,7 +17,7 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from platformdirs import user_data_path
+from platformdirs import user_data_path, user_downloads_path
 
 from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean, shorten_middle
@@ -43,8 +43,6 @@ def export_directory() -> Path:
     """The user's download directory when there is one, else orderdash's data directory
     (made when first needed)."""
     try:
-        from platformdirs import user_downloads_path
-
         downloads = user_downloads_path()
     except Exception:  # platformdirs guesses from the environment; any failure: the data dir
         downloads = None

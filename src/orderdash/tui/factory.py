@@ -11,13 +11,13 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from orderdash.core.settings.model import Settings
+from orderdash.tui.app import OrderDashApp
 from orderdash.tui.parts import build_parts
 from orderdash.tui.resolutions import Resolutions, show_accepted
 
 if TYPE_CHECKING:
     from orderdash.core.service.client import OrderClient
     from orderdash.core.usecases.reads import BookOpener
-    from orderdash.tui.app import OrderDashApp
 
 
 def make_app(
@@ -46,7 +46,6 @@ def make_app(
     name); the tests and the screenshots give a ledger of their own.
     """
     from orderdash.tui import compat
-    from orderdash.tui.app import OrderDashApp
 
     compat.install()
     parts = build_parts(

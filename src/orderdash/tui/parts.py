@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orderdash.core.customer.catalogue import resolve_language
+from orderdash.core.customer.channel import Publisher, channel_path, channel_unusable
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.service.client import OrderClient
 from orderdash.core.settings.model import Settings
@@ -90,8 +91,6 @@ def build_parts(
         late_window=settings.late_window,
         **settings.budgets,
     )
-    from orderdash.core.customer.channel import Publisher, channel_path, channel_unusable
-
     language = resolve_language(settings.language, os.environ)
     publisher: Publisher | None = None
     try:

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from orderdash.core.runtime.logs import ensure_configured
+from orderdash.core.service.client import OrderClient
 from orderdash.core.settings.model import Settings
+from orderdash.core.watching.watchlist_file import first_token
 
 if TYPE_CHECKING:
     from orderdash.core.usecases.reads import BookOpener
@@ -28,9 +30,6 @@ def build_dashboard(
     """The dashboard as `orderdash tui` runs it. The order it opens with is asked for first,
     before Textual and the screens are imported (`OrderClient.begin_first_read`): its answer
     is on its way while they load."""
-    from orderdash.core.service.client import OrderClient
-    from orderdash.core.watching.watchlist_file import first_token
-
     client = OrderClient.from_settings(settings)
     if (first := first_token(tokens)) is not None:
         client.begin_first_read(first)

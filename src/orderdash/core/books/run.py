@@ -9,12 +9,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from orderdash.core.ledger import Book
+from orderdash.core.ledger.open import open_book as open_ledger
+from orderdash.core.polling.account import CommandBudget
+from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
 
 if TYPE_CHECKING:
     from typing import Protocol, TypedDict
 
     from orderdash.core.ledger.open import LedgerSettings
-    from orderdash.core.polling.account import CommandBudget
     from orderdash.core.polling.budget import Budget
 
     # for the type checker only: no class made when the books are opened
@@ -38,8 +40,6 @@ if TYPE_CHECKING:
 
 def gates(settings: BooksSettings) -> tuple[CommandBudget, CommandBudget]:
     """The getOrder budget and the private budget, as every command paces them."""
-    from orderdash.core.polling.account import CommandBudget
-
     share = settings.budgets
     orders = CommandBudget(share["budget_per_minute"], share["budget_per_hour"])
     private = CommandBudget(settings.rate_budget_per_minute, settings.rate_budget_per_hour)
@@ -59,8 +59,6 @@ BookOpener = Callable[["BooksSettings"], Book]
 def ledger_book(settings: BooksSettings) -> Book:
     """The shop's book for these settings, the ledger they name (`core/ledger/open.py`), for
     the commands and the dashboard alike; blocking (the dashboard calls it in a thread)."""
-    from orderdash.core.ledger.open import open_book as open_ledger
-
     return open_ledger(settings)
 
 
@@ -93,7 +91,5 @@ class BudgetGate:
 
     def refused_for_limit(self, retry_after: float | None) -> None:
         """The service refused a request for its limit: hold the budget for everyone."""
-        from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
-
         hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
         self._budget.hold(self._monotonic() + hold)

@@ -22,7 +22,7 @@ from orderdash.core.polling.watcher import Change, Failure, is_outage
 from orderdash.core.qr.payload import QRContent, qr_payload
 from orderdash.core.safetext import clean
 from orderdash.core.watching import faces
-from orderdash.core.watching.alert_text import order_figures
+from orderdash.core.watching.alert_text import change_alert, order_figures
 from orderdash.core.watching.entry import Entry
 from orderdash.core.watching.faces import Reachability
 from orderdash.core.watching.onscreen import Freshness, Shown, rate_direction
@@ -394,8 +394,6 @@ class DashboardState:
 
     def _alert(self, entry: Entry, change: Change, before: Order | None) -> Alert:
         """A line for the alerts log of a change (`alert_text.change_alert`), kept."""
-        from orderdash.core.watching.alert_text import change_alert
-
         alert = change_alert(entry, change, before, self.clock())
         self.alerts.append(alert)
         return alert
