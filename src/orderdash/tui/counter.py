@@ -85,7 +85,7 @@ class Counter:
     def notices(self) -> HeldNotices:
         """The notices, shown or held from the customer's eyes (`tui/notices.py`)."""
         if self._notices is None:
-            from orderdash.tui.notices import HeldNotices
+            from orderdash.tui.notices import HeldNotices  # with the first notice
 
             self._notices = HeldNotices.through(
                 self._show,

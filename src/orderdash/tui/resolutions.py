@@ -81,6 +81,7 @@ class Resolutions:
 
     def _options(self) -> ResolveOptions:
         if self._made is None:
+            # the resolve dialog's use case: when first opened
             from orderdash.core.usecases.resolve import ResolveOptions
 
             self._made = ResolveOptions.from_settings(self._settings)

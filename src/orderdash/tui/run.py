@@ -72,6 +72,8 @@ def run_dashboard(
         settings, tokens, pos=pos, notices=notices, demo=demo, open_book=open_book
     )
     if app.publisher is not None:
+        # loaded by the parts by now, but kept off this module's import: the first read
+        # goes out before it (`build_dashboard`)
         from orderdash.core.customer.channel import end_on_signals
 
         end_on_signals(app.publisher)
