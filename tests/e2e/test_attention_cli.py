@@ -34,7 +34,7 @@ def server() -> Iterator[SimulatorServer]:
 
 @pytest.fixture
 def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Path) -> LedgerFile:
-    book = LedgerFile(tmp_path / "ledger.sqlite3").install(monkeypatch)
+    book = LedgerFile(tmp_path / "ledger.sqlite3")
     monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
     monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
     monkeypatch.setenv("ORDERDASH_CONFIG", "/dev/null")
@@ -42,8 +42,10 @@ def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Pat
     return book
 
 
-def attention(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["attention", *args])
+def attention(
+    ledger: LedgerFile, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    code = main(["attention", *args], open_book=ledger.open)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -52,7 +54,7 @@ def test_every_kind_in_json_then_a_reused_token_and_the_text(
     server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
-    code, out, err = attention(capsys, "--json")
+    code, out, err = attention(book, capsys, "--json")
     assert code == 1, err
     data = json.loads(out)
     assert data["version"] == 2 and data["count"] == len(data["orders"])
@@ -78,7 +80,7 @@ def test_every_kind_in_json_then_a_reused_token_and_the_text(
     was = sim.order_wire(scene["paid"], with_qr=False)
     sim.set_fields(scene["paid"], {"id": 9_999, "createdAtMiliseconds": int(NOW * 1000) - 60_000})
     try:
-        code, out, err = attention(capsys, "--json")
+        code, out, err = attention(book, capsys, "--json")
         assert code == 1, err
         reused = next(o for o in json.loads(out)["orders"] if o["token"] == scene["paid"])
         assert reused["kinds"] == ["identity_changed"]
@@ -89,7 +91,7 @@ def test_every_kind_in_json_then_a_reused_token_and_the_text(
             {"id": was["id"], "createdAtMiliseconds": was["createdAtMiliseconds"]},
         )
 
-    code, out, err = attention(capsys)
+    code, out, err = attention(book, capsys)
     lines = out.splitlines()
     assert code == 1 and lines[0].startswith("ORDER") and "NEXT STEP" in lines[0]
     # put back, the token names the first order again: changed since the last read, again
@@ -107,11 +109,11 @@ def test_none_in_the_days_asked_is_exit_0(
 ) -> None:
     later = datetime.fromtimestamp(NOW + 40 * 86400, UTC)
     monkeypatch.setattr(books, "_now", lambda: later)
-    code, out, err = attention(capsys, "--days", "3")
+    code, out, err = attention(book, capsys, "--days", "3")
     assert code == 0 and not out and "no order needs attention" in err
-    code, out, _ = attention(capsys, "--days", "3", "--json")
+    code, out, _ = attention(book, capsys, "--days", "3", "--json")
     assert code == 0 and json.loads(out)["orders"] == []
-    code, _, err = attention(capsys, "--days", "40")
+    code, _, err = attention(book, capsys, "--days", "40")
     assert code == 2 and "1 to 31" in err
 
 
@@ -120,15 +122,16 @@ def test_an_order_resolved_leaves_the_list(
 ) -> None:
     """Every kind, resolved in turn with `orderdash resolve`, leaves the list."""
     scene = server.sim.scene  # type: ignore[attr-defined]
-    code, out, err = attention(capsys, "--json")
+    code, out, err = attention(book, capsys, "--json")
     before = {o["token"] for o in json.loads(out)["orders"]}
     assert code == 1 and scene["over"] in before, err
     kinds = ("under", "open_short", "over", "late", "exp_paid", "unconf")
     for resolved, name in enumerate(kinds, 1):
         token = scene[name]
-        assert main(["resolve", token, "--as", "settled", "--reason", f"{name} seen to"]) == 0
+        resolve = ["resolve", token, "--as", "settled", "--reason", f"{name} seen to"]
+        assert main(resolve, open_book=book.open) == 0
         capsys.readouterr()
-        code, out, err = attention(capsys, "--json")
+        code, out, err = attention(book, capsys, "--json")
         after = {o["token"] for o in json.loads(out)["orders"]}
         assert after == before - {scene[k] for k in kinds[:resolved]}, err
     assert code == (1 if after else 0)
@@ -152,10 +155,10 @@ def test_a_payment_after_the_resolution_lists_the_order_again(
         )
     finally:
         resolved.close_connection()
-    code, out, err = attention(capsys, "--json")
+    code, out, err = attention(book, capsys, "--json")
     assert token not in {o["token"] for o in json.loads(out)["orders"]}, err
     sim.add_transaction(token, "0.00001", age_s=60)
-    code, out, err = attention(capsys, "--json")
+    code, out, err = attention(book, capsys, "--json")
     by_token = {o["token"]: o for o in json.loads(out)["orders"]}
     assert code == 1 and by_token[token]["kinds"] == ["still_paying"], err
     assert by_token[token]["items"][0]["age_seconds"] == 60

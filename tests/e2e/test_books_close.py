@@ -33,14 +33,16 @@ def server() -> Iterator[SimulatorServer]:
 
 @pytest.fixture
 def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Path) -> LedgerFile:
-    book = LedgerFile(tmp_path / "ledger.sqlite3").install(monkeypatch)
+    book = LedgerFile(tmp_path / "ledger.sqlite3")
     monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
     monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
     return book
 
 
-def close(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["close", *args])
+def close(
+    ledger: LedgerFile, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    code = main(["close", *args], open_book=ledger.open)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -56,10 +58,9 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
     server: SimulatorServer,
     book: LedgerFile,
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
-    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
+    code, out, err = close(book, capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
     assert code == 0, err
     report = json.loads(out)
     assert report["version"] == 4 and report["resolutions"] == []
@@ -97,11 +98,11 @@ def test_a_day_of_25_hours_closed_in_two_zones_matches_the_simulators_own_sums(
 
     # the same day in New York overlaps the day closed: refused in this book, closed in another
     ny = ("--day", "2026-10-25", "--tz", "America/New_York", "--json")
-    code, out, err = close(capsys, *ny)
+    code, out, err = close(book, capsys, *ny)
     assert code == 2 and not out and "overlaps the close of" in err, err
     assert len(err.strip().splitlines()) == 1 and len(book.saved()) == 1
-    LedgerFile(book.path.with_name("other.sqlite3")).install(monkeypatch)
-    code, out, err = close(capsys, *ny)
+    other_book = LedgerFile(book.path.with_name("other.sqlite3"))
+    code, out, err = close(other_book, capsys, *ny)
     assert code == 0, err
     other = json.loads(out)
     assert other["period"]["from"] == "2026-10-25T00:00:00-04:00"
@@ -114,7 +115,7 @@ def test_a_close_is_frozen_and_a_late_payment_is_the_next_days_adjustment(
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin")
-    code, out, err = close(capsys, *day, "--json")
+    code, out, err = close(book, capsys, *day, "--json")
     assert code == 0, err
     first = json.loads(out)
     assert len(book.saved()) == 1
@@ -122,16 +123,18 @@ def test_a_close_is_frozen_and_a_late_payment_is_the_next_days_adjustment(
     reply = httpx.post(f"{server.root_url}/_sim/orders/{scene['expired']}/transactions", json={})
     assert reply.status_code == 201
     try:
-        code, out, err = close(capsys, *day, "--json")
+        code, out, err = close(book, capsys, *day, "--json")
         assert code == 0 and "closed already" in err
         assert json.loads(out) == first  # the same report, the same digest
-        code, out, _ = close(capsys, *day, "--json", "--dry-run")
+        code, out, _ = close(book, capsys, *day, "--json", "--dry-run")
         shown = json.loads(out)
         # a report built now, not the frozen one, and with no digest to note down
         assert shown["digest"] is None and shown["closed_at"] != first["closed_at"]
         assert len(book.saved()) == 1
         assert received(shown) == received(first)  # the payment is not in that day
-        code, out, err = close(capsys, "--day", "2026-10-26", "--tz", "Europe/Berlin", "--json")
+        code, out, err = close(
+            book, capsys, "--day", "2026-10-26", "--tz", "Europe/Berlin", "--json"
+        )
         assert code == 0, err
         nextday = json.loads(out)
         adjustment = [a for a in nextday["adjustments"] if a["order"] == scene["expired"]]
@@ -154,12 +157,12 @@ def test_a_repeated_dry_run_takes_settled_orders_from_the_ledger(
     sim = server.sim
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run", "--json")
     sim.clear_requests()
-    code, out, err = close(capsys, *day)
+    code, out, err = close(book, capsys, *day)
     assert code == 0, err
     reads = [r for r in sim.requests if r["endpoint"] == "order"]
     assert reads and book.seen_writes == len(reads)
     sim.clear_requests()
-    code, again, err = close(capsys, *day)
+    code, again, err = close(book, capsys, *day)
     assert code == 0, err
     reads = [r for r in sim.requests if r["endpoint"] == "order"]
     settled = {"PAID", "EXPIRED", "UNDERPAID", "OVERPAID", "CANCELED"}
@@ -177,7 +180,7 @@ def test_the_text_and_csv_reports_are_literal_and_spreadsheet_safe(
     server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run")
-    code, out, err = close(capsys, *day)
+    code, out, err = close(book, capsys, *day)
     assert code == 0, err
     assert "Close of day 2026-10-25T00:00:00+02:00 to 2026-10-26T00:00:00+01:00" in out
     assert "Exceptions: " in out and "paid after expiry" in out and "\x1b" not in out
@@ -186,7 +189,7 @@ def test_the_text_and_csv_reports_are_literal_and_spreadsheet_safe(
     coin, fiat = lines.index("Received in coin"), lines.index("Received in fiat")
     assert coin < fiat and lines[coin + 1].split()[0] == "BTC"
     assert lines[fiat + 1].split()[0] == "EUR" and "Received" not in lines
-    code, out, err = close(capsys, *day, "--csv")
+    code, out, err = close(book, capsys, *day, "--csv")
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == "section,name,order,unit,amount,count"
@@ -206,7 +209,7 @@ def test_bad_periods_are_one_line_usage_errors(
         (("--day", "0001-01-01", "--tz", "Europe/Berlin"), "edge of the calendar"),
         (("--since", "0001-01-01", "--until", "0001-01-02", "--tz", "Asia/Tokyo"), "edge"),
     ):
-        code, out, err = close(capsys, *args)
+        code, out, err = close(book, capsys, *args)
         assert code == 2 and not out, args
         assert words in err and len(err.strip().splitlines()) == 1, err
 
@@ -292,19 +295,19 @@ def test_one_tills_shift_keeps_the_orders_that_till_charged(
         writer.charge_started(ChargeRecord(scene[name], Decimal("1"), "EUR", till, at, "made"))
     writer.close_connection()
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
-    code, out, err = close(capsys, *day, "--till", "A")
+    code, out, err = close(book, capsys, *day, "--till", "A")
     assert code == 0, err
     shift = json.loads(out)
     assert shift["till"] == "A" and shift["orders"]["total"] == 2
     assert {p["order"] for p in shift["payments"]} == {scene["paid"], scene["over"]}
     assert [e["kind"] for e in shift["exceptions"]] == ["overpaid"]
-    code, out, err = close(capsys, *day, "--all-tills")
+    code, out, err = close(book, capsys, *day, "--all-tills")
     assert code == 0, err
     shop = json.loads(out)
     assert shop["till"] == "*" and shop["orders"]["total"] > 2
     assert {c.till for c in book.saved()} == {"A", "*"}
     with pytest.raises(SystemExit) as refused:
-        close(capsys, *day, "--till", "A", "--all-tills")
+        close(book, capsys, *day, "--till", "A", "--all-tills")
     assert refused.value.code == 2 and "not allowed with" in capsys.readouterr().err
 
 
@@ -316,12 +319,14 @@ def test_a_dry_run_missing_an_order_shows_the_rest_and_exits_5(
     sim = server.sim
     sim.add_fault(Fault(endpoint="order", token=sim.scene["over"], status=404, times=1))  # type: ignore[attr-defined]
     try:
-        code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run")
+        code, out, err = close(
+            book, capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--dry-run"
+        )
     finally:
         sim.clear_faults()
     assert code == 5 and "Close of day" in out
     assert f"warning: order {sim.scene['over']}" in err  # type: ignore[attr-defined]
-    code, _, err = close(capsys, "--day", "2026-10-24", "--tz", "Europe/Berlin")
+    code, _, err = close(book, capsys, "--day", "2026-10-24", "--tz", "Europe/Berlin")
     assert code == 0 and len(book.saved()) == 1, err
 
 
@@ -376,12 +381,12 @@ def test_a_damaged_close_in_the_ledger_is_one_line_never_a_traceback(
     from contextlib import closing
 
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin")
-    code, _, err = close(capsys, *day, "--json")
+    code, _, err = close(book, capsys, *day, "--json")
     assert code == 0, err
     for damage in ("{not json", '{"version": 1}'):
         with closing(sqlite3.connect(book.path)) as connection, connection:
             connection.execute("UPDATE closes SET report_json = ?", (damage,))
-        code, out, err = close(capsys, *day)
+        code, out, err = close(book, capsys, *day)
         assert code == 5 and not out, err
         assert "cannot be read" in err and len(err.strip().splitlines()) == 1, err
 
@@ -397,7 +402,7 @@ def test_the_csv_of_a_closed_day_lists_the_states_in_their_own_order(
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin", "--csv")
     shown = []
     for args in (("--dry-run",), (), ()):  # a dry run, the close, the close read back
-        code, out, err = close(capsys, *day, *args)
+        code, out, err = close(book, capsys, *day, *args)
         assert code == 0, err
         rows = list(csv.reader(io.StringIO(out)))
         shown.append([row[1] for row in rows if row[0] == "orders"])
@@ -414,7 +419,8 @@ def test_a_resolution_appears_in_the_next_close_with_its_reason(
     scene = server.sim.scene  # type: ignore[attr-defined]
     code = main(
         ["resolve", scene["over"], "--as", "refunded", "--reason", "sent back [b]all[/b]"]
-        + ["--refund-at", "payment", "--operator", "anna"]
+        + ["--refund-at", "payment", "--operator", "anna"],
+        open_book=book.open,
     )
     assert code == 0, capsys.readouterr().err
     # another till's word on the underpaid order, made within the day
@@ -425,7 +431,7 @@ def test_a_resolution_appears_in_the_next_close_with_its_reason(
     )
     other.close_connection()
     capsys.readouterr()
-    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
+    code, out, err = close(book, capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
     assert code == 0, err
     report = json.loads(out)
     by_kind = {e["kind"]: e for e in report["exceptions"]}
@@ -444,7 +450,7 @@ def test_a_resolution_appears_in_the_next_close_with_its_reason(
     assert [(r["order"], r["till"], r["at"]) for r in report["resolutions"]] == [
         (scene["under"], "back", "2026-10-25T16:00:00+01:00")
     ]
-    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin")
+    code, out, err = close(book, capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin")
     assert code == 0, err
     assert "resolved: refunded" in out and "sent back [b]all[/b]" in out
     assert "Resolutions: 1" in out
@@ -457,7 +463,7 @@ def test_a_close_made_before_resolutions_still_reads_back_against_its_digest(
     from contextlib import closing
 
     day = ("--day", "2026-10-25", "--tz", "Europe/Berlin")
-    code, out, err = close(capsys, *day, "--json")
+    code, out, err = close(book, capsys, *day, "--json")
     assert code == 0, err
     old = json.loads(out)
     # the report as version 1 wrote it: no resolutions anywhere, its own digest
@@ -469,17 +475,17 @@ def test_a_close_made_before_resolutions_still_reads_back_against_its_digest(
     text = json.dumps(old, sort_keys=True, separators=(",", ":"))
     with closing(sqlite3.connect(book.path)) as connection, connection:
         connection.execute("UPDATE closes SET report_json = ?, digest = ?", (text, old["digest"]))
-    code, out, err = close(capsys, *day, "--json")
+    code, out, err = close(book, capsys, *day, "--json")
     assert code == 0 and "closed already" in err, err
     assert json.loads(out) == old
-    code, out, err = close(capsys, *day)
+    code, out, err = close(book, capsys, *day)
     assert code == 0 and "report version 1" in out and "Resolutions" not in out
     # altered after the fact: its digest says so
     with closing(sqlite3.connect(book.path)) as connection, connection:
         connection.execute(
             "UPDATE closes SET report_json = ?", (text.replace('"version":1', '"version":2'),)
         )
-    code, out, err = close(capsys, *day)
+    code, out, err = close(book, capsys, *day)
     assert code == 5 and "cannot be read" in err, err
 
 
@@ -496,7 +502,7 @@ def test_close_verify_follows_the_chain_and_names_a_close_edited_with_its_digest
 
     reports = []
     for day in ("2026-10-24", "2026-10-25", "2026-10-26"):
-        code, out, err = close(capsys, "--day", day, "--tz", "Europe/Berlin", "--json")
+        code, out, err = close(book, capsys, "--day", day, "--tz", "Europe/Berlin", "--json")
         assert code == 0, err
         reports.append(json.loads(out))
     assert [r["previous"] and r["previous"]["digest"] for r in reports] == [
@@ -506,7 +512,7 @@ def test_close_verify_follows_the_chain_and_names_a_close_edited_with_its_digest
     ]
     # read-only may check: nothing is written
     monkeypatch.setenv("ORDERDASH_READONLY", "1")
-    code, out, err = close(capsys, "--verify", "--tz", "Europe/Berlin")
+    code, out, err = close(book, capsys, "--verify", "--tz", "Europe/Berlin")
     assert code == 0 and not err, err
     assert [line.split()[0] for line in out.splitlines()[1:]] == ["ok", "ok", "ok"]
     assert all(f"digest {r['digest']}" in out for r in reports)
@@ -521,9 +527,9 @@ def test_close_verify_follows_the_chain_and_names_a_close_edited_with_its_digest
             "UPDATE closes SET report_json = ?, digest = ? WHERE digest = ?",
             (json.dumps(middle, sort_keys=True), middle["digest"], reports[1]["digest"]),
         )
-    code, out, err = close(capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
+    code, out, err = close(book, capsys, "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json")
     assert code == 0 and json.loads(out) == middle  # whole by itself: only the chain shows it
-    code, out, err = close(capsys, "--verify", "--tz", "Europe/Berlin")
+    code, out, err = close(book, capsys, "--verify", "--tz", "Europe/Berlin")
     assert code == EXIT_CHAIN_BROKEN == 7
     assert err.startswith(
         "orderdash: the close from 2026-10-25T00:00:00+02:00 to 2026-10-26T00:00:00+01:00 "
@@ -536,14 +542,14 @@ def test_close_verify_follows_the_chain_and_names_a_close_edited_with_its_digest
         "NO",
         "ok",
     ]
-    code, out, _ = close(capsys, "--verify", "--json", "--tz", "Europe/Berlin")
+    code, out, _ = close(book, capsys, "--verify", "--json", "--tz", "Europe/Berlin")
     shown = json.loads(out)
     assert code == 7 and not shown["ok"]
     assert shown["first_mismatch"] == {
         "from": "2026-10-25T00:00:00+02:00",
         "until": "2026-10-26T00:00:00+01:00",
     }
-    code, _, err = close(capsys, "--verify", "--day", "2026-10-25")
+    code, _, err = close(book, capsys, "--verify", "--day", "2026-10-25")
     assert code == 2 and "not with --day" in err
 
 
@@ -559,7 +565,9 @@ def test_a_long_close_says_how_far_it_is_on_stderr(
     monkeypatch.setenv("ORDERDASH_CONCURRENCY", "1")
     server.sim.add_fault(Fault(endpoint="order", delay=0.03))
     try:
-        code, out, err = close(capsys, "--dry-run", "--day", "2026-10-25", "--tz", "Europe/Berlin")
+        code, out, err = close(
+            book, capsys, "--dry-run", "--day", "2026-10-25", "--tz", "Europe/Berlin"
+        )
     finally:
         server.sim.clear_faults()
     assert code == 0, err

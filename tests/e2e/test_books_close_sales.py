@@ -33,7 +33,7 @@ def server() -> Iterator[SimulatorServer]:
 
 @pytest.fixture
 def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Path) -> LedgerFile:
-    book = LedgerFile(tmp_path / "ledger.sqlite3").install(monkeypatch)
+    book = LedgerFile(tmp_path / "ledger.sqlite3")
     monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
     monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
     monkeypatch.setenv("ORDERDASH_CURRENCY", "EUR")
@@ -41,8 +41,10 @@ def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Pat
     return book
 
 
-def close(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["close", "--day", "2026-11-28", "--tz", "UTC", *args])
+def close(
+    ledger: LedgerFile, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    code = main(["close", "--day", "2026-11-28", "--tz", "UTC", *args], open_book=ledger.open)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -85,11 +87,11 @@ def test_the_close_names_every_part_between_sales_and_received(
         )
         ledger.close_connection()
 
-    code, out, err = close(capsys, "--dry-run")
+    code, out, err = close(book, capsys, "--dry-run")
     assert code == 0, err
     head = out.splitlines()[:3]
     assert "NOT CLOSED" in head[1] and "closed at" not in out and "Digest" not in out
-    code, out, err = close(capsys, "--json")
+    code, out, err = close(book, capsys, "--json")
     assert code == 0, err
     report = json.loads(out)
     assert report["version"] == 4
@@ -121,7 +123,7 @@ def test_the_close_names_every_part_between_sales_and_received(
     ]
     assert parts["rate_moved"] == sum(rate_moved)
 
-    code, out, err = close(capsys)  # closed already: the frozen report, read back checked
+    code, out, err = close(book, capsys)  # closed already: the frozen report, read back checked
     assert code == 0, err
     lines = out.splitlines()
     assert "Digest: " in out and "NOT CLOSED" not in out
@@ -133,7 +135,7 @@ def test_the_close_names_every_part_between_sales_and_received(
     for words in ("absorbed by tolerance", "written off", "refunded", "still paying"):
         assert words in headline
     assert any(line.startswith("Exceptions: ") and "orders of the period" in line for line in lines)
-    code, out, err = close(capsys, "--csv")
+    code, out, err = close(book, capsys, "--csv")
     rows = {(r.split(",")[1], r.split(",")[3]): r.split(",")[4] for r in out.splitlines()[1:]}
     assert rows["tolerance", "EUR"] == eur["parts"]["tolerance"]["amount"]
     assert rows["sales", "EUR"] == "80.00" and rows["tolerance", "%"] == "1"

@@ -35,23 +35,25 @@ def server() -> Iterator[SimulatorServer]:
 
 @pytest.fixture(autouse=True)
 def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Path) -> LedgerFile:
-    book = LedgerFile(tmp_path / "ledger.sqlite3").install(monkeypatch)
+    book = LedgerFile(tmp_path / "ledger.sqlite3")
     monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
     monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
     return book
 
 
-def export(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["export", *DAY, *args])
+def export(
+    ledger: LedgerFile, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    code = main(["export", *DAY, *args], open_book=ledger.open)
     out, err = capsys.readouterr()
     return code, out, err
 
 
 def test_order_rows_match_the_orders_of_the_period(
-    server: SimulatorServer, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sim = server.sim
-    code, out, err = export(capsys, "--table", "orders", "--format", "jsonl")
+    code, out, err = export(book, capsys, "--table", "orders", "--format", "jsonl")
     assert code == 0, err
     rows = [json.loads(line) for line in out.splitlines()]
     period = day_period("2026-10-25", BERLIN)
@@ -75,10 +77,10 @@ def test_order_rows_match_the_orders_of_the_period(
 
 
 def test_payment_rows_are_the_payments_made_in_the_period(
-    server: SimulatorServer, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sim = server.sim
-    code, out, err = export(capsys, "--table", "payments", "--format", "csv")
+    code, out, err = export(book, capsys, "--table", "payments", "--format", "csv")
     assert code == 0, err
     rows = list(csv.DictReader(io.StringIO(out)))
     assert tuple(rows[0]) == PAYMENT_COLUMNS
@@ -94,10 +96,10 @@ def test_payment_rows_are_the_payments_made_in_the_period(
 
 
 def test_a_company_name_cannot_become_a_formula(
-    server: SimulatorServer, capsys: pytest.CaptureFixture[str]
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     hostile = server.sim.scene["hostile"]  # type: ignore[attr-defined]
-    code, out, err = export(capsys, "--table", "orders", "--format", "csv")
+    code, out, err = export(book, capsys, "--table", "orders", "--format", "csv")
     assert code == 0, err
     assert "\x1b" not in out
     row = next(r for r in csv.DictReader(io.StringIO(out)) if r["token"] == hostile)
@@ -105,7 +107,7 @@ def test_a_company_name_cannot_become_a_formula(
     for text in ("=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"):
         assert safe_cell("company", text) == "'" + text
     assert safe_cell("amount", "-0.5") == "-0.5" and safe_cell("company", "ACME") == "ACME"
-    code, out, _ = export(capsys, "--table", "orders", "--format", "jsonl")
+    code, out, _ = export(book, capsys, "--table", "orders", "--format", "jsonl")
     line = next(line for line in out.splitlines() if hostile in line)
     assert json.loads(line)["company"].startswith("=HYPERLINK") and "\x1b" not in line
 
@@ -118,7 +120,7 @@ def test_export_needs_its_period(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_long_export_says_how_far_it_is_on_stderr_and_its_rows_stay_the_same(
-    server: SimulatorServer, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    server: SimulatorServer, book: LedgerFile, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     import re
 
@@ -126,7 +128,7 @@ def test_a_long_export_says_how_far_it_is_on_stderr_and_its_rows_stay_the_same(
     from orderdash.simulator import Fault
 
     args = ("--table", "payments", "--format", "jsonl")
-    code, quick, err = export(capsys, *args)  # in-process, over before any progress line
+    code, quick, err = export(book, capsys, *args)  # in-process, over before any progress line
     assert code == 0 and not err, err
     # the reads take a while (the service answers each getOrder late, one at a time), and a
     # line every 0.1 s: stderr is a pipe here, not a terminal

@@ -44,7 +44,7 @@ def test_a_close_made_now_sends_the_digest_once(
 ) -> None:
     endpoint = Endpoint()
     ledger = tmp_path / "ledger.sqlite3"
-    LedgerFile(ledger).install(monkeypatch)
+    book = LedgerFile(ledger)
     config = tmp_path / "config.toml"
     config.write_text(
         f'[[notify]]\nevents = ["close"]\nurls = ["{endpoint.url("close-" + KEY, secret=True)}"]\n'
@@ -62,7 +62,7 @@ def test_a_close_made_now_sends_the_digest_once(
         monkeypatch.setenv(name, value)
     day = ["close", "--day", "2026-10-25", "--tz", "Europe/Berlin"]
     try:
-        assert main([*day, "--dry-run"]) == 0
+        assert main([*day, "--dry-run"], open_book=book.open) == 0
         assert endpoint.received == []  # a dry run closes nothing and sends nothing
         capsys.readouterr()
         env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
@@ -90,7 +90,9 @@ def test_a_close_made_now_sends_the_digest_once(
         assert len(endpoint.received) == 1
         for part in (USER, PASSWORD, KEY, str(endpoint.port)):
             assert part not in out and part not in done.stderr
-        assert main(day) == 0  # closed already: the same report, nothing sent again
+        assert (
+            main(day, open_book=book.open) == 0
+        )  # closed already: the same report, nothing sent again
         assert len(endpoint.at(f"close-{KEY}")) == 1
         assert "notification" not in capsys.readouterr().err
     finally:

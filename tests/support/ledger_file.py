@@ -1,6 +1,7 @@
 """The books' tests' ledger: a real SQLite file in the test's directory (`core/ledger`), opened
-anew at each use as the commands and the dashboard open theirs (`core/books/run.BOOK_FACTORY`).
-What a test checks it reads back from the file with a book of its own."""
+anew at each use as the commands and the dashboard open theirs: `LedgerFile.open` is the opener
+a test gives `main(..., open_book=...)` and `make_app(..., open_book=...)`. What a test checks it
+reads back from the file with a book of its own."""
 
 from __future__ import annotations
 
@@ -11,9 +12,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from orderdash.core.books import run as books_run
 from orderdash.core.ledger import CloseRecord
 from orderdash.core.ledger.sqlite import SqliteEngine
 from orderdash.core.ledger.store import SqlBook
@@ -27,13 +25,8 @@ class LedgerFile:
         self.seen_writes = 0
 
     def open(self, settings: Any = None) -> SqlBook:
-        """A book on the file, as `open_book` gives one (the settings are not needed)."""
+        """A book on the file, as `ledger_book` gives one (the settings are not needed)."""
         return _CountingBook(self, SqliteEngine(self.path))
-
-    def install(self, monkeypatch: pytest.MonkeyPatch) -> LedgerFile:
-        """The commands' and the dashboard's book is this file while the test runs."""
-        monkeypatch.setattr(books_run, "BOOK_FACTORY", self.open)
-        return self
 
     def _wrote_seen(self, count: int) -> None:
         with self._lock:

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 from textual.pilot import Pilot
@@ -22,6 +23,9 @@ from orderdash.core.settings.model import Settings
 from orderdash.simulator import DEMO_TOKENS, Fault, Simulator, SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app
+
+if TYPE_CHECKING:
+    from orderdash.core.usecases.reads import BookOpener
 
 #: 2026-11-21 10:00:00 UTC
 FROZEN_NOW = 1795255200.0
@@ -396,26 +400,20 @@ def utc_time() -> Iterator[None]:
 
 
 @contextmanager
-def scene_book(wanted: bool) -> Iterator[None]:
-    """The books' factory gives an empty SQLite ledger of the scene's own while inside
-    (`wanted`), never the user's."""
+def scene_book(wanted: bool) -> Iterator[BookOpener | None]:
+    """An opener of an empty SQLite ledger of the scene's own, there while inside (`wanted`),
+    never the user's; None when the scene keeps no books."""
     if not wanted:
-        yield
+        yield None
         return
     import tempfile
 
-    from orderdash.core.books import run as books
     from orderdash.core.ledger.sqlite import SqliteEngine
     from orderdash.core.ledger.store import SqlBook
 
-    previous = books.BOOK_FACTORY
     with tempfile.TemporaryDirectory(prefix="orderdash-scene-") as directory:
         path = Path(directory) / "ledger.sqlite3"
-        books.BOOK_FACTORY = lambda settings: SqlBook(SqliteEngine(path))
-        try:
-            yield
-        finally:
-            books.BOOK_FACTORY = previous
+        yield lambda settings: SqlBook(SqliteEngine(path))
 
 
 @contextmanager
@@ -427,7 +425,7 @@ def scene_app(chosen: Scene, **settings_given: object) -> Iterator[OrderDashApp]
     account = {"access_token": SCENE_ACCESS} if chosen.account else {}
     with (
         utc_time(),
-        scene_book(chosen.book),
+        scene_book(chosen.book) as open_book,
         SimulatorServer(simulator, bearer_token=SCENE_BEARER, port=0, **account) as server,
     ):
         credentials = (
@@ -453,6 +451,7 @@ def scene_app(chosen: Scene, **settings_given: object) -> Iterator[OrderDashApp]
             clock=lambda: FROZEN_NOW,
             monotonic=lambda: 0.0,  # countdowns frozen at their full length
             open_pos=chosen.pos,
+            open_book=open_book,
         )
         app.scene_server = server  # type: ignore[attr-defined]
         app.scene_words = chosen.words  # type: ignore[attr-defined]

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from pydantic import SecretStr
@@ -23,10 +24,10 @@ from textual.worker import WorkerState
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.cli import main
-from orderdash.core.books import run as books_run
 from orderdash.core.books.export import ORDER_COLUMNS
 from orderdash.core.model.errors import ConfigError
 from orderdash.core.polling.refresh import Kind
+from orderdash.core.usecases.reads import BookOpener
 from orderdash.simulator import Fault, Simulator, SimulatorServer
 from orderdash.tui import export as tui_export
 from orderdash.tui.app import OrderDashApp
@@ -50,11 +51,13 @@ def server() -> Iterator[SimulatorServer]:
 
 
 @pytest.fixture
-def book(monkeypatch: pytest.MonkeyPatch, server: SimulatorServer, tmp_path: Path) -> LedgerFile:
-    return LedgerFile(tmp_path / "ledger.sqlite3").install(monkeypatch)
+def book(tmp_path: Path) -> LedgerFile:
+    return LedgerFile(tmp_path / "ledger.sqlite3")
 
 
-def books_app(server: SimulatorServer, tokens: tuple[str, ...] = ()) -> OrderDashApp:
+def books_app(
+    server: SimulatorServer, open_book: BookOpener, tokens: tuple[str, ...] = ()
+) -> OrderDashApp:
     settings = make_settings(
         server.base_url,
         bearer=None,
@@ -64,7 +67,7 @@ def books_app(server: SimulatorServer, tokens: tuple[str, ...] = ()) -> OrderDas
         poll_interval=30.0,
         refresh_interval=60.0,
     )
-    return make_app(settings, tokens=tokens, clock=lambda: NOW)
+    return make_app(settings, tokens=tokens, clock=lambda: NOW, open_book=open_book)
 
 
 async def open_day_before(app: OrderDashApp, pilot) -> CloseDayScreen:  # noqa: ANN001 - Pilot
@@ -95,7 +98,7 @@ async def test_z_shows_the_days_report_and_closes_it_after_a_yes_as_the_command_
     server: SimulatorServer, book: LedgerFile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
-    app = books_app(server)
+    app = books_app(server, book.open)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_day_before(app, pilot)
         report = screen.result.report
@@ -155,7 +158,9 @@ async def test_z_shows_the_days_report_and_closes_it_after_a_yes_as_the_command_
     out = io.StringIO()
     monkeypatch.setattr("sys.stdout", out)
     code = await asyncio.to_thread(
-        main, ["close", "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json"]
+        main,
+        ["close", "--day", "2026-10-25", "--tz", "Europe/Berlin", "--json"],
+        open_book=book.open,
     )
     assert code == 0
     assert json.loads(out.getvalue()) == closed
@@ -164,11 +169,10 @@ async def test_z_shows_the_days_report_and_closes_it_after_a_yes_as_the_command_
 async def test_without_a_book_the_dry_run_shows_and_says_so(
     server: SimulatorServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def no_book(settings: object) -> object:
+    def no_book(settings: object) -> NoReturn:
         raise ConfigError("this orderdash has no ledger storage to keep the books in")
 
-    monkeypatch.setattr(books_run, "BOOK_FACTORY", no_book)
-    app = books_app(server)
+    app = books_app(server, no_book)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_day_before(app, pilot)
         text = screen_text(app)
@@ -187,7 +191,7 @@ async def test_while_it_reads_one_line_says_how_far(
     server: SimulatorServer, book: LedgerFile
 ) -> None:
     sim = server.sim
-    app = books_app(server)
+    app = books_app(server, book.open)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")
         sim.add_fault(Fault(endpoint="order", delay=0.3))  # slow reads: the line is seen
@@ -209,7 +213,7 @@ async def test_leaving_z_while_it_reads_cancels_the_read_quietly(
     server: SimulatorServer, book: LedgerFile, caplog: pytest.LogCaptureFixture
 ) -> None:
     sim = server.sim
-    app = books_app(server)
+    app = books_app(server, book.open)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("escape")
         sim.add_fault(Fault(endpoint="order", delay=0.5))  # the reads are in flight when left
@@ -239,7 +243,7 @@ async def test_a_close_under_way_is_seen_through_before_leaving_or_moving(
     server: SimulatorServer, book: LedgerFile
 ) -> None:
     sim = server.sim
-    app = books_app(server)
+    app = books_app(server, book.open)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_day_before(app, pilot)
         # the orders still moving are read again by the close: slowly enough to be seen
@@ -263,7 +267,7 @@ async def test_a_failed_read_is_one_line_and_closes_nothing(
     server: SimulatorServer, book: LedgerFile
 ) -> None:
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
-    app = books_app(server)
+    app = books_app(server, book.open)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_day_before(app, pilot)
         # the order still moving (paid, unconfirmed) is read again by the close: it fails
@@ -288,7 +292,7 @@ async def test_e_writes_exactly_the_rows_shown_and_neutralises_a_formula(
     scene = server.sim.scene  # type: ignore[attr-defined]
     monkeypatch.setattr(tui_export, "export_directory", lambda: tmp_path)
     tokens = tuple(scene.values())
-    app = books_app(server, tokens=tokens)
+    app = books_app(server, book.open, tokens=tokens)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_until(
             pilot,
@@ -339,7 +343,7 @@ async def test_z_and_e_are_hidden_and_inert_on_the_customers_screen(
 
     monkeypatch.setattr(tui_export, "export_directory", lambda: tmp_path)
     token = server.sim.scene["paid"]  # type: ignore[attr-defined]
-    app = books_app(server, tokens=(token,))
+    app = books_app(server, book.open, tokens=(token,))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.state.order is not None)
         await pilot.press("p")
@@ -367,7 +371,7 @@ async def test_a_payment_after_the_dry_run_is_in_the_close_and_said_so(
     from support.books_scene import berlin
 
     sim, scene = server.sim, server.sim.scene  # type: ignore[attr-defined]
-    app = books_app(server)
+    app = books_app(server, book.open)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_day_before(app, pilot)
         confirmed = screen.result.report
@@ -404,7 +408,7 @@ async def test_a_damaged_close_in_the_book_is_one_line_in_z(
         CloseRecord("*", day.start, day.end, datetime.now(UTC), '{"version": 1}', "0" * 64)
     )
     writer.close_connection()
-    app = books_app(server)
+    app = books_app(server, book.open)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "Z")
         await wait_until(pilot, lambda: isinstance(app.screen, CloseDayScreen))
@@ -430,7 +434,7 @@ async def test_a_day_another_till_closed_meanwhile_is_closed_already_not_ours(
     monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
     monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
     monkeypatch.setenv("ORDERDASH_CONFIG", os.devnull)
-    app = books_app(server)
+    app = books_app(server, book.open)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_day_before(app, pilot)
         await pilot.press("c")
@@ -438,7 +442,7 @@ async def test_a_day_another_till_closed_meanwhile_is_closed_already_not_ours(
         tx = sim.add_transaction(scene["unconf"], "0.0001", age_s=berlin("2026-10-25T18:00"))
         try:
             day = ["close", "--day", "2026-10-25", "--tz", "Europe/Berlin", "--all-tills"]
-            assert await asyncio.to_thread(main, day) == 0
+            assert await asyncio.to_thread(main, day, open_book=book.open) == 0
             (theirs,) = book.saved()
             await pilot.press("y")
             await wait_until(pilot, lambda: screen.closed and not screen.reading, timeout=10)
@@ -462,7 +466,7 @@ async def test_e_without_a_downloads_directory_writes_to_the_data_directory_and_
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data" / ("deep" * 12)))
     monkeypatch.chdir(here)  # not where the file goes: this may be a project's checkout
     token = server.sim.scene["paid"]  # type: ignore[attr-defined]
-    app = books_app(server, tokens=(token,))
+    app = books_app(server, book.open, tokens=(token,))
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await wait_until(pilot, lambda: app.state.order is not None)
         await pilot.press("escape", "e")

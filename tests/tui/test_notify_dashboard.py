@@ -84,9 +84,9 @@ def books_server() -> Iterator[SimulatorServer]:
 
 
 async def test_closing_the_day_on_z_sends_its_digest_once(
-    books_server: SimulatorServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    books_server: SimulatorServer, tmp_path: Path
 ) -> None:
-    LedgerFile(tmp_path / "ledger.sqlite3").install(monkeypatch)
+    book = LedgerFile(tmp_path / "ledger.sqlite3")
     endpoint = Endpoint()
     settings = make_settings(
         books_server.base_url,
@@ -98,7 +98,7 @@ async def test_closing_the_day_on_z_sends_its_digest_once(
         refresh_interval=60.0,
         notify=[{"events": "close", "urls": endpoint.url("close")}],
     )
-    app = make_app(settings, clock=lambda: NOW)
+    app = make_app(settings, clock=lambda: NOW, open_book=book.open)
     try:
         async with app.run_test(size=(120, 50)) as pilot:
             await pilot.press("escape", "Z")

@@ -32,6 +32,7 @@ from orderdash.core.runtime import startup
 if TYPE_CHECKING:
     from orderdash.cli.render import Result
     from orderdash.cli.render_books import CloseShown, ExportLines
+    from orderdash.core.usecases.reads import BookOpener
 
 __all__ = [
     "COMMANDS",
@@ -56,11 +57,12 @@ class Run(NamedTuple):
     """Where a command runs: its module in `orderdash.cli` and the function there, and what
     becomes of what that function returns (`SHOWN`: a result, rendered as JSON with `--json`;
     `REPORT`: a result rendered as JSON when its format is; `PRINTED`: lines it prints; `EXIT`:
-    the exit code itself)."""
+    the exit code itself); `book`: the function opens the shop's book, and takes `open_book`."""
 
     module: str
     function: str
     shown: str
+    book: bool = False
 
 
 SHOWN = "shown"
@@ -70,8 +72,8 @@ EXIT = "exit"
 
 #: Each command (`close --verify` apart from `close`), and where it runs.
 RUNS: dict[str, Run] = {
-    "tui": Run("screens", "run_tui", EXIT),
-    "pos": Run("screens", "run_tui", EXIT),
+    "tui": Run("screens", "run_tui", EXIT, book=True),
+    "pos": Run("screens", "run_tui", EXIT, book=True),
     "watch": Run("watch", "run_watch", EXIT),
     "demo": Run("demo", "run_demo", EXIT),
     "display": Run("display", "run_display", EXIT),
@@ -80,22 +82,24 @@ RUNS: dict[str, Run] = {
     "orders": Run("account", "run_orders", SHOWN),
     "charge": Run("account", "run_charge", SHOWN),
     "charges": Run("account", "run_charges", SHOWN),
-    "close": Run("books", "run_close", REPORT),
-    "close --verify": Run("verify", "run_verify", SHOWN),
-    "attention": Run("books", "run_attention", SHOWN),
-    "export": Run("books", "run_export", PRINTED),
-    "resolve": Run("resolve", "run_resolve", SHOWN),
+    "close": Run("books", "run_close", REPORT, book=True),
+    "close --verify": Run("verify", "run_verify", SHOWN, book=True),
+    "attention": Run("books", "run_attention", SHOWN, book=True),
+    "export": Run("books", "run_export", PRINTED, book=True),
+    "resolve": Run("resolve", "run_resolve", SHOWN, book=True),
     "notify": Run("notify", "run_notify_test", EXIT),
     "simulate": Run("simulate", "run_simulate", EXIT),
 }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, open_book: BookOpener | None = None) -> int:
+    """Run the command of `argv` (default: the process's); `open_book` opens the shop's book
+    for the commands that keep one (None: the ledger the settings name)."""
     startup.no_pydantic_plugins()
     paused = startup.pause()  # see core/runtime/startup.py: ~70 ms of the dashboard's start
     startup.freeze_at_exit()  # the same file: ~30 ms of every command's exit
     try:
-        return _main(argv)
+        return _main(argv, open_book)
     except KeyboardInterrupt:  # Ctrl-C at any point, parsing the arguments included
         return EXIT_INTERRUPTED
     except BrokenPipeError:
@@ -107,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         startup.end(paused)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, open_book: BookOpener | None) -> int:
     args = parse_command_line(list(argv if argv is not None else sys.argv[1:]))
     command = args.command
     # the service's errors load with the command (pydantic, httpx): never for --help
@@ -115,7 +119,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     senders = _senders_made()
     try:
-        code = _run(command, args)
+        code = _run(command, args, open_book)
     except OrderdashError as exc:
         print(f"orderdash: {exc.message}", file=sys.stderr)
         code = exc.exit_code
@@ -136,14 +140,14 @@ def _senders_made() -> int:
     return made()
 
 
-def _run(command: str, args: argparse.Namespace) -> int:
-    """Run `command` from its own module (imported now); what a one-shot command returns is
-    rendered."""
+def _run(command: str, args: argparse.Namespace, open_book: BookOpener | None) -> int:
+    """Run `command` from its own module (imported now), given `open_book` if it opens the
+    book; what a one-shot command returns is rendered."""
     run = RUNS["close --verify" if command == "close" and args.verify else command]
-    function: Callable[[argparse.Namespace], object] = getattr(
+    function: Callable[..., object] = getattr(
         importlib.import_module(f"{__name__}.{run.module}"), run.function
     )
-    answer = function(args)
+    answer = function(args, open_book) if run.book else function(args)
     if run.shown == EXIT:
         assert isinstance(answer, int)
         return answer

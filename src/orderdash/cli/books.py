@@ -29,7 +29,7 @@ from orderdash.core.usecases.reads import (
     ReadOptions,
     choose_period,
     command_gates,
-    open_book,
+    ledger_book,
     zone_named,
 )
 
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from orderdash.core.ledger import Book
     from orderdash.core.polling.account import CommandBudget
     from orderdash.core.settings.model import Settings
+    from orderdash.core.usecases.reads import BookOpener
 
 T = TypeVar("T")
 
@@ -76,13 +77,13 @@ def _run_with(settings: Settings, book: Book, what: str, run: Run[T]) -> T:
         book.close_connection()
 
 
-def run_close(args: argparse.Namespace) -> CloseShown:
+def run_close(args: argparse.Namespace, open_book: BookOpener | None = None) -> CloseShown:
     settings, _ = settings_from_args(args)
     period = _period(args, settings, default_today=True)
     _needs_account(settings, "close")
     till = args.till if args.till else ALL_TILLS
     options = CloseOptions.from_settings(settings)
-    book = open_book(settings)
+    book = (open_book or ledger_book)(settings)
     result = _run_with(
         settings,
         book,
@@ -104,12 +105,12 @@ def run_close(args: argparse.Namespace) -> CloseShown:
     return CloseShown(result, fmt="csv" if args.csv else "json" if args.json else "text")
 
 
-def run_export(args: argparse.Namespace) -> ExportLines:
+def run_export(args: argparse.Namespace, open_book: BookOpener | None = None) -> ExportLines:
     settings, _ = settings_from_args(args)
     period = _period(args, settings, default_today=False)
     _needs_account(settings, "export")
     options = ReadOptions.from_settings(settings)
-    book = open_book(settings)
+    book = (open_book or ledger_book)(settings)
     exported = _run_with(
         settings,
         book,
@@ -135,14 +136,14 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def run_attention(args: argparse.Namespace) -> AttentionShown:
+def run_attention(args: argparse.Namespace, open_book: BookOpener | None = None) -> AttentionShown:
     settings, _ = settings_from_args(args)
     if not 1 <= args.days <= 31:
         raise UsageError("--days is 1 to 31")
     _needs_account(settings, "attention")
     options = AttentionOptions.from_settings(settings)
     period = attention_period(options, days=args.days, now=_now())
-    book = open_book(settings)
+    book = (open_book or ledger_book)(settings)
     found = _run_with(
         settings,
         book,

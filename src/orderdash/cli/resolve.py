@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from orderdash.cli.settings import settings_from_args
 from orderdash.core.ledger import ResolutionRecord
@@ -26,6 +27,9 @@ from orderdash.core.usecases.resolve import (
     resolution_json,
     resolve,
 )
+
+if TYPE_CHECKING:
+    from orderdash.core.usecases.reads import BookOpener
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,14 +53,14 @@ class Resolved:
         return None
 
 
-def run_resolve(args: argparse.Namespace) -> Resolved:
+def run_resolve(args: argparse.Namespace, open_book: BookOpener | None = None) -> Resolved:
     settings, _ = settings_from_args(args)
     options = ResolveOptions.from_settings(settings)
     # everything typed is checked before anything is read or written
     asked = ask(options, args.token, args.kind, args.reason, refund_at=args.refund_at, fee=args.fee)
     orders_gate, private_gate = options.gates()
     # the book the other commands open, in the writer's thread
-    writer = book_writer(settings)
+    writer = book_writer(settings, open_book)
 
     async def run() -> Resolved:
         await writer.open()  # a ledger that cannot be opened: nothing is read

@@ -20,7 +20,7 @@ from orderdash.core.usecases.close import (
     first_mismatch,
     verify_closes,
 )
-from orderdash.core.usecases.reads import iso, open_book, zone_named
+from orderdash.core.usecases.reads import BookOpener, iso, ledger_book, zone_named
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +92,7 @@ class ChainShown:
         return f"orderdash: no close of {self._named()} in the ledger"
 
 
-def run_verify(args: argparse.Namespace) -> ChainShown:
+def run_verify(args: argparse.Namespace, open_book: BookOpener | None = None) -> ChainShown:
     settings, _ = settings_from_args(args)
     for option, given in (
         ("--day", args.day),
@@ -105,7 +105,7 @@ def run_verify(args: argparse.Namespace) -> ChainShown:
             raise UsageError(f"--verify checks every close of the till: not with {option}")
     zone = zone_named(args.tz or settings.timezone)
     till = args.till or ALL_TILLS
-    book = open_book(settings)
+    book = (open_book or ledger_book)(settings)
     try:
         checks = verify_closes(book, till, zone)
     finally:

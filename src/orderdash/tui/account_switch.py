@@ -50,7 +50,7 @@ class AccountSwitch:
         #: Account mode, once made.
         self.mode: AccountMode | None = None
         if enabled or settings.access_token is not None:
-            from orderdash.tui.account import AccountMode
+            from orderdash.tui.account import AccountMode  # only with the access token
 
             self.mode = AccountMode(
                 parts.session, parts.client, settings, ui=ui, dashboard=dashboard, enabled=enabled

@@ -47,7 +47,7 @@ class Alarms:
             and settings.notify
             and (not settings.readonly or settings.notify_readonly)
         ):
-            from orderdash.core.notify.events import notices_for
+            from orderdash.core.notify.events import notices_for  # only with notification rules
 
             self.notices = notices_for(settings)
 

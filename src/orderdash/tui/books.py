@@ -7,10 +7,11 @@ notice ("12.50 EUR at 10:02: made, awaiting payment"). Nothing here blocks the e
 book is opened, read and written in the writer's thread (`BookWriter`).
 
 `Z` opens the close of day (`screens/close_day.py`), `e` exports the watch list's rows as shown
-(`tui/export.py`): both the use cases of `core/usecases`. The book comes from the factory the
-commands use (`core/books/run.py`); the reads go through the App's client and the dashboard's
-own budgets (the watcher's): the history through its rate budget, getOrder through its getOrder
-budget, so that the close and the watch list together stay within the service's limits.
+(`tui/export.py`): both the use cases of `core/usecases`. The book is the one the commands open
+(`core/books/run.py`), unless `make_app` was given an opener of its own; the reads go through
+the App's client and the dashboard's own budgets (the watcher's): the history through its rate
+budget, getOrder through its getOrder budget, so that the close and the watch list together
+stay within the service's limits.
 
 AppBooks holds no App: it is given what it uses (`books_for`), a notify callable and the App's
 worker runner; the screen to show and to open a screen over are passed to `close_day` and
@@ -44,8 +45,8 @@ if TYPE_CHECKING:
     from orderdash.core.settings.model import Settings
     from orderdash.core.usecases.attention import OrderAttention
     from orderdash.core.watching.attention import Batch
-    from orderdash.tui.callables import Notify, PushScreen, RunWorker
     from orderdash.tui.parts import Parts
+    from orderdash.tui.ui import Notify, PushScreen, RunWorker
 
 #: How long the notice of an earlier charge stays up.
 NOTICE_SECONDS = 30
@@ -87,6 +88,7 @@ class AppBooks:
         if notices is not None:
             notices.attention_from_phases = False  # told from the keeper below, every kind
         self._state, self._watcher = parts.state, parts.watcher
+        self._open_book = parts.open_book
         self._writer: BookWriter | None = None
         #: The watched orders that need a human, less those the ledger holds resolved.
         self.attention = keeping.AttentionKeeper(
@@ -257,10 +259,10 @@ class AppBooks:
         """`Z`: the close of day screen, on today's report, pushed over `shown` (unless it is
         the close of day already)."""
         from orderdash.core.usecases.close import CloseOptions, closed_notice
-        from orderdash.core.usecases.reads import BudgetGate, open_book, zone_named
+        from orderdash.core.usecases.reads import BudgetGate, ledger_book, zone_named
         from orderdash.tui.screens.close_day import CloseDayScreen, today_in
 
-        settings = self._settings
+        settings, opener = self._settings, self._open_book or ledger_book
         if isinstance(shown, CloseDayScreen):
             return
         try:
@@ -274,7 +276,7 @@ class AppBooks:
             readonly=settings.readonly,
             zone=zone,
             today=today_in(zone, self._state.clock),
-            open_book=lambda: _ReadsWrittenByTheApp(open_book(settings), self._client),
+            open_book=lambda: _ReadsWrittenByTheApp(opener(settings), self._client),
             order_gate=BudgetGate(self._watcher.scheduler.budgets[Kind.ORDER]),
             private_gate=self._watcher,
             on_closed=closed_notice(settings),  # the day's digest to the owner's rules

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from textual.timer import Timer
 
     from orderdash.core.customer.reading import Reading
-    from orderdash.tui.callables import Notify
     from orderdash.tui.notices import HeldNotices
+    from orderdash.tui.ui import Notify
 
 #: Seconds between looks at whether the other dashboard let go of the customer display.
 TAKEOVER_POLL = 0.1
@@ -85,7 +85,7 @@ class Counter:
     def notices(self) -> HeldNotices:
         """The notices, shown or held from the customer's eyes (`tui/notices.py`)."""
         if self._notices is None:
-            from orderdash.tui.notices import HeldNotices
+            from orderdash.tui.notices import HeldNotices  # with the first notice
 
             self._notices = HeldNotices.through(
                 self._show,

@@ -143,7 +143,7 @@ class Desk:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc or not url.isprintable():
             return
-        from orderdash.tui import desktop
+        from orderdash.tui import desktop  # (webbrowser): when first asked
 
         def open_it() -> None:
             desktop.open_in_browser(url)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from platformdirs import user_data_path
+from platformdirs import user_data_path, user_downloads_path
 
 from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean, shorten_middle
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from orderdash.core.jsontypes import JSONValue
     from orderdash.core.settings.model import Settings
     from orderdash.core.watching.state import DashboardState
-    from orderdash.tui.callables import Notify, RunWorker
+    from orderdash.tui.ui import Notify, RunWorker
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +43,6 @@ def export_directory() -> Path:
     """The user's download directory when there is one, else orderdash's data directory
     (made when first needed)."""
     try:
-        from platformdirs import user_downloads_path
-
         downloads = user_downloads_path()
     except Exception:  # platformdirs guesses from the environment; any failure: the data dir
         downloads = None

@@ -11,12 +11,13 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from orderdash.core.settings.model import Settings
+from orderdash.tui.app import OrderDashApp
 from orderdash.tui.parts import build_parts
 from orderdash.tui.resolutions import Resolutions, show_accepted
 
 if TYPE_CHECKING:
     from orderdash.core.service.client import OrderClient
-    from orderdash.tui.app import OrderDashApp
+    from orderdash.core.usecases.reads import BookOpener
 
 
 def make_app(
@@ -32,6 +33,7 @@ def make_app(
     notices: Sequence[str] = (),
     account: bool | None = None,
     demo: bool = False,
+    open_book: BookOpener | None = None,
 ) -> OrderDashApp:
     """Build the app, its state, its watcher and the watch list's store; pass `client` to
     inject one (tests), else it is made from `settings`.
@@ -40,13 +42,20 @@ def make_app(
     `clock`, `monotonic`, `notices`: as `build_parts` takes them. `account`: the watch list fills
     itself with the account's open orders (default: when the access token is configured).
     `demo`: the orders are simulated (`orderdash demo`): the customer's screens say DEMO.
+    `open_book`: opens the shop's book for the close of day (None: the ledger the settings
+    name); the tests and the screenshots give a ledger of their own.
     """
     from orderdash.tui import compat
-    from orderdash.tui.app import OrderDashApp
 
     compat.install()
     parts = build_parts(
-        settings, client=client, clock=clock, monotonic=monotonic, notices=notices, demo=demo
+        settings,
+        client=client,
+        clock=clock,
+        monotonic=monotonic,
+        notices=notices,
+        demo=demo,
+        open_book=open_book,
     )
     app = OrderDashApp(
         settings,

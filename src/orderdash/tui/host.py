@@ -8,13 +8,11 @@ use instead (`tui/ui.py`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol
+
+from orderdash.tui.ui import Asks, Tells, Works
 
 if TYPE_CHECKING:
-    from textual.notifications import SeverityLevel
-    from textual.screen import Screen
-
     from orderdash.core.polling.watcher import OrderWatcher
     from orderdash.core.service.client import OrderClient
     from orderdash.core.settings.model import Settings
@@ -24,8 +22,6 @@ if TYPE_CHECKING:
     from orderdash.tui.alarms import Alarms
     from orderdash.tui.books import AppBooks
     from orderdash.tui.desk import Desk
-
-T = TypeVar("T")
 
 
 class Dashboard(Protocol):
@@ -41,9 +37,9 @@ class Dashboard(Protocol):
     def account_problem(self, text: str | None) -> None: ...
 
 
-class DashboardHost(Protocol):
+class DashboardHost(Tells, Asks, Works, Protocol):
     """The OrderDashApp as the dashboard screen, the point of sale and the resolve dialog's opener
-    see it."""
+    see it: Textual's App's calls of `tui/ui.py`, and the parts below."""
 
     settings: Settings
     client: OrderClient
@@ -64,28 +60,4 @@ class DashboardHost(Protocol):
     @property
     def dashboard(self) -> Dashboard: ...
 
-    @property
-    def screen(self) -> Screen[object]: ...
-
     def action_resolve_order(self, token: str = "") -> None: ...
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None: ...
-
-    def run_worker(
-        self,
-        work: Coroutine[object, object, object],
-        *,
-        group: str = ...,
-        exit_on_error: bool = ...,
-        exclusive: bool = ...,
-    ) -> object: ...
-
-    def push_screen(self, screen: Screen[T], callback: Callable[[T | None], None]) -> object: ...

@@ -10,8 +10,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orderdash.core.customer.catalogue import resolve_language
+from orderdash.core.customer.channel import Publisher, channel_path, channel_unusable
 from orderdash.core.polling.watcher import OrderWatcher
 from orderdash.core.service.client import OrderClient
 from orderdash.core.settings.model import Settings
@@ -19,6 +21,9 @@ from orderdash.core.watching.session import WatchSession
 from orderdash.core.watching.state import DashboardState
 from orderdash.core.watching.watchlist_file import WatchListFile, default_path
 from orderdash.tui.messages import WatchReporter
+
+if TYPE_CHECKING:
+    from orderdash.core.usecases.reads import BookOpener
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +41,8 @@ class Parts:
     monotonic: Callable[[], float]
     #: Warnings shown once the screen is up.
     notices: Sequence[str]
+    #: Opens the shop's book for the close of day (None: the ledger the settings name).
+    open_book: BookOpener | None = None
 
 
 def build_parts(
@@ -46,13 +53,14 @@ def build_parts(
     monotonic: Callable[[], float] = time.monotonic,
     notices: Sequence[str] = (),
     demo: bool = False,
+    open_book: BookOpener | None = None,
 ) -> Parts:
     """The App's parts; `client` injected (tests), else made from `settings`; `demo`: the
     orders are simulated (`orderdash demo`), and every face a customer sees says so.
 
     `clock` is the wall clock (times shown, expiry); `monotonic` times the countdowns on screen,
     so a wall-clock step cannot skew them. `notices` are warnings shown once the screen is up
-    (the terminal's earlier output is hidden behind it)."""
+    (the terminal's earlier output is hidden behind it). `open_book`: as `Parts` holds it."""
     if client is None:
         client = OrderClient.from_settings(settings, clock=clock)
     store = None
@@ -83,8 +91,6 @@ def build_parts(
         late_window=settings.late_window,
         **settings.budgets,
     )
-    from orderdash.core.customer.channel import Publisher, channel_path, channel_unusable
-
     language = resolve_language(settings.language, os.environ)
     publisher: Publisher | None = None
     try:
@@ -107,5 +113,14 @@ def build_parts(
         monotonic=monotonic,
     )
     return Parts(
-        client, state, watcher, reporter, session, language, clock, monotonic, list(notices)
+        client,
+        state,
+        watcher,
+        reporter,
+        session,
+        language,
+        clock,
+        monotonic,
+        list(notices),
+        open_book,
     )

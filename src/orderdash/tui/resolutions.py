@@ -16,16 +16,15 @@ dialog load at the first resolution, off the start-up.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from orderdash.core.model.errors import OrderdashError
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.safetext import clean
+from orderdash.tui.ui import Asks, Works
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
-
     from orderdash.core.ledger import ResolutionRecord
     from orderdash.core.ledger.writer import BookWriter
     from orderdash.core.model.results import Fetched
@@ -36,27 +35,11 @@ if TYPE_CHECKING:
     from orderdash.core.watching.onscreen import Shown
     from orderdash.core.watching.session import WatchSession
     from orderdash.core.watching.state import DashboardState
-    from orderdash.tui.callables import Notify
-
-T = TypeVar("T")
+    from orderdash.tui.ui import Notify
 
 
-class Screens(Protocol):
+class Screens(Asks, Works, Protocol):
     """What the opener asks of Textual's App: its screen stack, and a worker for the write."""
-
-    @property
-    def screen(self) -> Screen[object]: ...
-
-    def push_screen(self, screen: Screen[T], callback: Callable[[T | None], None]) -> object: ...
-
-    def run_worker(
-        self,
-        work: Coroutine[object, object, object],
-        *,
-        group: str = ...,
-        exit_on_error: bool = ...,
-        exclusive: bool = ...,
-    ) -> object: ...
 
 
 class Ledger(Protocol):
@@ -98,6 +81,7 @@ class Resolutions:
 
     def _options(self) -> ResolveOptions:
         if self._made is None:
+            # the resolve dialog's use case: when first opened
             from orderdash.core.usecases.resolve import ResolveOptions
 
             self._made = ResolveOptions.from_settings(self._settings)

@@ -7,9 +7,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from orderdash.core.runtime.logs import ensure_configured
+from orderdash.core.service.client import OrderClient
 from orderdash.core.settings.model import Settings
+from orderdash.core.watching.watchlist_file import first_token
 
 if TYPE_CHECKING:
+    from orderdash.core.usecases.reads import BookOpener
     from orderdash.tui.app import OrderDashApp
 
 log = logging.getLogger(__name__)
@@ -22,13 +25,11 @@ def build_dashboard(
     pos: bool = False,
     notices: Sequence[str] = (),
     demo: bool = False,
+    open_book: BookOpener | None = None,
 ) -> OrderDashApp:
     """The dashboard as `orderdash tui` runs it. The order it opens with is asked for first,
     before Textual and the screens are imported (`OrderClient.begin_first_read`): its answer
     is on its way while they load."""
-    from orderdash.core.service.client import OrderClient
-    from orderdash.core.watching.watchlist_file import first_token
-
     client = OrderClient.from_settings(settings)
     if (first := first_token(tokens)) is not None:
         client.begin_first_read(first)
@@ -36,7 +37,13 @@ def build_dashboard(
 
     # `orderdash pos`: the point of sale alone, turned to the customer (no way to the dashboard)
     return make_app(
-        settings, client=client, tokens=tokens, pos_only=pos, notices=notices, demo=demo
+        settings,
+        client=client,
+        tokens=tokens,
+        pos_only=pos,
+        notices=notices,
+        demo=demo,
+        open_book=open_book,
     )
 
 
@@ -47,9 +54,11 @@ def run_dashboard(
     pos: bool = False,
     notices: Sequence[str] = (),
     demo: bool = False,
+    open_book: BookOpener | None = None,
 ) -> int:
     """`notices`: warnings printed before the screen took over the terminal, shown again;
-    `demo`: the simulator's orders (`orderdash demo`), marked DEMO on the customer's screens."""
+    `demo`: the simulator's orders (`orderdash demo`), marked DEMO on the customer's screens;
+    `open_book`: as `make_app` takes it."""
     # while the screen is up nothing may log to the terminal: the log file or nowhere
     ensure_configured(settings.log_file, [settings.bearer_token, settings.access_token])
     log.info(
@@ -59,8 +68,12 @@ def run_dashboard(
         settings.poll_interval,
         settings.refresh_interval,
     )
-    app = build_dashboard(settings, tokens, pos=pos, notices=notices, demo=demo)
+    app = build_dashboard(
+        settings, tokens, pos=pos, notices=notices, demo=demo, open_book=open_book
+    )
     if app.publisher is not None:
+        # loaded by the parts by now, but kept off this module's import: the first read
+        # goes out before it (`build_dashboard`)
         from orderdash.core.customer.channel import end_on_signals
 
         end_on_signals(app.publisher)

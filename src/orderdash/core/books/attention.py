@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from orderdash.core.books.orders import ABSORBED_KINDS, BookOrder, absorbed, exceptional
+from orderdash.core.safetext import clean
 
 if TYPE_CHECKING:
     from orderdash.core.jsontypes import JSONObject
@@ -312,8 +313,6 @@ EXIT_NEEDS_ATTENTION = 1
 def attention_lines(found: list[OrderAttention], *, now_ms: int) -> list[str]:
     """One aligned line per order (`orderdash attention`): token, kinds, figure in coin and in
     fiat (exact, right-aligned), how long ago, the next step. Service text cleaned."""
-    from orderdash.core.safetext import clean
-
     rows = []
     for o in found:
         item = o.first

@@ -1,4 +1,4 @@
-"""The books as the commands and the dashboard run them: the book (`open_book`), the budgets'
+"""The books as the commands and the dashboard run them: the book (`ledger_book`), the budgets'
 gates and this till's name. The use cases that run on them are `core/usecases`."""
 
 from __future__ import annotations
@@ -9,12 +9,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from orderdash.core.ledger import Book
+from orderdash.core.ledger.open import open_book as open_ledger
+from orderdash.core.polling.account import CommandBudget
+from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
 
 if TYPE_CHECKING:
     from typing import Protocol, TypedDict
 
     from orderdash.core.ledger.open import LedgerSettings
-    from orderdash.core.polling.account import CommandBudget
     from orderdash.core.polling.budget import Budget
 
     # for the type checker only: no class made when the books are opened
@@ -38,8 +40,6 @@ if TYPE_CHECKING:
 
 def gates(settings: BooksSettings) -> tuple[CommandBudget, CommandBudget]:
     """The getOrder budget and the private budget, as every command paces them."""
-    from orderdash.core.polling.account import CommandBudget
-
     share = settings.budgets
     orders = CommandBudget(share["budget_per_minute"], share["budget_per_hour"])
     private = CommandBudget(settings.rate_budget_per_minute, settings.rate_budget_per_hour)
@@ -51,17 +51,14 @@ def till_name(settings: BooksSettings) -> str:
     return str(settings.till)
 
 
-#: Tests put their own book here; None: the ledger of the settings (`core/ledger/open.py`).
-BOOK_FACTORY: Callable[[BooksSettings], Book] | None = None
+#: What opens the shop's book for the settings, given to whoever opens it (the commands'
+#: `main`, `make_app`): None there is `ledger_book`; the tests and the screenshots give theirs.
+BookOpener = Callable[["BooksSettings"], Book]
 
 
-def open_book(settings: BooksSettings) -> Book:
-    """The shop's book for these settings, for the commands and the dashboard alike; blocking
-    (the dashboard calls it in a thread)."""
-    if BOOK_FACTORY is not None:
-        return BOOK_FACTORY(settings)
-    from orderdash.core.ledger.open import open_book as open_ledger
-
+def ledger_book(settings: BooksSettings) -> Book:
+    """The shop's book for these settings, the ledger they name (`core/ledger/open.py`), for
+    the commands and the dashboard alike; blocking (the dashboard calls it in a thread)."""
     return open_ledger(settings)
 
 
@@ -94,7 +91,5 @@ class BudgetGate:
 
     def refused_for_limit(self, retry_after: float | None) -> None:
         """The service refused a request for its limit: hold the budget for everyone."""
-        from orderdash.core.polling.scheduler import DEFAULT_LIMIT_HOLD
-
         hold = DEFAULT_LIMIT_HOLD if retry_after is None else retry_after
         self._budget.hold(self._monotonic() + hold)

@@ -123,6 +123,7 @@ class Publisher:
         module grid (`for_display`): it draws only codes it encodes itself."""
         now = self.clock()
         if face is not None and face.qr_modules:
+            # the face's module: with the first face, not before the first paint
             from orderdash.core.customer.face import for_display
 
             face = for_display(face)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 from platformdirs import user_data_path
 
 from orderdash.core.ledger import ChargeService
-from orderdash.core.ledger.sqlite import SqliteEngine
+from orderdash.core.ledger.sqlite import MEMORY, SqliteEngine
 from orderdash.core.ledger.store import SqlBook
 
 if TYPE_CHECKING:
@@ -63,8 +63,6 @@ def open_book(settings: LedgerSettings, *, connect_seconds: float | None = None)
 def memory_book() -> SqlBook:
     """A book in memory, where the shop's could not be opened: what it is told it keeps until
     its close, nothing after (a dry run of the close still shows)."""
-    from orderdash.core.ledger.sqlite import MEMORY, SqliteEngine
-
     return SqlBook(SqliteEngine(MEMORY))
 
 

@@ -349,7 +349,7 @@ def close_all(timeout: float | None = None, *, since: int = 0) -> Told:
     """At the end of a command: each sender (made after the first `since`: the command's own)
     sends what is queued, within its bounded wait; what became of their messages (`Told`,
     nothing when no sender was made)."""
-    from orderdash.core.notify.sender import Told
+    from orderdash.core.notify.sender import Told  # the senders (and Apprise) only with rules
 
     with _lock:
         mine = [key for key, (number, _) in _shared.items() if number > since]

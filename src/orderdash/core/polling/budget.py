@@ -104,7 +104,7 @@ class Budget:
         self.hold_until = max(self.hold_until, until)
 
     def use(self, now: float, planned_per_minute: float) -> BudgetUse:
-        from orderdash.core.polling.budget_use import BudgetUse
+        from orderdash.core.polling.budget_use import BudgetUse  # the budget view (`b`) only
 
         return BudgetUse(
             name=self.name,

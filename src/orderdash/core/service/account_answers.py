@@ -141,7 +141,7 @@ def _history_read(answers: Answers, headers: httpx.Headers, body: bytes) -> Hist
         raise FailureReported(
             f"the service reported a failure: {detail or 'no message given'}", detail
         )
-    from orderdash.core.model.account import HistoryEnvelope, HistoryItem
+    from orderdash.core.model.account import HistoryEnvelope, HistoryItem  # account paths only
 
     data = document.get("data")
     wire = data.get("items") if isinstance(data, dict) else None

@@ -4,6 +4,7 @@ client's secrets before it is shown. No request is sent here (transport.py does 
 
 from __future__ import annotations
 
+import email.utils
 import re
 import time
 from collections.abc import Callable
@@ -90,8 +91,6 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     try:
         seconds = float(value)
     except ValueError:
-        import email.utils  # an HTTP-date is rare: not worth its import on every start
-
         try:
             when = email.utils.parsedate_to_datetime(value)
         except (TypeError, ValueError):

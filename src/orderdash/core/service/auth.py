@@ -103,7 +103,7 @@ class LoginSession:
     async def _login(self, stale: SecretStr | None) -> SecretStr:
         """A bearer from `POST {base_url}/orders/api/login`; requests that find theirs refused
         at the same time share one new log-in."""
-        import asyncio
+        import asyncio  # `get` reads without an event loop, and without asyncio
 
         if self._login_lock is None:
             self._login_lock = asyncio.Lock()
@@ -154,7 +154,7 @@ class LoginSession:
         if not 200 <= status < 300:
             answers.refuse_account(status, headers, body, "log-in")
         document = answers.parse_json(body, headers)
-        from orderdash.core.model.account import LoginEnvelope
+        from orderdash.core.model.account import LoginEnvelope  # account paths only
 
         try:
             envelope = LoginEnvelope.model_validate(document)

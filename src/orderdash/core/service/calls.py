@@ -75,7 +75,7 @@ class Calls:
                 url, headers, method=method, content=content
             )
             if len(body) >= LARGE_BODY_BYTES:
-                import asyncio
+                import asyncio  # `get` runs without asyncio
 
                 # a long history page: validated off the event loop
                 result = await asyncio.to_thread(interpret, status, response_headers, body)
@@ -136,7 +136,7 @@ class Calls:
     ) -> tuple[Order, dict[str, Any]]:
         if status != 200 or len(body) < LARGE_BODY_BYTES:
             return self._answers.interpret(status, headers, body, token, rates=rates)
-        import asyncio
+        import asyncio  # `get` runs without asyncio
 
         reuse = self._reuse.take(token)
         order, raw = await asyncio.to_thread(

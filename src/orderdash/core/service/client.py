@@ -180,7 +180,7 @@ class OrderClient:
         async client is never made (~1 ms). A client built with an async transport (tests)
         asks through it instead."""
         if self._wire.transport is not None:
-            import asyncio
+            import asyncio  # only with a test's async transport
 
             async def once() -> Fetched:
                 async with self:
@@ -283,7 +283,7 @@ class OrderClient:
             return ()
         if not isinstance(coins, list) or len(coins) > 1000:
             raise InvalidResponse("the order's coins should be a JSON array")
-        from orderdash.core.model.account import CoinChoice
+        from orderdash.core.model.account import CoinChoice  # account paths only
 
         try:
             return tuple(CoinChoice.model_validate(coin) for coin in coins)

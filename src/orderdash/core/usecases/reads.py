@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from orderdash.core.books.gather import Gate, Gathered, OrderReader, gather
 from orderdash.core.books.period import Period, choose_period, day_period, iso, zone_named
-from orderdash.core.books.run import BudgetGate, open_book
+from orderdash.core.books.run import BookOpener, BudgetGate, ledger_book
 from orderdash.core.books.run import gates as command_gates
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from orderdash.core.settings.model import Settings
 
 __all__ = [
+    "BookOpener",
     "BudgetGate",
     "Gate",
     "Gathered",
@@ -29,7 +30,7 @@ __all__ = [
     "command_gates",
     "day_period",
     "iso",
-    "open_book",
+    "ledger_book",
     "read_period",
     "zone_named",
 ]

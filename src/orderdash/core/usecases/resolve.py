@@ -37,7 +37,7 @@ from orderdash.core.books.resolve import (
     refund_basis,
     resolution_line,
 )
-from orderdash.core.books.run import BudgetGate, open_book
+from orderdash.core.books.run import BookOpener, BudgetGate, ledger_book
 from orderdash.core.ledger.writer import BookWriter
 from orderdash.core.model.errors import OrderdashError
 from orderdash.core.polling.account import CommandBudget
@@ -273,10 +273,11 @@ def acceptance(token: str, options: ResolveOptions) -> ResolutionRecord:
     )
 
 
-def book_writer(settings: Settings) -> BookWriter:
-    """The book the other commands open (`core/books/run.py` `open_book`), in the writer's
-    thread."""
-    return BookWriter(lambda: open_book(settings), settings.till)
+def book_writer(settings: Settings, open_book: BookOpener | None = None) -> BookWriter:
+    """The book the other commands open (`open_book`'s, None: `core/books/run.py`
+    `ledger_book`), in the writer's thread."""
+    opener = open_book or ledger_book
+    return BookWriter(lambda: opener(settings), settings.till)
 
 
 class ResolutionJSON(TypedDict):

@@ -52,7 +52,7 @@ def change_alert(entry: Entry, change: Change, before: Order | None, at: float) 
         )
     kind = ""
     if change.identity is None and change.late_ids:
-        from orderdash.core.watching.alert import LATE_PAYMENT
+        from orderdash.core.watching.alert import LATE_PAYMENT  # with the first alert
 
         alarm, kind = True, LATE_PAYMENT
         late = [tx for tx in order.transactions if tx.id in change.late_ids]

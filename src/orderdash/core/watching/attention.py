@@ -69,7 +69,7 @@ Result = tuple[str, Any, "BookOrder | None", "OrderAttention | None"]
 
 def classify(batch: Batch) -> list[Result]:
     """Each order of `batch` read (unless read already) and classified: pure, for any thread."""
-    from orderdash.core.books.attention import attention_of
+    from orderdash.core.books.attention import attention_of  # the books: after the first paint
 
     results: list[Result] = []
     for item in batch.items:
@@ -153,7 +153,7 @@ class AttentionKeeper:
     @property
     def found(self) -> list[OrderAttention]:
         """The orders that need a human, the most recent trouble first."""
-        from orderdash.core.books.attention import resolved_by
+        from orderdash.core.books.attention import resolved_by  # the books: after the first paint
 
         found = [o for o in self._found.values() if not resolved_by(o, self._resolved)]
         return sorted(found, key=lambda o: (-(o.first.at_ms or 0), o.token))
@@ -244,7 +244,7 @@ class AttentionKeeper:
     def _tell(self) -> None:
         """`changed` with the count, when what needs attention (resolved left out) changed;
         `needs_human` with each order newly shown that the ledger answered about."""
-        from orderdash.core.books.attention import resolved_by
+        from orderdash.core.books.attention import resolved_by  # the books: after the first paint
 
         shown = {t: o for t, o in self._found.items() if not resolved_by(o, self._resolved)}
         key = tuple(sorted((t, o.kinds) for t, o in shown.items()))
@@ -268,7 +268,7 @@ def _waiting(book: BookOrder | None, found: OrderAttention | None) -> bool:
 
 
 def _books_view(raw: Any) -> BookOrder | None:
-    from orderdash.core.books.orders import BadOrder, read_order
+    from orderdash.core.books.orders import BadOrder, read_order  # the books: after the first paint
 
     try:
         return read_order(raw)

@@ -117,6 +117,7 @@ def face_for(source: FaceSource, token: str | None) -> CustomerFace | None:
     there is nothing to say yet (no answer and no failure)."""
     if token is None:
         return None
+    # the customer's face: with the first order shown, not before the first paint
     from orderdash.core.customer.face import customer_face, face_at, trouble_face, wall_time
 
     if token == source.token and source.shown is not None:

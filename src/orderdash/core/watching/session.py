@@ -327,7 +327,7 @@ class WatchSession:
                 return DisplayClaim("held")
         except OSError as error:
             return DisplayClaim("off", problem=f"The customer display is off: {error}")
-        from orderdash.core.customer.reading import Reader
+        from orderdash.core.customer.reading import Reader  # the display's end: only when busy
 
         return DisplayClaim("busy", Reader(publisher.path, clock=publisher.clock).poll())
 

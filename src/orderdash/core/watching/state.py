@@ -22,7 +22,7 @@ from orderdash.core.polling.watcher import Change, Failure, is_outage
 from orderdash.core.qr.payload import QRContent, qr_payload
 from orderdash.core.safetext import clean
 from orderdash.core.watching import faces
-from orderdash.core.watching.alert_text import order_figures
+from orderdash.core.watching.alert_text import change_alert, order_figures
 from orderdash.core.watching.entry import Entry
 from orderdash.core.watching.faces import Reachability
 from orderdash.core.watching.onscreen import Freshness, Shown, rate_direction
@@ -191,7 +191,7 @@ class DashboardState:
     def new_order(self, token: str, amount: str) -> Alert:
         """An order of the account that appeared after start (`amount`: its fiat amount as
         text): a line in the alerts log, and the unseen mark if it is watched."""
-        from orderdash.core.watching.alert import Alert
+        from orderdash.core.watching.alert import Alert  # with the first alert
 
         alert = Alert(self.clock(), token, "", clean(f"New order: {amount}", limit=240))
         self.alerts.append(alert)
@@ -281,7 +281,7 @@ class DashboardState:
     def set_payment_url(self, token: str, url: str) -> bool:
         """Remember the checkout page the service gave for `token` when the order was made
         (shown as the QR until a coin is chosen); False when it is not a usable link."""
-        from orderdash.core.customer.face import checkout_url
+        from orderdash.core.customer.face import checkout_url  # only for a charge made here
 
         checked = checkout_url(url)
         if checked:
@@ -368,7 +368,7 @@ class DashboardState:
         entry = self.entries.get(token)
         order = entry.order if entry is not None else None
         company = clean(order.company_name, limit=40) if order is not None else ""
-        from orderdash.core.watching.alert import Alert
+        from orderdash.core.watching.alert import Alert  # with the first alert
 
         alert = Alert(self.clock(), token, company, clean(text, limit=480), alarm=True)
         self.alerts.append(alert)
@@ -394,8 +394,6 @@ class DashboardState:
 
     def _alert(self, entry: Entry, change: Change, before: Order | None) -> Alert:
         """A line for the alerts log of a change (`alert_text.change_alert`), kept."""
-        from orderdash.core.watching.alert_text import change_alert
-
         alert = change_alert(entry, change, before, self.clock())
         self.alerts.append(alert)
         return alert

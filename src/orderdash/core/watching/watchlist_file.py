@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from platformdirs import user_data_path
+
 from orderdash.core.model.errors import InvalidToken
 from orderdash.core.service.tokens import MAX_TOKEN_LENGTH, normalize_token, operator_token
 
@@ -84,8 +86,6 @@ def first_token(tokens: Iterable[str]) -> str | None:
 
 
 def default_path() -> Path:
-    from platformdirs import user_data_path
-
     return user_data_path("orderdash") / "watchlist.json"
 
 

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label
 
-if TYPE_CHECKING:
-    from textual.widgets import TextArea
+# the editor costs ~25 ms to import: paid when the dialog first opens (the overlays import this
+# module then), not at start-up
+from textual.widgets import Label, TextArea
 
 
 class AddTokensScreen(ModalScreen[str | None]):
@@ -23,9 +21,6 @@ class AddTokensScreen(ModalScreen[str | None]):
     ]
 
     def compose(self) -> ComposeResult:
-        # the editor costs ~25 ms to import: paid when the dialog first opens, not at start-up
-        from textual.widgets import TextArea
-
         with Vertical(id="add-body") as body:
             body.border_title = "Add orders to the watch list"
             body.border_subtitle = "ctrl+s adds \u00b7 Esc cancels"
@@ -34,8 +29,6 @@ class AddTokensScreen(ModalScreen[str | None]):
 
     @property
     def _editor(self) -> TextArea:
-        from textual.widgets import TextArea  # loaded already: compose made the editor
-
         return self.query_one("#add-tokens", TextArea)
 
     def on_mount(self) -> None:

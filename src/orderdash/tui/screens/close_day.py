@@ -38,6 +38,7 @@ from orderdash.core.usecases.close import (
 )
 from orderdash.core.usecases.reads import Gate, OrderReader, Period, day_period
 from orderdash.tui.bindings import READONLY_MARK
+from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.widgets.keys_footer import KeysFooter
 
 if TYPE_CHECKING:
@@ -181,8 +182,6 @@ class CloseDayScreen(Screen[None]):
         elif self.result is None or self.result.missing:
             self._status("Not every order was read: read again (r) before closing.", failed=True)
         else:
-            from orderdash.tui.screens.confirm import ConfirmScreen
-
             period = self.period
             question = (
                 f"Close {self.day.isoformat()} ({period.start.isoformat()} to "

@@ -42,6 +42,7 @@ from orderdash.core.qr.payload import offers_remaining, remaining_payload
 from orderdash.core.watching.onscreen import Freshness, Shown
 from orderdash.core.watching.state import DashboardState
 from orderdash.tui.app_data import AppData
+from orderdash.tui.resolutions import accept_as_paid
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded
@@ -180,8 +181,6 @@ class PosScreen(Screen[None]):
         question = self._accept_question()
         token = self._dashboard_state.token
         if question and token is not None:
-            from orderdash.tui.resolutions import accept_as_paid
-
             accept_as_paid(cast("HasResolutions", self.app), token, question)
 
     def _trouble_now(self) -> Trouble:

@@ -37,6 +37,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 from orderdash.core.customer.catalogue import catalogue
+from orderdash.core.model.errors import UsageError
 from orderdash.core.settings.sources import SECRET_VARIABLES
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
@@ -367,7 +368,5 @@ def serve_display(
     try:
         server.serve()
     except OSError as error:
-        from orderdash.core.model.errors import UsageError
-
         raise UsageError(f"cannot serve on {host}:{port}: {error.strerror or error}") from None
     return 0

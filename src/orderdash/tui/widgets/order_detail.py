@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
+from rich.table import Table
 from rich.text import Text
 from textual.geometry import Size
 from textual.reactive import reactive
@@ -100,8 +101,6 @@ _LABEL_MIN_WIDTH = 9
 
 
 def _grid(rows: Rows) -> Table:
-    from rich.table import Table  # only for a pane narrower than any layout gives it
-
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style=LABEL_STYLE, no_wrap=True, min_width=_LABEL_MIN_WIDTH)
     grid.add_column(overflow="fold")

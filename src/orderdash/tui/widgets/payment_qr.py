@@ -53,7 +53,7 @@ def show_payload(
         return "withdrawn"
     view.placeholder = EMPTY_NOTE
     if payload.server_image:
-        from orderdash.core.qr import image
+        from orderdash.core.qr import image  # only with qr_content = server
 
         result = image.cached_matrix_from_data_uri.peek(payload.server_image)
         if result is None:
