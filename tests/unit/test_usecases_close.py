@@ -1,6 +1,7 @@
 """The close of day as a use case (`core/usecases/close.py`): a close made now is told to
 `on_closed` once, a dry run and a close found made already are not; where the shop's book
-cannot be opened, a book in memory stands in, keeps nothing past its close and makes no file."""
+cannot be opened, a book in memory stands in for the dry run, refuses a close (and tells no
+one) and makes no file."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from orderdash.core.ledger import Book
+from orderdash.core.ledger import Book, LedgerError
+from orderdash.core.ledger.sqlite import MEMORY, SqliteEngine
+from orderdash.core.ledger.store import SqlBook
 from orderdash.core.model.errors import ConfigError
 from orderdash.core.usecases.close import CloseOptions, book_or_stand_in, close, day_report
 from orderdash.core.usecases.reads import day_period, zone_named
@@ -51,21 +54,29 @@ def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     book.close_connection()
 
 
+@pytest.fixture
+def memory() -> Any:
+    """A shop's book in memory (a real one: it keeps a close)."""
+    book = SqlBook(SqliteEngine(MEMORY))
+    yield book
+    book.close_connection()
+
+
 async def test_a_close_made_now_is_told_once_a_dry_run_and_a_close_found_are_not(
-    stand_in: Book,
+    memory: Book,
 ) -> None:
     told: list[dict[str, Any]] = []
     period = day_period("2026-11-24", BERLIN)
     gates = {"order_gate": OpenGate(), "private_gate": OpenGate()}
 
     shown, closed = await day_report(
-        NoOrders(), stand_in, period, OPTIONS, dry_run=True, on_closed=told.append, **gates
+        NoOrders(), memory, period, OPTIONS, dry_run=True, on_closed=told.append, **gates
     )
     assert shown.dry_run and not closed and told == []
 
     made = await close(
         NoOrders(),
-        stand_in,
+        memory,
         period,
         OPTIONS,
         till="*",
@@ -77,25 +88,27 @@ async def test_a_close_made_now_is_told_once_a_dry_run_and_a_close_found_are_not
     assert told == [made.report] and made.report["sales"]["currency"] == "EUR"
 
     again, closed = await day_report(
-        NoOrders(), stand_in, period, OPTIONS, dry_run=True, on_closed=told.append, **gates
+        NoOrders(), memory, period, OPTIONS, dry_run=True, on_closed=told.append, **gates
     )
     assert closed and again.frozen and again.report == made.report
     assert len(told) == 1
 
 
-def test_the_book_in_memory_keeps_nothing_past_its_close_and_makes_no_file(
+async def test_the_stand_in_shows_a_dry_run_refuses_a_close_and_tells_no_one(
     stand_in: Book, tmp_path: Path
 ) -> None:
-    from datetime import UTC, datetime
-
-    from orderdash.core.ledger import CloseRecord
-
-    start = datetime(2026, 11, 24, tzinfo=UTC)
-    stand_in.save_close(CloseRecord("*", start, start.replace(day=25), start, "{}", "d"))
-    assert [c.digest for c in stand_in.closes("*")] == ["d"]
-    other, _ = book_or_stand_in(no_ledger)
-    try:
-        assert other.closes("*") == []
-    finally:
-        other.close_connection()
+    """The book opened for the dry run and gone when the close is asked: the close fails,
+    naming why, and no notification says the day was closed."""
+    told: list[dict[str, Any]] = []
+    period = day_period("2026-11-24", BERLIN)
+    gates = {"order_gate": OpenGate(), "private_gate": OpenGate()}
+    shown, closed = await day_report(
+        NoOrders(), stand_in, period, OPTIONS, dry_run=True, on_closed=told.append, **gates
+    )
+    assert shown.dry_run and not closed
+    with pytest.raises(LedgerError, match="no book to keep the close in: this orderdash has no"):
+        await day_report(
+            NoOrders(), stand_in, period, OPTIONS, dry_run=False, on_closed=told.append, **gates
+        )
+    assert told == [] and stand_in.closes("*") == []
     assert os.listdir(tmp_path) == []

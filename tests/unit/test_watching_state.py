@@ -94,6 +94,19 @@ def test_a_payment_raises_an_alert_and_marks_the_order_unless_looked_at() -> Non
     assert state.fetched("gone", fetched(example("gone")), Change(), looking=False) is None
 
 
+def test_an_order_accepted_at_the_counter_marks_no_payment_new_again() -> None:
+    state = new_state()
+    state.add(["a"])
+    state.focus("a")
+    order = example("a")
+    tx = order.transactions[0].id
+    state.show(fetched(order), Kind.ORDER, new_ids=(tx,))
+    assert state.shown is not None and state.shown.new_ids == (tx,)
+    state.accept("a")
+    assert "a" in state.accepted and state.shown is not None
+    assert state.shown.new_ids == (), "the payment was marked new when it came, not now"
+
+
 def test_freshness_follows_answers_and_failures_of_the_order_on_screen() -> None:
     monotonic = Clock()
     state = new_state(monotonic)

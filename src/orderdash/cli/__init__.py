@@ -74,8 +74,8 @@ EXIT = "exit"
 RUNS: dict[str, Run] = {
     "tui": Run("screens", "run_tui", EXIT, book=True),
     "pos": Run("screens", "run_tui", EXIT, book=True),
-    "watch": Run("watch", "run_watch", EXIT),
-    "demo": Run("demo", "run_demo", EXIT),
+    "watch": Run("watch", "run_watch", EXIT, book=True),
+    "demo": Run("demo", "run_demo", EXIT, book=True),
     "display": Run("display", "run_display", EXIT),
     "get": Run("order", "run_get", SHOWN),
     "rates": Run("rates", "run_rates", SHOWN),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+from typing import TYPE_CHECKING
 
 from orderdash.cli.settings import settings_overrides
 from orderdash.cli.simulate import check_history_days, simulator_run
@@ -15,14 +16,18 @@ from orderdash.core.settings.sources import load_settings
 from orderdash.simulator import Simulator, SimulatorServer
 from orderdash.tui import run as tui_run
 
+if TYPE_CHECKING:
+    from orderdash.core.usecases.reads import BookOpener
+
 #: The demo account's number (the simulator checks it on Generate Order).
 DEMO_CUSTOMER_ID = "4711"
 #: The demo's customer display channel unless `--channel` names one: never the shop's.
 DEMO_CHANNEL = "demo"
 
 
-def run_demo(args: argparse.Namespace) -> int:
-    """Start the simulator with its demo orders and a paying customer, then open the dashboard."""
+def run_demo(args: argparse.Namespace, open_book: BookOpener | None = None) -> int:
+    """Start the simulator with its demo orders and a paying customer, then open the dashboard
+    (`open_book`: its book, as `make_app` takes it)."""
     # the demo's credentials live only in this process: nothing to leak, nothing to configure.
     # It logs in with an access token as a merchant does (the account mode: the watch list
     # fills itself, `n` makes a charge); the simulator's bearer is never handed to it.
@@ -65,4 +70,6 @@ def run_demo(args: argparse.Namespace) -> int:
             },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
         )
-        return tui_run.run_dashboard(settings, list(simulator.demo_tokens), demo=True)
+        return tui_run.run_dashboard(
+            settings, list(simulator.demo_tokens), demo=True, open_book=open_book
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from orderdash.cli.settings import settings_from_args
 from orderdash.core.model.errors import UsageError
@@ -12,8 +13,13 @@ from orderdash.core.watching.watchlist_file import parse_tokens
 from orderdash.headless import run_jsonl
 from orderdash.tui import run as tui_run
 
+if TYPE_CHECKING:
+    from orderdash.core.usecases.reads import BookOpener
 
-def run_watch(args: argparse.Namespace) -> int:
+
+def run_watch(args: argparse.Namespace, open_book: BookOpener | None = None) -> int:
+    """`open_book`: the dashboard's book, as `make_app` takes it (`--jsonl` writes through the
+    settings' own ledger)."""
     text = "\n".join(args.token)
     if args.from_file:
         try:
@@ -37,4 +43,4 @@ def run_watch(args: argparse.Namespace) -> int:
         if not parsed.tokens and not args.account:
             raise UsageError("no order tokens to watch")
         return run_jsonl(settings, parsed.tokens, account=args.account)
-    return tui_run.run_dashboard(settings, parsed.tokens)
+    return tui_run.run_dashboard(settings, parsed.tokens, open_book=open_book)

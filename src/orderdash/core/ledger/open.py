@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from platformdirs import user_data_path
 
-from orderdash.core.ledger import ChargeService
+from orderdash.core.ledger import (
+    UNLINKED,
+    ChargeService,
+    CloseRecord,
+    LedgerError,
+    ResolutionRecord,
+)
 from orderdash.core.ledger.sqlite import MEMORY, SqliteEngine
 from orderdash.core.ledger.store import SqlBook
 
@@ -60,10 +66,25 @@ def open_book(settings: LedgerSettings, *, connect_seconds: float | None = None)
     return SqlBook(SqliteEngine(settings.ledger or default_ledger_path()))
 
 
-def memory_book() -> SqlBook:
-    """A book in memory, where the shop's could not be opened: what it is told it keeps until
-    its close, nothing after (a dry run of the close still shows)."""
-    return SqlBook(SqliteEngine(MEMORY))
+class StandInBook(SqlBook):
+    """A book in memory, where the shop's could not be opened (`why`): a dry run of the close
+    reads through it, and it keeps what it is told until its close, nothing after. A close or a
+    resolution is refused: saved here, it would be told as kept while no book holds it."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(SqliteEngine(MEMORY))
+        self.why = why
+
+    def save_close(self, record: CloseRecord, *, follows: str | None = UNLINKED) -> CloseRecord:
+        raise LedgerError(f"no book to keep the close in: {self.why}")
+
+    def resolution_made(self, record: ResolutionRecord) -> ResolutionRecord:
+        raise LedgerError(f"no book to keep the resolution in: {self.why}")
+
+
+def memory_book(why: str) -> StandInBook:
+    """The stand-in for the shop's book, which could not be opened (`why`)."""
+    return StandInBook(why)
 
 
 def service_of(settings: LedgerSettings) -> ChargeService:

@@ -170,11 +170,12 @@ async def day_report(
 def book_or_stand_in(open_book: Callable[[], Book]) -> tuple[Book, str]:
     """The shop's book, or a book in memory and why the shop's could not be opened (blocking:
     opening may wait for a server). The book in memory keeps nothing past its close: a dry run
-    shows, and the caller closes nothing while it has a reason."""
+    shows; a close saved in it fails, naming why."""
     try:
         return open_book(), ""
     except OrderdashError as error:
-        return memory_book(), error.message
+        return memory_book(error.message), error.message
     except Exception as error:  # a book's storage error: told, never a crash
         log.warning("no book: %s", error, exc_info=True)
-        return memory_book(), f"{type(error).__name__}: {error}"
+        why = f"{type(error).__name__}: {error}"
+        return memory_book(why), why

@@ -129,8 +129,10 @@ class DashboardState:
             payment = self.payment_of(fetched.order, fetched.received_at)
             self.entries[token] = replace(entry, payment=payment)
         if token == self.token and (shown := self.shown) is not None:
-            # (no code is shown for a settled state, whatever the payload)
-            self.shown = replace(shown, payment=self.payment_of(shown.order, shown.received_at))
+            # (no code is shown for a settled state, whatever the payload); its payments were
+            # marked new when they came, not again now
+            payment = self.payment_of(shown.order, shown.received_at)
+            self.shown = replace(shown, payment=payment, new_ids=())
 
     # -- the watch list --------------------------------------------------------------------------
 
