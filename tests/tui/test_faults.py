@@ -121,14 +121,20 @@ def _print_matrix() -> Iterator[None]:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-async def retried_over(pilot, client_log: ClientLog, window: float) -> tuple[float, float]:  # noqa: ANN001
-    """(start, end) of at least `window` s in which the failing order was tried again: on a
-    starved machine the window can end before a retry's failure is logged, so it runs on until
-    one is (within `wait_until`'s deadline); the bound on tries is taken over (start, end)."""
-    start = time.time()
+async def retried_over(
+    pilot,  # noqa: ANN001
+    tries: Callable[[float, float], int],
+    window: float,
+    clock: Callable[[], float] = time.time,
+) -> tuple[float, float]:
+    """(start, end) of at least `window` s (by `clock`) in which the failing order was tried
+    again (`tries(start, end)`): on a starved machine the window can end before a retry is
+    seen, so it runs on until one is (within `wait_until`'s deadline: a retry that never comes
+    still fails); the bound on tries is taken over (start, end)."""
+    start = clock()
     await pilot.pause(window)
-    await wait_until(pilot, lambda: client_log.count("order", start, time.time()) >= 1)
-    return start, time.time()
+    await wait_until(pilot, lambda: tries(start, clock()) >= 1)
+    return start, clock()
 
 
 def max_starts(window: float, interval: float, *, persistent: bool = False) -> int:
@@ -325,11 +331,12 @@ async def run_stale_case(
         assert_data_kept(app)
         row.data_kept = "yes, STALE"
 
-        start = sim.now()
-        await pilot.pause(WINDOW)
-        seen = counts(sim, start, sim.now())
-        order_bound = max_starts(WINDOW, POLL, persistent="404" in name)
-        rates_bound = max_starts(WINDOW, 60.0, persistent="404" in name)
+        start, end = await retried_over(
+            pilot, lambda start, end: counts(sim, start, end)["order"], WINDOW, sim.now
+        )
+        seen = counts(sim, start, end)
+        order_bound = max_starts(end - start, POLL, persistent="404" in name)
+        rates_bound = max_starts(end - start, 60.0, persistent="404" in name)
         row.backoff = (
             f"order {seen['order']} (<= {order_bound}), rates {seen['rates']} (<= {rates_bound})"
         )
@@ -463,7 +470,7 @@ async def test_server_stops_mid_session_then_restarts(
         row.message = status_row(app).split("\u00b7", 2)[-1].strip()
         assert_data_kept(app)
         row.data_kept = "yes, STALE"
-        start, end = await retried_over(pilot, client_log, WINDOW)
+        start, end = await retried_over(pilot, functools.partial(client_log.count, "order"), WINDOW)
         order = client_log.count("order", start, end)
         rates = client_log.count("rates", start, end)
         bound = max_starts(end - start, POLL)
@@ -490,7 +497,7 @@ async def test_connection_refused_from_the_start(client_log: ClientLog) -> None:
         assert message in screen_text(app).split(status_row(app))[0], "and in the order pane"
         row.message = status_row(app).split("\u00b7", 1)[-1].strip()
         row.data_kept = "nothing yet (message in the order pane)"
-        start, end = await retried_over(pilot, client_log, WINDOW)
+        start, end = await retried_over(pilot, functools.partial(client_log.count, "order"), WINDOW)
         order = client_log.count("order", start, end)
         bound = max_starts(end - start, POLL)
         row.backoff = f"order {order} tries (<= {bound})"
