@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from orderdash.core.model.errors import ServiceError
 from orderdash.core.model.results import Fetched
@@ -25,9 +26,18 @@ def watching(client: ScriptedClient, events: Recorder, **intervals: float) -> Or
     return watcher
 
 
-async def run_for(watcher: OrderWatcher, seconds: float) -> None:
+async def run_for(
+    watcher: OrderWatcher, seconds: float, until: Callable[[], bool] | None = None
+) -> None:
+    """Run `watcher` for `seconds`, or (`until`) until that holds, within `seconds`: a starved
+    machine reads less often than the interval says."""
     task = asyncio.create_task(watcher.run())
-    await asyncio.sleep(seconds)
+    if until is None:
+        await asyncio.sleep(seconds)
+    else:
+        deadline = asyncio.get_running_loop().time() + seconds
+        while not until() and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
     task.cancel()
     try:
         await task
@@ -121,5 +131,5 @@ async def test_a_failing_event_handler_does_not_stop_the_refresh() -> None:
     client = ScriptedClient([with_transactions(1)], rates=False)
     events = Broken()
     watcher = watching(client, events, poll_interval=0.05, refresh_interval=60)
-    await run_for(watcher, 0.4)
+    await run_for(watcher, 10, until=lambda: len(events.fetched) >= 4)
     assert len(events.fetched) >= 4, "reads go on after the handler raised"
