@@ -36,7 +36,7 @@ async def run_for(
         await asyncio.sleep(seconds)
     else:
         deadline = asyncio.get_running_loop().time() + seconds
-        while not until() and asyncio.get_running_loop().time() < deadline:
+        while not until() and asyncio.get_running_loop().time() < deadline:  # noqa: ASYNC110 - the recorder has no event to wait on
             await asyncio.sleep(0.01)
     task.cancel()
     try:
