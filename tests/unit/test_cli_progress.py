@@ -45,6 +45,21 @@ def test_a_line_says_what_is_done_what_is_left_and_how_long_at_the_budgets_pace(
     )
 
 
+async def test_once_every_order_is_read_no_line_says_none_left_before_the_last() -> None:
+    """Between the last read and the command's end (the rows still being written), the tick
+    says nothing: the last line tells the reads are done, once."""
+    stream = io.StringIO()
+    shown = Progress("export", seconds_per_read=0.5, interval=0.01, stream=stream, tty=False)
+    async with shown:
+        shown.orders(1, 2)
+        await until(lambda: "1 of 2 orders read" in stream.getvalue())
+        shown.orders(2, 2)
+        await asyncio.sleep(0.1)  # ten intervals with every order read
+    lines = stream.getvalue().splitlines()
+    assert [line for line in lines if "2 of 2" in line] == [lines[-1]]
+    assert lines[-1].startswith("orderdash: export: 2 of 2 orders read in ")
+
+
 async def test_off_a_terminal_a_line_comes_every_interval_and_one_at_the_end() -> None:
     stream = io.StringIO()
     shown = Progress("attention", seconds_per_read=0.5, interval=0.01, stream=stream, tty=False)

@@ -139,7 +139,8 @@ class Progress:
             self._show_bar()
             return
         while True:
-            self._write(self.line())
+            if self._total is None or self._done < self._total:
+                self._write(self.line())  # (every order read: the last line says so, once)
             await asyncio.sleep(self._interval)
 
     def _write(self, line: str) -> None:
