@@ -25,6 +25,20 @@ def pytest_configure(config: pytest.Config) -> None:
     # with the default disposition.
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:  # once a run, before the workers start
+        compile_the_package()
+
+
+def compile_the_package() -> None:
+    """The package's bytecode, written once: with PYTHONDONTWRITEBYTECODE set (as in many
+    containers) no process writes it, and each of the run's hundreds of `orderdash` children and
+    each worker compiled every module it imports from source again (tests/e2e, 6 workers on 2
+    cores: 89.5 and 89.7 s of CPU with it, 95.9 and 100.5 s without; 2-4 s of its minute)."""
+    import compileall
+
+    import orderdash
+
+    compileall.compile_dir(os.path.dirname(orderdash.__file__), quiet=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
