@@ -1,5 +1,5 @@
-"""The books as the commands and the dashboard run them: the book (`ledger_book`), the budgets'
-gates and this till's name. The use cases that run on them are `core/usecases`."""
+"""The books as the commands and the dashboard run them: the book (`ledger_book`) and the
+budgets' gates. The use cases that run on them are `core/usecases`."""
 
 from __future__ import annotations
 
@@ -44,11 +44,6 @@ def gates(settings: BooksSettings) -> tuple[CommandBudget, CommandBudget]:
     orders = CommandBudget(share["budget_per_minute"], share["budget_per_hour"])
     private = CommandBudget(settings.rate_budget_per_minute, settings.rate_budget_per_hour)
     return orders, private
-
-
-def till_name(settings: BooksSettings) -> str:
-    """This till's name (the `till` setting: the host name unless set)."""
-    return str(settings.till)
 
 
 #: What opens the shop's book for the settings, given to whoever opens it (the commands'

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from orderdash.core.ledger import Book
 
 #: Names tried before giving up (name.csv, name-2.csv, ...).
-__all__ = ["MAX_SUFFIX", "Exported", "export", "export_list", "list_rows", "write_csv", "write_new"]
+__all__ = ["Exported", "export", "export_list", "write_csv"]
 
 MAX_SUFFIX = 1000
 
