@@ -151,3 +151,47 @@ def test_the_settlement_sums_to_the_close_on_a_postgresql_book(
     finally:
         book.close_connection()
     _check_against_the_close(None, capsys, tmp_path, server.sim)
+
+
+def test_koinly_through_the_command_and_a_csv_to_stdout_says_its_header_on_stderr(
+    server: SimulatorServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("ORDERDASH_ACCESS_TOKEN", ACCESS)
+    monkeypatch.setenv("ORDERDASH_BASE_URL", server.base_url)
+    ledger = LedgerFile(tmp_path / "ledger.sqlite3")
+    code = main(["export", *DAY, "--table", "settlement"], open_book=ledger.open)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    said = [line for line in err.splitlines() if line.startswith("orderdash: settlement: ")]
+    assert len(said) == 1 and json.loads(said[0].split(": ", 2)[2])["close"] == "no close"
+    payments = [r for r in csv.DictReader(io.StringIO(out, newline="")) if r["row"] == "payment"]
+    target = tmp_path / "koinly.csv"
+    args = ["export", *DAY, "--table", "settlement", "--profile", "koinly", "--output"]
+    assert main([*args, str(target)], open_book=ledger.open) == 0
+    income = list(csv.DictReader(io.StringIO(target.read_text(), newline="")))
+    assert [(r["Received Amount"], r["Net Worth Amount"], r["TxHash"]) for r in income] == [
+        (p["amount"], p["fiat"], p["hash"]) for p in payments
+    ]
+    assert (tmp_path / "koinly.csv.digest").exists()
+    # a file that exists is never written over: refused before anything is read
+    assert main([*args, str(target)], open_book=ledger.open) == 2
+    assert "exists already" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (("--table", "orders", "--till", "A"), "--table settlement"),
+        (("--table", "payments", "--profile", "koinly"), "--table settlement"),
+        (("--table", "settlement", "--profile", "koinly", "--format", "jsonl"), "is CSV"),
+    ],
+)
+def test_the_settlements_options_are_refused_elsewhere_in_one_line(
+    extra: tuple[str, ...], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", *DAY, *extra]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.splitlines()) == 1 and "Traceback" not in err
