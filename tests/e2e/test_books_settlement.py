@@ -101,6 +101,7 @@ def _check_against_the_close(
 
     # closed: the CSV's header beside it names the close, and its cells sum the same
     closed = json.loads(_run(opener, capsys, "close", *DAY, "--json"))
+    assert closed["received"] == dry["received"] and closed["sales"] == dry["sales"]
     target = tmp_path / "settlement.csv"
     _run(opener, capsys, "export", *DAY, "--table", "settlement", "--output", str(target))
     side = json.loads((tmp_path / "settlement.csv.digest").read_text())
@@ -176,6 +177,15 @@ def test_koinly_through_the_command_and_a_csv_to_stdout_says_its_header_on_stder
         (p["amount"], p["fiat"], p["hash"]) for p in payments
     ]
     assert (tmp_path / "koinly.csv.digest").exists()
+    # one till's shift: the orders that till charged (none of the day's here)
+    code = main(["export", *DAY, "--table", "settlement", "--till", "A", "--format", "jsonl"],
+                open_book=ledger.open)  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0 and len(lines) == 1
+    assert json.loads(lines[0]) | {"period": None} == {
+        "row": "settlement", "version": 1, "period": None, "till": "A", "close": "no close",
+        "agrees": None, "received": {}, "difference": {},
+    }  # fmt: skip
     # a file that exists is never written over: refused before anything is read
     assert main([*args, str(target)], open_book=ledger.open) == 2
     assert "exists already" in capsys.readouterr().err
