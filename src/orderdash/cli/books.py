@@ -10,12 +10,14 @@ import argparse
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from orderdash.cli.progress import Progress, progress_for
 from orderdash.cli.render_books import AttentionShown, CloseShown, ExportLines
 from orderdash.cli.settings import settings_from_args
 from orderdash.core.model.errors import AuthRequired, UsageError
+from orderdash.core.safetext import clean
 from orderdash.core.service.client import OrderClient
 from orderdash.core.usecases.attention import (
     AttentionOptions,
@@ -23,7 +25,7 @@ from orderdash.core.usecases.attention import (
     needing_attention_in,
 )
 from orderdash.core.usecases.close import ALL_TILLS, CloseOptions, close, closed_notice
-from orderdash.core.usecases.export import export
+from orderdash.core.usecases.export import export, header_line, settlement
 from orderdash.core.usecases.reads import (
     Period,
     ReadOptions,
@@ -108,9 +110,47 @@ def run_close(args: argparse.Namespace, open_book: BookOpener | None = None) -> 
 def run_export(args: argparse.Namespace, open_book: BookOpener | None = None) -> ExportLines:
     settings, _ = settings_from_args(args)
     period = _period(args, settings, default_today=False)
+    settling = args.table == "settlement"
+    if not settling and (args.till or args.profile):
+        raise UsageError("--till and --profile are the settlement's: --table settlement")
+    if args.profile and args.format != "csv":
+        raise UsageError(f"--profile {args.profile} is CSV: leave out --format jsonl")
+    output = _new_file(args.output)
+    side = output.with_name(output.name + ".digest") if output and settling else None
+    if side is not None:
+        _new_file(str(side))
     _needs_account(settings, "export")
-    options = ReadOptions.from_settings(settings)
     book = (open_book or ledger_book)(settings)
+    if settling:
+        options = CloseOptions.from_settings(settings)
+        settled = _run_with(
+            settings,
+            book,
+            "export",
+            lambda client, orders, private, shown: settlement(
+                client,
+                book,
+                period,
+                options,
+                till=args.till or ALL_TILLS,
+                fmt=args.format,
+                profile=args.profile,
+                order_gate=orders,
+                private_gate=private,
+                progress=shown.orders,
+                pages=shown.pages,
+            ),
+        )
+        # a CSV has no line for it: the header goes beside the file (or to stderr)
+        head = header_line(settled.header) if args.format == "csv" else None
+        return ExportLines(
+            settled.lines,
+            warnings=settled.warnings,
+            missing=settled.missing,
+            output=output,
+            header=head,
+            side=side,
+        )
     exported = _run_with(
         settings,
         book,
@@ -119,7 +159,7 @@ def run_export(args: argparse.Namespace, open_book: BookOpener | None = None) ->
             client,
             book,
             period,
-            options,
+            ReadOptions.from_settings(settings),
             table=args.table,
             fmt=args.format,
             order_gate=orders,
@@ -128,7 +168,19 @@ def run_export(args: argparse.Namespace, open_book: BookOpener | None = None) ->
             pages=shown.pages,
         ),
     )
-    return ExportLines(exported.lines, warnings=exported.warnings, missing=exported.missing)
+    return ExportLines(
+        exported.lines, warnings=exported.warnings, missing=exported.missing, output=output
+    )
+
+
+def _new_file(name: str | None) -> Path | None:
+    """`--output`'s path, refused before anything is read when a file is there already."""
+    if name is None:
+        return None
+    path = Path(name)
+    if path.exists():
+        raise UsageError(f"{clean(name, limit=200)} exists already: the export writes a new file")
+    return path
 
 
 def _now() -> datetime:

@@ -74,11 +74,28 @@ def export_arguments(export: argparse.ArgumentParser) -> None:
     add_period_options(export, day=False)
     export.add_argument(
         "--table",
-        choices=("orders", "payments"),
+        choices=("orders", "payments", "settlement"),
         required=True,
-        help="one row per order created in the period, or per payment made in it",
+        help="one row per order created in the period, or per payment made in it; settlement: "
+        "the close's payments and the parts of its difference, rows that sum to the close",
     )
     export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="(csv)")
+    export.add_argument(
+        "--till",
+        metavar="NAME",
+        help="settlement: one till's shift (the orders that till charged; default: the shop)",
+    )
+    export.add_argument(
+        "--profile",
+        choices=("koinly",),
+        help="settlement: Koinly's universal CSV layout, one income row per payment",
+    )
+    export.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write to FILE (never over one that exists) instead of standard output; a CSV "
+        "settlement's header goes to FILE.digest beside it",
+    )
     export.epilog = EXPORT_EPILOG
 
 
@@ -90,7 +107,8 @@ EXPORT_EPILOG = (
     "header and are the keys of each JSON line; the version is in no row. Amounts are exact "
     "decimal text, the service's own digits (18 decimals for ETH): import them as text, not "
     "numbers (a spreadsheet's text columns; pandas: dtype=str), and sum them as decimals "
-    "(Python's Decimal), never as floats."
+    "(Python's Decimal), never as floats. The settlement has its own format (version 1, in "
+    "its header): a JSON first line, or FILE.digest beside a CSV."
 )
 
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import cast
 
 from orderdash.cli.render import warnings_said
 from orderdash.core.domain.status import STATES
 from orderdash.core.jsontypes import JSONObject, JSONValue
-from orderdash.core.model.errors import EXIT_OK, EXIT_SERVICE
+from orderdash.core.model.errors import EXIT_OK, EXIT_SERVICE, UsageError
+from orderdash.core.safetext import clean
 from orderdash.core.usecases.attention import (
     EXIT_NEEDS_ATTENTION,
     OrderAttention,
@@ -113,11 +115,16 @@ def _close_csv(result: CloseResult) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class ExportLines:
-    """An export's lines (already formatted), printed as they come."""
+    """An export's lines (already formatted), printed as they come, or written to a new file
+    `output`; `header`: a CSV settlement's header line, written to the new file `side` (or,
+    without one, said on stderr)."""
 
     lines: Iterable[str]
     warnings: Sequence[str] = ()
     missing: int = 0
+    output: Path | None = None
+    header: str | None = None
+    side: Path | None = None
 
     def print(self) -> int:
         for warning in warnings_said(self.warnings):
@@ -128,11 +135,27 @@ class ExportLines:
                 "the export is incomplete",
                 file=sys.stderr,
             )
-        out = sys.stdout
-        for line in self.lines:
-            out.write(line)
-        out.flush()
+        if self.header is not None and self.side is None:
+            print(f"orderdash: settlement: {self.header}", end="", file=sys.stderr)
+        if self.output is None:
+            out = sys.stdout
+            for line in self.lines:
+                out.write(line)
+            out.flush()
+        else:
+            _write_new(self.output, self.lines)
+            if self.header is not None and self.side is not None:
+                _write_new(self.side, [self.header])
         return EXIT_SERVICE if self.missing else EXIT_OK
+
+
+def _write_new(path: Path, lines: Iterable[str]) -> None:
+    """`lines` to a file made now ("x": never over one made meanwhile)."""
+    try:
+        with path.open("x", encoding="utf-8", newline="") as file:
+            file.writelines(lines)
+    except OSError as error:
+        raise UsageError(f"{clean(str(path), limit=200)}: {error.strerror}") from None
 
 
 @dataclass(frozen=True, slots=True)

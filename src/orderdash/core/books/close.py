@@ -17,7 +17,7 @@ from orderdash.core.books.chain import previous_close
 from orderdash.core.books.frozen import find_frozen, prior_closes, read_close
 from orderdash.core.books.gather import LOOK_BACK, Gate, Gathered, OrderReader, gather
 from orderdash.core.books.period import Period
-from orderdash.core.books.report import build_report
+from orderdash.core.books.report import EarlierClose, build_report
 from orderdash.core.books.shape import CloseReport
 from orderdash.core.ledger import (
     MAX_RESOLUTIONS,
@@ -78,7 +78,123 @@ async def close_period(
         existing = await asyncio.to_thread(find_frozen, book, till, period)
         if existing is not None:
             return CloseResult(existing, True, False, False)
-    # before any read: a close overlapping another is refused (a dry run says so)
+    prepared = await prepare_close(
+        client,
+        book,
+        period,
+        till=till,
+        recorder=recorder,
+        order_gate=order_gate,
+        private_gate=private_gate,
+        dry_run=dry_run,
+        concurrency=concurrency,
+        max_pages=max_pages,
+        now=now,
+        progress=progress,
+        pages=pages,
+    )
+    gathered = prepared.gathered
+    for attempt in range(1, SAVE_TRIES + 1):
+        closed_at = now()
+        report = await prepared.report(
+            book, period, till, closed_at, currency=currency, tolerance=tolerance
+        )
+        if dry_run:
+            return CloseResult(
+                report, False, False, True, gathered.read, gathered.from_ledger, gathered.missing
+            )
+        record = CloseRecord(
+            till=till,
+            period_from=period.start,
+            period_until=period.end,
+            closed_at=closed_at,
+            report_json=await asyncio.to_thread(
+                json.dumps, report, sort_keys=True, separators=(",", ":")
+            ),
+            digest=report["digest"],
+        )
+        previous = report["previous"]
+        follows = previous["digest"] if previous is not None else None
+        try:
+            kept = await asyncio.to_thread(book.save_close, record, follows=follows)
+            break
+        except ChainMoved:
+            # another close of the till was saved after `previous` was read: built again on it
+            if attempt == SAVE_TRIES:
+                raise
+    # a close made meanwhile (another till closing the shop's day) is the one kept
+    kept_report = (
+        report if kept.digest == record.digest else await asyncio.to_thread(read_close, kept)
+    )
+    return CloseResult(
+        kept_report,
+        kept.digest != record.digest,
+        True,
+        False,
+        gathered.read,
+        gathered.from_ledger,
+    )
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What a close is built from: the period's orders, the till's earlier closes, the
+    resolutions of its orders and those made in it, and the warnings so far."""
+
+    gathered: Gathered
+    earlier: list[EarlierClose]
+    warnings: list[str]
+    resolutions: list[ResolutionRecord]
+    made: list[ResolutionRecord]
+
+    async def report(
+        self,
+        book: Book,
+        period: Period,
+        till: str,
+        closed_at: datetime,
+        *,
+        currency: str | None,
+        tolerance: Decimal,
+    ) -> CloseReport:
+        """The close's report as of `closed_at`, following the newest close of the till saved
+        by now (`chain.py`); built in a thread (its cost grows with the orders)."""
+        previous = await asyncio.to_thread(previous_close, book, till, period.zone)
+        return await asyncio.to_thread(
+            build_report,
+            self.gathered.orders,
+            period,
+            till=till,
+            closed_at=closed_at,
+            earlier=self.earlier,
+            warnings=self.warnings,
+            resolutions=self.resolutions,
+            made=self.made,
+            previous=previous,
+            currency=currency,
+            tolerance=tolerance,
+        )
+
+
+async def prepare_close(
+    client: OrderReader,
+    book: Book,
+    period: Period,
+    *,
+    till: str,
+    recorder: str,
+    order_gate: Gate,
+    private_gate: Gate,
+    dry_run: bool,
+    concurrency: int = 6,
+    max_pages: int = MAX_HISTORY_PAGES,
+    now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    progress: Callable[[int, int], None] | None = None,
+    pages: Callable[[int], None] | None = None,
+) -> Prepared:
+    """Everything a close of `period` for `till` is built from, read once (the close and the
+    settlement alike). Not `dry_run`: a period overlapping another close of the till is
+    refused before any read, and so is a period some of whose orders could not be read."""
     earlier, close_warnings = await asyncio.to_thread(
         prior_closes, book, till, period, look_back=LOOK_BACK, refuse_overlap=not dry_run
     )
@@ -104,59 +220,8 @@ async def close_period(
     resolutions, made, made_warnings = await asyncio.to_thread(
         _resolutions, book, period, till, gathered
     )
-    for attempt in range(1, SAVE_TRIES + 1):
-        # the close it follows in the till's chain: the newest saved by now (`chain.py`)
-        previous = await asyncio.to_thread(previous_close, book, till, period.zone)
-        closed_at = now()
-        # its cost grows with the orders: a thread, so that a dashboard's event loop keeps going
-        report = await asyncio.to_thread(
-            build_report,
-            gathered.orders,
-            period,
-            till=till,
-            closed_at=closed_at,
-            earlier=earlier,
-            warnings=close_warnings + gathered.warnings + made_warnings,
-            resolutions=resolutions,
-            made=made,
-            previous=previous,
-            currency=currency,
-            tolerance=tolerance,
-        )
-        if dry_run:
-            return CloseResult(
-                report, False, False, True, gathered.read, gathered.from_ledger, gathered.missing
-            )
-        record = CloseRecord(
-            till=till,
-            period_from=period.start,
-            period_until=period.end,
-            closed_at=closed_at,
-            report_json=await asyncio.to_thread(
-                json.dumps, report, sort_keys=True, separators=(",", ":")
-            ),
-            digest=report["digest"],
-        )
-        follows = previous["digest"] if previous is not None else None
-        try:
-            kept = await asyncio.to_thread(book.save_close, record, follows=follows)
-            break
-        except ChainMoved:
-            # another close of the till was saved after `previous` was read: built again on it
-            if attempt == SAVE_TRIES:
-                raise
-    # a close made meanwhile (another till closing the shop's day) is the one kept
-    kept_report = (
-        report if kept.digest == record.digest else await asyncio.to_thread(read_close, kept)
-    )
-    return CloseResult(
-        kept_report,
-        kept.digest != record.digest,
-        True,
-        False,
-        gathered.read,
-        gathered.from_ledger,
-    )
+    warnings = close_warnings + gathered.warnings + made_warnings
+    return Prepared(gathered, earlier, warnings, resolutions, made)
 
 
 def _resolutions(

@@ -130,19 +130,24 @@ def payment_rows(orders: Iterable[BookOrder], period: Period) -> Iterator[Row]:
         }
 
 
-def safe_cell(column: str, value: object) -> str:
+def safe_cell(column: str, value: object, numeric: frozenset[str] = NUMERIC) -> str:
     """One CSV cell: plain numbers as they are, text that a spreadsheet would run prefixed
-    with ' (in any column: a numeric column's cell that is not a plain number is text)."""
+    with ' (in any column: a `numeric` column's cell that is not a plain number is text)."""
     text = str(value)
-    if column in NUMERIC and DECIMAL_TEXT.fullmatch(text):
+    if column in numeric and DECIMAL_TEXT.fullmatch(text):
         return text
     if text.startswith(_FORMULA_START):
         return "'" + text
     return text
 
 
-def write_csv(rows: Iterable[Mapping[str, object]], columns: Sequence[str]) -> Iterator[str]:
-    """CSV text, a header line then one line per row (CRLF, as RFC 4180 says)."""
+def write_csv(
+    rows: Iterable[Mapping[str, object]],
+    columns: Sequence[str],
+    numeric: frozenset[str] = NUMERIC,
+) -> Iterator[str]:
+    """CSV text, a header line then one line per row (CRLF, as RFC 4180 says); `numeric`: the
+    columns whose plain numbers are written bare."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(columns)
@@ -150,7 +155,7 @@ def write_csv(rows: Iterable[Mapping[str, object]], columns: Sequence[str]) -> I
     for row in rows:
         buffer.seek(0)
         buffer.truncate()
-        writer.writerow([safe_cell(c, row[c]) for c in columns])
+        writer.writerow([safe_cell(c, row[c], numeric) for c in columns])
         yield buffer.getvalue()
 
 

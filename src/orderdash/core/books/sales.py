@@ -83,16 +83,28 @@ class BooksDoNotAddUp(OrderdashError):
     """A report's sales, parts and received do not add up: it is not shown."""
 
 
+@dataclass(frozen=True, slots=True)
+class PartEntry:
+    """One order's share of one part of the difference (what the settlement lists a row for)."""
+
+    part: str
+    order: str
+    amount: Decimal
+
+
 @dataclass
 class _Row:
     sales: list[Decimal] = field(default_factory=list)
     received: list[Decimal] = field(default_factory=list)
     parts: dict[str, list[Decimal]] = field(default_factory=dict)
     counted: dict[str, set[str]] = field(default_factory=dict)
+    #: Each amount as it was added: (part, order, amount), in the order they came.
+    entries: list[PartEntry] = field(default_factory=list)
 
     def add(self, part: str, amount: Decimal, order: str) -> None:
         self.parts.setdefault(part, []).append(amount)
         self.counted.setdefault(part, set()).add(order)
+        self.entries.append(PartEntry(part, order, amount))
 
 
 def _latest_kinds(resolutions: Sequence[ResolutionRecord]) -> dict[str, str]:
@@ -147,24 +159,9 @@ def sales_block(
     """The report's `sales`: per fiat currency its sales, received, difference and parts (every
     part, 0 included, each with the orders it counts), exact decimal text; `currency` the
     till's own (listed first), `tolerance` the `underpaid_tolerance` setting."""
-    kinds = _latest_kinds(resolutions)
-    rows: dict[str, _Row] = {}
-    payments: dict[str, int] = {}
-    for order in orders:
-        row = rows.setdefault(order.currency, _Row())
-        in_period = [p for p in order.payments if period.contains_ms(p.at_ms)]
-        row.received.extend(p.fiat for p in in_period)
-        payments[order.currency] = payments.get(order.currency, 0) + len(in_period)
-        if period.contains_ms(order.created_ms):
-            _share_out(order, row, period, kinds.get(order.token), tolerance)
-        elif in_period:
-            row.add(
-                "earlier_orders", exact_sum(p.fiat for p in in_period).copy_negate(), order.token
-            )
+    rows, payments = _shared_out(orders, period, tolerance, resolutions)
     fiat: dict[str, SalesRowJSON] = {}
     for unit, row in rows.items():
-        if not row.sales and not row.received:
-            continue  # an order of the look-back with nothing in the period
         sales, received = exact_sum(row.sales), exact_sum(row.received)
         fiat[unit] = {
             "sales": format(sales, "f"),
@@ -183,6 +180,46 @@ def sales_block(
     block: SalesJSON = {"currency": currency, "tolerance": format(tolerance, "f"), "fiat": fiat}
     check_adds_up(block)
     return block
+
+
+def part_entries(
+    orders: Iterable[BookOrder],
+    period: Period,
+    *,
+    tolerance: Decimal,
+    resolutions: Sequence[ResolutionRecord] = (),
+) -> dict[str, list[PartEntry]]:
+    """Per fiat currency, each order's share of each part, as `sales_block` shares them out
+    from the same arguments (the same computation: its parts are these amounts summed)."""
+    rows, _ = _shared_out(orders, period, tolerance, resolutions)
+    return {unit: list(row.entries) for unit, row in rows.items()}
+
+
+def _shared_out(
+    orders: Iterable[BookOrder],
+    period: Period,
+    tolerance: Decimal,
+    resolutions: Sequence[ResolutionRecord],
+) -> tuple[dict[str, _Row], dict[str, int]]:
+    """Per fiat currency: its orders' amounts shared out (`_share_out`), and its payments in
+    the period; a currency with neither a sale nor a payment in the period left out."""
+    kinds = _latest_kinds(resolutions)
+    rows: dict[str, _Row] = {}
+    payments: dict[str, int] = {}
+    for order in orders:
+        row = rows.setdefault(order.currency, _Row())
+        in_period = [p for p in order.payments if period.contains_ms(p.at_ms)]
+        row.received.extend(p.fiat for p in in_period)
+        payments[order.currency] = payments.get(order.currency, 0) + len(in_period)
+        if period.contains_ms(order.created_ms):
+            _share_out(order, row, period, kinds.get(order.token), tolerance)
+        elif in_period:
+            row.add(
+                "earlier_orders", exact_sum(p.fiat for p in in_period).copy_negate(), order.token
+            )
+    # an order of the look-back with nothing in the period leaves its currency out
+    kept = {unit: row for unit, row in rows.items() if row.sales or row.received}
+    return kept, payments
 
 
 def check_adds_up(block: SalesJSON, received: Mapping[str, SumJSON] | None = None) -> None:
