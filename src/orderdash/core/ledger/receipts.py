@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
-from orderdash.core.ledger import OriginalAsked, ReceiptPrint
+from orderdash.core.ledger import LedgerError, OriginalAsked, ReceiptPrint
 from orderdash.core.ledger.rows import parse_time, time_text
 from orderdash.core.ledger.schema import MAX_DETAIL, MAX_TILL
 from orderdash.core.safetext import clean
@@ -28,6 +28,8 @@ from orderdash.core.safetext import clean
 STALE_SENDING_MINUTES = 2
 #: The states of a claimed original, and the outcomes of one attempt.
 RECEIPT_STATES = ("sending", "printed", "failed")
+#: The widths a receipt is printed at (`core/books/receipt_text.py` WIDTHS).
+RECEIPT_WIDTHS = (32, 42, 48)
 #: The copies an attempt prints.
 COPIES = ("original", "reprint")
 #: Longest receipt text kept (a receipt is a few kilobytes) and read back.
@@ -42,12 +44,19 @@ class Cursor(Protocol):
 
 
 def _row_print(token: str, row: tuple[Any, ...], held: bool, attempt: str) -> ReceiptPrint:
+    """A claim read back: untrusted as anything on disk, so its width is one a receipt has
+    and every line of its text printable (a text altered to hold a printer's commands is
+    printed as placeholders, never sent as commands)."""
     text, width, language, digest, state, till, tool, claimed_at = row[1:9]
+    if type(width) is not int or width not in RECEIPT_WIDTHS:
+        raise LedgerError(
+            f"the ledger holds a receipt width that is not one: {clean(width, limit=20)!r}"
+        )
     return ReceiptPrint(
         token=token,
         held=held,
-        text=str(text)[:MAX_RECEIPT_TEXT],
-        width=int(width),
+        text="\n".join(clean(line) for line in str(text)[:MAX_RECEIPT_TEXT].split("\n")),
+        width=width,
         language=clean(language, limit=_MAX_LANGUAGE),
         digest=clean(digest, limit=_DIGEST),
         state=clean(state, limit=12),

@@ -79,6 +79,12 @@ class ReceiptOptions:
     tolerance: Decimal = Decimal(0)
     zone: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.width not in WIDTHS:
+            raise UsageError(f"a receipt is 32, 42 or 48 columns wide, not {self.width}")
+        if self.by not in TOOLS:
+            raise ValueError(f"a receipt is printed by {', '.join(TOOLS)}, not {self.by!r}")
+
     @classmethod
     def from_settings(
         cls,
