@@ -113,7 +113,7 @@ class ReceiptOptions:
         return replace(self, zone=zone)
 
 
-def receipt_of_book(book: Book, token: str, options: ReceiptOptions) -> Receipt:
+def _receipt_of_book(book: Book, token: str, options: ReceiptOptions) -> Receipt:
     """The order's receipt from `book` (its newest read, its resolutions, the till its charge
     was made at): UnknownOrder, NoReceipt."""
     seen = book.orders_seen([token])
@@ -128,7 +128,7 @@ def receipt_of_book(book: Book, token: str, options: ReceiptOptions) -> Receipt:
     )
 
 
-def render_lines(receipt: Receipt, options: ReceiptOptions) -> list[str]:
+def _render_lines(receipt: Receipt, options: ReceiptOptions) -> list[str]:
     return receipt_lines(
         receipt,
         width=options.width,
@@ -141,7 +141,7 @@ def receipt_text(book: Book, token: str, options: ReceiptOptions) -> str:
     """The receipt of the order `token` as plain text (lines of at most `options.width`
     cells, each ending in a newline), from the ledger alone: UnknownOrder (exit 3) when it has
     no read of the order, NoReceipt (exit 2) when the order is not paid."""
-    lines = render_lines(receipt_of_book(book, token, options), options)
+    lines = _render_lines(_receipt_of_book(book, token, options), options)
     return "".join(f"{line}\n" for line in lines)
 
 
@@ -191,8 +191,8 @@ def print_receipt(
         )
     if reprint:
         return _reprint(book, token, options, printer)
-    receipt = receipt_of_book(book, token, options)
-    lines = render_lines(receipt, options)
+    receipt = _receipt_of_book(book, token, options)
+    lines = _render_lines(receipt, options)
     data = escpos_bytes(lines)  # without the extra: refused before anything is claimed
     claim = book.claim_receipt(
         OriginalAsked(
