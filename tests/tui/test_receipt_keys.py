@@ -1,0 +1,161 @@
+"""Receipts at the counter, as the keys and the screens see them: `P` on the point of sale and on
+the dashboard, a refusal for an unpaid order, a printer that fails (one line, `T` tries again,
+the next charge goes on) and `receipt_auto`. The printer here records what it is asked; the
+receipt's own bytes are tested with a printer on loopback (test_receipt_print.py). Driven by
+Pilot against the simulator over loopback."""
+
+from __future__ import annotations
+
+import threading
+
+from conftest import make_settings, screen_text, wait_until
+from orderdash.simulator import SimulatorServer
+from orderdash.tui.app import OrderDashApp
+from orderdash.tui.factory import make_app
+from orderdash.tui.receipts import Printed
+from orderdash.tui.screens.pos import PosScreen
+from orderdash.tui.widgets.keys_footer import KeysFooter
+
+SIZE = (100, 30)
+
+
+class Recorder:
+    """A printer that records each receipt asked of it (token, reprint); `off` fails them."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, bool]] = []
+        self.off = False
+        self.originals: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, token: str, *, reprint: bool, by: str) -> Printed:
+        with self._lock:
+            if self.off:
+                return Printed("failed", "printer 127.0.0.1:9 unreachable (connection refused)")
+            if not reprint and token in self.originals:
+                return Printed("elsewhere")
+            self.asked.append((token, reprint))
+            self.originals.add(token)
+            return Printed("reprinted" if reprint else "printed")
+
+
+def app_for(
+    server: SimulatorServer, token: str, printer: Recorder, **values: object
+) -> OrderDashApp:
+    settings = make_settings(server.base_url, poll_interval=0.2, refresh_interval=60.0, **values)
+    app = make_app(settings, token=token, open_pos=True)
+    app.receipts._printer = printer
+    return app
+
+
+def receipt_line(app: OrderDashApp) -> str:
+    screen = app.screen
+    assert isinstance(screen, PosScreen)
+    line = screen.query_one("#pos-receipt")
+    return str(line.render()) if line.display else ""
+
+
+def footer_keys(app: OrderDashApp) -> dict[str, str]:
+    keys, _ = app.screen.query_one(KeysFooter).shown
+    return {key.key: key.description for key in keys}
+
+
+async def test_p_on_the_pos_prints_the_paid_order_then_reprints_it(
+    sim_server: SimulatorServer,
+) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="12.00")
+    printer = Recorder()
+    app = app_for(sim_server, token, printer)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
+        assert "P" not in footer_keys(app)
+        await pilot.press("P")  # not paid: nothing printed, one line
+        await wait_until(pilot, lambda: receipt_line(app) != "")
+        assert receipt_line(app).startswith(f"Staff: No receipt for {token}: it is not paid")
+        sim_server.sim.add_transaction(token)
+        await wait_until(pilot, lambda: footer_keys(app).get("P") == "Receipt")
+        await pilot.press("P")
+        await wait_until(pilot, lambda: printer.asked == [(token, False)])
+        await wait_until(pilot, lambda: receipt_line(app) == f"Staff: Receipt printed: {token}.")
+        await pilot.press("P")
+        await wait_until(pilot, lambda: printer.asked == [(token, False), (token, True)])
+        await wait_until(pilot, lambda: receipt_line(app) == f"Staff: Receipt reprinted: {token}.")
+        assert printer.asked == [(token, False), (token, True)]
+
+
+async def test_a_printer_off_is_one_line_the_next_charge_goes_on_and_t_prints_it(
+    sim_server: SimulatorServer,
+) -> None:
+    sim = sim_server.sim
+    first = sim.create_order(coin="btc", currency="EUR", amount_fiat="12.00")
+    sim.add_transaction(first)
+    printer = Recorder()
+    printer.off = True
+    app = app_for(sim_server, first, printer)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: footer_keys(app).get("P") == "Receipt")
+        await pilot.press("P")
+        await wait_until(pilot, lambda: "not printed" in receipt_line(app))
+        assert receipt_line(app) == (
+            f"Staff: Receipt for {first} not printed: printer 127.0.0.1:9 unreachable "
+            "(connection refused) \u00b7 T tries again"
+        )
+        assert footer_keys(app).get("T") == "Retry receipt"
+        # the next customer: the order on screen moves on, the line and its key stay
+        second = sim.create_order(coin="btc", currency="EUR", amount_fiat="5.00")
+        app.dashboard.load(second)  # (under the POS, as a charge there does)
+        await wait_until(
+            pilot, lambda: app.state.shown is not None and app.state.shown.order.token == second
+        )
+        await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
+        assert "not printed" in receipt_line(app) and footer_keys(app).get("T") == "Retry receipt"
+        printer.off = False
+        await pilot.press("T")
+        await wait_until(pilot, lambda: printer.asked == [(first, False)])
+        await wait_until(pilot, lambda: "T" not in footer_keys(app))
+        assert receipt_line(app) == ""  # (about the order before, which printed)
+        assert not app.receipts.failed
+
+
+async def test_p_on_the_dashboard_prints_the_highlighted_order_and_refuses_an_unpaid_one(
+    sim_server: SimulatorServer,
+) -> None:
+    sim = sim_server.sim
+    paid = sim.create_order(coin="btc", currency="EUR", amount_fiat="12.00")
+    sim.add_transaction(paid)
+    unpaid = sim.create_order(coin="btc", currency="EUR", amount_fiat="3.00")
+    printer = Recorder()
+    settings = make_settings(sim_server.base_url, poll_interval=0.2, refresh_interval=60.0)
+    app = make_app(settings, tokens=[unpaid, paid])
+    app.receipts._printer = printer
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await wait_until(
+            pilot, lambda: all(app.state.entries[t].payment is not None for t in (paid, unpaid))
+        )
+        await pilot.press("P")  # the open order: not paid
+        await wait_until(pilot, lambda: any("not paid" in n.message for n in app._notifications))
+        assert printer.asked == []
+        await pilot.press("g")
+        while app.dashboard.target_token() != paid:
+            await pilot.press("down")
+        await pilot.press("P")
+        await wait_until(pilot, lambda: printer.asked == [(paid, False)])
+        await wait_until(
+            pilot, lambda: f"Receipt printed: {paid}." in [n.message for n in app._notifications]
+        )
+
+
+async def test_receipt_auto_prints_once_when_the_order_on_the_pos_becomes_paid(
+    sim_server: SimulatorServer,
+) -> None:
+    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="12.00")
+    printer = Recorder()
+    app = app_for(sim_server, token, printer, receipt_auto=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
+        assert printer.asked == []
+        sim_server.sim.add_transaction(token)
+        await wait_until(pilot, lambda: printer.asked == [(token, False)])
+        sim_server.sim.set_status(token, "CONFIRMED")  # paid again, by another answer
+        await wait_until(pilot, lambda: "Paid" in screen_text(app) and not app.receipts._printing)
+        assert printer.asked == [(token, False)]
