@@ -193,6 +193,13 @@ class Settings(BaseModel):
     till: str = Field(default_factory=default_till)
     #: Who is at the till: written with each resolution (default: the login name).
     operator: str = Field(default_factory=default_operator, min_length=1, max_length=64)
+    #: The shop's name at the top of a receipt (docs/receipts.md); empty: the service's
+    #: company name on the order.
+    shop_name: str = Field("", max_length=60)
+    #: Where receipts are printed (ESC/POS, the `receipt` extra): a device file
+    #: (/dev/usb/lp0), a network printer (host:port) or a file; None: `orderdash receipt`
+    #: prints the receipt's text to stdout.
+    receipt_printer: str | None = Field(None, max_length=300)
     #: Word to an owner who is away (the `notify` extra, docs/notify.md): each rule sends the
     #: events it names to its Apprise URLs. The URLs are secrets: never shown or logged.
     notify: tuple[NotifyRule, ...] = Field((), max_length=20)
@@ -247,6 +254,12 @@ class Settings(BaseModel):
             )
         if not self.display_title.isprintable():
             raise ValueError("display_title must be one line of printable text")
+        if not self.shop_name.isprintable():
+            raise ValueError("shop_name must be one line of printable text")
+        if self.receipt_printer is not None and not (
+            self.receipt_printer.strip() and self.receipt_printer.isprintable()
+        ):
+            raise ValueError("receipt_printer must be one line: a device, host:port or a file")
         return self
 
     @field_validator("ledger_url", mode="before")
