@@ -159,3 +159,38 @@ async def test_receipt_auto_prints_once_when_the_order_on_the_pos_becomes_paid(
         sim_server.sim.set_status(token, "CONFIRMED")  # paid again, by another answer
         await wait_until(pilot, lambda: "Paid" in screen_text(app) and not app.receipts._printing)
         assert printer.asked == [(token, False)]
+
+
+def test_p_and_t_clash_with_no_other_key_and_the_help_lists_them() -> None:
+    from textual.binding import Binding
+
+    from orderdash.tui.bindings import DASHBOARD_BINDINGS
+    from orderdash.tui.screens.help import KEYS
+
+    def actions(bindings: object, key: str) -> set[str]:
+        assert isinstance(bindings, list)
+        return {b.action.split("(")[0] for b in bindings if isinstance(b, Binding) and b.key == key}
+
+    app_keys = OrderDashApp.BINDINGS
+    for screen_keys in (DASHBOARD_BINDINGS, PosScreen.BINDINGS):
+        assert actions(screen_keys, "P") == {"print_receipt"}
+        assert actions(screen_keys, "T") == set() and actions(app_keys, "P") == set()
+    assert actions(app_keys, "T") == {"retry_receipt"}
+    helped = {key for key, _ in KEYS}
+    assert {"P", "T"} <= helped
+
+
+async def test_read_only_prints_no_receipt(sim_server: SimulatorServer) -> None:
+    sim = sim_server.sim
+    token = sim.create_order(coin="btc", currency="EUR", amount_fiat="12.00")
+    sim.add_transaction(token)
+    printer = Recorder()
+    settings = make_settings(sim_server.base_url, poll_interval=0.2, readonly=True)
+    app = make_app(settings, token=token)
+    app.receipts._printer = printer
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.state.shown is not None)
+        assert "P" not in app.screen.active_bindings
+        app.receipts.print(token, by="dashboard")
+        await pilot.pause()
+        assert printer.asked == [] and not app.receipts._printing
