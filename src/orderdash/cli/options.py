@@ -17,6 +17,7 @@ from orderdash.cli.options_books import (
     attention_arguments,
     close_arguments,
     export_arguments,
+    receipt_arguments,
     resolve_arguments,
 )
 
@@ -436,6 +437,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
         "write down how an order that needed a human was resolved, and why (the ledger only: "
         "nothing is sent to the service)",
         _with_connection(resolve_arguments),
+    ),
+    "receipt": (
+        "a paid order's receipt from the ledger: its text, or ESC/POS to the receipt_printer "
+        "or to --escpos FILE",
+        _with_connection(receipt_arguments),
     ),
     "notify": (
         "the notification rules (the notify extra): --test sends one message through each",

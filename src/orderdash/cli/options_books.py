@@ -117,3 +117,40 @@ def resolve_arguments(resolve: argparse.ArgumentParser) -> None:
         "--operator", metavar="NAME", help="who resolves it (the operator setting; login name)"
     )
     resolve.add_argument("--json", action="store_true", help="print the resolution as JSON")
+
+
+#: The customer display's languages (`core/customer/catalogue.py` LANGUAGES; a test holds the
+#: two together: this module stays argparse only).
+RECEIPT_LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ja")
+
+
+def receipt_arguments(receipt: argparse.ArgumentParser) -> None:
+    receipt.add_argument("token", help="order token")
+    receipt.add_argument(
+        "--width",
+        type=int,
+        choices=(32, 42, 48),
+        help="the paper's width in columns: 32 (58 mm), 42 or 48 (80 mm) (42)",
+    )
+    receipt.add_argument(
+        "--language",
+        choices=RECEIPT_LANGUAGES,
+        help="the customer's language (the language setting; English where it is auto and LANG "
+        "names none shipped)",
+    )
+    receipt.add_argument(
+        "--tz",
+        metavar="ZONE",
+        help="the store's time zone, an IANA name such as Europe/Berlin (the timezone setting)",
+    )
+    receipt.add_argument(
+        "--escpos",
+        metavar="FILE",
+        help="write the receipt as ESC/POS bytes to FILE instead of the receipt_printer (the "
+        "receipt extra)",
+    )
+    receipt.add_argument(
+        "--reprint",
+        action="store_true",
+        help="print a copy of the receipt printed before, marked REPRINT",
+    )

@@ -13,7 +13,7 @@ and `print_receipt` says a printer's failure in its result, never as an exceptio
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -77,6 +77,11 @@ class ReceiptOptions:
             tolerance=settings.underpaid_tolerance,
             zone=settings.timezone,
         )
+
+    def with_zone(self, zone: str) -> ReceiptOptions:
+        """The same options in the store's time `zone` (an IANA name), checked now."""
+        zone_named(zone)
+        return replace(self, zone=zone)
 
 
 def receipt_of_book(book: Book, token: str, options: ReceiptOptions) -> Receipt:
