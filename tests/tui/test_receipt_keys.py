@@ -138,11 +138,17 @@ async def test_p_on_the_dashboard_prints_the_highlighted_order_and_refuses_an_un
         await pilot.press("g")
         while app.dashboard.target_token() != paid:
             await pilot.press("down")
+        printer.off = True
         await pilot.press("P")
+        await wait_until(pilot, lambda: footer_keys(app).get("T") == "Retry receipt")
+        assert any(f"Receipt for {paid} not printed" in n.message for n in app._notifications)
+        printer.off = False
+        await pilot.press("T")
         await wait_until(pilot, lambda: printer.asked == [(paid, False)])
         await wait_until(
             pilot, lambda: f"Receipt printed: {paid}." in [n.message for n in app._notifications]
         )
+        await wait_until(pilot, lambda: "T" not in footer_keys(app))
 
 
 async def test_receipt_auto_prints_once_when_the_order_on_the_pos_becomes_paid(

@@ -116,6 +116,8 @@ DASHBOARD_BINDINGS: list[BindingType] = [
 FOOTER_FIRST = (
     "help",
     "quit",
+    # shown only while a receipt failed to print: the way to print it is not crowded out
+    "retry_receipt",
     # the till's own keys before the list's
     "app.new_charge",
     "app.attention",

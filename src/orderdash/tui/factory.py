@@ -87,6 +87,13 @@ def make_app(
         run_worker=app.run_worker,
         notify=app.notify,
         facing=lambda: app.counter.customer_facing,
-        line_changed=partial(setattr, app, "receipt_line"),
+        line_changed=partial(_receipt_line, app),
     )
     return app
+
+
+def _receipt_line(app: OrderDashApp, line: tuple[str, str]) -> None:
+    """The last word on a receipt to the App (the point of sale's staff line shows it), and the
+    footers asked again whether `T` applies."""
+    app.receipt_line = line
+    app.refresh_bindings()

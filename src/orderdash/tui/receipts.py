@@ -219,15 +219,14 @@ class Receipts:
                 self._tell(token, text, failure=True)
 
     def _tell(self, token: str, text: str, *, failure: bool = False) -> None:
-        """One line: on the customer's screen's staff line while it is up, else a toast."""
+        """One line: on the customer's screen's staff line while it is up, else a toast; a
+        failure is a toast too (held while the customer's screen is up, told on the way back)."""
         self._line_changed((token, text))
-        if self._facing():
-            return
         if failure:
             self._notify(
                 text, title="Receipt", severity="error", timeout=FAILED_SECONDS, markup=False
             )
-        else:
+        elif not self._facing():
             self._notify(text, title="Receipt", timeout=4, markup=False)
 
 
