@@ -42,7 +42,8 @@ class Recorder:
 def app_for(
     server: SimulatorServer, token: str, printer: Recorder, **values: object
 ) -> OrderDashApp:
-    settings = make_settings(server.base_url, poll_interval=0.2, refresh_interval=60.0, **values)
+    values = {"poll_interval": 0.2, "customer_poll_interval": 0.2, **values}
+    settings = make_settings(server.base_url, refresh_interval=60.0, **values)
     app = make_app(settings, token=token, open_pos=True)
     app.receipts._printer = printer
     return app
