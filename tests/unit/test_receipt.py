@@ -12,12 +12,14 @@ from typing import Any
 
 import pytest
 
-from orderdash.core.books.receipt_text import cells
+from orderdash.core.books.receipt_text import WIDTHS, cells
 from orderdash.core.ledger import ResolutionRecord
+from orderdash.core.ledger.receipts import RECEIPT_WIDTHS
 from orderdash.core.ledger.sqlite import MEMORY, SqliteEngine
 from orderdash.core.ledger.store import SqlBook
 from orderdash.core.model.errors import EXIT_NOT_FOUND, EXIT_USAGE, OrderdashError
-from orderdash.core.usecases.receipt import ReceiptOptions, receipt_text
+from orderdash.core.usecases.receipt import ReceiptOptions, print_receipt, receipt_text
+from support.escpos_text import CUT, INIT, printed_text
 from support.receipt_orders import LONG_HASH, SECOND_HASH, paid_order, write_seen
 
 #: The words of each language the test looks for (the catalogues' own).
@@ -149,5 +151,20 @@ def test_an_order_not_read_or_not_paid_is_one_line(book: Any) -> None:
 
 def test_a_width_not_of_the_paper_is_refused(book: Any) -> None:
     write_seen(book, paid_order())
-    with pytest.raises(OrderdashError, match="32, 42, 48 columns wide"):
+    with pytest.raises(OrderdashError, match="32, 42 or 48 columns wide, not 40"):
         receipt_text(book, "paidtoken", options(40, "en"))
+    assert RECEIPT_WIDTHS == WIDTHS  # the ledger reads back only the widths a receipt has
+
+
+def test_hostile_text_reaches_neither_the_paper_nor_the_printer(book: Any, tmp_path: Any) -> None:
+    data = paid_order()
+    data["companyName"] = "ACME\x1b@\x1bp\x00\x19\xfa\u202eCorp"  # reset, open the drawer
+    data["transactions"][0]["hash"] = "ab\x1dV\x00cd"  # a cut
+    write_seen(book, data)
+    text = receipt_text(book, "paidtoken", options(42, "en", shop=""))
+    assert all(line.isprintable() for line in text.splitlines())
+    assert "ACME\ufffd@\ufffdp\ufffd\ufffd\u00fa\ufffdCorp" in text
+    out = tmp_path / "r.bin"
+    print_receipt(book, "paidtoken", options(42, "en", shop=""), reprint=False, escpos_file=out)
+    _, controls = printed_text(out.read_bytes())
+    assert controls == [INIT, b"\x1bt\x00", b"\x1bd\x06", CUT]  # nothing the order sent

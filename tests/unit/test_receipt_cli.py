@@ -4,6 +4,7 @@ stderr and its exit code, never a traceback."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,43 @@ def test_a_width_not_of_the_paper_is_a_usage_error(
 
 def test_the_command_offers_the_displays_languages() -> None:
     assert RECEIPT_LANGUAGES == LANGUAGES
+
+
+def test_escpos_writes_the_bytes_and_the_original_prints_once(
+    ledger: LedgerFile, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "receipt.bin"
+    code, stdout, err = receipt(ledger, capsys, "paidtoken", "--escpos", str(out))
+    assert (code, stdout) == (0, "")
+    assert err == f"orderdash: the receipt of order paidtoken printed on {out}\n"
+    assert out.read_bytes().startswith(b"\x1b@") and out.read_bytes().endswith(b"\x1dV\x00")
+    code, _, err = receipt(ledger, capsys, "paidtoken", "--escpos", str(tmp_path / "again.bin"))
+    assert code == 2
+    assert err == (
+        "orderdash: the receipt of order paidtoken was printed already at front (cli): a "
+        "reprint prints a copy\n"
+    )
+    code, _, err = receipt(ledger, capsys, "paidtoken", "--reprint", "--escpos", str(out))
+    assert code == 0 and "a reprint of the receipt of order paidtoken printed" in err
+
+
+def test_a_printer_that_is_off_exits_5_in_one_line(
+    ledger: LedgerFile, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("ORDERDASH_RECEIPT_PRINTER", f"127.0.0.1:{port}")
+    code, out, err = receipt(ledger, capsys, "paidtoken")
+    assert (code, out) == (5, "")
+    assert err.startswith(f"orderdash: the printer 127.0.0.1:{port} did not take the receipt: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_reprint_without_a_printer_is_a_usage_error(
+    ledger: LedgerFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert receipt(ledger, capsys, "paidtoken", "--reprint") == (
+        2,
+        "",
+        "orderdash: a reprint is printed: set receipt_printer or give --escpos FILE\n",
+    )

@@ -21,6 +21,7 @@ from orderdash.core.books.resolve import ACCEPTED_REASON
 from orderdash.core.model import jsontext
 from orderdash.core.model.errors import NotFound, UsageError
 from orderdash.core.safetext import clean
+from orderdash.core.service.tokens import MAX_TOKEN_LENGTH
 
 if TYPE_CHECKING:
     from orderdash.core.ledger import ResolutionRecord, SeenOrder
@@ -171,7 +172,7 @@ def receipt_of(
         absorbed_coin=absorbed_coin,
         excess_fiat=excess_fiat,
         excess_coin=excess_coin,
-        token=order.token,
+        token=clean(order.token, limit=MAX_TOKEN_LENGTH),
         resolution=resolution,
     )
 

@@ -165,6 +165,40 @@ class ResolutionRecord:
     refund: RefundRecord | None = None
 
 
+@dataclass(frozen=True)
+class OriginalAsked:
+    """An original receipt a process asks to print: the order's token, its rendering (kept
+    if this claim is the first), who asks, when."""
+
+    token: str
+    text: str
+    width: int
+    language: str
+    digest: str
+    till: str
+    tool: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class ReceiptPrint:
+    """One print to make: the receipt (`text`, `width`, `language`: the original's as claimed
+    first) and the journal's attempt (`attempt`), or, when `held` is False, why not: another
+    process holds the original (`state`: printed, or sending at `till` with `tool`)."""
+
+    token: str
+    held: bool
+    text: str
+    width: int
+    language: str
+    digest: str
+    state: str
+    till: str
+    tool: str
+    claimed_at: datetime
+    attempt: str
+
+
 class LedgerError(OrderdashError):
     """The ledger cannot be opened, read or written (one line; never a password)."""
 
@@ -291,5 +325,21 @@ class Book(Protocol):
         whether `by` just claimed it (so tells it); an episode claimed and not recovered
         from, or recovered from after `began`, is joined."""
         ...
+
+    def claim_receipt(self, asked: OriginalAsked) -> ReceiptPrint:
+        """Claim an order's original receipt in one atomic insert keyed on its token: held
+        (so printed) by the first, or by one taking over a claim that failed; the others read
+        it as printed or being printed (`core/ledger/receipts.py`)."""
+        ...
+
+    def original_receipt(self, token: str) -> ReceiptPrint | None: ...
+
+    def receipt_reprinted(
+        self, token: str, till: str, tool: str, digest: str, at: datetime
+    ) -> str: ...
+
+    def receipt_ended(
+        self, token: str, attempt: str, outcome: str, detail: str, at: datetime
+    ) -> None: ...
 
     def close_connection(self) -> None: ...

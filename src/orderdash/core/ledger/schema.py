@@ -93,6 +93,36 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (token, event, state)
         )""",
     ),
+    (
+        # the receipts printed (core/ledger/receipts.py): one claim per order's original, the
+        # insert that wins prints it, with the text it prints (a retry and a reprint print it
+        # again), and one journal row per attempt, original or reprint
+        """CREATE TABLE IF NOT EXISTS receipts (
+            token TEXT PRIMARY KEY,
+            claim TEXT NOT NULL,
+            receipt_text TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            language TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            state TEXT NOT NULL,
+            till TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            claimed_at TEXT NOT NULL,
+            state_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE IF NOT EXISTS receipt_prints (
+            id TEXT PRIMARY KEY,
+            token TEXT NOT NULL,
+            copy TEXT NOT NULL,
+            till TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            printed_at TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            detail TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS receipt_prints_token ON receipt_prints (token, printed_at)",
+    ),
 )
 
 #: The version this orderdash writes: a book of a newer version is refused, an older migrated.

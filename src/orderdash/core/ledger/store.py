@@ -31,6 +31,7 @@ from orderdash.core.ledger import (
     SeenOrder,
 )
 from orderdash.core.ledger.notices import NoticeClaims
+from orderdash.core.ledger.receipts import ReceiptJournal
 from orderdash.core.ledger.rows import (
     charge_row,
     close_row,
@@ -107,7 +108,7 @@ def _once_again(method: Callable[..., T]) -> Callable[..., T]:
     return call
 
 
-class SqlBook(NoticeClaims):
+class SqlBook(NoticeClaims, ReceiptJournal):
     """The `Book` on one engine (see orderdash.core.ledger.Book)."""
 
     def __init__(self, engine: Engine) -> None:
@@ -488,7 +489,8 @@ class SqlBook(NoticeClaims):
 
     @_once_again
     def written(self, fn: Callable[[Cursor], T]) -> T:
-        """`fn(cursor)` in one write transaction (the notifications' claims: `notices.py`)."""
+        """`fn(cursor)` in one write transaction (the notifications' claims: `notices.py`; the
+        receipts' journal: `receipts.py`)."""
         with self._lock, self._write() as cursor:
             return fn(cursor)
 
