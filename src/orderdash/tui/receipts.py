@@ -72,24 +72,29 @@ def receipt_printer(settings: Settings, open_book: BookOpener | None, language: 
     in the customer's `language`: the book is opened in the calling thread and closed after."""
 
     def print_one(token: str, *, reprint: bool, by: By) -> Printed:
+        from orderdash.core.ledger import LedgerError
         from orderdash.core.usecases import receipt
         from orderdash.core.usecases.reads import ledger_book
 
-        options = receipt.ReceiptOptions.from_settings(settings, by=by, language=language)
         try:
+            options = receipt.ReceiptOptions.from_settings(settings, by=by, language=language)
             book = (open_book or ledger_book)(settings)
-        except OrderdashError as error:
+        except LedgerError as error:  # the ledger out of reach: `T` tries again
             return Printed("failed", error.message)
+        except OrderdashError as error:  # a setting the receipt cannot take
+            return Printed("refused", error.message)
         try:
             result = receipt.print_receipt(book, token, options, reprint=reprint)
-        except OrderdashError as error:  # not paid, not in the book: the use case refuses
+        except LedgerError as error:
+            return Printed("failed", error.message)
+        except OrderdashError as error:  # not paid or not read yet, no printer, no extra
             return Printed("refused", error.message)
         finally:
             book.close_connection()
-        if result.outcome == "already_printed":
-            return Printed("elsewhere")
-        if result.outcome == "printer_failed":
-            return Printed("failed", result.message)
+        if result.outcome == receipt.ALREADY_PRINTED:
+            return Printed("elsewhere", result.line)
+        if result.outcome == receipt.PRINTER_FAILED:
+            return Printed("failed", result.line)
         return Printed("reprinted" if reprint else "printed")
 
     return print_one
