@@ -1,18 +1,21 @@
 """Receipts at the counter, as the keys and the screens see them: `P` on the point of sale and on
-the dashboard, a refusal for an unpaid order, a printer that fails (one line, `T` tries again,
-the next charge goes on) and `receipt_auto`. The printer here records what it is asked; the
-receipt's own bytes are tested with a printer on loopback (test_receipt_print.py). Driven by
-Pilot against the simulator over loopback."""
+the dashboard, a refusal for an unpaid order, a printer that fails (one line, `T` tries again)
+and `receipt_auto` on an order accepted at the counter. The printer here records what it is
+asked; the receipt's own bytes are tested with a printer on loopback (test_receipt_print.py).
+Driven by Pilot against the simulator over loopback."""
 
 from __future__ import annotations
 
 import threading
+from decimal import Decimal
+from pathlib import Path
 
 from conftest import make_settings, screen_text, wait_until
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app
 from orderdash.tui.receipts import Printed
+from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.keys_footer import KeysFooter
 
@@ -61,7 +64,7 @@ def footer_keys(app: OrderDashApp) -> dict[str, str]:
     return {key.key: key.description for key in keys}
 
 
-async def test_p_on_the_pos_prints_the_paid_order_then_reprints_it(
+async def test_p_on_the_pos_refuses_an_unpaid_order_in_one_line(
     sim_server: SimulatorServer,
 ) -> None:
     token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="12.00")
@@ -69,53 +72,13 @@ async def test_p_on_the_pos_prints_the_paid_order_then_reprints_it(
     app = app_for(sim_server, token, printer)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
-        assert "P" not in footer_keys(app)
-        await pilot.press("P")  # not paid: nothing printed, one line
+        assert "P" not in footer_keys(app)  # (shown once the order is paid)
+        await pilot.press("P")
         await wait_until(pilot, lambda: receipt_line(app) != "")
-        assert receipt_line(app).startswith(f"Staff: No receipt for {token}: it is not paid")
-        sim_server.sim.add_transaction(token)
-        await wait_until(pilot, lambda: footer_keys(app).get("P") == "Receipt")
-        await pilot.press("P")
-        await wait_until(pilot, lambda: printer.asked == [(token, False)])
-        await wait_until(pilot, lambda: receipt_line(app) == f"Staff: Receipt printed: {token}.")
-        await pilot.press("P")
-        await wait_until(pilot, lambda: printer.asked == [(token, False), (token, True)])
-        await wait_until(pilot, lambda: receipt_line(app) == f"Staff: Receipt reprinted: {token}.")
-        assert printer.asked == [(token, False), (token, True)]
-
-
-async def test_a_printer_off_is_one_line_the_next_charge_goes_on_and_t_prints_it(
-    sim_server: SimulatorServer,
-) -> None:
-    sim = sim_server.sim
-    first = sim.create_order(coin="btc", currency="EUR", amount_fiat="12.00")
-    sim.add_transaction(first)
-    printer = Recorder()
-    printer.off = True
-    app = app_for(sim_server, first, printer)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: footer_keys(app).get("P") == "Receipt")
-        await pilot.press("P")
-        await wait_until(pilot, lambda: "not printed" in receipt_line(app))
         assert receipt_line(app) == (
-            f"Staff: Receipt for {first} not printed: printer 127.0.0.1:9 unreachable "
-            "(connection refused) \u00b7 T tries again"
+            f"Staff: No receipt for {token}: it is not paid (awaiting payment)."
         )
-        assert footer_keys(app).get("T") == "Retry receipt"
-        # the next customer: the order on screen moves on, the line and its key stay
-        second = sim.create_order(coin="btc", currency="EUR", amount_fiat="5.00")
-        app.dashboard.load(second)  # (under the POS, as a charge there does)
-        await wait_until(
-            pilot, lambda: app.state.shown is not None and app.state.shown.order.token == second
-        )
-        await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
-        assert "not printed" in receipt_line(app) and footer_keys(app).get("T") == "Retry receipt"
-        printer.off = False
-        await pilot.press("T")
-        await wait_until(pilot, lambda: printer.asked == [(first, False)])
-        await wait_until(pilot, lambda: "T" not in footer_keys(app))
-        assert receipt_line(app) == ""  # (about the order before, which printed)
-        assert not app.receipts.failed
+        assert printer.asked == [] and not app.receipts._printing
 
 
 async def test_p_on_the_dashboard_prints_the_highlighted_order_and_refuses_an_unpaid_one(
@@ -152,18 +115,26 @@ async def test_p_on_the_dashboard_prints_the_highlighted_order_and_refuses_an_un
         await wait_until(pilot, lambda: "T" not in footer_keys(app))
 
 
-async def test_receipt_auto_prints_once_when_the_order_on_the_pos_becomes_paid(
-    sim_server: SimulatorServer,
+async def test_receipt_auto_prints_once_when_the_order_on_the_pos_is_accepted_at_the_counter(
+    sim_server: SimulatorServer, tmp_path: Path
 ) -> None:
-    token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="12.00")
+    sim = sim_server.sim
+    token = sim.create_order(coin="btc", currency="EUR", amount_fiat="30.00")
     printer = Recorder()
-    app = app_for(sim_server, token, printer, receipt_auto=True)
+    ledger = str(tmp_path / "ledger.sqlite3")
+    app = app_for(sim_server, token, printer, receipt_auto=True, ledger=ledger)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
-        assert printer.asked == []
-        sim_server.sim.add_transaction(token)
+        amount = Decimal(str(sim.order_wire(token, with_qr=False)["amount"]))
+        sim.add_transaction(token, (amount / 2).quantize(Decimal("1E-8")))
+        await wait_until(pilot, lambda: footer_keys(app).get("a") == "Accept as paid")
+        assert printer.asked == []  # part-paid: no receipt yet
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         await wait_until(pilot, lambda: printer.asked == [(token, False)])
-        sim_server.sim.set_status(token, "CONFIRMED")  # paid again, by another answer
+        await wait_until(pilot, lambda: receipt_line(app) == f"Staff: Receipt printed: {token}.")
+        sim.add_transaction(token)  # the rest arrives after all: paid again, no second receipt
         await wait_until(pilot, lambda: "Paid" in screen_text(app) and not app.receipts._printing)
         assert printer.asked == [(token, False)]
 
