@@ -11,6 +11,7 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from orderdash.core.books.receipt_escpos import Printer
+from orderdash.core.ledger import OriginalAsked
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.sqlite import SqliteEngine
 from orderdash.core.ledger.store import SqlBook
@@ -239,3 +242,35 @@ def test_two_processes_on_one_postgresql_book_print_the_original_once(
 ) -> None:
     settings = Settings(ledger_url=SecretStr(pg_server.schema_url()))
     assert _two_at_once(lambda: open_book(settings), tmp_path) == [ALREADY_PRINTED, PRINTED]
+
+
+@pytest.mark.parametrize(
+    ("setting", "named"),
+    [
+        ("/dev/usb/lp0", Printer(path="/dev/usb/lp0")),
+        ("192.168.1.50:9100", Printer(host="192.168.1.50", port=9100)),
+        ("printer.local:9100", Printer(host="printer.local", port=9100)),
+        ("[fe80::1]:9100", Printer(host="fe80::1", port=9100)),
+        ("receipts.bin", Printer(path="receipts.bin")),
+        ("spool/out:9100", Printer(path="spool/out:9100")),
+    ],
+)
+def test_the_printer_setting_names_a_device_a_network_printer_or_a_file(
+    setting: str, named: Printer
+) -> None:
+    assert Printer.named(setting) == named
+
+
+def test_a_claim_left_sending_is_taken_over_only_once_stale(book: SqlBook) -> None:
+    at = datetime(2026, 11, 28, 13, 0, tzinfo=UTC)
+
+    def asked(till: str, minutes: float) -> OriginalAsked:
+        return OriginalAsked(
+            "paidtoken", "text", 42, "en", "d" * 64, till, "pos", at + timedelta(minutes=minutes)
+        )
+
+    assert book.claim_receipt(asked("front", 0)).held  # then its process ended mid-send
+    busy = book.claim_receipt(asked("back", 1))
+    assert (busy.held, busy.state, busy.till) == (False, "sending", "front")
+    taken = book.claim_receipt(asked("back", 3))
+    assert taken.held and taken.till == "back" and taken.text == "text"
