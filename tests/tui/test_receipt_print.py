@@ -145,14 +145,19 @@ async def test_a_printer_off_is_one_line_the_next_charge_goes_on_and_t_prints_it
         )
         assert "not printed" in receipt_line(app) and footer_keys(app).get("T") == "Retry receipt"
         sim.add_transaction(second)
-        await wait_until(pilot, lambda: "Payment received" in screen_text(app))
+        await wait_until(pilot, lambda: footer_keys(app).get("P") == "Receipt")
         printer.on()
+        await pilot.press("P")  # its receipt prints; the first one still waits for T
+        await wait_until(pilot, lambda: receipt_line(app) == f"Staff: Receipt printed: {second}.")
+        assert printer.count() == 1 and footer_keys(app).get("T") == "Retry receipt"
         await pilot.press("T")
-        await wait_until(pilot, lambda: printer.count() == 1)
+        await wait_until(pilot, lambda: printer.count() == 2)
         await wait_until(pilot, lambda: "T" not in footer_keys(app))
-        assert receipt_line(app) == ""
-    (data,) = printer.received
-    assert printed_text(data)[0] == the_receipt(app, first)  # the original, no REPRINT
+        assert receipt_line(app) == f"Staff: Receipt printed: {first}."
+    assert [printed_text(data)[0] for data in printer.received] == [
+        the_receipt(app, second),
+        the_receipt(app, first),  # the original, no REPRINT
+    ]
     assert journal(ledger, first) == [
         ("original", app.settings.till, "failed"),
         ("original", app.settings.till, "printed"),

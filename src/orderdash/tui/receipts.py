@@ -104,10 +104,12 @@ class _Job:
     """One receipt asked for: the order, a reprint or the original, who asks, and whether the
     point of sale asked by itself (`receipt_auto`)."""
 
-    __slots__ = ("auto", "by", "reprint", "token")
+    __slots__ = ("auto", "by", "reprint", "retried", "token")
 
     def __init__(self, token: str, *, reprint: bool, by: By, auto: bool = False) -> None:
         self.token, self.reprint, self.by, self.auto = token, reprint, by, auto
+        #: Asked again by `T`: what becomes of it is news whatever order is on screen now.
+        self.retried = False
 
 
 class Receipts:
@@ -135,6 +137,8 @@ class Receipts:
         self._printing: set[str] = set()
         #: Receipts the printer failed, by order, for `T`.
         self.failed: dict[str, _Job] = {}
+        #: What was said of each of them, the newest last.
+        self._failures: dict[str, str] = {}
         #: Orders the point of sale showed unpaid: printed by themselves when they become paid.
         self._unpaid_seen: set[str] = set()
         #: Orders whose original was printed by themselves (or tried) in this process.
@@ -163,6 +167,7 @@ class Receipts:
         """`T`: every receipt the printer failed, printed again (as it was asked: an original or
         a reprint)."""
         for job in list(self.failed.values()):
+            job.retried = True
             self._start(job)
 
     def on_pos(self, token: str, payment: PaymentState) -> None:
@@ -209,19 +214,28 @@ class Receipts:
     def _printed(self, job: _Job, printed: Printed) -> None:
         token = job.token
         named = _named(token)
+        about = "" if job.retried else token  # (the line's order; "": whichever is on screen)
         if printed.outcome != "failed":
             self.failed.pop(token, None)
+            self._failures.pop(token, None)
         match printed.outcome:
             case "printed" | "reprinted":
-                self._tell(token, f"Receipt {printed.outcome}: {named}.")
+                self._tell(about, f"Receipt {printed.outcome}: {named}.")
             case "elsewhere":  # the original is another till's: nothing to say
-                self._line_changed((token, ""))
+                self._line_changed((about, ""))
             case "refused":
-                self._tell(token, f"No receipt for {named}: {printed.message}")
+                self._tell(about, f"No receipt for {named}: {printed.message}")
             case "failed":
                 self.failed[token] = job
                 text = f"Receipt for {named} not printed: {printed.message} \u00b7 T tries again"
-                self._tell(token, text, failure=True)
+                self._failures.pop(token, None)
+                self._failures[token] = text
+                self._tell(about, text, failure=True)
+
+    def waiting(self) -> str:
+        """The line of the newest receipt the printer failed and `T` has not printed yet ("":
+        none): the point of sale keeps it up while other orders come and go."""
+        return next(reversed(self._failures.values()), "")
 
     def _tell(self, token: str, text: str, *, failure: bool = False) -> None:
         """One line: on the customer's screen's staff line while it is up, else a toast; a

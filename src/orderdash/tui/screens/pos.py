@@ -191,15 +191,16 @@ class PosScreen(Screen[None]):
         self._receipt_line()
 
     def _receipt_line(self) -> None:
-        """What became of the last receipt: about the order on screen, or one that failed
-        (whatever is on screen now, until it printed)."""
+        """What became of the last receipt about the order on screen (or of one `T` asked
+        for), else of the newest one that failed: up whatever is on screen, until it printed."""
         if not self._ready:
             return
         token, text = self.receipt_line
-        mine = token == self._dashboard_state.token or token in self._receipts.failed
+        if token not in ("", self._dashboard_state.token) or not text:
+            text = self._receipts.waiting()
         line = self.query_one("#pos-receipt", Static)
-        line.update(f"Staff: {text}" if text and mine else "")
-        line.display = bool(text and mine)
+        line.update(f"Staff: {text}" if text else "")
+        line.display = bool(text)
         self.refresh_bindings()
 
     def action_print_receipt(self, paid: bool) -> None:
