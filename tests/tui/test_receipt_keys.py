@@ -14,7 +14,7 @@ from conftest import make_settings, screen_text, wait_until
 from orderdash.simulator import SimulatorServer
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.factory import make_app
-from orderdash.tui.receipts import Printed
+from orderdash.tui.receipts import NO_PRINTER, Printed
 from orderdash.tui.screens.confirm import ConfirmScreen
 from orderdash.tui.screens.pos import PosScreen
 from orderdash.tui.widgets.keys_footer import KeysFooter
@@ -46,6 +46,7 @@ def app_for(
     server: SimulatorServer, token: str, printer: Recorder, **values: object
 ) -> OrderDashApp:
     values = {"poll_interval": 0.2, "customer_poll_interval": 0.2, **values}
+    values = {"receipt_printer": "127.0.0.1:9", **values}  # (the Recorder prints)
     settings = make_settings(server.base_url, refresh_interval=60.0, **values)
     app = make_app(settings, token=token, open_pos=True)
     app.receipts._printer = printer
@@ -64,12 +65,12 @@ def footer_keys(app: OrderDashApp) -> dict[str, str]:
     return {key.key: key.description for key in keys}
 
 
-async def test_p_on_the_pos_refuses_an_unpaid_order_in_one_line(
+async def test_p_on_the_pos_refuses_an_unpaid_order_and_a_till_without_printer_in_one_line(
     sim_server: SimulatorServer,
 ) -> None:
     token = sim_server.sim.create_order(coin="btc", currency="EUR", amount_fiat="12.00")
     printer = Recorder()
-    app = app_for(sim_server, token, printer)
+    app = app_for(sim_server, token, printer, receipt_printer=None)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "Scan to pay" in screen_text(app))
         assert "P" not in footer_keys(app)  # (shown once the order is paid)
@@ -79,6 +80,11 @@ async def test_p_on_the_pos_refuses_an_unpaid_order_in_one_line(
             f"Staff: No receipt for {token}: it is not paid (awaiting payment)."
         )
         assert printer.asked == [] and not app.receipts._printing
+        sim_server.sim.add_transaction(token)
+        await wait_until(pilot, lambda: footer_keys(app).get("P") == "Receipt")
+        await pilot.press("P")
+        await wait_until(pilot, lambda: receipt_line(app) == f"Staff: {NO_PRINTER}")
+        assert printer.asked == []
 
 
 async def test_p_on_the_dashboard_prints_the_highlighted_order_and_refuses_an_unpaid_one(
@@ -89,7 +95,9 @@ async def test_p_on_the_dashboard_prints_the_highlighted_order_and_refuses_an_un
     sim.add_transaction(paid)
     unpaid = sim.create_order(coin="btc", currency="EUR", amount_fiat="3.00")
     printer = Recorder()
-    settings = make_settings(sim_server.base_url, poll_interval=0.2, refresh_interval=60.0)
+    settings = make_settings(
+        sim_server.base_url, poll_interval=0.2, refresh_interval=60.0, receipt_printer="lp0"
+    )
     app = make_app(settings, tokens=[unpaid, paid])
     app.receipts._printer = printer
     async with app.run_test(size=(120, 40), notifications=True) as pilot:

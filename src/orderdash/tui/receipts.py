@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 #: shortfall the merchant covers (within the tolerance, accepted at the counter).
 PAID = frozenset({Phase.CONFIRMING, Phase.CONFIRMED, Phase.OVERPAID, Phase.PAID_SHORT})
 
+#: `P` (or `receipt_auto`) with no printer set.
+NO_PRINTER = "No receipt printer: set receipt_printer (a device, host:port or a file)."
+
 #: How long the dashboard's line about a receipt that failed stays up (the retry key stays on
 #: until it printed).
 FAILED_SECONDS = 30
@@ -161,6 +164,9 @@ class Receipts:
             state = payment.phase.value
             self._tell(token, f"No receipt for {_named(token)}: it is not paid ({state}).")
             return
+        if not self._settings.receipt_printer:
+            self._tell(token, NO_PRINTER)
+            return
         self._start(_Job(token, reprint=False, by=by))
 
     def retry(self) -> None:
@@ -181,6 +187,9 @@ class Receipts:
         elif token in self._unpaid_seen and token not in self._auto_done:
             self._unpaid_seen.discard(token)
             self._auto_done.add(token)
+            if not self._settings.receipt_printer:
+                self._tell(token, NO_PRINTER)
+                return
             self._start(_Job(token, reprint=False, by="pos", auto=True))
 
     # -- the work, in a thread -------------------------------------------------------------------
