@@ -33,6 +33,7 @@ from orderdash.tui.watchlist_sync import WatchListSync
 
 if TYPE_CHECKING:
     from orderdash.core.watching.alert import Alert
+    from orderdash.tui.receipts import Receipts
     from orderdash.tui.resolutions import Resolutions
 
 
@@ -42,9 +43,12 @@ class OrderDashApp(AppData):
     BINDINGS = [
         Binding("q", "quit", "Quit", tooltip="Quit orderdash"),
         Binding("question_mark", "help", "Help", tooltip="Keys and what the screen shows"),
+        # shown while a receipt failed to print, on every screen (the counter goes on meanwhile)
+        Binding("T", "retry_receipt", "Retry receipt", tooltip="Print the failed receipts again"),
     ]
 
     resolutions: Resolutions  # the resolve dialog, the counter's acceptance (made by make_app)
+    receipts: Receipts  # `P`, `T` and `receipt_auto` (tui/receipts.py, made by make_app)
 
     def __init__(
         self,
@@ -167,6 +171,8 @@ class OrderDashApp(AppData):
     # -- the customer's screen: no other order's news, only its own bell, no operator keys -----
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "retry_receipt":
+            return bool(self.receipts.failed)
         facing, readonly = self.counter.customer_facing, self.settings.readonly
         return app_action_on(action, pos_only=self.pos_only, readonly=readonly, facing=facing)
 
@@ -226,6 +232,9 @@ class OrderDashApp(AppData):
 
     def on_resolve_requested(self, message: ResolveRequested) -> None:
         self.resolutions.open(message.token)  # from the attention view
+
+    def action_retry_receipt(self) -> None:
+        self.receipts.retry()
 
     def action_undo_remove(self) -> None:
         self.session.undo()

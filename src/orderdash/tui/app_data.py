@@ -1,5 +1,6 @@
 """What the App holds for its screens: the clock tick, the order on screen, its freshness, the
-customer display's words, the roster and the attention count, as reactives.
+customer display's words, the roster, the attention count and the last word on a receipt, as
+reactives.
 
 The screens bind to these (`data_bind`) and hand them on to their widgets the same way, so a
 value set on the App reaches every pane that shows it. They are declared here, apart from the
@@ -29,3 +30,6 @@ class AppData(App[None]):
     roster: var[int] = var(0, init=False)
     #: Watched orders that need a human (the title counts them; `!` lists them).
     attention: var[int] = var(0, init=False)
+    #: The last word on a receipt: the order it is about, and the line (the point of sale's
+    #: staff line shows it; `tui/receipts.py`).
+    receipt_line: var[tuple[str, str]] = var(("", ""), init=False)

@@ -1,6 +1,6 @@
 """The dashboard's keys. The footer and `?` explain them; an `app.` action is the app's (the
-command palette calls the same ones). `d`, `c`, `y`, `o` and `R` act on the watch list's highlighted
-row while the list has the focus (`g`), else on the order open in the panes."""
+command palette calls the same ones). `d`, `c`, `y`, `o`, `R` and `P` act on the watch list's
+highlighted row while the list has the focus (`g`), else on the order open in the panes."""
 
 from __future__ import annotations
 
@@ -59,6 +59,13 @@ DASHBOARD_BINDINGS: list[BindingType] = [
         show=False,
         tooltip="Resolve the highlighted order (list focused) or the open one: how, why, a refund",
     ),
+    Binding(
+        "P",
+        "print_receipt",
+        "Receipt",
+        show=False,
+        tooltip="Print the highlighted (list focused) or open order's receipt; again: a reprint",
+    ),
     Binding("u", "app.undo_remove", "Undo", show=False, tooltip="Put the last removed order back"),
     Binding("f", "filter", "Filter", tooltip="Filter the watch list by text"),
     Binding("t", "state_filter", "State", tooltip="Show only orders in one state (cycles)"),
@@ -109,6 +116,8 @@ DASHBOARD_BINDINGS: list[BindingType] = [
 FOOTER_FIRST = (
     "help",
     "quit",
+    # shown only while a receipt failed to print: the way to print it is not crowded out
+    "retry_receipt",
     # the till's own keys before the list's
     "app.new_charge",
     "app.attention",
@@ -139,10 +148,11 @@ POS_ONLY_OFF = OPERATOR_ACTIONS | {
 #: makes an order (a charge), puts one before a customer (the point of sale, the customer
 #: display), takes one off the watch list (remove, and its undo) or writes a resolution down.
 #: Looking an order up or adding orders still works: more is watched, nothing is lost from
-#: sight. The close of day's `c` is its screen's (`screens/close_day.py`).
+#: sight. The close of day's `c` is its screen's (`screens/close_day.py`). A receipt is handed to
+#: a customer and written to the ledger: off too.
 READONLY_OFF = frozenset({
     "new_charge", "point_of_sale", "show_on_display", "clear_display", "remove_order",
-    "undo_remove", "resolve_order",
+    "undo_remove", "resolve_order", "print_receipt",
 })  # fmt: skip
 
 #: What the footer shows, whatever its width, while read-only.

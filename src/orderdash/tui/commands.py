@@ -61,6 +61,12 @@ DASHBOARD_COMMANDS = (
         "resolve_order",
     ),
     ("Export the list", "The watch list's rows as shown, to a CSV file (e)", "app", "export_list"),
+    (
+        "Print receipt",
+        "The highlighted or open order's receipt, paid; again: a reprint (P)",
+        "screen",
+        "print_receipt",
+    ),
 )
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from orderdash.core.settings.model import Settings
 from orderdash.tui.app import OrderDashApp
 from orderdash.tui.parts import build_parts
+from orderdash.tui.receipts import Receipts, receipt_printer
 from orderdash.tui.resolutions import Resolutions, show_accepted
 
 if TYPE_CHECKING:
@@ -77,4 +78,22 @@ def make_app(
         notify=app.notify,
         shown=shown,
     )
+    app.receipts = Receipts(
+        settings,
+        parts.state,
+        printer=receipt_printer(settings, parts.open_book, parts.language),
+        # the receipt is made from the book: the orders read so far written first, in order
+        written=lambda: app.books.writer.call(lambda book: None),
+        run_worker=app.run_worker,
+        notify=app.notify,
+        facing=lambda: app.counter.customer_facing,
+        line_changed=partial(_receipt_line, app),
+    )
     return app
+
+
+def _receipt_line(app: OrderDashApp, line: tuple[str, str]) -> None:
+    """The last word on a receipt to the App (the point of sale's staff line shows it), and the
+    footers asked again whether `T` applies."""
+    app.receipt_line = line
+    app.refresh_bindings()

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from orderdash.tui.alarms import Alarms
     from orderdash.tui.books import AppBooks
     from orderdash.tui.desk import Desk
+    from orderdash.tui.receipts import Receipts
 
 
 class Dashboard(Protocol):
@@ -52,6 +53,8 @@ class DashboardHost(Tells, Asks, Works, Protocol):
     alarms: Alarms
     #: The ledger (`tui/books.py`).
     books: AppBooks
+    #: Receipts: `P`, `T` and `receipt_auto` (`tui/receipts.py`).
+    receipts: Receipts
     #: The order on screen as last answered (the point-of-sale screen watches it).
     shown: Shown | None
     #: How fresh the order on screen is (the status line and the point of sale watch it).

@@ -141,6 +141,9 @@ class Settings(BaseModel):
     pos_primary: Literal["coin", "fiat"] = "coin"
     #: Seconds: `p` or `x` on an order with less time than this left asks first.
     pos_expiry_margin: float = Field(120.0, ge=0, le=86400)
+    #: The point of sale prints an order's receipt by itself, once, when it becomes paid (or
+    #: is accepted at the counter) on its screen; with several tills on one book, once in all.
+    receipt_auto: bool = False
     #: The customer's language on the point-of-sale screen and the customer display: one of
     #: the shipped catalogues (en, de, fr, es, it, pt, nl, ja), or auto (follows LANG).
     language: str = "en"

@@ -261,7 +261,7 @@ class DashboardScreen(HeldRenderScreen):
         self.query_one(WatchListPane).update_entry(token)
 
     # -- the keys (`tui/bindings.py`) --------------------------------------------------------------
-    # `d`, `c`, `y`, `o` and `R` act on the list's highlighted row while the list has the focus,
+    # `d`, `c`, `y`, `o`, `R`, `P` act on the list's highlighted row while the list has the focus,
     # else on the order open in the panes; `g`, `f`, `t`, `s`, `S` and `w` on the list itself.
     # The list pane keeps the rows, the session what is watched, the desk (`tui/desk.py`) the
     # clipboard and the browser: the keys hand each its part.
@@ -282,6 +282,9 @@ class DashboardScreen(HeldRenderScreen):
 
     def action_resolve_order(self) -> None:
         self._app.action_resolve_order(self.target_token() or "")
+
+    def action_print_receipt(self) -> None:
+        self._app.receipts.print(self.target_token(), by="dashboard")
 
     def action_copy_address(self) -> None:
         self._app.desk.copy_address(self.target_token())

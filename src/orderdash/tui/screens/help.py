@@ -26,7 +26,11 @@ KEYS = (
     ("X", "clear the customer display: back to its welcome screen"),
     ("n", "new charge: an amount, confirmed, made into an order, a coin, then the POS"),
     ("a", "add orders to the watch list (paste several at once)"),
-    ("g", "go to the watch list: d, c, y, o then act on its highlighted row, else on the open one"),
+    (
+        "g",
+        "go to the watch list: d, c, y, o, R, P then act on its highlighted row, else on the "
+        "open one",
+    ),
     ("d / u", "remove the highlighted (or open) order from the list / undo"),
     ("f / t / s", "filter the list by text / by state / sort by the next column"),
     ("S", "reverse the list's sort (\u25b2/\u25bc in the header; s on a header's column too)"),
@@ -39,6 +43,12 @@ KEYS = (
         "exceptions); \u2190 \u2192 other days, c closes the day after a yes",
     ),
     ("R", "resolve the order: how, why, a refund worked out; written to the ledger"),
+    (
+        "P",
+        "print the paid order's receipt (the highlighted or open one; on the POS the one on "
+        "screen); again: a reprint, marked REPRINT",
+    ),
+    ("T", "print again the receipts the printer failed (shown while one did)"),
     ("e", "export the watch list's rows as shown (filters, order) to a CSV file"),
     ("b", "the request budgets: use now and the next hour's plan"),
     ("w", "hide or show the watch list"),
@@ -54,8 +64,8 @@ KEYS = (
 
 #: The first line of the help while read-only (the `readonly` setting).
 READONLY_NOTE = (
-    "n, p, x, X, d, u, R and Z's c are off: nothing is charged, removed, resolved, closed "
-    "or shown to a customer"
+    "n, p, x, X, d, u, R, P and Z's c are off: nothing is charged, removed, resolved, closed, "
+    "printed or shown to a customer"
 )
 
 ABOUT = (

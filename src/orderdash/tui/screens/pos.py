@@ -18,7 +18,10 @@ period (`Reachability.rate_period`) when the service does not answer.
 For the staff, one line under the panel says what the customer's "Paid" hides: a shortfall
 absorbed (within the payment tolerance, accepted at the counter, or paid by the service's
 word), in fiat and coin. `a` accepts an order short as paid (part-paid or closed short: a
-question, then a written-off resolution, `tui/resolutions.py`); off while read-only.
+question, then a written-off resolution, `tui/resolutions.py`); off while read-only. `P` prints
+the paid order's receipt (again: a reprint), and with `receipt_auto` the receipt prints by itself
+when the order becomes paid here (`tui/receipts.py`); a second staff line says what became of
+it, and a printer that failed stays there with its retry key (`T`) as the next charge goes on.
 """
 
 from __future__ import annotations
@@ -42,12 +45,14 @@ from orderdash.core.qr.payload import offers_remaining, remaining_payload
 from orderdash.core.watching.onscreen import Freshness, Shown
 from orderdash.core.watching.state import DashboardState
 from orderdash.tui.app_data import AppData
+from orderdash.tui.receipts import PAID
 from orderdash.tui.resolutions import accept_as_paid
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.keys_footer import KeysFooter
 from orderdash.tui.widgets.payment_qr import ServerImageDecoded
 
 if TYPE_CHECKING:
+    from orderdash.tui.receipts import HasReceipts, Receipts
     from orderdash.tui.resolutions import HasResolutions
 
 __all__ = ["CONNECTION_PROBLEM", "PosScreen"]
@@ -71,6 +76,10 @@ class PosScreen(Screen[None]):
         Binding("m", "remaining(False)", "Order QR", tooltip="Back to the order's own QR"),
         # staff: an order short taken as paid, the shortfall written off (shown when it applies)
         Binding("a", "accept_paid", "Accept as paid", tooltip="Accept the order as paid (staff)"),
+        # staff: the paid order's receipt (shown when it applies); again, a reprint. Unpaid, the
+        # key is not shown and says so in one line.
+        Binding("P", "print_receipt(True)", "Receipt", tooltip="Print the order's receipt (staff)"),
+        Binding("P", "print_receipt(False)", "Receipt", show=False),
     ]
     #: Read by the app: while such a screen is up, notifications are held for the operator and
     #: the app's operator keys are off.
@@ -80,6 +89,7 @@ class PosScreen(Screen[None]):
     shown: var[Shown | None] = var(None, init=False)
     freshness: var[Freshness] = var(Freshness, init=False)
     tick: var[int] = var(0, init=False)
+    receipt_line: var[tuple[str, str]] = var(("", ""), init=False)
 
     def __init__(
         self,
@@ -112,11 +122,14 @@ class PosScreen(Screen[None]):
         # Made by the app (its actions): bound to its data. The binding hands the screen the
         # order on screen as it mounts; it is the one already shown, no news to flash.
         self.set_reactive(PosScreen.shown, cast(AppData, self.app).shown)
-        self.data_bind(AppData.shown, AppData.freshness, AppData.tick)
+        self.data_bind(AppData.shown, AppData.freshness, AppData.tick, AppData.receipt_line)
 
     def compose(self) -> ComposeResult:
         yield CustomerPanel(primary=self.primary, language=self.language, id="pos-panel")
         yield Static(id="pos-staff", markup=False)
+        receipt = Static(id="pos-receipt", markup=False)
+        receipt.display = False  # (until there is a word on a receipt)
+        yield receipt
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -145,10 +158,13 @@ class PosScreen(Screen[None]):
         shown = state.shown
         if shown is not None:
             self.order, self.state = shown.order, shown.payment
+            if shown.order.token == state.token:  # (a receipt by itself once it is paid here)
+                self._receipts.on_pos(shown.order.token, shown.payment)
         self.connection_problem = face.connection_problem
         self.face = face
         self.panel.show(face)
         self._staff_line()
+        self._receipt_line()
         if shown is not None and shown.payload.server_image and face.payable and not face.remaining:
             self.panel.decode_server_image(shown.payload.server_image, face.address)
         self._tick()
@@ -161,6 +177,34 @@ class PosScreen(Screen[None]):
         line.update(f"Staff: {text}" if text else "")
         line.display = bool(text)
         self.refresh_bindings()
+
+    @property
+    def _receipts(self) -> Receipts:
+        return cast("HasReceipts", self.app).receipts
+
+    def _paid(self) -> bool:
+        """The order on screen is paid, as its latest answer says: `P` applies."""
+        shown, token = self._dashboard_state.shown, self._dashboard_state.token
+        return shown is not None and shown.order.token == token and shown.payment.phase in PAID
+
+    def watch_receipt_line(self) -> None:
+        self._receipt_line()
+
+    def _receipt_line(self) -> None:
+        """What became of the last receipt about the order on screen (or of one `T` asked
+        for), else of the newest one that failed: up whatever is on screen, until it printed."""
+        if not self._ready:
+            return
+        token, text = self.receipt_line
+        if token not in ("", self._dashboard_state.token) or not text:
+            text = self._receipts.waiting()
+        line = self.query_one("#pos-receipt", Static)
+        line.update(f"Staff: {text}" if text else "")
+        line.display = bool(text)
+        self.refresh_bindings()
+
+    def action_print_receipt(self, paid: bool) -> None:
+        self._receipts.print(self._dashboard_state.token, by="pos")  # (it checks it is paid)
 
     def _accept_question(self) -> str:
         """The question before `a`, or "" when there is no shortfall to accept: the order on
@@ -240,6 +284,8 @@ class PosScreen(Screen[None]):
             return bool(parameters) and parameters[0] is not showing
         if action == "accept_paid":
             return bool(self._ready and self._accept_question())
+        if action == "print_receipt":
+            return self._ready and not self.readonly and parameters[:1] == (self._paid(),)
         if action == "back":
             return not self.standalone
         if action == "ask_quit":
