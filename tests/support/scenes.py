@@ -143,7 +143,8 @@ def _pos_no_coin_order(sim: Simulator) -> None:
 
 
 async def _close_day(pilot: Pilot) -> None:
-    """`Z` on the account's day: today's report read, shown as a dry run (not closed yet)."""
+    """`Z` on the account's day: today's report read, shown as a dry run (not closed yet), and
+    the day at a glance from the ledger beside it."""
     from orderdash.tui.screens.close_day import CloseDayScreen
 
     await _account(pilot)
@@ -155,6 +156,7 @@ async def _close_day(pilot: Pilot) -> None:
             isinstance(app.screen, CloseDayScreen)
             and app.screen.result is not None
             and not app.screen.reading
+            and app.screen.glance is not None
         ),
     )
 
@@ -400,11 +402,12 @@ def utc_time() -> Iterator[None]:
 
 
 @contextmanager
-def scene_book(wanted: bool) -> Iterator[BookOpener | None]:
+def scene_book(wanted: bool) -> Iterator[tuple[BookOpener | None, dict[str, str]]]:
     """An opener of an empty SQLite ledger of the scene's own, there while inside (`wanted`),
-    never the user's; None when the scene keeps no books."""
+    never the user's, and the `ledger` setting naming it (so that the App's writer keeps the
+    orders it reads in it too); None and no setting when the scene keeps no books."""
     if not wanted:
-        yield None
+        yield None, {}
         return
     import tempfile
 
@@ -413,7 +416,7 @@ def scene_book(wanted: bool) -> Iterator[BookOpener | None]:
 
     with tempfile.TemporaryDirectory(prefix="orderdash-scene-") as directory:
         path = Path(directory) / "ledger.sqlite3"
-        yield lambda settings: SqlBook(SqliteEngine(path))
+        yield lambda settings: SqlBook(SqliteEngine(path)), {"ledger": str(path)}
 
 
 @contextmanager
@@ -425,7 +428,7 @@ def scene_app(chosen: Scene, **settings_given: object) -> Iterator[OrderDashApp]
     account = {"access_token": SCENE_ACCESS} if chosen.account else {}
     with (
         utc_time(),
-        scene_book(chosen.book) as open_book,
+        scene_book(chosen.book) as (open_book, ledger),
         SimulatorServer(simulator, bearer_token=SCENE_BEARER, port=0, **account) as server,
     ):
         credentials = (
@@ -442,6 +445,7 @@ def scene_app(chosen: Scene, **settings_given: object) -> Iterator[OrderDashApp]
             persist_watchlist=False,
             underpaid_tolerance=chosen.tolerance,
             **credentials,
+            **ledger,  # type: ignore[arg-type]
             **settings_given,  # type: ignore[arg-type]
         )
         app = make_app(

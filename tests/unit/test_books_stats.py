@@ -183,7 +183,7 @@ def test_stats_json_is_the_ledgers_sums_hour_by_hour(
     in_day = [p for p in payments if _ms(midnight) <= p[0] < _ms(midnight + 24 * HOUR)]
     assert shown["takings"] == {"EUR": str(sum((p[3] for p in in_day), Decimal(0)))}
     assert shown["takings"]["EUR"] == "64.60"
-    assert shown["payments"] == len(in_day) == 5
+    assert shown["payments"] == {"EUR": len(in_day)} == {"EUR": 5}
     assert shown["week_ago"]["takings"] == {"EUR": "7.33"}
     assert shown["orders"] == {"made": 5, "paid": 3, "short": 1}
     # the paid orders' amounts over their count, to the cent: (12.50 + 20.00 + 7.10) / 3

@@ -182,9 +182,7 @@ def stats_arguments(stats: argparse.ArgumentParser) -> None:
         help="that day, midnight to midnight in the store's time zone, hour by hour (default: "
         "today)",
     )
-    span.add_argument(
-        "--week", action="store_true", help="the seven days ending today, day by day"
-    )
+    span.add_argument("--week", action="store_true", help="the seven days ending today, day by day")
     stats.add_argument(
         "--tz",
         metavar="ZONE",

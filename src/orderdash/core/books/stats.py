@@ -86,7 +86,8 @@ class DayStats:
     currency: str | None
     buckets: list[Bucket]
     takings: Takings
-    payments: int
+    #: The payments of the period per fiat currency.
+    payments: dict[str, int]
     week_ago_takings: Takings
     made: int
     paid: int
@@ -109,19 +110,6 @@ def hour_spans(period: Period) -> list[Period]:
         spans.append(Period(start.astimezone(zone), after.astimezone(zone), zone))
         start = after
     return spans
-
-
-def shifted(period: Period, days: int) -> Period:
-    """The same local wall-clock span `days` days away (a week earlier: -7), its ends each
-    read in the zone (the day's midnight is that day's midnight whatever its offset)."""
-
-    def moved(when: datetime) -> datetime:
-        wall = when.replace(tzinfo=None) + timedelta(days=days)
-        return (
-            wall.replace(tzinfo=period.zone, fold=when.fold).astimezone(UTC).astimezone(period.zone)
-        )
-
-    return Period(moved(period.start), moved(period.end), period.zone)
 
 
 def wall_key(span: Period) -> tuple[int, int, int]:
@@ -246,7 +234,7 @@ def glance(
         currency=_shown_currency(takings, currency),
         buckets=buckets,
         takings=takings,
-        payments=sum(row["payments"] for row in fiat.values()),
+        payments={u: row["payments"] for u, row in fiat.items() if row["payments"]},
         week_ago_takings=takings_of(earlier, week_ago, tolerance)[0],
         made=report["orders"]["total"],
         paid=len(paid),

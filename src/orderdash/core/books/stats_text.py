@@ -52,7 +52,7 @@ def stats_json(stats: DayStats) -> JSONObject:
         "currency": stats.currency,
         "buckets": buckets,
         "takings": _amounts(stats.takings),
-        "payments": stats.payments,
+        "payments": dict(sorted(stats.payments.items())),
         "week_ago": {
             "from": iso(stats.week_ago.start),
             "until": iso(stats.week_ago.end),
@@ -136,15 +136,18 @@ def summary(stats: DayStats) -> list[str]:
     ]
     if unit is not None:
         code = clean(unit, limit=12)
+        count = stats.payments.get(unit, 0)
         lines.append(
-            f"Takings {money(_in(stats.takings, unit), unit)} {code} in {stats.payments} "
-            f"payment{'' if stats.payments == 1 else 's'}; a week earlier "
+            f"Takings {money(_in(stats.takings, unit), unit)} {code} in {count} "
+            f"payment{'' if count == 1 else 's'}; a week earlier "
             f"{money(_in(stats.week_ago_takings, unit), unit)} {code}"
         )
     for other in sorted(set(stats.takings) - {unit}):
+        count = stats.payments.get(other, 0)
         lines.append(
-            f"  also {money(stats.takings[other], other)} {clean(other, limit=12)} "
-            f"(a week earlier {money(stats.week_ago_takings.get(other), other)})"
+            f"  also {money(stats.takings[other], other)} {clean(other, limit=12)} in {count} "
+            f"payment{'' if count == 1 else 's'}; a week earlier "
+            f"{money(_in(stats.week_ago_takings, other), other)} {clean(other, limit=12)}"
         )
     return lines
 
@@ -184,13 +187,13 @@ def stats_lines(stats: DayStats, *, warnings: bool = True) -> list[str]:
     head = ("Hour" if stats.unit == "hour" else "Day", "Takings", "Pays", "A week ago", "")
     table = [head, *rows]
     widths = [max(len(row[i]) for row in table) for i in range(4)]
-    lines = [title(stats), ""]
+    # the totals first: what a small screen shows before it scrolls
+    lines = [title(stats), *summary(stats), ""]
     for when, takings, pays, before, state in table:
         lines.append(
             f"{when:<{widths[0]}}  {takings:>{widths[1]}}  {pays:>{widths[2]}}  "
             f"{before:>{widths[3]}}  {state}".rstrip()
         )
-    lines += ["", *summary(stats)]
     tallies = tally_lines(stats)
     if tallies:
         lines += ["", *tallies]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from orderdash.core.books.gather import LOOK_BACK, MAX_SEEN_JSON
 from orderdash.core.books.orders import BadOrder, BookOrder, read_order
 from orderdash.core.books.period import Period, day_period, zone_named
-from orderdash.core.books.stats import DayStats, glance, hour_spans
+from orderdash.core.books.stats import NO_TILL, DayStats, glance, hour_spans
 from orderdash.core.books.stats_text import (
     NO_TILL_WORDS,
     STATE_WORDS,
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_STATS_ORDERS",
+    "NO_TILL",
     "NO_TILL_WORDS",
     "STATE_WORDS",
     "DayStats",
@@ -109,10 +110,18 @@ def _day(when: date, zone: tzinfo) -> Period:
 
 
 def read_stats(
-    book: Book, options: StatsOptions, *, day: str | None, week: bool, now: datetime
+    book: Book,
+    options: StatsOptions,
+    *,
+    day: str | None,
+    week: bool,
+    now: datetime,
+    zone: tzinfo | None = None,
 ) -> DayStats:
-    """The glance asked for (`stats_period`) from `book`'s reads, as of `now` (aware)."""
-    asked = stats_period(zone_named(options.timezone), day=day, week=week, now=now)
+    """The glance asked for (`stats_period`) from `book`'s reads, as of `now` (aware), in
+    `zone` (None: the options' time zone)."""
+    in_zone = zone if zone is not None else zone_named(options.timezone)
+    asked = stats_period(in_zone, day=day, week=week, now=now)
     since = asked.week_ago.start - LOOK_BACK
     warnings = list(asked.warnings)
     seen = book.orders_seen_since(since, MAX_STATS_ORDERS + 1)
