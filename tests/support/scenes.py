@@ -161,6 +161,15 @@ async def _close_day(pilot: Pilot) -> None:
     )
 
 
+async def _close_day_glance(pilot: Pilot) -> None:
+    """`Z`, then `g`: the day at a glance in the report's place (its text form, narrow)."""
+    from orderdash.tui.widgets.day_glance import DayGlance
+
+    await _close_day(pilot)
+    await pilot.press("g")
+    await _until(pilot, lambda: pilot.app.screen.query_one(DayGlance).display)
+
+
 async def _empty(pilot: Pilot) -> None:
     await pilot.pause()
 
@@ -269,7 +278,8 @@ SCENES = (
     ),
     Scene(
         "close-day-120x40",
-        "Close of day (Z): sales against received per currency, the till's first, then the rest",
+        "Close of day (Z): sales against received per currency, the till's first, then the "
+        "rest; beside it the day at a glance, hour by hour against a week earlier",
         (120, 40),
         None,
         _close_day,
@@ -282,6 +292,16 @@ SCENES = (
         (80, 24),
         None,
         _close_day,
+        account=True,
+        book=True,
+    ),
+    Scene(
+        "close-day-glance-80x24",
+        "The day at a glance at 80x24 (Z, then g): its text form, the totals first, then hour "
+        "by hour against a week earlier",
+        (80, 24),
+        None,
+        _close_day_glance,
         account=True,
         book=True,
     ),

@@ -6,7 +6,7 @@ in progress. Every figure is checked against a sum the test makes from the ledge
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -15,57 +15,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from orderdash.cli import main
-from orderdash.core.ledger import ChargeRecord
 from orderdash.core.ledger.sqlite import SqliteEngine
 from orderdash.core.ledger.store import SqlBook
+from support.glance_book import HOUR, a_day, ms, order_text, seen
 
 BERLIN = ZoneInfo("Europe/Berlin")
-HOUR = timedelta(hours=1)
-
-
-def _ms(when: datetime) -> int:
-    return int(when.timestamp() * 1000)
-
-
-def _order(
-    token: str,
-    created: datetime,
-    amount: str,
-    *,
-    coin: str = "btc",
-    status: tuple[str, str] = ("PAID", "Paid"),
-    paid: Sequence[tuple[datetime, str]] = (),
-    short: str = "0",
-) -> str:
-    """getOrder's `data` as the service sends it (decimal numbers as JSON numbers)."""
-    transactions = [
-        {
-            "id": n,
-            "createdAtMiliseconds": _ms(at),
-            "hash": f"{token}-{n}",
-            "amount": {"base": "0.001", "total": "0.001", "underPaid": "0", "overPaid": "0"},
-            "amountFiat": {
-                "base": fiat,
-                "underPaid": f"-{short}" if short != "0" and n == len(paid) - 1 else "0",
-                "overPaid": "0",
-            },
-        }
-        for n, (at, fiat) in enumerate(paid)
-    ]
-    data = {
-        "token": token,
-        "id": abs(hash(token)) % 10**6,
-        "createdAtMiliseconds": _ms(created),
-        "status": {"code": status[0], "label": status[1]},
-        "currency": {"abbreviation": "EUR"},
-        "coinBaseName": coin,
-        "amountFiat": amount,
-        "amount": "0.001",
-        "companyName": "Shop",
-        "transactions": transactions,
-    }
-    # exact digits as the service writes them: numbers, not strings
-    return json.dumps(data).replace('"0.001"', "0.001")
 
 
 @pytest.fixture
@@ -73,14 +27,6 @@ def book(tmp_path: Path) -> Iterator[SqlBook]:
     opened = SqlBook(SqliteEngine(tmp_path / "ledger.sqlite3"))
     yield opened
     opened.close_connection()
-
-
-def _seen(book: SqlBook, token: str, text: str, at: datetime, till: str = "") -> None:
-    book.order_seen(token, "front", at, text)
-    if till:
-        book.charge_started(
-            ChargeRecord(token, Decimal("1"), "EUR", till, at - timedelta(minutes=1))
-        )
 
 
 def _stats(
@@ -108,8 +54,8 @@ def _ledger_payments(book: SqlBook) -> list[tuple[int, str, str, Decimal]]:
     """Every payment the ledger's rows hold: (epoch ms, order token, coin, fiat), read from
     the rows' JSON by the test's own parsing."""
     found = []
-    for seen in book.orders_seen():
-        data = json.loads(seen.order_json, parse_float=Decimal)
+    for row in book.orders_seen():
+        data = json.loads(row.order_json, parse_float=Decimal)
         for tx in data["transactions"]:
             fiat = Decimal(str(tx["amountFiat"]["base"]))
             found.append((tx["createdAtMiliseconds"], data["token"], data["coinBaseName"], fiat))
@@ -121,37 +67,12 @@ def _hour_sums(
 ) -> list[Decimal]:
     """The payments summed per hour of elapsed time from `start` (the test's own buckets)."""
     sums = [Decimal(0)] * hours
-    low = _ms(start)
+    low = ms(start)
     for at, _, _, fiat in payments:
         index = (at - low) // 3_600_000
         if 0 <= index < hours:
             sums[index] += fiat
     return sums
-
-
-def _a_day(book: SqlBook, midnight: datetime) -> None:
-    """Orders across the day's hours: bitcoin at the front till, ether at the back, one paid
-    in two payments in two hours, one closed short, one unpaid; and a week earlier, two."""
-    m = midnight.astimezone(UTC)
-    paid, short, expired = ("PAID", "Paid"), ("UNDERPAID", "Underpaid"), ("EXPIRED", "Expired")
-    week = -7 * 24
-    # token, hour made, amount, coin, status, payments (hour, fiat), shortfall, till
-    rows = [
-        ("a1", 9, "12.50", "btc", paid, [(9.1, "12.50")], "0", "front"),
-        ("a2", 9.5, "20.00", "eth", paid, [(9.6, "8.00"), (10.2, "12.00")], "0", "back"),
-        ("a3", 11, "30.00", "btc", short, [(11.3, "25.00")], "5.00", "front"),
-        ("a4", 13, "7.10", "eth", paid, [(13.9, "7.10")], "0", "back"),
-        ("a5", 14, "9.00", "btc", expired, [], "0", "front"),
-        ("w1", week + 9, "4.00", "btc", paid, [(week + 9.5, "4.00")], "0", "front"),
-        ("w2", week + 13, "3.33", "eth", paid, [(week + 13.2, "3.33")], "0", ""),
-    ]
-    for token, hour, amount, coin, status, paying, shortfall, till in rows:
-        created = m + hour * HOUR
-        payments = [(m + hours * HOUR, fiat) for hours, fiat in paying]
-        text = _order(
-            token, created, amount, coin=coin, status=status, paid=payments, short=shortfall
-        )
-        _seen(book, token, text, created + 2 * HOUR, till)
 
 
 def test_stats_json_is_the_ledgers_sums_hour_by_hour(
@@ -161,7 +82,7 @@ def test_stats_json_is_the_ledgers_sums_hour_by_hour(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     midnight = datetime(2026, 11, 21, tzinfo=BERLIN)
-    _a_day(book, midnight)
+    a_day(book, midnight)
     now = midnight + 15.5 * HOUR
     code, out, err = _stats(
         tmp_path / "ledger.sqlite3",
@@ -180,7 +101,9 @@ def test_stats_json_is_the_ledgers_sums_hour_by_hour(
         assert bucket["label"] == f"{hour:02d}:00" and bucket["offset"] == "+01:00"
         assert Decimal(bucket["takings"].get("EUR", "0")) == today[hour], hour
         assert Decimal(bucket["week_ago"].get("EUR", "0")) == before[hour], hour
-    in_day = [p for p in payments if _ms(midnight) <= p[0] < _ms(midnight + 24 * HOUR)]
+    # a bucket's payments per currency: 09:06 and 09:36, then 10:12
+    assert [b["payments"] for b in shown["buckets"][9:12]] == [{"EUR": 2}, {"EUR": 1}, {"EUR": 1}]
+    in_day = [p for p in payments if ms(midnight) <= p[0] < ms(midnight + 24 * HOUR)]
     assert shown["takings"] == {"EUR": str(sum((p[3] for p in in_day), Decimal(0)))}
     assert shown["takings"]["EUR"] == "64.60"
     assert shown["payments"] == {"EUR": len(in_day)} == {"EUR": 5}
@@ -215,9 +138,9 @@ def test_a_day_the_clocks_go_back_has_25_hours_each_with_its_offset(
     # a payment in each of the two 02:00 hours, and one at 02:30 a week earlier
     for n, hours in enumerate((2.5, 3.5, 5.2)):
         at = m + hours * HOUR
-        _seen(book, f"d{n}", _order(f"d{n}", at, f"1{n}.00", paid=[(at, f"1{n}.00")]), at + HOUR)
+        seen(book, f"d{n}", order_text(f"d{n}", at, f"1{n}.00", paid=[(at, f"1{n}.00")]), at + HOUR)
     earlier = datetime(2026, 10, 18, 2, 30, tzinfo=BERLIN).astimezone(UTC)
-    _seen(book, "w", _order("w", earlier, "4.00", paid=[(earlier, "4.00")]), earlier + HOUR)
+    seen(book, "w", order_text("w", earlier, "4.00", paid=[(earlier, "4.00")]), earlier + HOUR)
     code, out, _ = _stats(
         tmp_path / "ledger.sqlite3",
         ["--day", "2026-10-25", "--tz", "Europe/Berlin", "--json"],
@@ -253,7 +176,7 @@ def test_the_hour_of_now_is_in_progress_in_the_text_within_80_columns(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     midnight = datetime(2026, 11, 21, tzinfo=BERLIN)
-    _a_day(book, midnight)
+    a_day(book, midnight)
     code, out, _ = _stats(
         tmp_path / "ledger.sqlite3",
         ["--tz", "Europe/Berlin"],
@@ -284,7 +207,7 @@ def test_a_week_is_seven_days_beside_the_week_before(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     midnight = datetime(2026, 11, 21, tzinfo=BERLIN)
-    _a_day(book, midnight)
+    a_day(book, midnight)
     code, out, _ = _stats(
         tmp_path / "ledger.sqlite3",
         ["--week", "--tz", "Europe/Berlin", "--json"],

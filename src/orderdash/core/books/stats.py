@@ -56,7 +56,8 @@ class Bucket:
     label: str
     offset: str
     takings: Takings
-    payments: int
+    #: The payments in it, per fiat currency.
+    payments: dict[str, int]
     week_ago: Takings | None
     state: str
 
@@ -126,15 +127,16 @@ def of_period(orders: Iterable[BookOrder], period: Period) -> list[BookOrder]:
 
 def takings_of(
     orders: Sequence[BookOrder], span: Period, tolerance: Decimal
-) -> tuple[Takings, int]:
+) -> tuple[Takings, dict[str, int]]:
     """The close's `received` of `span` per fiat currency, and its payments: the sales block
     of the orders with a payment in it (the others receive nothing there)."""
     paying = [o for o in orders if any(span.contains_ms(p.at_ms) for p in o.payments)]
     block = sales_block(paying, span, currency=None, tolerance=tolerance)
-    takings = {
-        unit: Decimal(row["received"]) for unit, row in block["fiat"].items() if row["payments"]
-    }
-    return takings, sum(row["payments"] for row in block["fiat"].values())
+    fiat = {unit: row for unit, row in block["fiat"].items() if row["payments"]}
+    return (
+        {unit: Decimal(row["received"]) for unit, row in fiat.items()},
+        {unit: row["payments"] for unit, row in fiat.items()},
+    )
 
 
 def _state(span: Period, now_ms: int) -> str:
@@ -283,5 +285,5 @@ def _tills(
         takings, payments = takings_of(kept, period, tolerance)
         made = sum(1 for o in kept if period.contains_ms(o.created_ms))
         if made or payments:
-            tallies.append(Tally(name, payments, takings, orders=made))
+            tallies.append(Tally(name, sum(payments.values()), takings, orders=made))
     return tallies

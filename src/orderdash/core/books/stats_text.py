@@ -74,7 +74,7 @@ def _bucket_json(bucket: Bucket) -> JSONValue:
         "offset": bucket.offset,
         "state": bucket.state,
         "takings": _amounts(bucket.takings),
-        "payments": bucket.payments,
+        "payments": dict(sorted(bucket.payments.items())),
         "week_ago": None if bucket.week_ago is None else _amounts(bucket.week_ago),
     }
 
@@ -111,7 +111,7 @@ def bucket_rows(stats: DayStats) -> list[tuple[str, str, str, str, str]]:
     for bucket in stats.buckets:
         when = f"{bucket.label} {bucket.offset}"
         now = None if bucket.state == TO_COME else _in(bucket.takings, unit)
-        pays = "" if bucket.state == TO_COME else str(bucket.payments)
+        pays = "" if bucket.state == TO_COME else str(bucket.payments.get(unit or "", 0))
         rows.append(
             (
                 when,

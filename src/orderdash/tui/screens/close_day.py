@@ -64,7 +64,8 @@ def _one_line(text: str, style: str = "") -> Text:
 #: The footer's keys chosen first, whatever the width: help, then what this screen is for.
 FOOTER_FIRST = ("help", "close_day", "back", "quit")
 #: The narrowest screen the day at a glance is drawn on beside the report (its chart and
-#: table); narrower, its text form is below the report.
+#: table; the report keeps 76 columns, a digest's line); narrower, `g` shows its text form in
+#: the report's place.
 WIDE_ENOUGH = 110
 
 
@@ -77,9 +78,8 @@ class CloseDayScreen(Screen[None]):
         #close-status.-failed { color: $error; text-style: bold; }
         #close-body { height: 1fr; }
         #close-report { height: 1fr; width: 1fr; padding: 0 1; }
-        #close-glance { width: 50; padding: 0 1; }
-        &.-narrow #close-body { layout: vertical; }
-        &.-narrow #close-glance { width: 1fr; height: 9; }
+        #close-glance { width: 44; padding: 0 1 0 0; }
+        &.-narrow #close-glance { width: 1fr; padding: 0 1; }
     }
     """
     BINDINGS = [
@@ -89,6 +89,7 @@ class CloseDayScreen(Screen[None]):
         Binding("right", "day(1)", "Day after", priority=True, tooltip="The next day"),
         Binding("c", "close_day", "Close day", tooltip="Freeze this day's report (asks)"),
         Binding("r", "read_again", "Read again", show=False, tooltip="Read the day again"),
+        Binding("g", "glance", "Glance", tooltip="The day at a glance: shown or not"),
     ]
 
     def __init__(
@@ -126,6 +127,8 @@ class CloseDayScreen(Screen[None]):
         self._glance_options = glance if glance is not None else StatsOptions(None, None)
         self._clock = clock
         self._written_down = written_down
+        #: `g` was pressed (an odd number of times): the glance's default turned over.
+        self._glance_toggled = False
         self.day = today
         #: The day's report as last shown (None while none is).
         self.result: CloseResult | None = None
@@ -156,9 +159,20 @@ class CloseDayScreen(Screen[None]):
         self._read(dry_run=True)
 
     def on_resize(self, event: events.Resize) -> None:
-        narrow = event.size.width < WIDE_ENOUGH
+        self._lay_out(event.size.width < WIDE_ENOUGH)
+
+    def action_glance(self) -> None:
+        self._glance_toggled = not self._glance_toggled
+        self._lay_out(self.has_class("-narrow"))
+
+    def _lay_out(self, narrow: bool) -> None:
+        """Wide, the glance beside the report unless `g` hid it; narrow, the report, or (after
+        `g`) the glance's text form in its place."""
         self.set_class(narrow, "-narrow")
-        self.query_one(DayGlance).narrow = narrow
+        glance = self.query_one(DayGlance)
+        glance.narrow = narrow
+        glance.display = narrow == self._glance_toggled
+        self.query_one("#close-report").display = not (narrow and glance.display)
 
     @property
     def period(self) -> Period:

@@ -28,18 +28,18 @@ from orderdash.core.usecases.stats import (
     money,
     stats_lines,
     summary,
-    title,
 )
 
 if TYPE_CHECKING:
     from orderdash.core.usecases.stats import DayStats
 
-#: The longest bar, in cells (the day's best hour, or a week earlier's).
-BAR_CELLS = 10
+#: The longest bar, in cells (the day's best hour).
+BAR_CELLS = 8
 IN_PROGRESS = "in_progress"
 TO_COME = "to_come"
 #: Beside the hour under way (the bar is drawn in the warning colour too).
-NOW_MARK = "now"
+NOW_MARK = "\u25c2"
+READING = "At a glance: reading the ledger\u2026"
 
 
 def bar_cells(amount: Decimal, most: Decimal, cells: int = BAR_CELLS) -> int:
@@ -81,33 +81,38 @@ def short_when(label: str, offset: str, unit: str) -> str:
     return label + (offset[:3] if offset.endswith(":00") else offset)
 
 
+def _lines(lines: list[str]) -> Text:
+    return Text("\n".join(clean(line, limit=300) for line in lines))
+
+
 def _one_line(text: str, style: str = "") -> Text:
     return Text(clean(text, limit=300), style, no_wrap=True, overflow="ellipsis", end="")
 
 
 class DayGlance(Vertical):
-    """The day at a glance: the chart and its table, or (`narrow`) the text form."""
+    """The day at a glance: the chart with its table beside it and the totals below, or
+    (`narrow`) the text form."""
 
     DEFAULT_CSS = """
     DayGlance {
         height: 1fr;
         #glance-title { height: 1; text-style: bold; }
-        #glance-summary { height: auto; color: $text-muted; }
         #glance-wide { height: 1fr; }
         #glance-chart-table { height: auto; }
-        #glance-chart { width: 11; height: auto; }
-        #glance-table { width: auto; height: auto; max-height: 30; }
+        #glance-chart { width: auto; height: auto; }
         .glance-row { height: 1; width: auto; }
-        .glance-when { width: 6; color: $text-muted; }
-        .glance-bar { height: 1; background: $accent; }
+        .glance-bar { height: 1; width: 0; background: $accent; }
         .glance-bar.-in-progress { background: $warning; }
-        .glance-spacer { height: 1; }
-        #glance-tallies { height: auto; margin-top: 1; }
+        .glance-spacer { height: 1; width: BAR_WIDTH; }
+        #glance-table { width: auto; height: auto; }
+        #glance-summary { height: auto; }
+        #glance-tallies { height: auto; margin-top: 1; color: $text-muted; }
         #glance-text { height: 1fr; display: none; }
         &.-narrow #glance-wide { display: none; }
+        &.-narrow #glance-title { display: none; }
         &.-narrow #glance-text { display: block; }
     }
-    """
+    """.replace("BAR_WIDTH", str(BAR_CELLS))
 
     narrow: reactive[bool] = reactive(False)
 
@@ -117,14 +122,12 @@ class DayGlance(Vertical):
         self.stats: DayStats | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(_one_line("The day at a glance: reading the ledger\u2026"), id="glance-title")
+        yield Static(_one_line(READING), id="glance-title")
         with VerticalScroll(id="glance-wide"):
             yield Static(id="glance-summary")
             with Horizontal(id="glance-chart-table"):
                 yield Vertical(id="glance-chart")
-                table: DataTable[Text] = DataTable(
-                    id="glance-table", show_cursor=False, zebra_stripes=True
-                )
+                table: DataTable[Text] = DataTable(id="glance-table", show_cursor=False)
                 table.can_focus = False
                 yield table
             yield Static(id="glance-tallies")
@@ -137,33 +140,29 @@ class DayGlance(Vertical):
     def waiting(self) -> None:
         """The figures on show are another day's: said, until the new ones come."""
         self.stats = None
-        self.query_one("#glance-title", Static).update(
-            _one_line("The day at a glance: reading the ledger\u2026")
-        )
+        self.query_one("#glance-title", Static).update(_one_line(READING))
 
     def unavailable(self, reason: str) -> None:
         """No figures: why, in one line."""
         self.stats = None
         self.query_one("#glance-title", Static).update(
-            _one_line(f"The day at a glance: not read ({reason})", "bold")
+            _one_line(f"At a glance: not read ({reason})", "bold")
         )
 
     def show(self, stats: DayStats) -> None:
         """Show `stats` (a day's: hours, or a week's: days)."""
         self.stats = stats
-        self.query_one("#glance-title", Static).update(_one_line(title(stats)))
-        self.query_one("#glance-summary", Static).update(
-            Text("\n".join(clean(line, limit=300) for line in summary(stats)))
-        )
+        unit = f" in {clean(stats.currency, limit=12)}" if stats.currency else ""
+        self.query_one("#glance-title", Static).update(_one_line(f"At a glance{unit}"))
+        self.query_one("#glance-summary", Static).update(_lines(summary(stats)))
+        notes = tally_words(stats) + [f"warning: {w}" for w in stats.warnings]
+        self.query_one("#glance-tallies", Static).update(_lines(notes))
         self._show_table(stats)
         self._show_chart(stats)
-        tallies = tally_words(stats) + [f"warning: {w}" for w in stats.warnings]
-        self.query_one("#glance-tallies", Static).update(
-            Text("\n".join(clean(line, limit=300) for line in tallies), no_wrap=True)
+        # the text form: its own title, the totals, then the hours
+        self.query_one("#glance-lines", Static).update(
+            Text("\n".join(stats_lines(stats)), no_wrap=True)
         )
-        # the text form (its title is the widget's own)
-        lines = stats_lines(stats)
-        self.query_one("#glance-lines", Static).update(Text("\n".join(lines[1:]), no_wrap=True))
 
     def _show_table(self, stats: DayStats) -> None:
         table: DataTable[Text] = self.query_one("#glance-table", DataTable)
@@ -171,7 +170,7 @@ class DayGlance(Vertical):
         unit = clean(stats.currency or "", limit=12)
         table.add_column(Text("Hour" if stats.unit == "hour" else "Day"), key="when")
         table.add_column(Text(unit or "Takings", justify="right"), key="takings")
-        table.add_column(Text("Week ago", justify="right"), key="before")
+        table.add_column(Text("Wk ago", justify="right"), key="before")
         table.add_column(Text(""), key="state")
         # (at most 25 rows: an hour a row, or a day of a week)
         for bucket, (_when, takings, _pays, before, _state) in zip(
@@ -195,9 +194,10 @@ class DayGlance(Vertical):
         most = max(amounts, default=Decimal(0))
         rows: list[Static | Horizontal] = [Static(classes="glance-spacer")]  # the table's head
         for bucket, amount in zip(stats.buckets, amounts, strict=True):
-            classes = "glance-bar -in-progress" if bucket.state == IN_PROGRESS else "glance-bar"
-            bar = Static(classes=classes)
+            now = " -in-progress" if bucket.state == IN_PROGRESS else ""
+            bar = Static(classes="glance-bar" + now)
             bar.styles.width = 0 if bucket.state == TO_COME else bar_cells(amount, most)
-            bar.tooltip = STATE_WORDS.get(bucket.state) or None
-            rows.append(Horizontal(bar, classes="glance-row"))
+            row = Horizontal(bar, classes="glance-row")
+            row.tooltip = f"{bucket.label} {bucket.offset} {STATE_WORDS.get(bucket.state, '')}"
+            rows.append(row)
         chart.mount_all(rows)
