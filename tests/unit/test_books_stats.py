@@ -45,6 +45,14 @@ def _stats(
         if name.startswith("ORDERDASH_"):
             monkeypatch.delenv(name)
     monkeypatch.setattr(command, "_now", lambda: now)
+    # the ledger only: no client is made, no request sent
+    import httpx
+
+    def no_client(*args: object, **kwargs: object) -> None:
+        raise AssertionError("stats made a client of the service")
+
+    monkeypatch.setattr(httpx.AsyncClient, "__init__", no_client)
+    monkeypatch.setattr(httpx.Client, "__init__", no_client)
     code = main(["stats", *argv], open_book=lambda settings: SqlBook(SqliteEngine(path)))
     out, err = capsys.readouterr()
     return code, out, err
@@ -240,3 +248,31 @@ def test_a_bad_day_or_zone_is_one_line_and_exit_2(
     )
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith("orderdash: ")
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_the_ledger_gives_the_reads_made_since_a_time_within_a_bound(
+    engine: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    from pydantic import SecretStr
+
+    from orderdash.core.ledger.open import open_book
+    from orderdash.core.settings.model import Settings
+
+    if engine == "sqlite":
+        settings = Settings(ledger=str(tmp_path / "ledger.sqlite3"))
+    else:
+        server = request.getfixturevalue("pg_server")
+        settings = Settings(ledger_url=SecretStr(server.schema_url()))
+    book = open_book(settings)
+    try:
+        t0 = datetime(2026, 11, 21, 9, tzinfo=UTC)
+        for n in range(5):
+            book.order_seen(f"o{n}", "front", t0 + n * HOUR, "{}")
+        book.order_seen("o0", "front", t0 + 9 * HOUR, "{}")  # read again later: its last read
+        since = t0 + 2 * HOUR
+        assert [s.token for s in book.orders_seen_since(since, 10)] == ["o0", "o2", "o3", "o4"]
+        assert [s.token for s in book.orders_seen_since(since, 2)] == ["o0", "o2"]
+        assert book.orders_seen_since(t0 + 10 * HOUR, 10) == []
+    finally:
+        book.close_connection()
