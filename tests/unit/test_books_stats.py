@@ -235,7 +235,14 @@ def test_a_week_is_seven_days_beside_the_week_before(
 
 
 @pytest.mark.parametrize(
-    "argv", [["--day", "2026-13-01"], ["--day", "yesterday"], ["--tz", "Nowhere/City"]]
+    "argv",
+    [
+        ["--day", "2026-13-01"],
+        ["--day", "yesterday"],
+        ["--tz", "Nowhere/City"],
+        ["--day", "0001-01-05"],  # no day a week before it
+        ["--day", "9999-12-31"],  # no next midnight
+    ],
 )
 def test_a_bad_day_or_zone_is_one_line_and_exit_2(
     argv: list[str],

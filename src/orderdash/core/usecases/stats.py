@@ -94,15 +94,26 @@ def stats_period(zone: tzinfo, *, day: str | None, week: bool, now: datetime) ->
     if week and day is not None:
         raise UsageError("give --day or --week, not both")
     if week:
-        days = [today - timedelta(days=n) for n in range(WEEK_DAYS - 1, -1, -1)]
+        days = [_before(today, n) for n in range(WEEK_DAYS - 1, -1, -1)]
         spans = [_day(d, zone) for d in days]
-        before = [_day(d - timedelta(days=WEEK_DAYS), zone) for d in days]
+        before = [_day(_before(d, WEEK_DAYS), zone) for d in days]
         period = Period(spans[0].start, spans[-1].end, zone)
         earlier = Period(before[0].start, before[-1].end, zone)
         return StatsPeriod(period, spans, earlier, before, "day")
     period = day_period(day if day is not None else today.isoformat(), zone)
-    week_ago = _day(period.start.date() - timedelta(days=WEEK_DAYS), zone)
+    week_ago = _day(_before(period.start.date(), WEEK_DAYS), zone)
     return StatsPeriod(period, hour_spans(period), week_ago, hour_spans(week_ago), "hour")
+
+
+def _before(when: date, days: int) -> date:
+    """`days` days before `when`; one line when that is before the calendar's first day."""
+    try:
+        return when - timedelta(days=days)
+    except OverflowError:
+        raise UsageError(
+            f"{when.isoformat()} is too near the edge of the calendar (years 1 to 9999): the "
+            "day at a glance needs the same day a week earlier"
+        ) from None
 
 
 def _day(when: date, zone: tzinfo) -> Period:
