@@ -143,7 +143,8 @@ def _pos_no_coin_order(sim: Simulator) -> None:
 
 
 async def _close_day(pilot: Pilot) -> None:
-    """`Z` on the account's day: today's report read, shown as a dry run (not closed yet)."""
+    """`Z` on the account's day: today's report read, shown as a dry run (not closed yet), and
+    the day at a glance from the ledger beside it."""
     from orderdash.tui.screens.close_day import CloseDayScreen
 
     await _account(pilot)
@@ -155,8 +156,18 @@ async def _close_day(pilot: Pilot) -> None:
             isinstance(app.screen, CloseDayScreen)
             and app.screen.result is not None
             and not app.screen.reading
+            and app.screen.glance is not None
         ),
     )
+
+
+async def _close_day_glance(pilot: Pilot) -> None:
+    """`Z`, then `g`: the day at a glance in the report's place (its text form, narrow)."""
+    from orderdash.tui.widgets.day_glance import DayGlance
+
+    await _close_day(pilot)
+    await pilot.press("g")
+    await _until(pilot, lambda: pilot.app.screen.query_one(DayGlance).display)
 
 
 async def _empty(pilot: Pilot) -> None:
@@ -267,7 +278,8 @@ SCENES = (
     ),
     Scene(
         "close-day-120x40",
-        "Close of day (Z): sales against received per currency, the till's first, then the rest",
+        "Close of day (Z): sales against received per currency, the till's first, then the "
+        "rest; beside it the day at a glance, hour by hour against a week earlier",
         (120, 40),
         None,
         _close_day,
@@ -280,6 +292,16 @@ SCENES = (
         (80, 24),
         None,
         _close_day,
+        account=True,
+        book=True,
+    ),
+    Scene(
+        "close-day-glance-80x24",
+        "The day at a glance at 80x24 (Z, then g): its text form, the totals first, then hour "
+        "by hour against a week earlier",
+        (80, 24),
+        None,
+        _close_day_glance,
         account=True,
         book=True,
     ),
@@ -400,11 +422,12 @@ def utc_time() -> Iterator[None]:
 
 
 @contextmanager
-def scene_book(wanted: bool) -> Iterator[BookOpener | None]:
+def scene_book(wanted: bool) -> Iterator[tuple[BookOpener | None, dict[str, str]]]:
     """An opener of an empty SQLite ledger of the scene's own, there while inside (`wanted`),
-    never the user's; None when the scene keeps no books."""
+    never the user's, and the `ledger` setting naming it (so that the App's writer keeps the
+    orders it reads in it too); None and no setting when the scene keeps no books."""
     if not wanted:
-        yield None
+        yield None, {}
         return
     import tempfile
 
@@ -413,7 +436,7 @@ def scene_book(wanted: bool) -> Iterator[BookOpener | None]:
 
     with tempfile.TemporaryDirectory(prefix="orderdash-scene-") as directory:
         path = Path(directory) / "ledger.sqlite3"
-        yield lambda settings: SqlBook(SqliteEngine(path))
+        yield lambda settings: SqlBook(SqliteEngine(path)), {"ledger": str(path)}
 
 
 @contextmanager
@@ -425,7 +448,7 @@ def scene_app(chosen: Scene, **settings_given: object) -> Iterator[OrderDashApp]
     account = {"access_token": SCENE_ACCESS} if chosen.account else {}
     with (
         utc_time(),
-        scene_book(chosen.book) as open_book,
+        scene_book(chosen.book) as (open_book, ledger),
         SimulatorServer(simulator, bearer_token=SCENE_BEARER, port=0, **account) as server,
     ):
         credentials = (
@@ -442,6 +465,7 @@ def scene_app(chosen: Scene, **settings_given: object) -> Iterator[OrderDashApp]
             persist_watchlist=False,
             underpaid_tolerance=chosen.tolerance,
             **credentials,
+            **ledger,  # type: ignore[arg-type]
             **settings_given,  # type: ignore[arg-type]
         )
         app = make_app(

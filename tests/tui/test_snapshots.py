@@ -22,6 +22,7 @@ from support.scenes import scene, scene_app
         "account",
         "close-day-120x40",
         "close-day-80x24",
+        "close-day-glance-80x24",
         "attention-120x40",
         "attention-80x24",
         "pos-scan-to-pay",

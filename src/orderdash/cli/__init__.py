@@ -2,9 +2,9 @@
 
 `options` holds the parsers (`settings`, the settings they give); each command has its module
 and function in `RUNS` (`order`: get; `rates`; `account`: orders, charge, charges; `books`:
-close, export, attention; `verify`: close --verify; `resolve`; `receipt`; `screens`: tui,
-pos; `watch`; `demo`; `display`; `notify`: notify --test; `simulate`), and `render` prints what
-the one-shot commands return.
+close, export, attention; `stats`: the day at a glance; `verify`: close --verify; `resolve`;
+`receipt`; `screens`: tui, pos; `watch`; `demo`; `display`; `notify`: notify --test;
+`simulate`), and `render` prints what the one-shot commands return.
 This is the one place that imports late: only the command that runs is imported, so that
 `orderdash get` never loads textual, the simulator or qrcode, and `--help` loads neither httpx
 nor pydantic. Each command's module imports what it needs at its top.
@@ -86,6 +86,7 @@ RUNS: dict[str, Run] = {
     "close --verify": Run("verify", "run_verify", SHOWN, book=True),
     "attention": Run("books", "run_attention", SHOWN, book=True),
     "export": Run("books", "run_export", PRINTED, book=True),
+    "stats": Run("stats", "run_stats", SHOWN, book=True),
     "resolve": Run("resolve", "run_resolve", SHOWN, book=True),
     "receipt": Run("receipt", "run_receipt", EXIT, book=True),
     "notify": Run("notify", "run_notify_test", EXIT),

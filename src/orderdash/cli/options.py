@@ -19,6 +19,7 @@ from orderdash.cli.options_books import (
     export_arguments,
     receipt_arguments,
     resolve_arguments,
+    stats_arguments,
 )
 
 EXIT_USAGE = 2
@@ -428,6 +429,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "export": (
         "a period's orders or payments as CSV or JSON lines (needs the access token)",
         _with_connection(export_arguments),
+    ),
+    "stats": (
+        "the day (or --week) at a glance: takings per hour against a week earlier, orders, "
+        "coins, tills (the ledger only: nothing is sent to the service)",
+        _with_connection(stats_arguments),
     ),
     "charges": (
         "today's charges at this till, from the ledger (earlier unresolved ones looked up)",

@@ -1,5 +1,5 @@
-"""The books' commands' own options (`close`, `attention`, `export`, `resolve`); each command
-also takes the connection options (`options.py`, which puts both together)."""
+"""The books' commands' own options (`close`, `attention`, `export`, `resolve`, `stats`); each
+command also takes the connection options (`options.py`, which puts both together)."""
 
 from __future__ import annotations
 
@@ -171,4 +171,24 @@ def receipt_arguments(receipt: argparse.ArgumentParser) -> None:
         "--reprint",
         action="store_true",
         help="print a copy of the receipt printed before, marked REPRINT",
+    )
+
+
+def stats_arguments(stats: argparse.ArgumentParser) -> None:
+    span = stats.add_mutually_exclusive_group()
+    span.add_argument(
+        "--day",
+        metavar="YYYY-MM-DD",
+        help="that day, midnight to midnight in the store's time zone, hour by hour (default: "
+        "today)",
+    )
+    span.add_argument("--week", action="store_true", help="the seven days ending today, day by day")
+    stats.add_argument(
+        "--tz",
+        metavar="ZONE",
+        help="the store's time zone, an IANA name such as Europe/Berlin (the timezone "
+        "setting; default: this machine's)",
+    )
+    stats.add_argument(
+        "--json", action="store_true", help="print one JSON object (version 1), exact digits"
     )

@@ -260,6 +260,7 @@ class AppBooks:
         the close of day already)."""
         from orderdash.core.usecases.close import CloseOptions, closed_notice
         from orderdash.core.usecases.reads import BudgetGate, ledger_book, zone_named
+        from orderdash.core.usecases.stats import StatsOptions
         from orderdash.tui.screens.close_day import CloseDayScreen, today_in
 
         settings, opener = self._settings, self._open_book or ledger_book
@@ -280,8 +281,15 @@ class AppBooks:
             order_gate=BudgetGate(self._watcher.scheduler.budgets[Kind.ORDER]),
             private_gate=self._watcher,
             on_closed=closed_notice(settings),  # the day's digest to the owner's rules
+            glance=StatsOptions.from_settings(settings),
+            clock=self._state.clock,
+            written_down=self._written_down,
         )
         push_screen(screen, callback=lambda _: None)
+
+    async def _written_down(self) -> None:
+        """Once the orders read so far are in the ledger: the writer's calls run in order."""
+        await self.writer.call(lambda book: None)
 
     def export_list(self, shown: Screen[object]) -> None:
         """`e`: the watch list on `shown`, as shown, to a CSV file (`tui/export.py`)."""

@@ -274,6 +274,11 @@ class Book(Protocol):
         """The newest read of each order (of `tokens`, or all), whichever till saw it."""
         ...
 
+    def orders_seen_since(self, since: datetime, limit: int) -> list[SeenOrder]:
+        """The newest read of each order read at or after `since` (an order paid since
+        then was read since), the first `limit` by when first seen."""
+        ...
+
     def find_close(
         self, till: str, period_from: datetime, period_until: datetime
     ) -> CloseRecord | None: ...

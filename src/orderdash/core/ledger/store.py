@@ -314,6 +314,20 @@ class SqlBook(NoticeClaims, ReceiptJournal):
             for token, till, first, last, text in rows
         ]
 
+    @_once_again
+    def orders_seen_since(self, since: datetime, limit: int) -> list[SeenOrder]:
+        """The newest reads made at or after `since`, the first `limit` by first seen."""
+        with self._lock:
+            rows = self._engine.query(
+                f"SELECT {ORDERS_SEEN_READ} FROM orders_seen WHERE last_seen >= %s"
+                " ORDER BY first_seen, token LIMIT %s",
+                (time_text(since), max(0, limit)),
+            )
+        return [
+            SeenOrder(str(token), str(till), parse_time(first), parse_time(last), str(text))
+            for token, till, first, last, text in rows
+        ]
+
     # -- closes ----------------------------------------------------------------------------
 
     _CLOSE_COLUMNS = "till, period_from, period_until, closed_at, report_json, digest"

@@ -7,21 +7,26 @@ meanwhile is in it). Left and right move a day back and forth (not past today). 
 the `close` command's use case (`core/usecases/close.py`) through the App's client, in one
 worker group; while it reads, one line says how far it is; a failure is one line and closes
 nothing. Leaving while a dry run reads cancels it, quietly.
+
+Beside the report, the day at a glance (`widgets/day_glance.py`, the `stats` command's use case:
+`core/usecases/stats.py`): read from the ledger in a thread once the day's report is read (its
+reads are in the ledger then), as a chart with its table, or its text form on a narrow screen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -37,13 +42,16 @@ from orderdash.core.usecases.close import (
     report_lines,
 )
 from orderdash.core.usecases.reads import Gate, OrderReader, Period, day_period
+from orderdash.core.usecases.stats import StatsOptions, read_stats
 from orderdash.tui.bindings import READONLY_MARK
 from orderdash.tui.screens.confirm import ConfirmScreen
+from orderdash.tui.widgets.day_glance import DayGlance
 from orderdash.tui.widgets.keys_footer import KeysFooter
 
 if TYPE_CHECKING:
     from orderdash.core.ledger import Book
     from orderdash.core.usecases.close import CloseReport
+    from orderdash.core.usecases.stats import DayStats
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +63,10 @@ def _one_line(text: str, style: str = "") -> Text:
 
 #: The footer's keys chosen first, whatever the width: help, then what this screen is for.
 FOOTER_FIRST = ("help", "close_day", "back", "quit")
+#: The narrowest screen the day at a glance is drawn on beside the report (its chart and
+#: table; the report keeps 76 columns, a digest's line); narrower, `g` shows its text form in
+#: the report's place.
+WIDE_ENOUGH = 110
 
 
 class CloseDayScreen(Screen[None]):
@@ -64,7 +76,10 @@ class CloseDayScreen(Screen[None]):
         #close-book { height: 1; padding: 0 1; color: $warning; display: none; }
         #close-status { height: 1; padding: 0 1; color: $text-muted; }
         #close-status.-failed { color: $error; text-style: bold; }
-        #close-report { height: 1fr; padding: 0 1; }
+        #close-body { height: 1fr; }
+        #close-report { height: 1fr; width: 1fr; padding: 0 1; }
+        #close-glance { width: 44; padding: 0 1 0 0; }
+        &.-narrow #close-glance { width: 1fr; padding: 0 1; }
     }
     """
     BINDINGS = [
@@ -74,6 +89,7 @@ class CloseDayScreen(Screen[None]):
         Binding("right", "day(1)", "Day after", priority=True, tooltip="The next day"),
         Binding("c", "close_day", "Close day", tooltip="Freeze this day's report (asks)"),
         Binding("r", "read_again", "Read again", show=False, tooltip="Read the day again"),
+        Binding("g", "glance", "Glance", tooltip="The day at a glance: shown or not"),
     ]
 
     def __init__(
@@ -88,10 +104,16 @@ class CloseDayScreen(Screen[None]):
         order_gate: Gate,
         private_gate: Gate,
         on_closed: OnClosed | None = None,
+        glance: StatsOptions | None = None,
+        clock: Callable[[], float] = time.time,
+        written_down: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """`options`: the close's, from the settings; `readonly`: a read-only operator's (the
         report only); `open_book`: the shop's book (blocking: called in a thread); `on_closed`:
-        told of each close made here."""
+        told of each close made here; `glance`: the day at a glance's options (None: no
+        currency, no tolerance; its zone is `zone`), `clock`: now, for its hour in progress
+        (the App's wall clock); `written_down`: returns once the reads the App has handed its
+        ledger so far are written (None: nothing is written on the side)."""
         super().__init__()
         self._client = client
         self._options = options
@@ -102,9 +124,16 @@ class CloseDayScreen(Screen[None]):
         self._open_book = open_book
         self._order_gate = order_gate
         self._private_gate = private_gate
+        self._glance_options = glance if glance is not None else StatsOptions(None, None)
+        self._clock = clock
+        self._written_down = written_down
+        #: `g` was pressed (an odd number of times): the glance's default turned over.
+        self._glance_toggled = False
         self.day = today
         #: The day's report as last shown (None while none is).
         self.result: CloseResult | None = None
+        #: The day at a glance as last shown (None while none is).
+        self.glance: DayStats | None = None
         #: The day on screen is closed (its report frozen).
         self.closed = False
         #: The book could not be opened: why, in one line ("" while it could).
@@ -120,12 +149,30 @@ class CloseDayScreen(Screen[None]):
         yield Static(id="close-title")
         yield Static(id="close-book")
         yield Static(id="close-status")
-        with VerticalScroll(id="close-report"):
-            yield Static(id="close-lines")
+        with Horizontal(id="close-body"):
+            with VerticalScroll(id="close-report"):
+                yield Static(id="close-lines")
+            yield DayGlance(id="close-glance")
         yield KeysFooter(first=FOOTER_FIRST, mark=READONLY_MARK if self._readonly else "")
 
     def on_mount(self) -> None:
         self._read(dry_run=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._lay_out(event.size.width < WIDE_ENOUGH)
+
+    def action_glance(self) -> None:
+        self._glance_toggled = not self._glance_toggled
+        self._lay_out(self.has_class("-narrow"))
+
+    def _lay_out(self, narrow: bool) -> None:
+        """Wide, the glance beside the report unless `g` hid it; narrow, the report, or (after
+        `g`) the glance's text form in its place."""
+        self.set_class(narrow, "-narrow")
+        glance = self.query_one(DayGlance)
+        glance.narrow = narrow
+        glance.display = narrow == self._glance_toggled
+        self.query_one("#close-report").display = not (narrow and glance.display)
 
     @property
     def period(self) -> Period:
@@ -156,7 +203,8 @@ class CloseDayScreen(Screen[None]):
         if day > self._today:
             self._status("That day has not begun yet.")
             return
-        self.day, self.result, self.closed = day, None, False
+        self.day, self.result, self.closed, self.glance = day, None, False, None
+        self.query_one(DayGlance).waiting()
         self.refresh_bindings()
         self.query_one("#close-lines", Static).update("")
         self._read(dry_run=True)
@@ -231,6 +279,8 @@ class CloseDayScreen(Screen[None]):
         finally:
             if book is not None:
                 await asyncio.to_thread(book.close_connection)
+            if day == self.day and not self.left:
+                self._glance_worker(day)
         if day != self.day or self.left:  # the person moved to another day, or left
             return
         self.reading = False
@@ -257,6 +307,45 @@ class CloseDayScreen(Screen[None]):
             progress=lambda done, total: self._progress(period, done, total),
             on_closed=self._on_closed,
         )
+
+    @work(group="day-glance", exclusive=True, exit_on_error=False)
+    async def _glance_worker(self, day: date) -> None:
+        """The day at a glance from the ledger, once the reads the day's report made are
+        written down (the App writes them in order), read and worked out in a thread."""
+        try:
+            if self._written_down is not None:
+                await self._written_down()
+            stats = await asyncio.to_thread(self._glance_of, day)
+        except OrderdashError as error:
+            self._glance_failed(day, error.message)
+            return
+        except Exception as error:  # a book's storage error: told, never a crash
+            log.warning("day at a glance failed: %s", error, exc_info=True)
+            self._glance_failed(day, type(error).__name__)
+            return
+        if day == self.day and not self.left:
+            self.glance = stats
+            self.query_one(DayGlance).show(stats)
+
+    def _glance_of(self, day: date) -> DayStats:
+        """In a thread: the day at a glance as of the App's clock."""
+        now = datetime.fromtimestamp(self._clock(), self._zone)
+        book, _ = book_or_stand_in(self._open_book)
+        try:
+            return read_stats(
+                book,
+                self._glance_options,
+                day=day.isoformat(),
+                week=False,
+                now=now,
+                zone=self._zone,
+            )
+        finally:
+            book.close_connection()
+
+    def _glance_failed(self, day: date, reason: str) -> None:
+        if day == self.day and not self.left:
+            self.query_one(DayGlance).unavailable(reason)
 
     def _progress(self, period: Period, done: int, total: int) -> None:
         if period.start.date() == self.day and not self.left:
