@@ -17,6 +17,7 @@ from orderdash.core.ledger import ResolutionRecord
 from orderdash.core.ledger.receipts import RECEIPT_WIDTHS
 from orderdash.core.ledger.sqlite import MEMORY, SqliteEngine
 from orderdash.core.ledger.store import SqlBook
+from orderdash.core.model import jsontext
 from orderdash.core.model.errors import EXIT_NOT_FOUND, EXIT_USAGE, OrderdashError
 from orderdash.core.usecases.receipt import ReceiptOptions, print_receipt, receipt_text
 from support.escpos_text import CUT, INIT, printed_text
@@ -168,3 +169,21 @@ def test_hostile_text_reaches_neither_the_paper_nor_the_printer(book: Any, tmp_p
     print_receipt(book, "paidtoken", options(42, "en", shop=""), reprint=False, escpos_file=out)
     _, controls = printed_text(out.read_bytes())
     assert controls == [INIT, b"\x1bt\x00", b"\x1bd\x06", CUT]  # nothing the order sent
+
+
+def test_a_read_filed_under_another_orders_token_gives_no_receipt(
+    book: Any, tmp_path: Any
+) -> None:
+    # the ledger's row for one token holding another order: neither that order's figures on
+    # the paper, nor a claim of the other order's original left sending
+    other = paid_order("othertoken")
+    book.order_seen("paidtoken", "front", datetime.now(UTC), jsontext.dumps(other))
+    with pytest.raises(OrderdashError) as refused:
+        receipt_text(book, "paidtoken", options(42, "en"))
+    assert refused.value.exit_code == EXIT_USAGE
+    assert "another order" in refused.value.message
+    with pytest.raises(OrderdashError):
+        print_receipt(
+            book, "paidtoken", options(42, "en"), reprint=False, escpos_file=tmp_path / "r.bin"
+        )
+    assert book.original_receipt("othertoken") is None

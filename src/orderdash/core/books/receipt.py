@@ -132,6 +132,10 @@ def receipt_of(
         order = read_order(data)
     except (ValueError, BadOrder) as exc:
         raise NoReceipt(f"order {shown}: the ledger's read of it is unreadable: {exc}") from None
+    if order.token != seen.token:
+        # a row filed under another order's token: that order's figures are not this receipt,
+        # and its claim would be left sending under a token no print of this one ends
+        raise NoReceipt(f"order {shown}: the ledger's read of it is another order's")
     mine = [r for r in resolutions if r.token == order.token]
     latest = mine[-1] if mine else None
     if not _paid(order, latest, tolerance):
