@@ -11,6 +11,7 @@ import socket
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 from pydantic import SecretStr
 
 from orderdash.core.books.receipt_escpos import Printer
-from orderdash.core.ledger import OriginalAsked
+from orderdash.core.ledger import LedgerError, OriginalAsked
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.sqlite import SqliteEngine
 from orderdash.core.ledger.store import SqlBook
@@ -274,3 +275,55 @@ def test_a_claim_left_sending_is_taken_over_only_once_stale(book: SqlBook) -> No
     assert (busy.held, busy.state, busy.till) == (False, "sending", "front")
     taken = book.claim_receipt(asked("back", 3))
     assert taken.held and taken.till == "back" and taken.text == "text"
+
+
+class AnswerLostOnce(SqliteEngine):
+    """A book whose connection is lost once, just after the commit of a transaction that
+    journals a receipt (`SqlBook` makes the call once more, on a new connection)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.armed = False
+        self._was_lost = False
+
+    @contextmanager
+    def transaction(self, *, migrating: bool = False) -> Iterator[Any]:
+        journaled = False
+        with super().transaction(migrating=migrating) as cursor:
+            execute = cursor.execute
+
+            def watched(sql: str, params: Any = ()) -> Any:
+                nonlocal journaled
+                journaled = journaled or sql.startswith("INSERT INTO receipt_prints")
+                return execute(sql, params)
+
+            cursor.execute = watched
+            yield cursor
+        if self.armed and journaled:
+            self.armed, self._was_lost = False, True
+            raise LedgerError("the ledger: connection lost")
+
+    def lost(self) -> bool:
+        was, self._was_lost = self._was_lost, False
+        return was
+
+
+@pytest.mark.parametrize("reprint", [False, True])
+def test_a_print_whose_ledger_answer_was_lost_prints_once_all_the_same(
+    tmp_path: Path, reprint: bool
+) -> None:
+    engine = AnswerLostOnce(tmp_path / "ledger.sqlite3")
+    book = SqlBook(engine)
+    write_seen(book, paid_order())
+    out = tmp_path / "receipt.bin"
+    if reprint:
+        assert print_receipt(book, "paidtoken", options(), reprint=False, escpos_file=out).ok
+    engine.armed = True
+    result = print_receipt(book, "paidtoken", options(), reprint=reprint, escpos_file=out)
+    assert not engine.armed  # the claim's commit was made, its answer lost
+    assert (result.outcome, result.copy) == (PRINTED, "reprint" if reprint else "original")
+    journal = book.receipt_prints("paidtoken")
+    assert [(copy, outcome) for copy, _, _, _, _, outcome in journal] == (
+        [("original", "printed"), ("reprint", "printed")] if reprint else [("original", "printed")]
+    )
+    book.close_connection()

@@ -76,21 +76,23 @@ _SELECT = (
 def _journal(
     cursor: Cursor, attempt: str, token: str, copy: str, till: str, tool: str, at: str, digest: str
 ) -> None:
+    # the same attempt again (a call made once more after its commit's answer was lost) is
+    # journaled once
     cursor.execute(
         "INSERT INTO receipt_prints (id, token, copy, till, tool, printed_at, digest, outcome,"
-        " detail) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        " detail) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
         (attempt, token, copy, till, tool, at, digest, "sending", ""),
     )
 
 
-def claim_original(cursor: Cursor, asked: OriginalAsked) -> ReceiptPrint:
-    """Claim the original receipt of `asked.token`: held when this insert is the first, or
+def claim_original(cursor: Cursor, asked: OriginalAsked, claim: str) -> ReceiptPrint:
+    """Claim the original receipt of `asked.token` as `claim` (an id made once per claim,
+    so that the same call made again finds it held): held when this insert is the first, or
     takes over a claim that failed or was left sending (`stale`); else not held."""
     token = clean(asked.token, limit=_MAX_TOKEN)
     till, tool = clean(asked.till, limit=MAX_TILL), clean(asked.tool, limit=_MAX_TOOL)
     now = time_text(asked.at)
     stale = time_text(asked.at - timedelta(minutes=STALE_SENDING_MINUTES))
-    claim = uuid.uuid4().hex
     cursor.execute(
         "INSERT INTO receipts (token, claim, receipt_text, width, language, digest, state,"
         " till, tool, claimed_at, state_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -149,7 +151,8 @@ class ReceiptJournal:
     def claim_receipt(self, asked: OriginalAsked) -> ReceiptPrint:
         """Claim the original receipt of an order (see `claim_original`); journaled as an
         attempt when held."""
-        return self.written(lambda cursor: claim_original(cursor, asked))
+        claim = uuid.uuid4().hex  # (made once: a call made again finds its own claim)
+        return self.written(lambda cursor: claim_original(cursor, asked, claim))
 
     def original_receipt(self, token: str) -> ReceiptPrint | None:
         """The original receipt of `token` as first claimed, whatever its state; None if none
