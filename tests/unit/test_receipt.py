@@ -187,3 +187,15 @@ def test_a_read_filed_under_another_orders_token_gives_no_receipt(
             book, "paidtoken", options(42, "en"), reprint=False, escpos_file=tmp_path / "r.bin"
         )
     assert book.original_receipt("othertoken") is None
+
+
+@pytest.mark.parametrize("at_ms", [10**20, -(10**18), 253_402_300_799_999])
+def test_a_payment_time_out_of_the_calendar_is_one_line(book: Any, at_ms: int) -> None:
+    data = paid_order()
+    for payment in data["transactions"]:
+        payment["createdAtMiliseconds"] = at_ms
+    write_seen(book, data)
+    with pytest.raises(OrderdashError) as refused:
+        receipt_text(book, "paidtoken", options(42, "en", zone="Asia/Tokyo"))
+    assert refused.value.exit_code == EXIT_USAGE
+    assert "time" in refused.value.message

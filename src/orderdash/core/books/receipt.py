@@ -38,6 +38,9 @@ RESOLUTION_KEYS = {
     "asked-customer": "receipt_asked_customer",
 }
 _MAX_NAME = 60
+#: A sale's time is within these epoch milliseconds (1970 to 9998): a time the service sends
+#: beyond them is no date a receipt can show in any zone.
+_SALE_MS = range(0, int(datetime(9999, 1, 1, tzinfo=UTC).timestamp() * 1000))
 
 
 class NoReceipt(UsageError):
@@ -142,6 +145,8 @@ def receipt_of(
         raise NoReceipt(f"order {shown} is not paid ({order.state}): no receipt")
     last = order.latest
     if last is not None:
+        if last.at_ms not in _SALE_MS:
+            raise NoReceipt(f"order {shown}: its payment's time is not a date: no receipt")
         sold_at = datetime.fromtimestamp(last.at_ms / 1000, UTC)
     else:
         assert latest is not None  # paid with no payment: accepted by a resolution
