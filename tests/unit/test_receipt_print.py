@@ -62,8 +62,9 @@ def book(tmp_path: Path) -> Iterator[SqlBook]:
 class FakePrinter:
     """A network printer on 127.0.0.1: records the bytes of each connection."""
 
-    def __init__(self) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.server = socket.create_server((host, 0), family=family)
         self.port = self.server.getsockname()[1]
         self.received: list[bytes] = []
         self.done = threading.Event()
@@ -163,6 +164,20 @@ def test_a_network_printer_gets_the_bytes(book: SqlBook, printer: FakePrinter) -
     data = printer.wait()
     assert hashlib.sha256(data).hexdigest() == result.digest
     assert printed_text(data)[0] == receipt_text(book, "paidtoken", options())
+
+
+def test_a_network_printer_on_ipv6_gets_the_bytes(book: SqlBook) -> None:
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    printer = FakePrinter("::1")
+    try:
+        result = print_receipt(
+            book, "paidtoken", options(printer=f"[::1]:{printer.port}"), reprint=False
+        )
+        assert result.outcome == PRINTED, result.line
+        assert hashlib.sha256(printer.wait()).hexdigest() == result.digest
+    finally:
+        printer.close()
 
 
 def test_a_printer_that_is_off_is_one_line_and_the_retry_sends_the_same_bytes(

@@ -5,8 +5,9 @@ The bytes are made once, in memory (escpos' `Dummy`): the printer's initialise c
 the receipt's lines through escpos' code-page encoder (`magic`: each character in a code page
 the printer has, the page switched with ESC t where needed), a feed and a cut (GS V). Those
 bytes are what is digested and journaled, and what is sent: to a device file or a file
-(escpos' `File`) or to a network printer (`Network`, TCP, port 9100 on most). A reprint is the
-original's bytes with one line more before the feed and the cut.
+(escpos' `File`) or to a network printer (raw TCP, port 9100 on most, IPv4 or IPv6: escpos'
+`Network` speaks IPv4 only). A reprint is the original's bytes with one line more before the
+feed and the cut.
 
 A printer that is off, refusing or unreachable is one line (`PrinterFailed`), within
 `PRINTER_SECONDS`: a device that takes nothing (a USB printer out of paper blocks its writer)
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import socket
 import threading
 from dataclasses import dataclass
 from typing import Protocol, cast
@@ -38,7 +40,17 @@ class PrinterFailed(OrderdashError):
     """The printer did not take the receipt (off, refusing, unreachable, not answering)."""
 
 
-class _Escpos(Protocol):
+class _Device(Protocol):
+    """Where the bytes go: opened, given the bytes as made, closed."""
+
+    def open(self, raise_not_found: bool = True) -> None: ...
+
+    def close(self) -> None: ...
+
+    def _raw(self, msg: bytes) -> None: ...
+
+
+class _Escpos(_Device, Protocol):
     """What is used of an escpos printer (the package has no types)."""
 
     def hw(self, hw: str) -> None: ...
@@ -46,12 +58,6 @@ class _Escpos(Protocol):
     def text(self, txt: str) -> None: ...
 
     def cut(self, mode: str = "FULL", feed: bool = True) -> None: ...
-
-    def open(self, raise_not_found: bool = True) -> None: ...
-
-    def close(self) -> None: ...
-
-    def _raw(self, msg: bytes) -> None: ...
 
 
 class _Dummy(_Escpos, Protocol):
@@ -105,17 +111,39 @@ class Printer:
         return cls(path=value)
 
     def __str__(self) -> str:
-        return f"{self.host}:{self.port}" if self.host else clean(self.path, limit=120)
+        if not self.host:
+            return clean(self.path, limit=120)
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
 
 
-def _device(printer: Printer, seconds: float) -> _Escpos:
+class _Network:
+    """A network printer: the bytes on a TCP connection to it, by name, IPv4 or IPv6."""
+
+    def __init__(self, host: str, port: int, seconds: float) -> None:
+        self._address, self._seconds = (host, port), seconds
+        self._socket: socket.socket | None = None
+
+    def open(self, raise_not_found: bool = True) -> None:
+        self._socket = socket.create_connection(self._address, timeout=self._seconds)
+
+    def _raw(self, msg: bytes) -> None:
+        assert self._socket is not None
+        self._socket.sendall(msg)
+
+    def close(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+
+
+def _device(printer: Printer, seconds: float) -> _Device:
     try:
-        from escpos.printer import File, Network
+        from escpos.printer import File
     except ImportError:
         raise ReceiptExtraMissing(EXTRA_MISSING) from None
     if printer.host:
-        return cast("_Escpos", Network(printer.host, printer.port, timeout=seconds))
-    return cast("_Escpos", File(printer.path))
+        return _Network(printer.host, printer.port, seconds)
+    return cast("_Device", File(printer.path))
 
 
 def send(data: bytes, printer: Printer, *, seconds: float = PRINTER_SECONDS) -> None:
