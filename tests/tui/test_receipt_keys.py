@@ -1,7 +1,7 @@
 """Receipts at the counter, as the keys and the screens see them: `P` on the point of sale and on
 the dashboard, a refusal for an unpaid order, a printer that fails (one line, `T` tries again)
 and `receipt_auto` on an order accepted at the counter. The printer here records what it is
-asked; the receipt's own bytes are tested with a printer on loopback (test_receipt_print.py).
+asked; the receipt's own bytes are tested with a printer on loopback (test_receipt_counter.py).
 Driven by Pilot against the simulator over loopback."""
 
 from __future__ import annotations
