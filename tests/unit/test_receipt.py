@@ -171,9 +171,7 @@ def test_hostile_text_reaches_neither_the_paper_nor_the_printer(book: Any, tmp_p
     assert controls == [INIT, b"\x1bt\x00", b"\x1bd\x06", CUT]  # nothing the order sent
 
 
-def test_a_read_filed_under_another_orders_token_gives_no_receipt(
-    book: Any, tmp_path: Any
-) -> None:
+def test_a_read_filed_under_another_orders_token_gives_no_receipt(book: Any, tmp_path: Any) -> None:
     # the ledger's row for one token holding another order: neither that order's figures on
     # the paper, nor a claim of the other order's original left sending
     other = paid_order("othertoken")
