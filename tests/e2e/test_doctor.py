@@ -118,6 +118,18 @@ def test_a_host_that_does_not_answer_is_named(shop, capsys) -> None:
     assert checks["access token"]["status"] == "warn"  # not tried: nothing to log in to
 
 
+def test_a_create_host_that_does_not_answer_is_named(server, shop, capsys, monkeypatch) -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    monkeypatch.setenv("ORDERDASH_CREATE_URL", f"http://127.0.0.1:{port}")
+    code, checks, _ = doctor(capsys, "--base-url", server.base_url)
+    assert code == 1
+    assert checks["order API host"]["status"] == "ok"
+    assert checks["create host"]["status"] == "fail"
+    assert f"cannot connect to http://127.0.0.1:{port}" in checks["create host"]["message"]
+
+
 def test_a_ledger_that_cannot_open_is_named(server, shop, capsys, monkeypatch) -> None:
     monkeypatch.setenv("ORDERDASH_LEDGER", str(shop))  # a directory, not a file
     code, checks, _ = doctor(capsys, "--base-url", server.base_url)
@@ -144,3 +156,4 @@ def test_the_callback_url_is_checked_and_printed_to_paste(
     monkeypatch.setenv("ORDERDASH_CALLBACK_URL", f"http://127.0.0.1:{port}/callback")
     code, checks, _ = doctor(capsys, "--base-url", server.base_url)
     assert code == 1 and checks["callback URL"]["status"] == "fail"
+    assert f"cannot connect to http://127.0.0.1:{port}" in checks["callback URL"]["message"]

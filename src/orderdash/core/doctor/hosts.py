@@ -17,7 +17,7 @@ from orderdash.core.doctor.result import FAIL, OK, WARN, Check
 from orderdash.core.model.errors import ApiError
 
 if TYPE_CHECKING:
-    from orderdash.core.service.transport import ServiceTransport
+    from orderdash.core.service.net import Timeouts
 
 #: The order token the order API's host is asked for: nobody's (a 404 is its expected answer).
 PROBE_TOKEN = "orderdash-doctor"
@@ -25,6 +25,8 @@ PROBE_TOKEN = "orderdash-doctor"
 #: expiry and the late window are read against this clock.
 SKEW_WARN = 5.0
 SKEW_FAIL = 60.0
+#: The most of an answer read: only its status and headers matter.
+_BODY = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -38,15 +40,21 @@ class HostAnswer:
     local_mid: float | None = None
 
 
-async def probe(wire: ServiceTransport, name: str, url: str, *, method: str = "GET") -> HostAnswer:
-    """One request to `url`: ok on any HTTP answer under 500, a warning on a 5xx, a failure
-    when nothing answers (the transport's deadline bounds the wait)."""
+async def probe(name: str, url: str, timeouts: Timeouts, *, method: str = "GET") -> HostAnswer:
+    """One request to `url`, through a transport of its own (its errors name its host): ok on
+    any HTTP answer under 500, a warning on a 5xx, a failure when nothing answers (the
+    transport's deadline bounds the wait). No header but the fixed ones is sent."""
+    from orderdash.core.service.transport import ServiceTransport
+
     where = _origin(url)
+    wire = ServiceTransport(url, url, timeouts=timeouts, max_body_bytes=_BODY, transport=None)
     sent = time.time()
     try:
         status, headers, _ = await wire.fetch(url, None, method=method)
     except ApiError as error:
         return HostAnswer(Check(name, FAIL, error.message))
+    finally:
+        await wire.aclose()
     local_mid = (sent + time.time()) / 2
     check = (
         Check(name, WARN, f"{where} answers, with HTTP {status} (a server error)")

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from orderdash.core.ledger.store import SqlBook
-    from orderdash.core.service.transport import ServiceTransport
+    from orderdash.core.service.net import Timeouts
     from orderdash.core.settings.model import Budgets
 
 LEDGER = "ledger"
@@ -48,12 +48,12 @@ async def ledger_check(open_book: Callable[[], SqlBook], seconds: float, url: st
     return Check(LEDGER, FAIL, message)
 
 
-async def callback_check(wire: ServiceTransport, url: str | None) -> Check:
+async def callback_check(url: str | None, timeouts: Timeouts) -> Check:
     """The callback receiver's public URL answers a plain HEAD (any answer under 500: a
     receiver may well refuse a HEAD), the way the service's POST will come."""
     if url is None:
         return Check(CALLBACK, OK, "not set (callback_url): the tills poll")
-    answer = await probe(wire, CALLBACK, url, method="HEAD")
+    answer = await probe(CALLBACK, url, timeouts, method="HEAD")
     if answer.check.status == OK:
         return Check(CALLBACK, OK, f"{_shown(url)} answers a HEAD (HTTP {answer.status})")
     return answer.check

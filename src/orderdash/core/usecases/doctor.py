@@ -8,7 +8,13 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from orderdash.core.books.run import gates
-from orderdash.core.doctor.hosts import PROBE_TOKEN, address_to_allow, clock_check, probe
+from orderdash.core.doctor.hosts import (
+    PROBE_TOKEN,
+    HostAnswer,
+    address_to_allow,
+    clock_check,
+    probe,
+)
 from orderdash.core.doctor.local import budgets_check, callback_check, ledger_check
 from orderdash.core.doctor.login import HEADER, LOGIN, login_and_header
 from orderdash.core.doctor.result import FAIL, WARN, Check, DoctorReport
@@ -16,7 +22,6 @@ from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.url import url_secrets
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.tokens import token_segment
-from orderdash.core.service.transport import ServiceTransport
 
 if TYPE_CHECKING:
     from orderdash.core.polling.account import CommandBudget
@@ -31,47 +36,50 @@ TURN_SECONDS = 5.0
 async def run_doctor(settings: Settings) -> DoctorReport:
     """Every check, in the order a shop would fix them: the hosts, the clock, the log-in and the
     header, the ledger, the callback URL, the budgets; and what to paste into the cabinet."""
-    import asyncio
-
     order_gate, private_gate = gates(settings)
     spent = {"order": 0, "private": 0}
-    checks: list[Check] = []
-    create_url = settings.create_url or settings.base_url
-    wire = ServiceTransport(
-        settings.base_url,
-        create_url,
-        timeouts=settings.timeouts,
-        max_body_bytes=min(settings.max_body_bytes, 1024 * 1024),
-        transport=None,
-    )
-    try:
-        await asyncio.wait_for(order_gate.take_turn(), TURN_SECONDS)
-        spent["order"] += 1
-        order_url = f"{settings.base_url.rstrip('/')}/order/{token_segment(PROBE_TOKEN)}/"
-        order_host = await probe(wire, "order API host", order_url)
-        checks.append(order_host.check)
-        if create_url.rstrip("/") != settings.base_url.rstrip("/"):
-            create_host = await probe(wire, "create host", create_url.rstrip("/") + "/")
-            checks.append(create_host.check)
-        checks.append(clock_check(order_host))
-        if order_host.check.status == FAIL:
-            skipped = "not checked: the order API's host does not answer"
-            checks += [Check(name, WARN, skipped) for name in (LOGIN, HEADER)]
-        else:
-            checks += await _login_checks(settings, private_gate, spent)
-        checks.append(
-            await ledger_check(
-                lambda: open_book(settings, connect_seconds=LEDGER_SECONDS),
-                LEDGER_SECONDS * 2,
-                settings.ledger_url.get_secret_value() if settings.ledger_url else None,
-            )
+    checks = await _hosts(settings, order_gate, spent)
+    if checks[0].status == FAIL:
+        skipped = "not checked: the order API's host does not answer"
+        checks += [Check(name, WARN, skipped) for name in (LOGIN, HEADER)]
+    else:
+        checks += await _login_checks(settings, private_gate, spent)
+    checks.append(
+        await ledger_check(
+            lambda: open_book(settings, connect_seconds=LEDGER_SECONDS),
+            LEDGER_SECONDS * 2,
+            settings.ledger_url.get_secret_value() if settings.ledger_url else None,
         )
-        checks.append(await callback_check(wire, settings.callback_url))
-    finally:
-        await wire.aclose()
+    )
+    checks.append(await callback_check(settings.callback_url, settings.timeouts))
     checks.append(budgets_check(settings.budgets, spent, tills_per_ip=settings.tills_per_ip))
     paste = await _paste(settings)
     return DoctorReport(tuple(_redacted(check, settings) for check in checks), paste)
+
+
+async def _hosts(
+    settings: Settings, order_gate: CommandBudget, spent: dict[str, int]
+) -> list[Check]:
+    """The order API's host (one getOrder, within the getOrder budget), the create host when
+    it is another, and the clock against the order API's `Date`."""
+    import asyncio
+
+    name = "order API host"
+    try:
+        await asyncio.wait_for(order_gate.take_turn(), TURN_SECONDS)
+    except TimeoutError:
+        order_host = HostAnswer(Check(name, FAIL, "not asked: the getOrder budget is spent"))
+    else:
+        spent["order"] += 1
+        base = settings.base_url.rstrip("/")
+        order_url = f"{base}/order/{token_segment(PROBE_TOKEN)}/"
+        order_host = await probe(name, order_url, settings.timeouts)
+    checks = [order_host.check]
+    create_url = (settings.create_url or settings.base_url).rstrip("/")
+    if create_url != settings.base_url.rstrip("/"):
+        checks.append((await probe("create host", create_url + "/", settings.timeouts)).check)
+    checks.append(clock_check(order_host))
+    return checks
 
 
 async def _login_checks(
@@ -81,6 +89,13 @@ async def _login_checks(
 
     has_access = settings.access_token is not None
     has_bearer = settings.bearer_token is not None
+    try:
+        await asyncio.wait_for(private_gate.take_turn(), TURN_SECONDS)
+    except TimeoutError:
+        return [
+            Check(name, FAIL, "not asked: the private budget is spent") for name in (LOGIN, HEADER)
+        ]
+    spent["private"] += 1
     # with an access token, a fresh log-in: the header's check then tells a proxy from a
     # refused bearer
     client = OrderClient(
@@ -98,8 +113,6 @@ async def _login_checks(
 
     client.on_extra_private_request = extra
     try:
-        await asyncio.wait_for(private_gate.take_turn(), TURN_SECONDS)
-        spent["private"] += 1
         # each private request at most twice (a log-in and a retry): bounded by the deadlines
         login, header = await asyncio.wait_for(
             login_and_header(
