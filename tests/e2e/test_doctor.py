@@ -157,3 +157,15 @@ def test_the_callback_url_is_checked_and_printed_to_paste(
     code, checks, _ = doctor(capsys, "--base-url", server.base_url)
     assert code == 1 and checks["callback URL"]["status"] == "fail"
     assert f"cannot connect to http://127.0.0.1:{port}" in checks["callback URL"]["message"]
+
+
+def test_a_postgresql_ledger_opens_and_its_password_is_never_shown(
+    server, shop, capsys, monkeypatch, pg_server
+) -> None:
+    url = pg_server.schema_url().replace(
+        "postgresql://orderdash@", f"postgresql://orderdash:{DB_PASSWORD}@"
+    )
+    monkeypatch.setenv("ORDERDASH_LEDGER_URL", url)
+    code, checks, _ = doctor(capsys, "--base-url", server.base_url)  # no password shown
+    assert code == 0 and checks["ledger"]["status"] == "ok"
+    assert checks["ledger"]["message"].startswith("postgres")

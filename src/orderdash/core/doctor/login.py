@@ -22,8 +22,9 @@ LOGIN = "access token"
 HEADER = "bearer_token header"
 #: What the header's check says when a proxy on the way drops it.
 DROPPED = (
-    "the service refused the bearer right after a good log-in: a proxy on the way drops "
-    "header names with underscores (bearer_token); nginx: underscores_in_headers on"
+    "does not arrive: the bearer was refused right after a good log-in while getOrder answers, "
+    "so a proxy on the way drops header names with underscores (nginx: "
+    "underscores_in_headers on)"
 )
 
 
