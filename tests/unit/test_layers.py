@@ -343,6 +343,7 @@ CORE_FLOORS: tuple[tuple[str, ...], ...] = (
     ("watching",),
     ("notify",),
     ("settings",),  # they name every feature's options
+    ("doctor",),  # the checks before a shop opens: of every part, with its settings
     ("usecases",),
 )
 

@@ -3,7 +3,7 @@
 `options` holds the parsers (`settings`, the settings they give); each command has its module
 and function in `RUNS` (`order`: get; `rates`; `account`: orders, charge, charges; `books`:
 close, export, attention; `stats`: the day at a glance; `verify`: close --verify; `resolve`;
-`receipt`; `screens`: tui, pos; `watch`; `demo`; `display`; `notify`: notify --test;
+`receipt`; `doctor`; `screens`: tui, pos; `watch`; `demo`; `display`; `notify`: notify --test;
 `simulate`), and `render` prints what the one-shot commands return.
 This is the one place that imports late: only the command that runs is imported, so that
 `orderdash get` never loads textual, the simulator or qrcode, and `--help` loads neither httpx
@@ -89,6 +89,7 @@ RUNS: dict[str, Run] = {
     "stats": Run("stats", "run_stats", SHOWN, book=True),
     "resolve": Run("resolve", "run_resolve", SHOWN, book=True),
     "receipt": Run("receipt", "run_receipt", EXIT, book=True),
+    "doctor": Run("doctor", "run_doctor", EXIT),
     "notify": Run("notify", "run_notify_test", EXIT),
     "simulate": Run("simulate", "run_simulate", EXIT),
 }

@@ -92,6 +92,13 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
         help="allow plain http:// to a host other than loopback",
     )
     group.add_argument("--config", metavar="PATH", help="TOML config file (or ORDERDASH_CONFIG)")
+    # not --profile: `export --profile` names a CSV layout
+    group.add_argument(
+        "--hosts",
+        metavar="PROFILE",
+        help="the profile of hosts to use: production, sandbox or one of the config file's "
+        "[profiles.NAME] (or ORDERDASH_PROFILE)",
+    )
     group.add_argument(
         "--log",
         dest="log_file",
@@ -310,6 +317,13 @@ def _charges_arguments(charges: argparse.ArgumentParser) -> None:
     _add_connection_options(charges)
 
 
+def _doctor_arguments(doctor: argparse.ArgumentParser) -> None:
+    doctor.add_argument(
+        "--json", action="store_true", help="print one JSON object: the checks and what to paste"
+    )
+    _add_connection_options(doctor)
+
+
 def _notify_arguments(notify: argparse.ArgumentParser) -> None:
     notify.add_argument(
         "--test",
@@ -448,6 +462,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
         "a paid order's receipt from the ledger: its text, or ESC/POS to the receipt_printer "
         "or to --escpos FILE",
         _with_connection(receipt_arguments),
+    ),
+    "doctor": (
+        "check what the shop needs before opening: the hosts, the clock, the log-in, the "
+        "bearer_token header, the ledger, the callback URL, the budgets (exit 1 on a failure)",
+        _doctor_arguments,
     ),
     "notify": (
         "the notification rules (the notify extra): --test sends one message through each",

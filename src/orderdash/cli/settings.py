@@ -22,6 +22,7 @@ from orderdash.core.settings.sources import load_settings
 def settings_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The settings the command line names: each option given (not None)."""
     given = {name: getattr(args, name, None) for name in SETTING_OPTIONS}
+    given["profile"] = getattr(args, "hosts", None)  # `--hosts`: `export --profile` is a layout
     return {name: value for name, value in given.items() if value is not None}
 
 

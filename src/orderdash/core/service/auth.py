@@ -21,6 +21,7 @@ from orderdash.core.service.answers import Answers, first_error
 
 if TYPE_CHECKING:
     import asyncio
+    from datetime import datetime
 
     import httpx
 
@@ -69,6 +70,15 @@ class LoginSession:
     @property
     def has_bearer_token(self) -> bool:
         return self.bearer_token is not None and bool(self.bearer_token.get_secret_value())
+
+    def expires_at(self) -> datetime | None:
+        """When the bearer in use says it expires (its JWT's `exp` claim), if it says."""
+        bearer = self._session or (self.bearer_token if self.has_bearer_token else None)
+        if bearer is None:
+            return None
+        from orderdash.core.service.bearer_claims import expires_at  # `doctor` only
+
+        return expires_at(bearer.get_secret_value())
 
     def secrets(self) -> list[str]:
         """Every secret this session holds now, for redaction."""

@@ -31,6 +31,7 @@ from orderdash.core.service.transport import DEFAULT_MAX_BODY_BYTES, ServiceTran
 
 if TYPE_CHECKING:
     import asyncio
+    from datetime import datetime
 
     import httpx
 
@@ -104,6 +105,11 @@ class OrderClient:
     @property
     def logins(self) -> int:
         return self._auth.logins
+
+    @property
+    def bearer_expires_at(self) -> datetime | None:
+        """When the bearer in use says it expires (its JWT's `exp`), if it says."""
+        return self._auth.expires_at()
 
     @property
     def on_login_refused(self) -> Callable[[AuthRefused], None] | None:

@@ -93,6 +93,12 @@ class Settings(BaseModel):
     #: Where Generate Order is served (the docs' "listener", a second address); default
     #: `base_url`.
     create_url: str | None = None
+    #: The named set of hosts to use (`production`, `sandbox`, or a `[profiles.NAME]` table):
+    #: a host setting given anywhere wins over it (`profiles.py`).
+    profile: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,40}$")
+    #: The callback receiver's public URL, as set in the service's cabinet: `doctor` checks
+    #: it answers and prints it to paste.
+    callback_url: str | None = Field(None, max_length=2000)
     #: Seconds between reads of the account's order history (`watch --account`): new orders.
     account_interval: float = Field(60.0, gt=0, le=86400)
     #: History pages one read of the account's orders asks for at most (`orders`, account
@@ -317,6 +323,17 @@ class Settings(BaseModel):
     def _check_create_url(self) -> Settings:
         if self.create_url is not None:
             self._check_service_url("create_url", self.create_url, "the access token")
+        return self
+
+    @model_validator(mode="after")
+    def _check_callback_url(self) -> Settings:
+        if self.callback_url is not None:
+            parts = urlsplit(self.callback_url)
+            # nothing secret goes to it: plain http is the shop's own choice
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError("callback_url must be an http(s) URL")
+            if parts.username or parts.password or not self.callback_url.isprintable():
+                raise ValueError("callback_url must be one line, without credentials")
         return self
 
     @model_validator(mode="after")

@@ -226,6 +226,10 @@ def load_settings(
             if "readonly" in layer and _as_bool(layer["readonly"]) is not True:
                 warnings.append(f"the site config {pin} pins readonly: {where} cannot lift it")
         merged["readonly"] = True
+    if "profile" in merged or any("profiles" in layer for layer in layers):
+        from orderdash.core.settings.profiles import apply_profile  # with profiles only
+
+        merged = apply_profile(merged, layers)
     try:
         settings = Settings.model_validate(merged)
     except ValidationError as exc:
