@@ -14,6 +14,10 @@ day's orders and coins are the close's report of the day (`report.build_report`)
 A week earlier is matched by the local wall clock: this hour's 14:00 beside that day's 14:00.
 An hour that is on one of the two days only (the hour the clocks skip or repeat) has nothing
 beside it, and the totals compare the two whole days.
+
+A week is the sum of its seven closes: each day's row is that day's glance (its close's
+figures, the same day a week earlier beside it), and every figure of the week adds up the
+seven days' own, so that a day's row always agrees with that day's close.
 """
 
 from __future__ import annotations
@@ -185,7 +189,26 @@ def glance(
     """The period at a glance from the orders the ledger holds (`orders`: any of them; each
     span reads those its close would). `tills`: token -> the till that charged it;
     `resolutions`: the orders', oldest first; `currency` the till's, `tolerance` the payment
-    tolerance (both the close's)."""
+    tolerance (both the close's). A week (`unit` "day") is the sum of its days' glances."""
+    if unit == "day":
+        days = [
+            glance(
+                orders,
+                day,
+                [],
+                unit="hour",
+                week_ago=before,
+                week_ago_spans=[],
+                tills=tills,
+                resolutions=resolutions,
+                currency=currency,
+                tolerance=tolerance,
+                now=now,
+            )
+            for day, before in zip(spans, week_ago_spans, strict=True)
+        ]
+        paid = [o for day in spans for o in _paid(orders, day, tolerance)]
+        return _week(days, period, week_ago, currency, _averages(paid), now)
     mine = of_period(orders, period)
     earlier = of_period(orders, week_ago)
     now_ms = int(now.timestamp() * 1000)
@@ -198,17 +221,11 @@ def glance(
         currency=currency,
         tolerance=tolerance,
     )
-    beside: dict[object, Period]
-    keys: list[object]
-    if unit == "day":
-        beside, keys = dict(enumerate(week_ago_spans)), list(range(len(spans)))
-    else:
-        beside = {wall_key(s): s for s in week_ago_spans}
-        keys = [wall_key(s) for s in spans]
+    beside = {wall_key(s): s for s in week_ago_spans}
     buckets = []
-    for span, key in zip(spans, keys, strict=True):
+    for span in spans:
         takings, payments = takings_of(mine, span, tolerance)
-        other = beside.get(key)
+        other = beside.get(wall_key(span))
         label, offset = _label(span, unit)
         buckets.append(
             Bucket(
@@ -223,11 +240,7 @@ def glance(
         )
     fiat = report["sales"]["fiat"]
     takings = {u: Decimal(row["received"]) for u, row in fiat.items() if row["payments"]}
-    made = [o for o in mine if period.contains_ms(o.created_ms)]
-    paid = [o for o in made if o.state in PAID_STATES or absorbed(o, tolerance)]
-    by_unit: dict[str, list[Decimal]] = {}
-    for order in paid:
-        by_unit.setdefault(order.currency, []).append(order.amount_fiat)
+    paid = _paid(mine, period, tolerance)
     return DayStats(
         period=period,
         week_ago=week_ago,
@@ -241,10 +254,103 @@ def glance(
         made=report["orders"]["total"],
         paid=len(paid),
         short=sum(row["parts"][p]["orders"] for row in fiat.values() for p in SHORT_PARTS),
-        average_sale={u: average(amounts, u) for u, amounts in sorted(by_unit.items())},
+        average_sale=_averages(paid),
         coins=_coins(mine, period, report["received"]["coins"], tolerance),
         tills=_tills(mine, period, tills, tolerance),
     )
+
+
+def _paid(orders: Iterable[BookOrder], period: Period, tolerance: Decimal) -> list[BookOrder]:
+    """The orders made in `period` that the close counts as paid."""
+    made = [o for o in orders if period.contains_ms(o.created_ms)]
+    return [o for o in made if o.state in PAID_STATES or absorbed(o, tolerance)]
+
+
+def _averages(paid: Iterable[BookOrder]) -> Takings:
+    """The average sale of the `paid` orders, per currency."""
+    by_unit: dict[str, list[Decimal]] = {}
+    for order in paid:
+        by_unit.setdefault(order.currency, []).append(order.amount_fiat)
+    return {u: average(amounts, u) for u, amounts in sorted(by_unit.items())}
+
+
+def _week(
+    days: Sequence[DayStats],
+    period: Period,
+    week_ago: Period,
+    currency: str | None,
+    average_sale: Takings,
+    now: datetime,
+) -> DayStats:
+    """The week of the seven `days`' glances: a row each (its takings and payments, the same
+    day a week earlier beside it), and every total the sum of the days' own."""
+    now_ms = int(now.timestamp() * 1000)
+    buckets = []
+    for day in days:
+        label, offset = _label(day.period, "day")
+        state = _state(day.period, now_ms)
+        buckets.append(
+            Bucket(
+                day.period, label, offset, day.takings, day.payments, day.week_ago_takings, state
+            )
+        )
+    takings = _added(d.takings for d in days)
+    return DayStats(
+        period=period,
+        week_ago=week_ago,
+        unit="day",
+        now=now,
+        currency=_shown_currency(takings, currency),
+        buckets=buckets,
+        takings=takings,
+        payments=_counted(d.payments for d in days),
+        week_ago_takings=_added(d.week_ago_takings for d in days),
+        made=sum(d.made for d in days),
+        paid=sum(d.paid for d in days),
+        short=sum(d.short for d in days),
+        average_sale=average_sale,
+        coins=_tallies_added([t for d in days for t in d.coins]),
+        tills=_tallies_added([t for d in days for t in d.tills]),
+    )
+
+
+def _added(takings: Iterable[Takings]) -> Takings:
+    """Takings added up per currency, exactly."""
+    by_unit: dict[str, list[Decimal]] = {}
+    for each in takings:
+        for unit, amount in each.items():
+            by_unit.setdefault(unit, []).append(amount)
+    return {unit: exact_sum(amounts) for unit, amounts in sorted(by_unit.items())}
+
+
+def _counted(counts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """Counts added up per name."""
+    total: dict[str, int] = {}
+    for each in counts:
+        for name, count in each.items():
+            total[name] = total.get(name, 0) + count
+    return dict(sorted(total.items()))
+
+
+def _tallies_added(tallies: Sequence[Tally]) -> list[Tally]:
+    """The tallies of one name (a coin, a till) added up, in name order."""
+    by_name: dict[str, list[Tally]] = {}
+    for tally in tallies:
+        by_name.setdefault(tally.name, []).append(tally)
+    added = []
+    for name in sorted(by_name):
+        same = by_name[name]
+        amounts = [t.amount for t in same if t.amount is not None]
+        added.append(
+            Tally(
+                name,
+                sum(t.payments for t in same),
+                _added(t.takings for t in same),
+                amount=exact_sum(amounts) if amounts else None,
+                orders=sum(t.orders for t in same),
+            )
+        )
+    return added
 
 
 def _shown_currency(takings: Takings, own: str | None) -> str | None:
