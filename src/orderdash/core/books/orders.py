@@ -253,6 +253,15 @@ _SHORT_SETTLED = frozenset({"underpaid", "expired", "paid", "confirmed", "unconf
 ABSORBED_KINDS = frozenset({"underpaid", "expired_with_payment"})
 
 
+#: The states (the books' lower-case names) in which the service counts the order as paid.
+PAID_STATES = frozenset({"unconfirmed", "paid", "confirmed", "overpaid"})
+
+
+def paid_or_absorbed(order: BookOrder, tolerance: Decimal) -> bool:
+    """`order` is paid: by the service's word, or short by no more than the tolerance."""
+    return order.state in PAID_STATES or absorbed(order, tolerance)
+
+
 def absorbed(order: BookOrder, tolerance: Decimal) -> bool:
     """`order` is paid within the payment tolerance (`tolerance`, percent): closed short, or
     paid by the service's word, by no more than that share of its fiat amount."""

@@ -16,7 +16,14 @@ from datetime import UTC, datetime, tzinfo
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from orderdash.core.books.orders import BadOrder, BookOrder, absorbed, read_order, text
+from orderdash.core.books.orders import (
+    BadOrder,
+    BookOrder,
+    absorbed,
+    paid_or_absorbed,
+    read_order,
+    text,
+)
 from orderdash.core.books.resolve import ACCEPTED_REASON
 from orderdash.core.model import jsontext
 from orderdash.core.model.errors import NotFound, UsageError
@@ -26,8 +33,6 @@ from orderdash.core.service.tokens import MAX_TOKEN_LENGTH
 if TYPE_CHECKING:
     from orderdash.core.ledger import ResolutionRecord, SeenOrder
 
-#: The states the service gives a paid order in.
-PAID_STATES = frozenset({"paid", "confirmed", "unconfirmed", "overpaid"})
 #: The resolutions that make an order paid for a receipt: the person took the money as enough.
 _PAID_KINDS = frozenset({"settled"})
 #: The catalogue's key of each resolution kind's line.
@@ -112,7 +117,7 @@ def _paid(order: BookOrder, latest: ResolutionRecord | None, tolerance: Decimal)
         return True
     if not order.payments:
         return False
-    return order.state in PAID_STATES or absorbed(order, tolerance)
+    return paid_or_absorbed(order, tolerance)
 
 
 def receipt_of(

@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 from orderdash.core.books.gather import LOOK_BACK
-from orderdash.core.books.orders import BookOrder, absorbed, exact_sum
+from orderdash.core.books.orders import BookOrder, exact_sum, paid_or_absorbed
 from orderdash.core.books.period import Period
 from orderdash.core.books.report import build_report
 from orderdash.core.books.sales import sales_block
@@ -36,9 +36,6 @@ from orderdash.core.books.shape import SumJSON
 from orderdash.core.domain.fiat import minor_digits
 from orderdash.core.ledger import ResolutionRecord
 
-#: The orders the close counts as paid (in full, or more), with those paid short within the
-#: payment tolerance (`orders.absorbed`).
-PAID_STATES = frozenset({"unconfirmed", "paid", "confirmed", "overpaid"})
 #: The parts of the close's difference that are an order closed short (not absorbed).
 SHORT_PARTS = ("closed_short", "written_off")
 #: A bucket's state: over, the one now, or not begun.
@@ -263,7 +260,7 @@ def glance(
 def _paid(orders: Iterable[BookOrder], period: Period, tolerance: Decimal) -> list[BookOrder]:
     """The orders made in `period` that the close counts as paid."""
     made = [o for o in orders if period.contains_ms(o.created_ms)]
-    return [o for o in made if o.state in PAID_STATES or absorbed(o, tolerance)]
+    return [o for o in made if paid_or_absorbed(o, tolerance)]
 
 
 def _averages(paid: Iterable[BookOrder]) -> Takings:
