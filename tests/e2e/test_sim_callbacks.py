@@ -19,6 +19,7 @@ import pytest
 
 from orderdash.core.model import jsontext
 from orderdash.simulator import Simulator, SimulatorServer
+from orderdash.simulator.server import banner
 
 BEARER = "bearer-Qx7-never-in-a-callback"
 DEADLINE = 5.0
@@ -385,3 +386,28 @@ def test_an_unreachable_callback_url_never_slows_the_api() -> None:
             assert failed["status"] is None and "Timeout" in failed["error"]
     finally:
         hole.close()
+
+
+def test_a_fault_for_any_endpoint_leaves_the_callbacks_alone(
+    ctl: httpx.Client, receiver: Receiver
+) -> None:
+    assert ctl.post("/_sim/faults", json={"status": 503, "times": 1}).status_code == 201
+    token = new_order(ctl)
+    assert receiver.until(token)[0]["order_token"] == token
+    assert ctl.get(f"/order/{token}/").status_code == 503  # still there for the API
+
+
+def test_the_server_takes_the_callback_settings_and_says_where_they_go(
+    receiver: Receiver,
+) -> None:
+    sim = Simulator(seed=7, with_demo_orders=True)
+    server = SimulatorServer(sim, callback_url=receiver.url, callback_faults=("duplicate",))
+    try:
+        with server:
+            lines = banner(server, sim, {})
+            assert f"  callbacks: POST to {receiver.url}" in "\n".join(lines)
+            token = sim.create_order(coin="eth")
+            assert [b["order_token"] for b in receiver.until(token, 2)] == [token, token]
+            assert sim.callbacks.deliveries[0]["fault"] == "duplicate"
+    finally:
+        receiver.clear()
