@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from orderdash.core.model import jsontext
-from orderdash.simulator import Simulator, SimulatorServer
+from orderdash.simulator import Simulator, SimulatorServer, callbacks
 from orderdash.simulator.server import banner
 
 BEARER = "bearer-Qx7-never-in-a-callback"
@@ -411,3 +411,20 @@ def test_the_server_takes_the_callback_settings_and_says_where_they_go(
             assert sim.callbacks.deliveries[0]["fault"] == "duplicate"
     finally:
         receiver.clear()
+
+
+def test_a_full_queue_drops_the_new_callback_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(callbacks, "QUEUE_LIMIT", 3)
+    hole = blackhole()
+    sim = Simulator(seed=7, with_demo_orders=False)
+    sim.callbacks.configure(f"http://127.0.0.1:{hole.getsockname()[1]}/cb", timeout=0.2)
+    try:
+        start = time.monotonic()
+        for _ in range(10):
+            sim.create_order(coin="btc")
+        assert time.monotonic() - start < 0.5
+        full = [e for e in sim.callbacks.deliveries if e["error"] == "not sent: the queue is full"]
+        assert 5 <= len(full) <= 7  # one being sent, three waiting, the rest dropped
+    finally:
+        sim.callbacks.close(timeout=1.0)
+        hole.close()
