@@ -386,6 +386,36 @@ def _simulate_arguments(simulate: argparse.ArgumentParser) -> None:
         help="at most this many orders a history page, whatever the limit asked (25)",
     )
     _add_history_days(simulate, 0)
+    _simulate_callback_arguments(simulate)
+
+
+def _simulate_callback_arguments(simulate: argparse.ArgumentParser) -> None:
+    simulate.add_argument(
+        "--callback-url",
+        metavar="URL",
+        help="POST the service's callbacks here (coin chosen, payment, status change)",
+    )
+    simulate.add_argument(
+        "--callback-form", action="store_true", help="send them form-encoded instead of JSON"
+    )
+    simulate.add_argument(
+        "--callback-fault",
+        action="append",
+        default=[],
+        choices=("lost", "duplicate", "delayed", "out_of_order", "forged", "unknown_token"),
+        metavar="KIND",
+        help=(
+            "bend the callbacks in turn (may be repeated; a clean one after each turn): lost, "
+            "duplicate, delayed, out_of_order, forged, unknown_token"
+        ),
+    )
+    simulate.add_argument(
+        "--callback-delay",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="how late a 'delayed' callback goes (5)",
+    )
 
 
 def _with_connection(

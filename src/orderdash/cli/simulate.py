@@ -11,6 +11,7 @@ from orderdash.core.model.errors import UsageError
 from orderdash.core.runtime import startup
 from orderdash.core.settings.sources import read_token_file
 from orderdash.simulator import run_simulator
+from orderdash.simulator.callbacks import check_callback_url
 from orderdash.simulator.history import MAX_HISTORY_DAYS
 from orderdash.simulator.token_file import simulator_token
 
@@ -31,6 +32,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     check_history_days(args.history_days)
     if args.bearer_lifetime <= 0 or args.history_page_cap < 1:
         raise UsageError("--bearer-lifetime must be positive and --history-page-cap at least 1")
+    callbacks = callback_options(args)
     prefix = "/" + args.prefix.strip("/") if args.prefix.strip("/") else ""
     print(f"rate endpoint token: in {path} (pass --bearer-token-file {path})", file=sys.stderr)
     interval = args.customer_interval if args.customer_interval > 0 else None
@@ -46,6 +48,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         run=run,
         live=interval is not None,
         history_days=args.history_days,
+        callbacks=callbacks,
         **account,
     )
     return 0
@@ -58,6 +61,26 @@ def simulator_run(seed: int | None) -> tuple[int, str]:
     if seed is not None:
         return seed, ""
     return secrets.randbelow(2**31), secrets.token_hex(3)
+
+
+def callback_options(args: argparse.Namespace) -> dict[str, object]:
+    """SimulatorServer's callback settings from the flags, checked (UsageError)."""
+    if args.callback_url is None:
+        if args.callback_form or args.callback_fault:
+            raise UsageError("--callback-form and --callback-fault need --callback-url")
+        return {}
+    try:
+        check_callback_url(args.callback_url)
+    except ValueError as exc:
+        raise UsageError(f"--callback-url: {exc}") from None
+    if not 0 < args.callback_delay <= 3600:
+        raise UsageError("--callback-delay must be more than 0 and at most 3600 seconds")
+    return {
+        "callback_url": args.callback_url,
+        "callback_form": args.callback_form,
+        "callback_faults": tuple(args.callback_fault),
+        "callback_delay": args.callback_delay,
+    }
 
 
 def check_history_days(days: int) -> None:

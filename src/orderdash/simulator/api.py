@@ -212,7 +212,10 @@ class ServiceAPI:
         if self.sim.has_order(token):
             return unprocessable({"order_token": "The order token has already been taken."})
         try:
-            self.sim.create_order(token=token, coin=None, amount_fiat=amount)
+            client_order_id = str(obj["order_id"])[:200]
+            self.sim.create_order(
+                token=token, coin=None, amount_fiat=amount, client_order_id=client_order_id
+            )
         except ValueError as exc:
             if self.sim.has_order(token):  # created meanwhile by a request racing this one
                 return unprocessable({"order_token": "The order token has already been taken."})

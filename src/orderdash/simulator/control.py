@@ -11,6 +11,8 @@ They live under /_sim/ (never under the prefix):
   POST /_sim/faults                         Fault fields -> 201;  DELETE /_sim/faults -> 204
   POST /_sim/clock                          {advance: seconds}
   GET  /_sim/requests;  DELETE /_sim/requests -> 204
+  GET  /_sim/callbacks (the delivery log);  DELETE /_sim/callbacks -> 204
+  POST /_sim/callbacks                      {url: text or null, form?: bool}: where they go
   POST /_sim/customer/step                  -> the transaction or null
 Bodies are parsed with jsontext.loads; bad input -> 400 {"message": ...}, unknown token -> 404.
 """
@@ -131,11 +133,33 @@ def _dispatch(sim: Simulator, method: str, seg: list[str], body: bytes) -> Reply
             sim.clear_requests()
             return Reply(204)
         return not_allowed("GET, DELETE")
+    if seg == ["callbacks"]:
+        return _callbacks(sim, method, body)
     if seg == ["customer", "step"]:
         if method != "POST":
             return not_allowed("POST")
         return Reply(200, sim.customer_step())
     return Reply(404, {"message": "Not found"})
+
+
+def _callbacks(sim: Simulator, method: str, body: bytes) -> Reply:
+    if method == "GET":
+        entries = sim.callbacks.deliveries
+        for entry in entries:
+            entry["t"] = Decimal(repr(entry["t"]))
+        return Reply(200, entries)
+    if method == "DELETE":
+        sim.callbacks.clear_log()
+        return Reply(204)
+    if method == "POST":
+        obj = _object(body)
+        _only(obj, {"url", "form"})
+        url, form = obj.get("url"), obj.get("form", False)
+        if (url is not None and not isinstance(url, str)) or not isinstance(form, bool):
+            raise BadRequest("url is text or null, form true or false")
+        sim.callbacks.configure(url, form=form)
+        return Reply(200, {"url": url, "form": form})
+    return not_allowed("GET, POST, DELETE")
 
 
 def _object(body: bytes) -> dict[str, Any]:

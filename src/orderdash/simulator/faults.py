@@ -1,5 +1,6 @@
-"""Faults: misbehaviours of the simulated API endpoints (`Fault`, parsed from the control
-endpoint's JSON) and the list of those in force (`FaultList`)."""
+"""Faults: misbehaviours of the simulated API endpoints and of the callbacks the simulator
+sends (`Fault`, parsed from the control endpoint's JSON) and the list of those in force
+(`FaultList`)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,13 @@ from typing import Any
 
 from orderdash.simulator.values import is_int, non_negative_float
 
-#: The endpoints a Fault can name: the API endpoints the simulator serves, or any of them.
-FAULT_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "create", "any")
+#: The endpoints a Fault can name: the API endpoints the simulator serves, or any of them, or
+#: the callbacks it sends ("any" never takes in the callbacks).
+FAULT_ENDPOINTS = ("order", "rates", "login", "history", "ui_order", "create", "any", "callback")
+#: What a fault does to a callback (`Fault.callback`): not sent, sent twice, sent `delay`
+#: seconds late, sent after the next callback, sent with a forged status and amounts, or
+#: preceded by a callback for a token no order has.
+CALLBACK_FAULTS = ("lost", "duplicate", "delayed", "out_of_order", "forged", "unknown_token")
 #: The most made-up orders a history fault adds to one page (`Fault.extra_items`): 50,000 make
 #: a page of ~7.9 MB, under a client's usual 8 MiB cap.
 MAX_EXTRA_ITEMS = 60_000
@@ -29,9 +35,12 @@ class Fault:
     history only: `endless_pages` (every page names a next one: paging never ends) and
     `extra_items` (each page carries this many made-up orders after its real ones, at most
     MAX_EXTRA_ITEMS: a huge page; their status code is `extra_status`).
+
+    With `endpoint` "callback" it bends the callbacks instead, as `callback` says (one of
+    CALLBACK_FAULTS; "delayed" by `delay` seconds); `token` and `times` count as for requests.
     """
 
-    endpoint: str = "any"  # "order" | "rates" | "login" | "history" | "any"
+    endpoint: str = "any"  # "order" | "rates" | "login" | "history" | "any" | "callback"
     token: str | None = None  # only for this order token
     times: int | None = None  # how many requests it applies to; None = until cleared
     delay: float = 0.0  # seconds before the response headers
@@ -50,13 +59,19 @@ class Fault:
     endless_pages: bool = False
     extra_items: int = 0
     extra_status: str = "IN_PROGRESS"
+    # the callbacks only (endpoint "callback"): what happens to a callback
+    callback: str | None = None
 
     def __post_init__(self) -> None:
         if self.endpoint not in FAULT_ENDPOINTS:
             raise ValueError(
-                "endpoint must be 'order', 'rates', 'login', 'history', 'ui_order', 'create' "
-                "or 'any'"
+                "endpoint must be 'order', 'rates', 'login', 'history', 'ui_order', 'create', "
+                "'any' or 'callback'"
             )
+        if (self.endpoint == "callback") != (self.callback is not None):
+            raise ValueError("a callback fault has endpoint 'callback' and a 'callback' kind")
+        if self.callback is not None and self.callback not in CALLBACK_FAULTS:
+            raise ValueError(f"callback must be one of {', '.join(CALLBACK_FAULTS)}")
         if self.token is not None and not isinstance(self.token, str):
             raise ValueError("token must be a string or null")
         if self.times is not None and (not is_int(self.times) or self.times < 1):
@@ -103,6 +118,8 @@ class Fault:
             raise ValueError(f"extra_items must be an integer from 0 to {MAX_EXTRA_ITEMS}")
         if not isinstance(self.extra_status, str) or not 0 < len(self.extra_status) <= 40:
             raise ValueError("extra_status must be a status code of 1 to 40 characters")
+        if self.callback == "delayed" and self.delay <= 0:
+            raise ValueError("a delayed callback needs a delay in seconds")
 
     def body_bytes(self) -> bytes | None:
         """The replacement body, or None to keep (or derive) the normal one."""
@@ -167,11 +184,13 @@ class FaultList:
             return [dataclasses.replace(f, headers=dict(f.headers)) for f, _ in self._entries]
 
     def take(self, endpoint: str, token: str | None) -> Fault | None:
-        """The first fault matching one API request, counting it against `times`."""
+        """The first fault matching one API request (or callback: `endpoint` "callback"),
+        counting it against `times`."""
         with self._lock:
             for index, entry in enumerate(self._entries):
                 fault, remaining = entry
-                if fault.endpoint not in ("any", endpoint):
+                wildcard = fault.endpoint == "any" and endpoint != "callback"
+                if fault.endpoint != endpoint and not wildcard:
                     continue
                 if fault.token is not None and fault.token != token:
                     continue

@@ -81,6 +81,10 @@ class Order:
     transactions: list[dict[str, Any]] = field(default_factory=list)
     overrides: dict[str, Any] = field(default_factory=dict)
     removed: set[str] = field(default_factory=set)
+    #: The merchant's own order id (Generate Order's `order_id`), for the callbacks
+    client_order_id: str | None = None
+    #: The rate the last transaction was received at, for the callbacks
+    last_rate: Decimal | None = None
 
 
 def set_auto(order: Order, code: str) -> None:

@@ -58,7 +58,10 @@ class SimulatorServer:
     `port=0` picks a free port; after the first start the server keeps that port, so
     `stop()` then `start()` serves again on the same port (the socket uses SO_REUSEADDR).
     With `customer_interval` set, a background task calls `sim.customer_step()` that often (or,
-    for a live simulator, its live customer every `LIVE_TICK` seconds).
+    for a live simulator, its live customer every `LIVE_TICK` seconds). With `callback_url` the
+    simulator POSTs its callbacks there (`callback_form`: form-encoded; `callback_faults`: a
+    rotation of faults, "delayed" by `callback_delay` s; `CallbackOutbox.configure`); stopping
+    the server stops their sender.
     """
 
     def __init__(
@@ -71,10 +74,18 @@ class SimulatorServer:
         customer_interval: float | None = None,
         *,
         startup_timeout: float = 10.0,
+        callback_url: str | None = None,
+        callback_form: bool = False,
+        callback_faults: tuple[str, ...] = (),
+        callback_delay: float | None = None,
         **account: Any,
     ) -> None:
         if customer_interval is not None and customer_interval <= 0:
             raise ValueError("customer_interval must be positive or None")
+        if callback_url is not None:
+            sim.callbacks.configure(
+                callback_url, form=callback_form, faults=callback_faults, delay=callback_delay
+            )
         self.sim = sim
         self.host = host
         self.prefix = normalize_prefix(prefix)
@@ -216,6 +227,7 @@ class SimulatorServer:
                 thread.join(timeout)
             self._server = None
             self._thread = None
+        self.sim.callbacks.close(timeout=1.0)
 
     def __enter__(self) -> SimulatorServer:
         return self.start()
@@ -240,11 +252,13 @@ def run_simulator(
     run: str = "",
     live: bool = False,
     history_days: int = 0,
+    callbacks: dict[str, Any] | None = None,
     **account: Any,
 ) -> None:
     """Serve a demo-filled simulator until Ctrl-C (or SIGTERM); blocking, for the CLI.
     `run` suffixes the demo tokens and `live` keeps a customer opening and paying orders
-    (Simulator), `history_days` adds past days of orders. `account`: access_token,
+    (Simulator), `history_days` adds past days of orders. `callbacks`: SimulatorServer's
+    callback_url, callback_form, callback_faults, callback_delay. `account`: access_token,
     bearer_lifetime, history_page_cap (ServiceAPI)."""
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -256,6 +270,7 @@ def run_simulator(
         port=port,
         prefix=prefix,
         customer_interval=customer_interval,
+        **(callbacks or {}),
         **account,
     )
     previous_term: Any = None
@@ -299,6 +314,9 @@ def banner(server: SimulatorServer, sim: Simulator, account: dict[str, Any]) -> 
         named.append(f"customer id {DEFAULT_CUSTOMER_ID}")
     if named:
         lines.append(f"  account: {', '.join(named)} (the simulator's made-up defaults)")
+    if sim.callbacks.url is not None:
+        log_url = f"{server.root_url}/_sim/callbacks"
+        lines.append(f"  callbacks: POST to {sim.callbacks.url} (their log: {log_url})")
     lines.append(f"  control: {server.root_url}/_sim/orders   (Ctrl-C stops)")
     return lines
 

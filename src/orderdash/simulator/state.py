@@ -20,9 +20,12 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from orderdash.simulator.addresses import make_address
+from orderdash.simulator.callback_body import RECEIVE_TRANSACTION, STATUS_UPDATE, callback_body
+from orderdash.simulator.callbacks import CallbackOutbox
 from orderdash.simulator.catalogue import (
     COINS,
     DOCUMENTED_STATES,
+    EXPIRED,
     FIATS,
     IN_PROGRESS,
     Market,
@@ -76,11 +79,14 @@ class Simulator:
         run: str = "",
         live: bool = False,
         history_days: int = 0,
+        callback_url: str | None = None,
     ) -> None:
         """`run` suffixes the demo orders' tokens (`demo_tokens(run)`): a fresh one per start
         means no token names another order after a restart. `live`: a `LiveCustomer` keeps
         opening and paying orders (`live_customer.step()`, which the server calls). `history_days`:
-        that many days of past orders and payments ending now (`history.py`), books to close."""
+        that many days of past orders and payments ending now (`history.py`), books to close.
+        `callback_url`: where the callbacks go (`callbacks.configure` sets more), from the
+        orders made after the demo's and the past days' on."""
         self.seed = seed
         self.run = run
         self._clock = clock
@@ -95,6 +101,11 @@ class Simulator:
         self._market = Market(seed, self.now())
         self._next_order_id = 1001
         self._next_tx_id = 50001
+        #: The callbacks to the merchant's URL: queued here, sent by their own thread; none go
+        #: before `callback_url` is set, so the demo's and the past days' orders send none.
+        self.callbacks = CallbackOutbox(
+            lambda token: self._faults.take("callback", token), self.now, self.has_order
+        )
         #: The demo orders' tokens (none without the demo orders).
         self.demo_tokens: tuple[str, ...] = demo_tokens(run) if with_demo_orders else ()
         if with_demo_orders:
@@ -102,6 +113,8 @@ class Simulator:
         if history_days:
             install_history(self, history_days)
         self.live_customer = LiveCustomer(self, f"{seed}:{run}", self.demo_tokens) if live else None
+        if callback_url is not None:
+            self.callbacks.configure(callback_url)
 
     # ------------------------------------------------------------------ clock
     def now(self) -> float:
@@ -160,11 +173,14 @@ class Simulator:
         lifetime_s: float = 3600,
         age_s: float = 0.0,
         amount: Decimal | str | None = None,
+        client_order_id: str | None = None,
     ) -> str:
         """Create an open order and return its token. ValueError on bad input or a taken token.
 
         `age_s` back-dates its creation (the demo's lived-in orders); `amount` fixes the coin
-        amount, every decimal kept (then `amount_fiat` is derived)."""
+        amount, every decimal kept (then `amount_fiat` is derived). `client_order_id`: the
+        merchant's order id (Generate Order's), named in the callbacks. With a coin, the order
+        is made with its coin chosen: a callback."""
         terms = check_terms(
             company_name, coin, currency, amount_fiat, amount, email, lifetime_s, token
         )
@@ -189,10 +205,13 @@ class Simulator:
                 created_ms=created_ms,
                 expires_ms=created_ms + int(terms.lifetime_s * 1000),
                 address=make_address(terms.coin.code, self.seed, token) if terms.coin else "",
+                client_order_id=client_order_id,
             )
             self._next_order_id += 1
             price(order, self._market, period, terms.amount)
             self._orders[token] = order
+            if order.coin is not None:
+                self.callbacks.push("coin", callback_body(order, STATUS_UPDATE))
             return token
 
     def _new_token(self) -> str:
@@ -229,7 +248,12 @@ class Simulator:
         self._next_tx_id += 1
         order.transactions.append(tx)
         order.paid_total = total
+        order.last_rate = rate
+        before = order.status_code
         settle(order, diff)
+        self.callbacks.push("payment", callback_body(order, RECEIVE_TRANSACTION))
+        if order.status_code != before:
+            self.callbacks.push("status", callback_body(order, STATUS_UPDATE))
         # The rate is renewed right after each new transaction (for a still open order).
         self._market.step(order.coin.code)
         if order.status_code == IN_PROGRESS:
@@ -269,14 +293,18 @@ class Simulator:
     # ------------------------------------------------------------------ overrides
     def set_status(self, token: str, code: str, label: str | None = None) -> None:
         """Pin the status (label defaults to the code). Pinning IN_PROGRESS resumes the
-        automatic transitions."""
+        automatic transitions. A new status is a callback, unless it is EXPIRED (the service
+        never calls back on expiry)."""
         if not isinstance(code, str) or (label is not None and not isinstance(label, str)):
             raise ValueError("code and label must be text")
         with self._lock:
             order = self._get(token)
+            before = (order.status_code, order.status_label)
             order.status_code = code
             order.status_label = code if label is None else label
             order.pinned = code != IN_PROGRESS
+            if (code, order.status_label) != before and code != EXPIRED:
+                self.callbacks.push("status", callback_body(order, STATUS_UPDATE))
 
     def set_fields(
         self, token: str, fields: Mapping[str, Any], *, remove: Iterable[str] = ()
@@ -337,6 +365,7 @@ class Simulator:
             order.coin = info
             order.address = make_address(info.code, self.seed, token)
             renew(order, self._market, self._market.sync(now))
+            self.callbacks.push("coin", callback_body(order, STATUS_UPDATE))
         return self.order_wire(token, with_qr=True)
 
     # ------------------------------------------------------------------ history
