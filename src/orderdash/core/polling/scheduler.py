@@ -309,12 +309,29 @@ class Scheduler:
             gate = float("inf")
         return gate
 
-    def _candidates(self, now: float) -> list[tuple[float, str, Kind]]:
+    def _open_lanes(self, now: float) -> list[Lane]:
+        """The lanes whose gates are open at `now` (`_lane_gate`, each budget asked once)."""
+        lanes = []
+        if self.budgets[Kind.ORDER].next_free(now) <= now:
+            lanes.append(Lane.FOCUSED_ORDER)
+            if self._last_background_start + self.pacing <= now:
+                lanes.append(Lane.BACKGROUND_ORDER)
+        rates = self.budgets[Kind.RATES]
+        if rates.next_free(now) <= now:
+            lanes.append(Lane.RATES)
+        once = rates.next_free(now, reserve=RATE_ONCE_RESERVE)
+        if once <= now and self._plan.rate_once_allowed:
+            lanes.append(Lane.RATE_ONCE)
+        return lanes
+
+    def _candidates(self, now: float) -> list[tuple[float, str, str, Kind]]:
+        """The due requests of the open lanes, first to start first: (key, order, kind's name
+        to break ties, kind)."""
         # a lane whose gate is shut adds nothing: its backlog is not even looked at
-        lanes = {lane for lane in Lane if self._lane_gate(lane, now) <= now}
         queue = []
-        for lane, due, token, kind in self._index.due(now, lanes):
-            watched = self.orders[token]
+        orders = self.orders
+        for lane, due, token, kind in self._index.due(now, self._open_lanes(now)):
+            watched = orders[token]
             if lane is Lane.BACKGROUND_ORDER:
                 # by when the read is needed, its due time plus its interval: a busy order
                 # (a third of a quiet one's interval) goes first among those due together, yet
@@ -326,8 +343,8 @@ class Scheduler:
                 key = due - HEAD_START[watched.priority(now)]
             else:
                 key = due - self._head_start(watched, kind, now)
-            queue.append((key, token, kind))
-        queue.sort(key=lambda item: (item[0], item[1], item[2].value))
+            queue.append((key, token, kind.value, kind))
+        queue.sort()
         return queue
 
     @staticmethod
@@ -350,7 +367,7 @@ class Scheduler:
         #: gates found shut in this call stay shut in it (pending starts only add up)
         shut: set[tuple[Kind, float]] = set()
         background_shut = False
-        for _, token, kind in self._candidates(now):
+        for _, token, _, kind in self._candidates(now):
             if in_flight >= self.concurrency:
                 break
             watched = self.orders[token]
