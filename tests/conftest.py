@@ -70,14 +70,14 @@ def compile_the_tests(config: pytest.Config) -> None:
     for arg in config.args:
         path = Path(config.invocation_params.dir, arg.split("::")[0])
         for file in path.rglob("*.py") if path.is_dir() else [path]:
-            if any(fnmatch.fnmatch(file.name, pattern) for pattern in patterns):
+            if file.is_file() and any(fnmatch.fnmatch(file.name, p) for p in patterns):
                 files.add(file)
     for file in sorted(files):
         pyc = get_cache_dir(file) / (file.name[:-3] + PYC_TAIL)
         try:
             if _read_pyc(file, pyc) is not None:
                 continue  # written by an earlier run, and its source unchanged since
-            pyc.parent.mkdir(parents=True, exist_ok=True)
+            pyc.parent.mkdir(exist_ok=True)
             source_stat, code = _rewrite_test(file, config)
         except (OSError, SyntaxError, ValueError):
             continue  # the worker that collects it says what is wrong
