@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+import gc
 import os
 import signal
 import subprocess
@@ -9,6 +11,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -27,6 +30,7 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if os.environ.get("PYTEST_XDIST_WORKER") is None:  # once a run, before the workers start
         compile_the_package()
+        compile_the_tests(config)
 
 
 def compile_the_package() -> None:
@@ -39,6 +43,55 @@ def compile_the_package() -> None:
     import orderdash
 
     compileall.compile_dir(os.path.dirname(orderdash.__file__), quiet=1)
+
+
+def compile_the_tests(config: pytest.Config) -> None:
+    """The test modules as pytest rewrites them for its assertions, written once, where pytest
+    itself reads them back (__pycache__, its own file name): with PYTHONDONTWRITEBYTECODE set
+    no process writes them, and each worker parsed, rewrote and compiled every test module it
+    collects again (all of tests/: about 4 s of CPU a worker, six workers). The helpers are
+    pytest's own (what its import hook calls); another pytest without them writes nothing and
+    each worker rewrites for itself, as before."""
+    try:
+        from _pytest.assertion.rewrite import (
+            PYC_TAIL,
+            _read_pyc,
+            _rewrite_test,
+            _write_pyc,
+            assertstate_key,
+            get_cache_dir,
+        )
+
+        state = config.stash[assertstate_key]
+    except (ImportError, KeyError):  # another pytest, or --assert=plain: nothing is rewritten
+        return
+    patterns = ["conftest.py", *config.getini("python_files")]
+    files: set[Path] = set()
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0])
+        for file in path.rglob("*.py") if path.is_dir() else [path]:
+            if file.is_file() and any(fnmatch.fnmatch(file.name, p) for p in patterns):
+                files.add(file)
+    for file in sorted(files):
+        pyc = get_cache_dir(file) / (file.name[:-3] + PYC_TAIL)
+        try:
+            if _read_pyc(file, pyc) is not None:
+                continue  # written by an earlier run, and its source unchanged since
+            pyc.parent.mkdir(exist_ok=True)
+            source_stat, code = _rewrite_test(file, config)
+        except (OSError, SyntaxError, ValueError):
+            continue  # the worker that collects it says what is wrong
+        _write_pyc(state, code, source_stat, pyc)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # What collecting imported (textual, pydantic, every test module: some 100,000 objects)
+    # lives as long as the process: out of the collector's full walks from here on, as the
+    # dashboard freezes what its own start-up made (core/runtime/startup.py). The walks took
+    # 3.3-4.7 s of 25-34 s of CPU of three TUI files, 1.8-2.6 s with it. Garbage first: only
+    # what is alive is frozen. A test that unfreezes (the collector's own tests) only ends it.
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from itertools import pairwise
 
+from orderdash.core.polling.due_queue import Lane
 from orderdash.core.polling.plan import CLOSED_INTERVAL, WINDOW
 from orderdash.core.polling.refresh import Kind
 from orderdash.core.polling.scheduler import FAIR_BOUND, Scheduler
@@ -33,9 +34,10 @@ class Harness:
         outcome: Callable[[str, Kind, float], str] | None = None,
         poll_interval: float = 10,
         changed: Callable[[str, float], bool] | None = None,
+        scheduler: type[Scheduler] = Scheduler,
     ) -> None:
         self.now = 0.0
-        self.s = Scheduler(
+        self.s = scheduler(
             poll_interval=poll_interval,
             refresh_interval=60,
             rates_enabled=True,
@@ -295,3 +297,61 @@ def test_adding_a_long_list_plans_it_once_not_once_per_order(monkeypatch) -> Non
     assert background == s.background_interval()
     # first reads stay staggered, one pacing step apart
     assert s.orders["t10"].policy.tracks[Kind.ORDER].next_due == 10 * s.pacing
+
+
+class WholeQueueScheduler(Scheduler):
+    """The scheduler taking every due request of each open lane from the index's live entries:
+    the reference that the scheduler's early stop in a long backlog is compared with."""
+
+    def _lane_candidates(
+        self, lane: Lane, now: float, room: int
+    ) -> list[tuple[float, str, str, Kind]]:
+        return [
+            (self._key(lane, due, self.orders[token], kind, now), token, kind.value, kind)
+            for token, entries in self._index.entries.items()
+            for entry_lane, due, kind in entries
+            if entry_lane is lane and due <= now
+        ]
+
+
+def test_the_queue_read_in_part_chooses_as_the_whole_queue_read() -> None:
+    """A short budget, hundreds of orders paid into at random (one-off rate calls pile up),
+    failures, 429s, closes, late windows, focus moving: the same requests start at the same
+    times as when every due request is looked at."""
+
+    def workload(scheduler: type[Scheduler], seed: int) -> tuple[list, int]:
+        rng = random.Random(seed)
+        outcomes = ["ok"] * 12 + ["fail", "429"]
+        h = Harness(
+            200,
+            focused={"order-000"},
+            budget=60,
+            seed=seed,
+            outcome=lambda token, kind, now: rng.choice(outcomes),
+            changed=lambda token, now: rng.random() < 0.2,
+            scheduler=scheduler,
+        )
+        backlog = 0
+        for _ in range(30):
+            h.run(rng.choice([10, 30, 60]))
+            for token in rng.sample(h.tokens, 40):
+                h.s.note_result(
+                    token,
+                    h.now,
+                    activity=rng.random() < 0.7,
+                    closed=rng.random() < 0.1,
+                    closed_unpaid_for=rng.choice([None, None, 30.0]),
+                )
+            if rng.random() < 0.3:
+                shown = set(rng.sample(h.tokens, 2))
+                h.s.focus(shown, h.now, pos=set(rng.sample(sorted(shown), 1)))
+            if rng.random() < 0.2:
+                h.s.refresh_now(rng.choice(h.tokens), h.now)
+            waiting = [e for entries in h.s._index.entries.values() for e in entries]
+            backlog = max(backlog, sum(lane is Lane.RATE_ONCE for lane, _, _ in waiting))
+        return h.starts, backlog
+
+    starts, backlog = workload(Scheduler, seed=1)
+    assert backlog > 50  # one-off rate calls did pile up
+    assert len(starts) > 500
+    assert starts == workload(WholeQueueScheduler, seed=1)[0]

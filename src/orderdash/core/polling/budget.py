@@ -41,24 +41,24 @@ class Budget:
     #: The bucket's theoretical arrival time (GCRA): a start is allowed from `_tat - _tolerance`.
     _tat: float = field(default=-1e18, init=False)
     hold_until: float = field(default=-1e18, init=False)
+    # the limits are fixed for the budget's life: its pace and burst are worked out once, not
+    # on each of the scheduler's several checks a step
+    burst: int = field(init=False)
+    #: Seconds between starts at the hourly pace (the minute cap may be the tighter one).
+    emission_interval: float = field(init=False)
+    _step: float = field(init=False)
+    _tolerance: float = field(init=False)
 
-    @property
-    def burst(self) -> int:
-        return max(1, int(self.per_hour * BURST_SHARE))
-
-    @property
-    def emission_interval(self) -> float:
-        """Seconds between starts at the hourly pace (the minute cap may be the tighter one)."""
-        return max(self._step, MINUTE / self.per_minute)
+    def __post_init__(self) -> None:
+        self.burst = max(1, int(self.per_hour * BURST_SHARE))
+        self._step = HOUR / max(self.per_hour - self.burst, 1)
+        self.emission_interval = max(self._step, MINUTE / self.per_minute)
+        self._tolerance = (self.burst - 1) * self._step
 
     @property
     def per_minute_paced(self) -> float:
         """Starts a minute this budget allows in the long run: the plan's capacity."""
         return MINUTE / self.emission_interval
-
-    @property
-    def _tolerance(self) -> float:
-        return (self.burst - 1) * self._step
 
     def _trim(self, now: float) -> None:
         while self._starts and self._starts[0] + HOUR <= now:
@@ -74,24 +74,22 @@ class Budget:
             n += 1
         return n
 
-    @property
-    def _step(self) -> float:
-        return HOUR / max(self.per_hour - self.burst, 1)
-
     def next_free(self, now: float, *, pending: int = 0, reserve: float = 0.0) -> float:
         """The earliest time (>= now) one more start is allowed, after `pending` starts chosen
         at `now` but not spent yet; `reserve` (0-1) keeps that share of the burst for others
         (one-off calls must not eat the tills' share)."""
         self._trim(now)
-        tat = max(self._tat, now) + pending * self._step if pending else self._tat
-        times = [now, self.hold_until, tat - self._tolerance * (1 - reserve)]
+        step = self._step
+        tat = max(self._tat, now) + pending * step if pending else self._tat
+        free = max(now, self.hold_until, tat - self._tolerance * (1 - reserve))
+        starts = self._starts
         for cap, window in ((self.per_hour, HOUR), (self.per_minute, MINUTE)):
             if pending >= cap:
-                times.append(now + window)
-            elif len(self._starts) + pending >= cap:
+                free = max(free, now + window)
+            elif len(starts) + pending >= cap:
                 # the oldest start that must leave the window before one more fits
-                times.append(self._starts[-(cap - pending)] + window)
-        return max(times)
+                free = max(free, starts[-(cap - pending)] + window)
+        return free
 
     def allows(self, now: float, *, pending: int = 0, reserve: float = 0.0) -> bool:
         return self.next_free(now, pending=pending, reserve=reserve) <= now

@@ -78,17 +78,23 @@ class DueIndex:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
 
-    def due(self, now: float, lanes: Iterable[Lane]) -> list[tuple[Lane, float, str, Kind]]:
-        """Every live entry of `lanes` due at `now` (left in place)."""
-        found: set[tuple[Lane, float, str, Kind]] = set()
-        for lane in lanes:
-            heap = self.heaps[lane]
-            taken = []
-            while heap and heap[0][0] <= now:
-                item = heapq.heappop(heap)
-                if self._live(lane, item) and (lane, *item) not in found:
-                    found.add((lane, *item))
-                    taken.append(item)
-            for item in taken:
-                heapq.heappush(heap, item)
-        return list(found)
+    def pop_due(self, lane: Lane, now: float) -> tuple[float, str, Kind] | None:
+        """The earliest live entry of `lane` due at `now` (None: none), taken off its heap with
+        its copies: the caller puts it back (`put_back`) when it is done with the lane."""
+        heap = self.heaps[lane]
+        while heap and heap[0][0] <= now:
+            item = heapq.heappop(heap)
+            if self._live(lane, item):
+                while heap and heap[0] == item:
+                    heapq.heappop(heap)
+                return item
+        return None
+
+    def next_due(self, lane: Lane) -> float:
+        """A time no live entry of `lane` left on its heap is due before (inf: none left)."""
+        heap = self.heaps[lane]
+        return heap[0][0] if heap else float("inf")
+
+    def put_back(self, lane: Lane, items: Iterable[tuple[float, str, Kind]]) -> None:
+        for item in items:
+            heapq.heappush(self.heaps[lane], item)

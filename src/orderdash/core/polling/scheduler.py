@@ -62,6 +62,8 @@ RATE_ONCE_RESERVE = 0.5
 MAX_BACKGROUND_BACKOFF = 8
 #: Every order not on screen is read again within this many times its planned interval.
 FAIR_BOUND = 2
+#: The longest head start a request of an order off screen gets (`due_queue.HEAD_START`).
+OFF_SCREEN_HEAD_START = max(v for p, v in HEAD_START.items() if p is not Priority.FOCUSED)
 
 
 @dataclass(eq=False, repr=False)
@@ -309,26 +311,81 @@ class Scheduler:
             gate = float("inf")
         return gate
 
-    def _candidates(self, now: float) -> list[tuple[float, str, Kind]]:
+    def _open_lanes(self, now: float) -> list[Lane]:
+        """The lanes whose gates are open at `now` (`_lane_gate`, each budget asked once)."""
+        lanes = []
+        if self.budgets[Kind.ORDER].next_free(now) <= now:
+            lanes.append(Lane.FOCUSED_ORDER)
+            if self._last_background_start + self.pacing <= now:
+                lanes.append(Lane.BACKGROUND_ORDER)
+        rates = self.budgets[Kind.RATES]
+        if rates.next_free(now) <= now:
+            lanes.append(Lane.RATES)
+        once = rates.next_free(now, reserve=RATE_ONCE_RESERVE)
+        if once <= now and self._plan.rate_once_allowed:
+            lanes.append(Lane.RATE_ONCE)
+        return lanes
+
+    def _candidates(self, now: float) -> list[tuple[float, str, str, Kind]]:
+        """The due requests of the open lanes, first to start first: (key, order, kind's name
+        to break ties, kind)."""
         # a lane whose gate is shut adds nothing: its backlog is not even looked at
-        lanes = {lane for lane in Lane if self._lane_gate(lane, now) <= now}
+        room = self.concurrency - self._in_flight
         queue = []
-        for lane, due, token, kind in self._index.due(now, lanes):
-            watched = self.orders[token]
-            if lane is Lane.BACKGROUND_ORDER:
-                # by when the read is needed, its due time plus its interval: a busy order
-                # (a third of a quiet one's interval) goes first among those due together, yet
-                # its head start is that difference, not a fixed time, and a quiet order that
-                # has waited longer goes before it (a fixed minute starved the quiet orders
-                # for a minute whenever the busy ones asked more than the pace)
-                key = due + watched.policy.tracks[Kind.ORDER].interval
-            elif lane is Lane.RATE_ONCE:
-                key = due - HEAD_START[watched.priority(now)]
-            else:
-                key = due - self._head_start(watched, kind, now)
-            queue.append((key, token, kind))
-        queue.sort(key=lambda item: (item[0], item[1], item[2].value))
+        for lane in self._open_lanes(now):
+            queue += self._lane_candidates(lane, now, room)
+        queue.sort()
         return queue
+
+    def _key(self, lane: Lane, due: float, watched: Watched, kind: Kind, now: float) -> float:
+        """A waiting request's place in the queue: the smallest key goes first."""
+        if lane is Lane.BACKGROUND_ORDER:
+            # by when the read is needed, its due time plus its interval: a busy order (a third
+            # of a quiet one's interval) goes first among those due together, yet its head
+            # start is that difference, not a fixed time, and a quiet order that has waited
+            # longer goes before it (a fixed minute starved the quiet orders for a minute
+            # whenever the busy ones asked more than the pace)
+            return due + watched.policy.tracks[Kind.ORDER].interval
+        if lane is Lane.RATE_ONCE:
+            return due - HEAD_START[watched.priority(now)]
+        return due - self._head_start(watched, kind, now)
+
+    def _lane_candidates(
+        self, lane: Lane, now: float, room: int
+    ) -> list[tuple[float, str, str, Kind]]:
+        """The due requests of `lane` that may start now, as `_candidates` gives them.
+
+        Of the background reads one at most starts in a call, of the one-off rate calls at
+        most `room` (each that starts takes a place, the first refused shuts their budget for
+        the call): a backlog of hundreds is read, earliest due first, only until no later
+        request can come before those (a key is never more than `slack` before its due time).
+        The other lanes, the orders on screen, are read whole."""
+        index = self._index
+        if lane is Lane.BACKGROUND_ORDER:
+            keep, slack = 1, 0.0
+        elif lane is Lane.RATE_ONCE:
+            keep, slack = room, OFF_SCREEN_HEAD_START
+        else:
+            keep, slack = 0, 0.0
+        taken = []
+        found: list[tuple[float, str, str, Kind]] = []
+        while (item := index.pop_due(lane, now)) is not None:
+            taken.append(item)
+            due, token, kind = item
+            watched = self.orders[token]
+            key = self._key(lane, due, watched, kind, now)
+            if watched.focused or key < due - slack:
+                # not what the bound counts on (`focus` indexes every order again, so an order
+                # on screen waits in no background lane): the lane is read whole
+                keep = 0
+            found.append((key, token, kind.value, kind))
+            if keep and len(found) >= keep:
+                found.sort()
+                del found[keep:]
+                if found[-1][0] < index.next_due(lane) - slack:
+                    break
+        index.put_back(lane, taken)
+        return found
 
     @staticmethod
     def _rate_once_waiting(watched: Watched) -> bool:
@@ -350,7 +407,7 @@ class Scheduler:
         #: gates found shut in this call stay shut in it (pending starts only add up)
         shut: set[tuple[Kind, float]] = set()
         background_shut = False
-        for _, token, kind in self._candidates(now):
+        for _, token, _, kind in self._candidates(now):
             if in_flight >= self.concurrency:
                 break
             watched = self.orders[token]
