@@ -7,14 +7,17 @@ imports textual. The schema and the JSON of a close are documented in docs/books
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from orderdash.core.model.errors import OrderdashError, UsageError
+
+if TYPE_CHECKING:
+    from orderdash.core.ledger.callbacks import ReceivedCallback
 
 #: Longest order (`orders_seen.order_json`) and close's report (`closes.report_json`) read
 #: back whole: a longer one is read cut one character past it, so that its reader knows it is
@@ -346,5 +349,22 @@ class Book(Protocol):
     def receipt_ended(
         self, token: str, attempt: str, outcome: str, detail: str, at: datetime
     ) -> None: ...
+
+    def callback_received(
+        self,
+        at: datetime,
+        source: str,
+        token: str,
+        raw: bytes,
+        outcome: str = "received",
+        detail: str = "",
+    ) -> str:
+        """Journal one callback as it came, before anything is done about it; its id
+        (`core/ledger/callbacks.py`)."""
+        ...
+
+    def callback_outcome(self, ids: Sequence[str], outcome: str, detail: str = "") -> None: ...
+
+    def callbacks_received(self, limit: int = 100) -> list[ReceivedCallback]: ...
 
     def close_connection(self) -> None: ...
