@@ -10,8 +10,7 @@ import time
 from collections.abc import Callable
 
 from orderdash.cli.receive import ReceiverServer
-from orderdash.core.ledger import Book
-from orderdash.core.ledger.callbacks import ReceivedCallback
+from orderdash.core.ledger import Book, ReceivedCallback
 from orderdash.core.service.client import OrderClient
 from orderdash.core.settings.model import Settings
 from orderdash.core.usecases.reads import command_gates

@@ -11,13 +11,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Protocol
+from typing import NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 from orderdash.core.model.errors import OrderdashError, UsageError
-
-if TYPE_CHECKING:
-    from orderdash.core.ledger.callbacks import ReceivedCallback
 
 #: Longest order (`orders_seen.order_json`) and close's report (`closes.report_json`) read
 #: back whole: a longer one is read cut one character past it, so that its reader knows it is
@@ -200,6 +197,19 @@ class ReceiptPrint:
     tool: str
     claimed_at: datetime
     attempt: str
+
+
+class ReceivedCallback(NamedTuple):
+    """One row of the callbacks' journal (`callbacks.py`), as read back: every text one bounded
+    printable line, the body apart (bounded, its line breaks kept)."""
+
+    id: str
+    received_at: datetime
+    source: str
+    token: str
+    body: str
+    outcome: str
+    detail: str
 
 
 class LedgerError(OrderdashError):

@@ -12,8 +12,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from orderdash.core.ledger import ReceivedCallback
 from orderdash.core.ledger.rows import parse_time, time_text
 from orderdash.core.ledger.schema import MAX_DETAIL
 from orderdash.core.safetext import clean
@@ -43,19 +44,6 @@ class Cursor(Protocol):
     """The book's cursor (`store.Cursor`): statements with `%s` placeholders."""
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
-
-
-class ReceivedCallback(NamedTuple):
-    """One row of the journal, as read back (every text one bounded printable line, the body
-    apart: bounded, its line breaks kept)."""
-
-    id: str
-    received_at: datetime
-    source: str
-    token: str
-    body: str
-    outcome: str
-    detail: str
 
 
 def body_text(raw: bytes) -> str:
