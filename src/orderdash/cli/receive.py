@@ -1,5 +1,5 @@
-"""`orderdash receive`: the service's callbacks taken at one path, `POST /callback` (docs/
-receiver.md), over uvicorn and Starlette (the simulator's web stack, a dependency already).
+"""`orderdash receive`: the service's callbacks taken at one path, `POST /callback`
+(docs/receiver.md), over uvicorn and Starlette (the simulator's web stack, a dependency already).
 Each request is answered once journaled (`core/usecases/receive.py`, in a thread); the order's
 read comes after the answer. Anything but `POST /callback` is 404 or 405, answered by Starlette
 without a journal row: the journal is of what was sent as a callback."""
