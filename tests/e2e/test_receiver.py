@@ -5,6 +5,10 @@ log) and writes what getOrder said to the book. The body is never the order's tr
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from decimal import Decimal
@@ -190,5 +194,38 @@ def test_a_callback_is_journaled_and_pulled_into_a_postgresql_book(
             (row,) = receiver.journal_until(1)
         assert (row.token, row.outcome) == (token, "pulled")
         assert seen_status(book, token) == "IN_PROGRESS"  # type: ignore[arg-type]
+    finally:
+        book.close_connection()
+
+
+def test_the_command_says_where_it_listens_and_stops_on_ctrl_c(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
+    env |= {"ORDERDASH_CONFIG": os.devnull, "ORDERDASH_LEDGER": str(tmp_path / "book.sqlite3")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "orderdash", "receive", "--port", "0"]
+        + ["--base-url", sim_server.base_url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("receiving callbacks at http://127.0.0.1:")
+        url = line.split()[-1]
+        assert url.endswith("/callback")
+        assert httpx.post(url, content=b"not json", timeout=5).status_code == 400
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=10)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert "Traceback" not in err
+    book = SqlBook(SqliteEngine(tmp_path / "book.sqlite3"))
+    try:
+        assert [row.outcome for row in book.callbacks_received()] == ["malformed"]
     finally:
         book.close_connection()

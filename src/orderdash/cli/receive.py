@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
+from orderdash.cli.options import EXIT_INTERRUPTED
 from orderdash.cli.settings import settings_from_args
 from orderdash.core.model.errors import UsageError
 from orderdash.core.receiver import MAX_BODY_BYTES
@@ -45,7 +46,8 @@ def run_receive(args: argparse.Namespace, open_book: BookOpener | None = None) -
         asyncio.run(_serve(settings, book, options, args.host, args.port))
     finally:
         book.close_connection()
-    return 0
+    # it serves until stopped: by Ctrl-C (or SIGTERM), which uvicorn takes to stop cleanly
+    return EXIT_INTERRUPTED
 
 
 async def _serve(
