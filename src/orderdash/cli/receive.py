@@ -148,4 +148,3 @@ async def _body(request: Request) -> tuple[bytes, bool]:
             break
     raw = b"".join(chunks)
     return raw[:MAX_BODY_BYTES], size > MAX_BODY_BYTES
-
