@@ -81,6 +81,18 @@ def test_a_payment_is_one_callback_one_read_and_the_order_in_the_book(
     assert paid["amount"]["base"] == Decimal("0.00001")  # the payment is in the book
 
 
+def test_a_form_encoded_callback_is_read_the_same(
+    sim_server: SimulatorServer, book: SqlBook
+) -> None:
+    with receiving(sim_server, book) as receiver:
+        sim_server.sim.callbacks.configure(receiver.url, form=True)
+        token = new_order(sim_server)
+        (row,) = receiver.journal_until(1)
+    assert (row.token, row.outcome) == (token, "pulled")
+    assert "order_token=" in row.body and row.detail == ""
+    assert seen_status(book, token) == "IN_PROGRESS"
+
+
 def test_a_forged_body_changes_nothing_but_raises_the_alarm(
     sim_server: SimulatorServer, book: SqlBook, caplog: pytest.LogCaptureFixture
 ) -> None:

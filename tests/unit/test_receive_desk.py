@@ -16,7 +16,8 @@ from orderdash.core.ledger.sqlite import SqliteEngine
 from orderdash.core.ledger.store import SqlBook
 from orderdash.core.model.errors import NotFound
 from orderdash.core.model.results import Fetched
-from orderdash.core.receiver.guard import BURST
+from orderdash.core.receiver.guard import SourceBuckets
+from orderdash.core.usecases import receive
 from orderdash.core.usecases.receive import (
     MAX_ADMITTING,
     Arrival,
@@ -63,13 +64,17 @@ def test_a_callback_the_book_cannot_journal_is_503_and_never_read(
     assert desk.reads.waiting == 0 and client.asked == []
 
 
-def test_a_sender_past_its_bound_is_refused_and_journaled(book: SqlBook) -> None:
+def test_a_sender_past_its_bound_is_refused_and_journaled(
+    book: SqlBook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    burst = 5  # (the bound's own pace is tested in test_receiver_parts.py)
+    monkeypatch.setattr(receive, "SourceBuckets", lambda: SourceBuckets(burst=burst))
     desk = CallbackDesk(book, NoGetOrder(), OpenGate(), ReceiveOptions("till"), monotonic=lambda: 0)
-    answers = [desk.admit(arrival(f"t{n}")).status for n in range(BURST + 1)]
-    assert answers == [200] * BURST + [429]
+    answers = [desk.admit(arrival(f"t{n}")).status for n in range(burst + 1)]
+    assert answers == [200] * burst + [429]
     assert desk.admit(arrival("other", peer="192.0.2.2")).status == 200
     rows = book.callbacks_received(1000)
-    assert len(rows) == BURST + 2
+    assert len(rows) == burst + 2
     assert [(r.source, r.outcome) for r in rows if r.outcome != "received"] == [
         ("192.0.2.1", "rate-limited")
     ]
@@ -97,3 +102,20 @@ async def test_an_unknown_token_is_one_read_its_alarm_journaled(book: SqlBook) -
         ("unknown token", "callback for a token this account does not know"),
         ("coalesced", ""),
     ]
+
+
+def test_refusals_are_journaled_each_and_logged_once_a_second(
+    book: SqlBook, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = [0.0]
+    desk = CallbackDesk(
+        book, NoGetOrder(), OpenGate(), ReceiveOptions("till"), monotonic=lambda: clock[0]
+    )
+    bad = Arrival(b"not json", False, None, "192.0.2.1")
+    for _ in range(5):
+        assert desk.admit(bad).status == 400
+    clock[0] = 1.5
+    desk.admit(bad)
+    assert [r.outcome for r in book.callbacks_received()] == ["malformed"] * 6
+    lines = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert len(lines) == 2 and lines[1].endswith("(4 more refused since the last line)")

@@ -118,6 +118,7 @@ class CallbackDesk:
         self._on_pulled, self._now, self._monotonic = on_pulled, now, monotonic
         self._buckets = SourceBuckets()
         self._buckets_lock = threading.Lock()
+        self._said_at, self._unsaid = float("-inf"), 0
         self.reads = Coalescer()
         self._wake = asyncio.Event()
         self._admitting = 0
@@ -164,7 +165,7 @@ class CallbackDesk:
             log.error("a callback from %s was not journaled: %s", source, exc.message)
             return Answer(503, answer.outcome)
         if callback is None:
-            log.warning("callback from %s refused: %s %s", source, answer.outcome, detail)
+            self._say_refused(source, answer.outcome, detail)
             return answer
         decision = self.reads.offer(callback, row, self._monotonic())
         if decision == COALESCED:
@@ -173,6 +174,18 @@ class CallbackDesk:
             self._outcome(row, "rate-limited", "too many reads wait")
             return Answer(503, "rate-limited")
         return answer
+
+    def _say_refused(self, source: str, outcome: str, detail: str) -> None:
+        """A refusal in the log, at most one line a second (a flood is journaled, row by row,
+        but not logged line by line): the lines left out are counted on the next."""
+        now = self._monotonic()
+        with self._buckets_lock:
+            if now - self._said_at < 1.0:
+                self._unsaid += 1
+                return
+            unsaid, self._unsaid, self._said_at = self._unsaid, 0, now
+        more = f" ({unsaid} more refused since the last line)" if unsaid else ""
+        log.warning("callback from %s refused: %s %s%s", source, outcome, detail, more)
 
     def _take(self, source: str) -> bool:
         with self._buckets_lock:
