@@ -22,18 +22,26 @@ from starlette.routing import Route
 from orderdash.cli.options import EXIT_INTERRUPTED
 from orderdash.cli.settings import settings_from_args
 from orderdash.core.model.errors import UsageError
-from orderdash.core.receiver import MAX_BODY_BYTES
 from orderdash.core.service.client import OrderClient
 from orderdash.core.usecases.reads import BookOpener, command_gates, ledger_book
-from orderdash.core.usecases.receive import Arrival, CallbackDesk, ReceiveOptions
+from orderdash.core.usecases.receive import (
+    MAX_BODY_BYTES,
+    Arrival,
+    CallbackDesk,
+    ReceiveOptions,
+)
 
 if TYPE_CHECKING:
     from orderdash.core.ledger import Book
     from orderdash.core.settings.model import Settings
 
 PATH = "/callback"
-#: How often a stopping server is let finish the answers it has begun.
+#: How long a stopping server lets the answers it has begun finish.
 GRACEFUL_SECONDS = 1.0
+#: How long a body may take to arrive (the service's is one packet).
+BODY_SECONDS = 10.0
+#: Connections served at once; beyond, uvicorn answers 503.
+MAX_CONNECTIONS = 512
 
 
 def run_receive(args: argparse.Namespace, open_book: BookOpener | None = None) -> int:
@@ -96,6 +104,7 @@ class ReceiverServer:
             access_log=False,
             log_config=None,
             lifespan="off",
+            limit_concurrency=MAX_CONNECTIONS,
             timeout_graceful_shutdown=GRACEFUL_SECONDS,  # type: ignore[arg-type]
         )
         server = _Server(config, lambda: started(self.url(sock.getsockname()[1])))
@@ -119,7 +128,11 @@ def make_app(desk: CallbackDesk) -> Starlette:
     """The receiver's web app: one route."""
 
     async def callback(request: Request) -> PlainTextResponse:
-        raw, oversized = await _body(request)
+        try:
+            async with asyncio.timeout(BODY_SECONDS):
+                raw, oversized = await _body(request)
+        except TimeoutError:  # a body sent drop by drop holds no connection for long
+            return PlainTextResponse("too slow\n", status_code=408)
         client = request.client
         answer = await desk.receive(
             Arrival(

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 from orderdash.core.ledger import LedgerError
 from orderdash.core.model.errors import ApiError, NotFound, RateLimited
 from orderdash.core.model.jsontext import dumps
+from orderdash.core.receiver import MAX_BODY_BYTES
 from orderdash.core.receiver.coalesce import COALESCED, FULL, Coalescer, Read
 from orderdash.core.receiver.compare import differences
 from orderdash.core.receiver.guard import IPNetwork, SourceBuckets, allowed, networks, source_of
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_ADMITTING",
+    "MAX_BODY_BYTES",
     "Answer",
     "Arrival",
     "CallbackDesk",
