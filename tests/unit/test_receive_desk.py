@@ -119,3 +119,17 @@ def test_refusals_are_journaled_each_and_logged_once_a_second(
     assert [r.outcome for r in book.callbacks_received()] == ["malformed"] * 6
     lines = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
     assert len(lines) == 2 and lines[1].endswith("(4 more refused since the last line)")
+
+
+def test_the_options_come_from_the_settings() -> None:
+    from orderdash.core.settings.model import Settings
+
+    settings = Settings.model_validate(
+        {"callback_allow": "203.0.113.0/24, ::1", "callback_trusted_hops": 1, "till": "back"}
+    )
+    options = ReceiveOptions.from_settings(settings)
+    assert [str(net) for net in options.allow] == ["203.0.113.0/24", "::1/128"]
+    assert (options.till, options.trusted_hops) == ("back", 1)
+    assert ReceiveOptions.from_settings(Settings()).allow == ()
+    with pytest.raises(ValueError, match="not an address or network"):
+        Settings.model_validate({"callback_allow": ["203.0.113.0/33"]})

@@ -341,6 +341,14 @@ class Settings(BaseModel):
                 raise ValueError("callback_url must be one line, without credentials")
         return self
 
+    @field_validator("callback_allow", mode="before")
+    @classmethod
+    def _split_callback_allow(cls, value: object) -> object:
+        # from the environment: one text, the networks separated by commas
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
     @model_validator(mode="after")
     def _check_callback_allow(self) -> Settings:
         import ipaddress  # only when an allow-list is set
