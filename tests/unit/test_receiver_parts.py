@@ -96,35 +96,43 @@ def callback(token: str, status: str | None = "IN_PROGRESS") -> Callback:
     return Callback(token, status, None, None)
 
 
+def offer(reads: Coalescer, sent: Callback, row: str, now: float) -> str:
+    """A callback offered, its journal row written (the read released) when it is queued."""
+    decision = reads.offer(sent, row, now)
+    if decision == QUEUED:
+        reads.release(sent.token, row)
+    return decision
+
+
 def test_a_burst_for_one_order_is_one_read() -> None:
     reads = Coalescer()
-    assert reads.offer(callback("t"), "row-1", 0.0) == QUEUED
-    assert reads.offer(callback("t"), "row-2", 0.1) == COALESCED  # waiting
+    assert offer(reads, callback("t"), "row-1", 0.0) == QUEUED
+    assert offer(reads, callback("t"), "row-2", 0.1) == COALESCED  # waiting
     read, _ = reads.next_read(0.2)
     assert read is not None and read.journal_id == "row-1"
-    assert reads.offer(callback("t"), "row-3", 0.5) == COALESCED  # running
+    assert offer(reads, callback("t"), "row-3", 0.5) == COALESCED  # running
     assert not reads.finished(read, "IN_PROGRESS")  # it said what the read found
-    assert reads.offer(callback("t"), "row-4", 1.1) == COALESCED  # within the second
+    assert offer(reads, callback("t"), "row-4", 1.1) == COALESCED  # within the second
     assert reads.next_read(1.1) == (None, None)
-    assert reads.offer(callback("t"), "row-5", 1.3) == QUEUED  # a second after: read again
+    assert offer(reads, callback("t"), "row-5", 1.3) == QUEUED  # a second after: read again
 
 
 def test_a_callback_that_says_more_than_its_read_saw_earns_one_more_read() -> None:
     reads = Coalescer()
-    reads.offer(callback("t"), "row-1", 0.0)
+    offer(reads, callback("t"), "row-1", 0.0)
     read, _ = reads.next_read(0.0)
     assert read is not None
-    assert reads.offer(callback("t", "CONFIRMED"), "row-2", 0.1) == COALESCED
+    assert offer(reads, callback("t", "CONFIRMED"), "row-2", 0.1) == COALESCED
     assert reads.finished(read, "IN_PROGRESS")  # one more, a second after the first began
     assert reads.next_read(0.5) == (None, 1.0)
     again, _ = reads.next_read(1.0)
     assert again is not None and again.journal_id is None
-    assert reads.offer(callback("t", "CONFIRMED"), "row-3", 1.2) == COALESCED
+    assert offer(reads, callback("t", "CONFIRMED"), "row-3", 1.2) == COALESCED
 
 
 def test_the_reads_waiting_and_the_orders_remembered_are_bounded() -> None:
     reads = Coalescer(queue_limit=3)
-    assert [reads.offer(callback(f"t{n}"), f"r{n}", 0.0) for n in range(4)] == [
+    assert [offer(reads, callback(f"t{n}"), f"r{n}", 0.0) for n in range(4)] == [
         QUEUED,
         QUEUED,
         QUEUED,
@@ -132,11 +140,24 @@ def test_the_reads_waiting_and_the_orders_remembered_are_bounded() -> None:
     ]
     many = Coalescer(queue_limit=MAX_ORDERS * 2)
     for n in range(MAX_ORDERS + 50):
-        many.offer(callback(f"t{n}"), f"r{n}", 0.0)
+        offer(many, callback(f"t{n}"), f"r{n}", 0.0)
         read, _ = many.next_read(0.0)
         assert read is not None
         many.finished(read, "IN_PROGRESS")
     assert len(many) == MAX_ORDERS
+
+
+def test_a_read_waits_for_its_journal_row_and_is_forgotten_without_one() -> None:
+    reads = Coalescer()
+    assert reads.offer(callback("t"), "row-1", 0.0) == QUEUED
+    assert reads.next_read(0.0) == (None, None)  # held: its row is not written yet
+    assert reads.offer(callback("t"), "row-2", 0.0) == COALESCED
+    reads.withdraw("t", "row-1")  # the row could not be written
+    assert reads.waiting == 0 and len(reads) == 0
+    assert reads.offer(callback("t"), "row-3", 0.0) == QUEUED
+    reads.release("t", "row-3")
+    read, _ = reads.next_read(0.0)
+    assert read is not None and read.journal_id == "row-3"
 
 
 def test_the_body_is_set_against_getorder() -> None:

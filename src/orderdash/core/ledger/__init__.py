@@ -368,9 +368,11 @@ class Book(Protocol):
         raw: bytes,
         outcome: str = "received",
         detail: str = "",
+        *,
+        row_id: str | None = None,
     ) -> str:
         """Journal one callback as it came, before anything is done about it; its id
-        (`core/ledger/callbacks.py`)."""
+        (`row_id`, or a new one: `core/ledger/callbacks.py`)."""
         ...
 
     def callback_outcome(self, ids: Sequence[str], outcome: str, detail: str = "") -> None: ...

@@ -77,11 +77,13 @@ class CallbackJournal:
         raw: bytes,
         outcome: str = "received",
         detail: str = "",
+        *,
+        row_id: str | None = None,
     ) -> str:
-        """Journal one callback as it came (`raw`: its body, cut); its id, for
-        `callback_outcome`."""
+        """Journal one callback as it came (`raw`: its body, cut); its id (`row_id`, or a new
+        one), for `callback_outcome`."""
         row = (
-            uuid.uuid4().hex,
+            clean(row_id, limit=40) if row_id else uuid.uuid4().hex,
             time_text(at),
             clean(source, limit=MAX_SOURCE),
             clean(token, limit=MAX_CALLBACK_TOKEN),

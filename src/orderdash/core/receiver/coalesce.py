@@ -57,6 +57,8 @@ class Coalescer:
         self._orders: OrderedDict[str, Read] = OrderedDict()
         self._heap: list[tuple[float, int, Read]] = []
         self._seq = itertools.count()
+        #: Reads queued whose callback's journal row is not written yet.
+        self._held = 0
 
     def offer(self, callback: Callback, journal_id: str, now: float) -> str:
         """A callback: QUEUED (a new read), COALESCED (it joined one) or FULL (too many reads
@@ -73,15 +75,37 @@ class Coalescer:
                 elif status != read.found and len(self._heap) < self._queue_limit:
                     self._queue(Read(token, None, None, read.started + self._window))
                 return COALESCED
-            if len(self._heap) >= self._queue_limit:
+            if len(self._heap) + self._held >= self._queue_limit:
                 return FULL
-            self._queue(Read(token, callback, journal_id, now))
+            # held until `release`: not read before its callback's journal row is written
+            self._remember(Read(token, callback, journal_id, now))
+            self._held += 1
             return QUEUED
 
+    def release(self, token: str, journal_id: str) -> None:
+        """The journal row of the callback `journal_id` is written: its read may start."""
+        with self._lock:
+            read = self._orders.get(token)
+            if read is not None and read.journal_id == journal_id and read.started is None:
+                self._held -= 1
+                heapq.heappush(self._heap, (read.due, next(self._seq), read))
+
+    def withdraw(self, token: str, journal_id: str) -> None:
+        """Forget the read `offer` queued for the callback `journal_id`: its journal row could
+        not be written, so it is not acted on."""
+        with self._lock:
+            read = self._orders.get(token)
+            if read is not None and read.journal_id == journal_id and read.started is None:
+                self._held -= 1
+                del self._orders[token]
+
     def _queue(self, read: Read) -> None:
+        self._remember(read)
+        heapq.heappush(self._heap, (read.due, next(self._seq), read))
+
+    def _remember(self, read: Read) -> None:
         self._orders.pop(read.token, None)
         self._orders[read.token] = read
-        heapq.heappush(self._heap, (read.due, next(self._seq), read))
         while len(self._orders) > MAX_ORDERS:
             oldest = next(iter(self._orders.values()))
             if not oldest.finished:
@@ -117,7 +141,7 @@ class Coalescer:
     @property
     def waiting(self) -> int:
         with self._lock:
-            return len(self._heap)
+            return len(self._heap) + self._held
 
     def __len__(self) -> int:
         with self._lock:

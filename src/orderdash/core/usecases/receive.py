@@ -15,6 +15,7 @@ import asyncio
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -23,7 +24,7 @@ from orderdash.core.ledger import LedgerError
 from orderdash.core.model.errors import ApiError, NotFound, RateLimited
 from orderdash.core.model.jsontext import dumps
 from orderdash.core.receiver import MAX_BODY_BYTES
-from orderdash.core.receiver.coalesce import COALESCED, FULL, Coalescer, Read
+from orderdash.core.receiver.coalesce import COALESCED, FULL, QUEUED, Coalescer, Read
 from orderdash.core.receiver.compare import differences
 from orderdash.core.receiver.guard import IPNetwork, SourceBuckets, allowed, networks, source_of
 from orderdash.core.receiver.parse import Callback, Malformed, parse_callback
@@ -158,23 +159,28 @@ class CallbackDesk:
                 answer = Answer(200, "received")
             except Malformed as exc:
                 answer, detail = Answer(400, "malformed"), str(exc)
-        token = callback.token if callback is not None else ""
+        token, row, decision = "", uuid.uuid4().hex, ""
+        if callback is not None:
+            # decided before the row is written, so that the row is one write; the read is
+            # held until the row is written (taken back if it cannot be)
+            token, decision = callback.token, self.reads.offer(callback, row, self._monotonic())
+            if decision == COALESCED:
+                answer = Answer(200, "coalesced")
+            elif decision == FULL:
+                answer, detail = Answer(503, "rate-limited"), "too many reads wait"
         try:
-            row = self._book.callback_received(
-                self._now(), source, token, arrival.raw, answer.outcome, detail
+            self._book.callback_received(
+                self._now(), source, token, arrival.raw, answer.outcome, detail, row_id=row
             )
         except LedgerError as exc:
+            if decision == QUEUED:
+                self.reads.withdraw(token, row)
             log.error("a callback from %s was not journaled: %s", source, exc.message)
             return Answer(503, answer.outcome)
+        if decision == QUEUED:
+            self.reads.release(token, row)
         if callback is None:
             self._say_refused(source, answer.outcome, detail)
-            return answer
-        decision = self.reads.offer(callback, row, self._monotonic())
-        if decision == COALESCED:
-            self._outcome(row, "coalesced")
-        elif decision == FULL:
-            self._outcome(row, "rate-limited", "too many reads wait")
-            return Answer(503, "rate-limited")
         return answer
 
     def _say_refused(self, source: str, outcome: str, detail: str) -> None:
