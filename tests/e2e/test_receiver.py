@@ -236,6 +236,7 @@ def test_the_command_says_where_it_listens_and_stops_on_ctrl_c(
         process.kill()
     assert process.returncode == 130
     assert "Traceback" not in err
+    assert "orderdash: callback from 127.0.0.1 refused: malformed" in err  # said, not only logged
     book = SqlBook(SqliteEngine(tmp_path / "book.sqlite3"))
     try:
         assert [row.outcome for row in book.callbacks_received()] == ["malformed"]

@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import socket
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -22,10 +24,12 @@ from starlette.routing import Route
 from orderdash.cli.options import EXIT_INTERRUPTED
 from orderdash.cli.settings import settings_from_args
 from orderdash.core.model.errors import UsageError
+from orderdash.core.runtime import logs
 from orderdash.core.service.client import OrderClient
 from orderdash.core.usecases.reads import BookOpener, command_gates, ledger_book
 from orderdash.core.usecases.receive import (
     MAX_BODY_BYTES,
+    RECEIVER_LOGGER,
     Arrival,
     CallbackDesk,
     ReceiveOptions,
@@ -49,6 +53,7 @@ def run_receive(args: argparse.Namespace, open_book: BookOpener | None = None) -
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be 0 to 65535")
     options = ReceiveOptions.from_settings(settings)
+    _alarms_on_stderr()
     book = (open_book or ledger_book)(settings)
     try:
         asyncio.run(_serve(settings, book, options, args.host, args.port))
@@ -56,6 +61,19 @@ def run_receive(args: argparse.Namespace, open_book: BookOpener | None = None) -
         book.close_connection()
     # it serves until stopped: by Ctrl-C (or SIGTERM), which uvicorn takes to stop cleanly
     return EXIT_INTERRUPTED
+
+
+def _alarms_on_stderr() -> None:
+    """The receiver's warnings (its alarms, the callbacks refused) on stderr as well as in the
+    log file: the receiver owns no screen, and whoever runs it watches its output. Redacted as
+    the log file is."""
+    setup = logs.current()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    if setup is not None:
+        handler.addFilter(setup.redactor)
+        handler.setFormatter(logs.RedactingFormatter(setup.redactor, "orderdash: %(message)s"))
+    logging.getLogger(RECEIVER_LOGGER).addHandler(handler)
 
 
 async def _serve(

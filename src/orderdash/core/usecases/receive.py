@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_ADMITTING",
     "MAX_BODY_BYTES",
+    "RECEIVER_LOGGER",
     "Answer",
     "Arrival",
     "CallbackDesk",
@@ -46,7 +47,9 @@ __all__ = [
     "ReceiveOptions",
 ]
 
-log = logging.getLogger("orderdash.receiver")
+#: The receiver's logger: its alarms and refusals are warnings.
+RECEIVER_LOGGER = "orderdash.receiver"
+log = logging.getLogger(RECEIVER_LOGGER)
 
 #: Callbacks being journaled at once; beyond, a callback is answered 503 unjournaled (its
 #: journal would wait behind the others: a flood must not queue threads without end).
