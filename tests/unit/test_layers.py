@@ -352,7 +352,7 @@ CORE_FLOORS: tuple[tuple[str, ...], ...] = (
     ("runtime",),  # the process: the log file, the start-up switches, the collector
     ("service", "domain"),  # the transport; what an order means
     ("ledger", "polling", "qr"),
-    ("books", "customer"),
+    ("books", "customer", "receiver"),  # receiver: the service's callbacks, as hints
     ("watching",),
     ("notify",),
     ("settings",),  # they name every feature's options

@@ -3,8 +3,8 @@
 `options` holds the parsers (`settings`, the settings they give); each command has its module
 and function in `RUNS` (`order`: get; `rates`; `account`: orders, charge, charges; `books`:
 close, export, attention; `stats`: the day at a glance; `verify`: close --verify; `resolve`;
-`receipt`; `doctor`; `screens`: tui, pos; `watch`; `demo`; `display`; `notify`: notify --test;
-`simulate`), and `render` prints what the one-shot commands return.
+`receipt`; `doctor`; `receive`; `screens`: tui, pos; `watch`; `demo`; `display`; `notify`:
+notify --test; `simulate`), and `render` prints what the one-shot commands return.
 This is the one place that imports late: only the command that runs is imported, so that
 `orderdash get` never loads textual, the simulator or qrcode, and `--help` loads neither httpx
 nor pydantic. Each command's module imports what it needs at its top.
@@ -50,7 +50,7 @@ EXIT_BROKEN_PIPE = 141
 
 #: The commands that own the terminal or run until stopped: their notifications' outcomes go
 #: to the log only (a one-shot command also says them on stderr).
-_SCREENS = frozenset({"tui", "pos", "watch", "demo", "display", "simulate"})
+_SCREENS = frozenset({"tui", "pos", "watch", "demo", "display", "simulate", "receive"})
 
 
 class Run(NamedTuple):
@@ -90,6 +90,7 @@ RUNS: dict[str, Run] = {
     "resolve": Run("resolve", "run_resolve", SHOWN, book=True),
     "receipt": Run("receipt", "run_receipt", EXIT, book=True),
     "doctor": Run("doctor", "run_doctor", EXIT),
+    "receive": Run("receive", "run_receive", EXIT, book=True),
     "notify": Run("notify", "run_notify_test", EXIT),
     "simulate": Run("simulate", "run_simulate", EXIT),
 }

@@ -324,6 +324,12 @@ def _doctor_arguments(doctor: argparse.ArgumentParser) -> None:
     _add_connection_options(doctor)
 
 
+def _receive_arguments(receive: argparse.ArgumentParser) -> None:
+    receive.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    receive.add_argument("--port", type=int, default=8099, help="port (8099)")
+    _add_connection_options(receive)
+
+
 def _notify_arguments(notify: argparse.ArgumentParser) -> None:
     notify.add_argument(
         "--test",
@@ -497,6 +503,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
         "check what the shop needs before opening: the hosts, the clock, the log-in, the "
         "bearer_token header, the ledger, the callback URL, the budgets (exit 1 on a failure)",
         _doctor_arguments,
+    ),
+    "receive": (
+        "take the service's callbacks at /callback: each journaled, then its order read once "
+        "(getOrder) and written to the ledger",
+        _receive_arguments,
     ),
     "notify": (
         "the notification rules (the notify extra): --test sends one message through each",

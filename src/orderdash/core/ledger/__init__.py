@@ -7,11 +7,11 @@ imports textual. The schema and the JSON of a close are documented in docs/books
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Protocol
+from typing import NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 from orderdash.core.model.errors import OrderdashError, UsageError
@@ -199,6 +199,19 @@ class ReceiptPrint:
     attempt: str
 
 
+class ReceivedCallback(NamedTuple):
+    """One row of the callbacks' journal (`callbacks.py`), as read back: every text one bounded
+    printable line, the body apart (bounded, its line breaks kept)."""
+
+    id: str
+    received_at: datetime
+    source: str
+    token: str
+    body: str
+    outcome: str
+    detail: str
+
+
 class LedgerError(OrderdashError):
     """The ledger cannot be opened, read or written (one line; never a password)."""
 
@@ -346,5 +359,24 @@ class Book(Protocol):
     def receipt_ended(
         self, token: str, attempt: str, outcome: str, detail: str, at: datetime
     ) -> None: ...
+
+    def callback_received(
+        self,
+        at: datetime,
+        source: str,
+        token: str,
+        raw: bytes,
+        outcome: str = "received",
+        detail: str = "",
+        *,
+        row_id: str | None = None,
+    ) -> str:
+        """Journal one callback as it came, before anything is done about it; its id
+        (`row_id`, or a new one: `core/ledger/callbacks.py`)."""
+        ...
+
+    def callback_outcome(self, ids: Sequence[str], outcome: str, detail: str = "") -> None: ...
+
+    def callbacks_received(self, limit: int = 100) -> list[ReceivedCallback]: ...
 
     def close_connection(self) -> None: ...

@@ -123,6 +123,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX IF NOT EXISTS receipt_prints_token ON receipt_prints (token, printed_at)",
     ),
+    (
+        # every callback the receiver was sent (core/ledger/callbacks.py), written before it is
+        # acted on; its outcome updated once the order is read
+        """CREATE TABLE IF NOT EXISTS callbacks_received (
+            id TEXT PRIMARY KEY,
+            received_at TEXT NOT NULL,
+            source TEXT NOT NULL,
+            token TEXT NOT NULL,
+            body TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            detail TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS callbacks_received_at ON callbacks_received (received_at)",
+    ),
 )
 
 #: The version this orderdash writes: a book of a newer version is refused, an older migrated.

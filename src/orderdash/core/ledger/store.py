@@ -30,6 +30,7 @@ from orderdash.core.ledger import (
     ResolutionRecord,
     SeenOrder,
 )
+from orderdash.core.ledger.callbacks import CallbackJournal
 from orderdash.core.ledger.notices import NoticeClaims
 from orderdash.core.ledger.receipts import ReceiptJournal
 from orderdash.core.ledger.rows import (
@@ -108,7 +109,7 @@ def _once_again(method: Callable[..., T]) -> Callable[..., T]:
     return call
 
 
-class SqlBook(NoticeClaims, ReceiptJournal):
+class SqlBook(NoticeClaims, ReceiptJournal, CallbackJournal):
     """The `Book` on one engine (see orderdash.core.ledger.Book)."""
 
     def __init__(self, engine: Engine) -> None:
@@ -504,7 +505,7 @@ class SqlBook(NoticeClaims, ReceiptJournal):
     @_once_again
     def written(self, fn: Callable[[Cursor], T]) -> T:
         """`fn(cursor)` in one write transaction (the notifications' claims: `notices.py`; the
-        receipts' journal: `receipts.py`)."""
+        receipts' journal: `receipts.py`; the callbacks' journal: `callbacks.py`)."""
         with self._lock, self._write() as cursor:
             return fn(cursor)
 

@@ -99,6 +99,11 @@ class Settings(BaseModel):
     #: The callback receiver's public URL, as set in the service's cabinet: `doctor` checks
     #: it answers and prints it to paste.
     callback_url: str | None = Field(None, max_length=2000)
+    #: The networks `orderdash receive` takes callbacks from (CIDRs or addresses; empty: any).
+    callback_allow: tuple[str, ...] = Field((), max_length=100)
+    #: Reverse proxies in front of the receiver whose `X-Forwarded-For` names the sender (0:
+    #: the socket's peer is the sender).
+    callback_trusted_hops: int = Field(0, ge=0, le=10)
     #: Seconds between reads of the account's order history (`watch --account`): new orders.
     account_interval: float = Field(60.0, gt=0, le=86400)
     #: History pages one read of the account's orders asks for at most (`orders`, account
@@ -334,6 +339,28 @@ class Settings(BaseModel):
                 raise ValueError("callback_url must be an http(s) URL")
             if parts.username or parts.password or not self.callback_url.isprintable():
                 raise ValueError("callback_url must be one line, without credentials")
+        return self
+
+    @field_validator("callback_allow", mode="before")
+    @classmethod
+    def _split_callback_allow(cls, value: object) -> object:
+        # from the environment: one text, the networks separated by commas
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @model_validator(mode="after")
+    def _check_callback_allow(self) -> Settings:
+        import ipaddress  # only when an allow-list is set
+
+        for entry in self.callback_allow:
+            try:
+                ipaddress.ip_network(entry.strip(), strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"callback_allow: {entry[:60].encode('unicode_escape').decode()!r} is not an"
+                    " address or network"
+                ) from None
         return self
 
     @model_validator(mode="after")
