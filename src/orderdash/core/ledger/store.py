@@ -22,6 +22,7 @@ from orderdash.core.ledger import (
     REFUND_BASES,
     RESOLUTION_KINDS,
     UNLINKED,
+    Announcements,
     ChainMoved,
     ChargeRecord,
     CloseRecord,
@@ -29,6 +30,12 @@ from orderdash.core.ledger import (
     OverlappingClose,
     ResolutionRecord,
     SeenOrder,
+)
+from orderdash.core.ledger.announcements import (
+    CHANNEL,
+    POSTGRES_ANNOUNCE,
+    SQLITE_ANNOUNCE,
+    announceable,
 )
 from orderdash.core.ledger.notices import NoticeClaims
 from orderdash.core.ledger.receipts import ReceiptJournal
@@ -88,6 +95,8 @@ class Engine(Protocol):
     def lost(self) -> bool:
         """The last call failed because the connection was lost (the next makes it again)."""
         ...
+
+    def listen(self) -> Announcements: ...
 
 
 def _once_again(method: Callable[..., T]) -> Callable[..., T]:
@@ -327,6 +336,23 @@ class SqlBook(NoticeClaims, ReceiptJournal):
             SeenOrder(str(token), str(till), parse_time(first), parse_time(last), str(text))
             for token, till, first, last, text in rows
         ]
+
+    @_once_again
+    def announce(self, token: str) -> None:
+        """PostgreSQL: a NOTIFY on `CHANNEL`; SQLite: a row in `announcements`, the oldest
+        pruned (`core/ledger/announcements.py`)."""
+        if not announceable(token):
+            return
+        with self._lock:
+            if self._engine.name == "postgresql":
+                self._engine.query(POSTGRES_ANNOUNCE, (CHANNEL, token))
+                return
+            with self._write() as cursor:
+                cursor.execute(SQLITE_ANNOUNCE[0], (token, time_text(datetime.now(UTC))))
+                cursor.execute(SQLITE_ANNOUNCE[1])
+
+    def listen(self) -> Announcements:
+        return self._engine.listen()
 
     # -- closes ----------------------------------------------------------------------------
 
