@@ -58,6 +58,9 @@ class Plan:
         self.poll_interval = poll_interval
         self.refresh_interval = refresh_interval
         self.rates_enabled = rates_enabled
+        #: While the service's callbacks reach the book, the shortest getOrder interval of an
+        #: order not before a customer (`push.py`); 0: none.
+        self.fallback = 0.0
         #: getOrder interval of the orders before a customer (None: `poll_interval`).
         self.customer_poll_interval = customer_poll_interval
         #: The scheduler's own list and budgets (shared, not copied).
@@ -211,6 +214,10 @@ class Plan:
             interval = max(CLOSED_INTERVAL, background)
         else:
             interval = background
+        if self.fallback and not (watched.focused and watched.pos):
+            # the push tells payments: the poll is the fallback (the customer's order is
+            # still read at its pace: what a broken push shows first)
+            interval = max(interval, self.fallback)
         # an order closed unpaid whose late window is over is read only while on screen
         order_track.enabled = watched.focused or not watched.late_over(now)
         if interval < order_track.interval and order_track.failures == 0:
