@@ -37,6 +37,10 @@ RETUNE_EVERY = 30.0
 #: After an order's priority changes the list is planned again, but not more often than this:
 #: a plan of 5,000 orders costs about 10 ms, and a payment storm changes a priority per read.
 REPLAN_GAP = 1.0
+#: While the service's callbacks reach the book, an order is read this many times less often
+#: than its plan says (and never more often than the fallback pace): polling alone reads a
+#: long list somewhat ahead of its plan, so twice the interval would not halve its cost.
+FALLBACK_SLOWDOWN = 3
 #: A time before any other: a plan made then is due again.
 NEVER = -1e18
 
@@ -215,9 +219,10 @@ class Plan:
         else:
             interval = background
         if self.fallback and not (watched.focused and watched.pos):
-            # the push tells payments: the poll is the fallback (the customer's order is
-            # still read at its pace: what a broken push shows first)
-            interval = max(interval, self.fallback)
+            # the push tells payments: the poll is the fallback, at most half as often as
+            # polling alone (the customer's order is still read at its pace: what a broken
+            # push shows first)
+            interval = max(interval * FALLBACK_SLOWDOWN, self.fallback)
         # an order closed unpaid whose late window is over is read only while on screen
         order_track.enabled = watched.focused or not watched.late_over(now)
         if interval < order_track.interval and order_track.failures == 0:
