@@ -11,6 +11,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+from pydantic import SecretStr
+
 from conftest import make_settings
 from orderdash.core.ledger.open import open_book
 from orderdash.core.model import jsontext
@@ -49,12 +52,16 @@ async def announced(book, token: str, out: io.StringIO) -> None:  # noqa: ANN001
         await asyncio.sleep(0.1)
 
 
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
 async def test_watch_shows_a_payment_announced_on_the_book_without_reading_it(
-    sim_server: SimulatorServer, tmp_path: Path
+    sim_server: SimulatorServer, tmp_path: Path, engine: str, request: pytest.FixtureRequest
 ) -> None:
-    ledger = tmp_path / "ledger.sqlite3"
+    if engine == "sqlite":
+        book = {"ledger": str(tmp_path / "ledger.sqlite3")}
+    else:
+        book = {"ledger_url": SecretStr(request.getfixturevalue("pg_server").schema_url())}
     # polled once at start, then not for an hour: only the book can tell the payment
-    settings = make_settings(sim_server.base_url, poll_interval=3600, ledger=str(ledger))
+    settings = make_settings(sim_server.base_url, poll_interval=3600, **book)
     out = io.StringIO()
     task = asyncio.create_task(watch_jsonl(settings, [OPEN], out))
     receiver = open_book(settings)

@@ -284,10 +284,14 @@ class SqlBook(NoticeClaims, ReceiptJournal):
 
     # -- orders seen -----------------------------------------------------------------------
 
+    #: The newest read wins: a read older than the one written (a till's batch written after
+    #: the callback receiver's newer read of the order) leaves it as it is. Times are
+    #: fixed-width text: text order is time order.
     _SEEN = (
         "INSERT INTO orders_seen (token, till, first_seen, last_seen, order_json)"
         " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (token) DO UPDATE SET till = excluded.till,"
         " last_seen = excluded.last_seen, order_json = excluded.order_json"
+        " WHERE excluded.last_seen >= orders_seen.last_seen"
     )
 
     def order_seen(self, token: str, till: str, seen_at: datetime, order_json: str) -> None:

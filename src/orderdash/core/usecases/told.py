@@ -163,7 +163,10 @@ class BookHearing:
                     continue
                 while not heard.empty():
                     tokens += heard.get_nowait()
-                await self._apply(list(dict.fromkeys(tokens)))
+                try:
+                    await self._apply(list(dict.fromkeys(tokens)))
+                except Exception:  # noqa: BLE001 - a bug here must not stop the watching
+                    log.exception("the announced orders could not be applied")
                 self._watcher.check_push()
         finally:
             stop.set()
