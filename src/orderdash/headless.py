@@ -54,6 +54,7 @@ from orderdash.core.runtime import startup
 from orderdash.core.runtime.logs import ensure_configured
 from orderdash.core.service.client import OrderClient
 from orderdash.core.settings.model import Settings
+from orderdash.core.usecases.told import BookHearing
 
 if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter
@@ -315,8 +316,20 @@ async def _watch(
         )
         for token in tokens:
             watcher.add(token)
+        hearing = BookHearing(
+            writer,
+            watcher,
+            fallback=settings.callback_fallback_seconds,
+            quiet=settings.callback_quiet_seconds,
+            alarm=settings.callback_alarm_seconds,
+            news=lambda news: lines.emit(
+                "push", news.token or None, state=news.kind, message=news.text
+            ),
+        )
         if not account:
-            await watcher.run()
+            async with asyncio.TaskGroup() as group:
+                group.create_task(watcher.run())
+                group.create_task(hearing.run())
             return
         reports = AccountLines(lines, watcher, settings.history_max_pages)
         feed = AccountFeed(
@@ -332,6 +345,7 @@ async def _watch(
         async with asyncio.TaskGroup() as group:
             group.create_task(watcher.run())
             group.create_task(feed.run())
+            group.create_task(hearing.run())
 
 
 def run_jsonl(settings: Settings, tokens: Sequence[str], *, account: bool = False) -> int:

@@ -247,7 +247,7 @@ def test_a_version_1_book_gains_resolutions_and_keeps_its_rows(make_book) -> Non
 
 
 def test_a_version_2_book_gains_each_charges_service_and_keeps_its_rows(make_book) -> None:
-    """Opened by this orderdash, a version-2 book is version 6: its charges are all there, as
+    """Opened by this orderdash, a version-2 book is version 7: its charges are all there, as
     they were, without a service (never looked up, `core/ledger/charges.py`); a charge
     written now has one."""
     book = make_book()
@@ -256,8 +256,8 @@ def test_a_version_2_book_gains_each_charges_service_and_keeps_its_rows(make_boo
     _old_charge(book, "old-made", "made", "made")
     book.resolution_made(resolution("r-1", "old-made"))
     migrated = make_book()
-    assert migrated.version == SCHEMA_VERSION == 6
-    assert book._engine.query("SELECT version FROM schema_version") == [(6,)]
+    assert migrated.version == SCHEMA_VERSION == 7
+    assert book._engine.query("SELECT version FROM schema_version") == [(7,)]
     kept = {c.token: c for c in migrated.charges(T0, T0 + timedelta(hours=1), None)}
     assert {token: (c.outcome, c.detail) for token, c in kept.items()} == {
         "old-unknown": ("unknown", "no answer in 3 tries"),

@@ -41,10 +41,13 @@ if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter
     from orderdash.core.model.results import Fetched
     from orderdash.core.notify.events import Notices
+    from orderdash.core.polling.push import PushNews
     from orderdash.core.service.client import OrderClient
     from orderdash.core.settings.model import Settings
     from orderdash.core.usecases.attention import OrderAttention
+    from orderdash.core.usecases.told import BookHearing
     from orderdash.core.watching.attention import Batch
+    from orderdash.core.watching.session import Severity
     from orderdash.tui.parts import Parts
     from orderdash.tui.ui import Notify, PushScreen, RunWorker
 
@@ -106,6 +109,8 @@ class AppBooks:
         self._asking: list[str] | None = []
         #: A classification of the watched orders runs in a thread (one at a time).
         self._classifying = False
+        #: The book's announcements heard (`start`), once the ledger is open.
+        self.hearing: BookHearing | None = None
         #: Told of an order the ledger holds accepted at the counter, once the state shows it
         #: paid (the App shows it so on every screen).
         self.accepted: Callable[[str], None] = lambda token: None
@@ -159,6 +164,7 @@ class AppBooks:
             _ = self.writer  # its claims from now on: each notification sent once on the book
         self._client.on_order_read = self._read
         self._run_worker(self._resolve(), group="ledger", exclusive=True, exit_on_error=False)
+        self._run_worker(self._hear(), group="ledger-told", exclusive=True, exit_on_error=False)
         waiting, self._asking = self._asking, None
         if waiting:
             self._resolutions_of(waiting)
@@ -211,6 +217,31 @@ class AppBooks:
         finally:
             self._classifying = False
         self.attention.apply(batch, results)
+
+    async def _hear(self) -> None:
+        """The orders another process (the callback receiver) announces on the book, shown as
+        polled answers are; the poll backs off while they flow (`core/usecases/told.py`)."""
+        from orderdash.core.usecases.told import BookHearing
+
+        settings = self._settings
+        self.hearing = BookHearing(
+            self.writer,
+            self._watcher,
+            fallback=settings.callback_fallback_seconds,
+            quiet=settings.callback_quiet_seconds,
+            alarm=settings.callback_alarm_seconds,
+            news=self._push_news,
+        )
+        await self.hearing.run()
+
+    def _push_news(self, news: PushNews) -> None:
+        """The callbacks began to flow, stopped, or missed a payment: said once each."""
+        severity: Severity = "information" if news.kind == "flowing" else "warning"
+        if news.kind == "no-callback":
+            severity = "error"
+        self._notify(
+            news.text, title="Callbacks", severity=severity, timeout=NOTICE_SECONDS, markup=False
+        )
 
     def _read(self, fetched: Fetched) -> None:
         self.writer.saw(fetched.order.token, fetched.raw)

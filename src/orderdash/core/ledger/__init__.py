@@ -239,6 +239,18 @@ class ChainMoved(LedgerError):
 UNLINKED = "-"
 
 
+class Announcements(Protocol):
+    """What a book's `listen` gives: the tokens announced on the book since it was made
+    (`core/ledger/announcements.py`). Blocking: one thread of its own calls it."""
+
+    def wait(self, timeout: float) -> list[str]:
+        """The tokens announced since the last call, waiting up to `timeout` seconds for the
+        first; [] when none came. LedgerError when the book cannot be heard any longer."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class Book(Protocol):
     """The ledger, whatever its engine. Every call is blocking: callers run it off the event loop.
     A call returns once what it wrote is durable (committed)."""
@@ -290,6 +302,16 @@ class Book(Protocol):
     def orders_seen_since(self, since: datetime, limit: int) -> list[SeenOrder]:
         """The newest read of each order read at or after `since` (an order paid since
         then was read since), the first `limit` by when first seen."""
+        ...
+
+    def announce(self, token: str) -> None:
+        """Tell every process on this book that `token`'s read was just written (after
+        `order_seen`): each listener reads it from the book. A token no order has (empty, too
+        long, not one line) is not announced."""
+        ...
+
+    def listen(self) -> Announcements:
+        """The announcements made on this book from now on (`announce`), by any process."""
         ...
 
     def find_close(

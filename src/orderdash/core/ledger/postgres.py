@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orderdash.core.ledger import LedgerError
+from orderdash.core.ledger.announcements import PostgresListener
 from orderdash.core.ledger.url import check_url, public_url, secret_parts, url_secrets
 from orderdash.core.safetext import clean, without_secret
 
@@ -174,6 +175,23 @@ class PostgresEngine:
             return _Cursor(self._connect()).execute(sql, params)
         except self._psycopg.Error as error:
             raise self._failed(error) from None
+
+    def listen(self) -> PostgresListener:
+        """The book's announcements, on a LISTEN connection of their own."""
+        try:
+            connection = self._psycopg.connect(
+                self._url,
+                autocommit=True,
+                connect_timeout=max(2, round(self._connect_seconds)),
+                application_name="orderdash listen",
+                keepalives=1,
+                keepalives_idle=10,
+                keepalives_interval=5,
+                keepalives_count=3,
+            )
+        except self._psycopg.Error as error:
+            raise self._failed(error) from None
+        return PostgresListener(connection, self._failed)
 
     def close(self) -> None:
         self._closed = True

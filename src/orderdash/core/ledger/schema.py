@@ -137,6 +137,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX IF NOT EXISTS callbacks_received_at ON callbacks_received (received_at)",
     ),
+    (
+        # an order's new read announced to every process on a SQLite book (PostgreSQL
+        # announces with NOTIFY instead): read by its rowid, the newest few kept
+        # (core/ledger/announcements.py)
+        """CREATE TABLE IF NOT EXISTS announcements (
+            token TEXT NOT NULL,
+            announced_at TEXT NOT NULL
+        )""",
+    ),
 )
 
 #: The version this orderdash writes: a book of a newer version is refused, an older migrated.

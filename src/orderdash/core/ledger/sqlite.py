@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from orderdash.core.ledger import LedgerError
+from orderdash.core.ledger.announcements import SqliteListener
 from orderdash.core.safetext import clean
 
 #: How long a write waits for another process's write to end.
@@ -178,3 +179,10 @@ class SqliteEngine:
 
     def lost(self) -> bool:
         return False  # a file: nothing to reconnect to
+
+    def listen(self) -> SqliteListener:
+        """The book's announcements, on a connection of their own (a book in memory has no
+        other process to hear: its listener hears this book's own)."""
+        if str(self.path) == MEMORY:
+            raise LedgerError("a ledger in memory has no announcements to listen to")
+        return SqliteListener(self.path)

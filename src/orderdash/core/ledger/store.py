@@ -22,6 +22,7 @@ from orderdash.core.ledger import (
     REFUND_BASES,
     RESOLUTION_KINDS,
     UNLINKED,
+    Announcements,
     ChainMoved,
     ChargeRecord,
     CloseRecord,
@@ -31,6 +32,12 @@ from orderdash.core.ledger import (
     SeenOrder,
 )
 from orderdash.core.ledger.callbacks import CallbackJournal
+from orderdash.core.ledger.announcements import (
+    CHANNEL,
+    POSTGRES_ANNOUNCE,
+    SQLITE_ANNOUNCE,
+    announceable,
+)
 from orderdash.core.ledger.notices import NoticeClaims
 from orderdash.core.ledger.receipts import ReceiptJournal
 from orderdash.core.ledger.rows import (
@@ -89,6 +96,8 @@ class Engine(Protocol):
     def lost(self) -> bool:
         """The last call failed because the connection was lost (the next makes it again)."""
         ...
+
+    def listen(self) -> Announcements: ...
 
 
 def _once_again(method: Callable[..., T]) -> Callable[..., T]:
@@ -276,10 +285,14 @@ class SqlBook(NoticeClaims, ReceiptJournal, CallbackJournal):
 
     # -- orders seen -----------------------------------------------------------------------
 
+    #: The newest read wins: a read older than the one written (a till's batch written after
+    #: the callback receiver's newer read of the order) leaves it as it is. Times are
+    #: fixed-width text: text order is time order.
     _SEEN = (
         "INSERT INTO orders_seen (token, till, first_seen, last_seen, order_json)"
         " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (token) DO UPDATE SET till = excluded.till,"
         " last_seen = excluded.last_seen, order_json = excluded.order_json"
+        " WHERE excluded.last_seen >= orders_seen.last_seen"
     )
 
     def order_seen(self, token: str, till: str, seen_at: datetime, order_json: str) -> None:
@@ -328,6 +341,23 @@ class SqlBook(NoticeClaims, ReceiptJournal, CallbackJournal):
             SeenOrder(str(token), str(till), parse_time(first), parse_time(last), str(text))
             for token, till, first, last, text in rows
         ]
+
+    @_once_again
+    def announce(self, token: str) -> None:
+        """PostgreSQL: a NOTIFY on `CHANNEL`; SQLite: a row in `announcements`, the oldest
+        pruned (`core/ledger/announcements.py`)."""
+        if not announceable(token):
+            return
+        with self._lock:
+            if self._engine.name == "postgresql":
+                self._engine.query(POSTGRES_ANNOUNCE, (CHANNEL, token))
+                return
+            with self._write() as cursor:
+                cursor.execute(SQLITE_ANNOUNCE[0], (token, time_text(datetime.now(UTC))))
+                cursor.execute(SQLITE_ANNOUNCE[1])
+
+    def listen(self) -> Announcements:
+        return self._engine.listen()
 
     # -- closes ----------------------------------------------------------------------------
 

@@ -37,6 +37,10 @@ RETUNE_EVERY = 30.0
 #: After an order's priority changes the list is planned again, but not more often than this:
 #: a plan of 5,000 orders costs about 10 ms, and a payment storm changes a priority per read.
 REPLAN_GAP = 1.0
+#: While the service's callbacks reach the book, an order is read this many times less often
+#: than its plan says (and never more often than the fallback pace): polling alone reads a
+#: long list somewhat ahead of its plan, so twice the interval would not halve its cost.
+FALLBACK_SLOWDOWN = 3
 #: A time before any other: a plan made then is due again.
 NEVER = -1e18
 
@@ -58,6 +62,9 @@ class Plan:
         self.poll_interval = poll_interval
         self.refresh_interval = refresh_interval
         self.rates_enabled = rates_enabled
+        #: While the service's callbacks reach the book, the shortest getOrder interval of an
+        #: order not before a customer (`push.py`); 0: none.
+        self.fallback = 0.0
         #: getOrder interval of the orders before a customer (None: `poll_interval`).
         self.customer_poll_interval = customer_poll_interval
         #: The scheduler's own list and budgets (shared, not copied).
@@ -211,6 +218,11 @@ class Plan:
             interval = max(CLOSED_INTERVAL, background)
         else:
             interval = background
+        if self.fallback and not (watched.focused and watched.pos):
+            # the push tells payments: the poll is the fallback, at most half as often as
+            # polling alone (the customer's order is still read at its pace: what a broken
+            # push shows first)
+            interval = max(interval * FALLBACK_SLOWDOWN, self.fallback)
         # an order closed unpaid whose late window is over is read only while on screen
         order_track.enabled = watched.focused or not watched.late_over(now)
         if interval < order_track.interval and order_track.failures == 0:

@@ -207,6 +207,23 @@ class Scheduler:
                 watched.policy.request_now(kind, now)
             self._reindex(watched)
 
+    def fallback(self, pace: float, now: float) -> None:
+        """Poll each order not before a customer at most every `pace` seconds (the service's
+        callbacks tell payments meanwhile); 0: full polling again."""
+        self._plan.fallback = pace
+        self._retune(now)
+
+    def pushed(self, token: str, now: float) -> None:
+        """An answer for `token` came without a request (announced on the book): it counts as
+        its read, so its next poll waits a whole interval from now."""
+        watched = self.orders.get(token)
+        if watched is None:
+            return
+        track = watched.policy.tracks[Kind.ORDER]
+        if track.last_success is not None and not track.in_flight and not track.pending:
+            track.next_due = max(track.next_due, now + track.interval)
+            self._reindex(watched)
+
     # -- budget ------------------------------------------------------------------------------
 
     @property

@@ -43,6 +43,7 @@ from orderdash.core.service.client import OrderClient
 
 if TYPE_CHECKING:
     from orderdash.core.polling.budget_use import BudgetUse
+    from orderdash.core.polling.push import PushPace
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +172,14 @@ class _Seen:
         )
 
 
+def _newly_paid(change: Change, fetched: Fetched) -> bool:
+    """This read shows a payment the last did not: a new transaction, or a paid state."""
+    if change.new_transaction_ids:
+        return True
+    status = fetched.order.status
+    return change.status is not None and state_key(status.code, status.label) in PAID_STATES
+
+
 def _paid(order: Order) -> Decimal:
     """What the order's transactions add up to, in coin."""
     return sum((tx.amount.base for tx in order.transactions), Decimal(0))
@@ -224,6 +233,10 @@ class OrderWatcher:
         self._early: dict[str, asyncio.Future[Fetched]] = {}
         #: Only prefetched reads are sent until `release` (`hold`).
         self._held = False
+        #: Whether the service's callbacks reach the book (None: nothing is heard from it).
+        self.push: PushPace | None = None
+        #: When each order's last answer applied was received (the clock's seconds).
+        self._received: dict[str, float] = {}
 
     @property
     def tokens(self) -> list[str]:
@@ -237,6 +250,9 @@ class OrderWatcher:
     def remove(self, token: str) -> None:
         self.scheduler.remove(token, self._monotonic())
         self._seen.pop(token, None)
+        self._received.pop(token, None)
+        if self.push is not None:
+            self.push.forget(token)
         self._drop_early(token)
         self._wake.set()
 
@@ -367,21 +383,72 @@ class OrderWatcher:
             self.scheduler.succeeded(token, kind, now)
             if token in self.scheduler.orders:
                 change = self._compare(token, fetched)
-                closed = tone_of(fetched.order.status.code, fetched.order.status.label) not in (
-                    Tone.OPEN,
-                    Tone.UNKNOWN,
-                )
-                self.scheduler.note_result(
-                    token,
-                    now,
-                    activity=bool(change),
-                    closed=closed,
-                    closed_unpaid_for=closed_unpaid_for(fetched.order, fetched.received_at),
-                )
-                self._report(self._events.on_fetched, token, kind, fetched, change)
+                if kind is Kind.ORDER and self.push is not None and _newly_paid(change, fetched):
+                    self.push.polled_paid(token, now)
+                self._apply(token, kind, fetched, change, now)
         finally:
             if token in self.scheduler.orders:
                 self._report(self._events.on_status, token, self.status(token))
+            self._wake.set()
+
+    def _apply(self, token: str, kind: Kind, fetched: Fetched, change: Change, now: float) -> None:
+        """An answer for a watched order, scheduled by and reported."""
+        if kind is Kind.ORDER:
+            self._received[token] = fetched.received_at
+        closed = tone_of(fetched.order.status.code, fetched.order.status.label) not in (
+            Tone.OPEN,
+            Tone.UNKNOWN,
+        )
+        self.scheduler.note_result(
+            token,
+            now,
+            activity=bool(change),
+            closed=closed,
+            closed_unpaid_for=closed_unpaid_for(fetched.order, fetched.received_at),
+        )
+        self._report(self._events.on_fetched, token, kind, fetched, change)
+
+    def pushed(self, token: str, fetched: Fetched) -> bool:
+        """An order's newest read from the book, announced by another process (the callback
+        receiver): applied as a polled answer is (compared, scheduled, reported), without a
+        request. Not applied (False) when the order is not watched, when the read was received
+        before the last answer applied here, or when it would take a payment back (an older
+        read written to the book after a newer one: a poll, never a push, says that)."""
+        if token not in self.scheduler.orders:
+            return False
+        now = self._monotonic()
+        last = self._received.get(token)
+        if last is not None and fetched.received_at < last:
+            return False
+        before = self._seen.get(token)
+        change = self._compare(token, fetched)
+        if change.regression:
+            if before is None:
+                self._seen.pop(token, None)
+            else:
+                self._seen[token] = before
+            return False
+        self.scheduler.pushed(token, now)
+        self._apply(token, Kind.ORDER, fetched, change, now)
+        if token in self.scheduler.orders:
+            self._report(self._events.on_status, token, self.status(token))
+        self._wake.set()
+        return True
+
+    def heard(self, tokens: Iterable[str]) -> None:
+        """The book announced `tokens` (watched here or not): the callbacks flow."""
+        if self.push is None:
+            return
+        now = self._monotonic()
+        began = [self.push.heard(token, now) for token in tokens]
+        if any(began):
+            self.scheduler.fallback(self.push.fallback, now)
+            self._wake.set()
+
+    def check_push(self) -> None:
+        """Time passed: full polling again if the callbacks stopped (`PushPace.check`)."""
+        if self.push is not None and self.push.check(self._monotonic()):
+            self.scheduler.fallback(0.0, self._monotonic())
             self._wake.set()
 
     @staticmethod

@@ -129,6 +129,15 @@ class Settings(BaseModel):
     late_window: Annotated[float, BeforeValidator(_duration), Field(ge=0, le=MAX_LATE_WINDOW)] = (
         DEFAULT_LATE_WINDOW
     )
+    #: While the service's callbacks reach the book (another process announces each order it
+    #: read anew), seconds between getOrder polls of each order: the fallback that finds what
+    #: a lost callback missed, and expiry, which is never pushed (docs/books.md).
+    callback_fallback_seconds: float = Field(60.0, gt=0, le=86400)
+    #: With no callback heard for this long, the poller returns to full polling.
+    callback_quiet_seconds: float = Field(600.0, gt=0, le=86400)
+    #: An order polling finds paid that no callback announced within this long raises the
+    #: "no callback" alarm, and the poller returns to full polling.
+    callback_alarm_seconds: float = Field(30.0, gt=0, le=86400)
     connect_timeout: float = Field(5.0, gt=0, le=600)
     read_timeout: float = Field(10.0, gt=0, le=600)
     #: Overall deadline of one request, connect to last byte.
