@@ -81,6 +81,34 @@ def test_a_payment_is_one_callback_one_read_and_the_order_in_the_book(
     assert paid["amount"]["base"] == Decimal("0.00001")  # the payment is in the book
 
 
+def test_one_callback_is_heard_by_every_till_on_the_book(
+    sim_server: SimulatorServer, book: SqlBook, tmp_path: Path
+) -> None:
+    """The receiver announces the order it wrote: three tills on the same book (each its own
+    connection, as three processes have) hear its token, and none of them reads the order."""
+    token = new_order(sim_server)
+    tills = [SqlBook(SqliteEngine(tmp_path / "ledger.sqlite3")) for _ in range(3)]
+    listening = [till.listen() for till in tills]
+    try:
+        with receiving(sim_server, book) as receiver:
+            sim_server.sim.callbacks.configure(receiver.url)
+            sim_server.sim.add_transaction(token, "0.00001")
+            receiver.journal_until(1)
+            receiver.wait_for(lambda: receiver.pulled == [token])
+            heard = [ears.wait(5.0) for ears in listening]
+        assert heard == [[token]] * 3
+        assert reads_of(sim_server, token) == 1  # the receiver's one read, no till's
+        for till in tills:
+            (seen,) = till.orders_seen([token])
+            # each till finds the payment in the book, without a read of its own
+            assert jsontext.loads(seen.order_json)["transactions"]
+    finally:
+        for ears in listening:
+            ears.close()
+        for till in tills:
+            till.close_connection()
+
+
 def test_a_form_encoded_callback_is_read_the_same(
     sim_server: SimulatorServer, book: SqlBook
 ) -> None:

@@ -31,13 +31,13 @@ from orderdash.core.ledger import (
     ResolutionRecord,
     SeenOrder,
 )
-from orderdash.core.ledger.callbacks import CallbackJournal
 from orderdash.core.ledger.announcements import (
     CHANNEL,
     POSTGRES_ANNOUNCE,
     SQLITE_ANNOUNCE,
     announceable,
 )
+from orderdash.core.ledger.callbacks import CallbackJournal
 from orderdash.core.ledger.notices import NoticeClaims
 from orderdash.core.ledger.receipts import ReceiptJournal
 from orderdash.core.ledger.rows import (

@@ -1,8 +1,9 @@
 """The receiver of the service's callbacks (`orderdash receive`, docs/receiver.md): each callback
 journaled in the shop's book before anything else is done, then taken as a hint only: one
 getOrder for its order (a burst of callbacks for one order is one read), inside the getOrder
-budget, the answer written to the book as the dashboard writes its reads, and whoever listens
-told (`on_pulled`). What the order is, is getOrder's word; the body is only compared with it.
+budget, the answer written to the book as the dashboard writes its reads and announced on it
+(every till on the book applies it), then `on_pulled`. What the order is, is getOrder's word;
+the body is only compared with it.
 
 `CallbackDesk.receive` answers one request (the journal written in a thread); `CallbackDesk.run`
 makes the reads, on the caller's loop, until cancelled. The web server around them is the
@@ -106,8 +107,8 @@ def _nothing(token: str) -> None:
 class CallbackDesk:
     """Takes the callbacks and makes their reads. `book`: the shop's book (the journal and the
     orders read); `client`: getOrder; `gate`: the getOrder budget's; `on_pulled(token)`: called
-    once an order read for a callback is written to the book (from the loop: it must return at
-    once)."""
+    once an order read for a callback is written to the book and announced on it (from the
+    loop: it must return at once)."""
 
     def __init__(
         self,
@@ -260,6 +261,17 @@ class CallbackDesk:
         if read.journal_id is not None:
             await asyncio.to_thread(self._outcome, read.journal_id, outcome, detail)
 
+    def _write_and_announce(self, fetched: Fetched) -> None:
+        """The order read, written to the book as any till writes it, then announced on it:
+        every till on the book applies it without a read of its own (docs/books.md "Every till
+        told"). An announcement that fails costs the tills nothing but speed: they still poll."""
+        token = fetched.order.token
+        self._book.order_seen(token, self._options.till, self._now(), dumps(fetched.raw))
+        try:
+            self._book.announce(token)
+        except LedgerError as exc:
+            log.warning("the order %s was not announced: %s", clean(token, limit=80), exc.message)
+
     async def _written(self, read: Read, fetched: Fetched) -> tuple[str, str]:
         """The read written to the book and told; its outcome and detail for the journal."""
         shown = clean(read.token, limit=80)
@@ -269,13 +281,7 @@ class CallbackDesk:
             detail = "callback body disagrees with getOrder: " + "; ".join(found)
             log.warning("alarm: %s: %s", shown, detail)
         try:
-            await asyncio.to_thread(
-                self._book.order_seen,
-                fetched.order.token,
-                self._options.till,
-                self._now(),
-                dumps(fetched.raw),
-            )
+            await asyncio.to_thread(self._write_and_announce, fetched)
         except LedgerError as exc:
             log.error("the order %s read for a callback was not written: %s", shown, exc.message)
             return "refused", f"not written to the book: {exc.message}"
