@@ -296,6 +296,7 @@ MODULE_JOBS: dict[str, tuple[int, str]] = {
     "cli/options.py": (600, "the command line's parser, every command's options"),
     "cli/render.py": (600, "what the one-shot commands print, as text or JSON"),
     "core/ledger/store.py": (600, "the book on a database (SQLite, PostgreSQL) and its schema"),
+    "core/settings/model.py": (500, "every setting: its type, default, bounds and checks"),
     "core/notify/sender.py": (600, "sending notifications from one thread, with retries"),
     "core/polling/scheduler.py": (600, "which order to read next, within the request budgets"),
     "core/polling/watcher.py": (600, "running the scheduler's reads and reporting each"),
