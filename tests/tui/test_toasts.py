@@ -77,6 +77,7 @@ async def test_two_toasts_at_most_and_none_over_a_dialog_the_news_summed_up_afte
         await wait_until(
             pilot,
             lambda: sum(a.text.startswith("Payment received") for a in app.state.alerts) >= 2,
+            timeout=10,  # two poll rounds, as the orders' arrival above: slower on a loaded machine
         )
         await pilot.pause(0.1)
         assert toasts(app) == [] and "New order" not in screen_text(app)
