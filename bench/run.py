@@ -32,6 +32,7 @@ CASES: dict[str, tuple[str, str]] = {
     "close": ("case_close", "the close of day of 1,000 orders"),
     "responsive": ("case_responsive", "the event loop while a hostile server QR image is read"),
     "many": ("case_many", "the event loop while a table takes thousands of rows"),
+    "push": ("case_push", "the service's callbacks through the receiver to every till"),
 }
 
 

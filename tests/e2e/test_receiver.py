@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -270,3 +271,21 @@ def test_the_command_says_where_it_listens_and_stops_on_ctrl_c(
         assert [row.outcome for row in book.callbacks_received()] == ["malformed"]
     finally:
         book.close_connection()
+
+
+def test_each_answer_goes_at_once_not_held_for_the_senders_ack(
+    sim_server: SimulatorServer, book: SqlBook
+) -> None:
+    """An answer is written in two parts (its head, its body): unless the connection sends at
+    once (TCP_NODELAY), the second waits for the sender's delayed ACK, 40 ms on Linux, on every
+    answer of a kept-alive connection."""
+    with receiving(sim_server, book) as receiver:
+        elsewhere = receiver.url.replace("/callback", "/elsewhere")  # no journal, no read
+        with httpx.Client(timeout=5) as http:
+            http.post(elsewhere, content=b"{}")  # connected
+            times = []
+            for _ in range(9):
+                started = time.perf_counter()
+                assert http.post(elsewhere, content=b"{}").status_code == 404
+                times.append(time.perf_counter() - started)
+    assert sorted(times)[4] < 0.020, times

@@ -116,6 +116,10 @@ class ReceiverServer:
             sock = socket.create_server((self.host, self.port), backlog=128)
         except OSError as exc:
             raise UsageError(f"cannot listen on {self.host}:{self.port}: {exc.strerror}") from None
+        # asyncio sends at once (TCP_NODELAY) only on the connections of a socket made with
+        # IPPROTO_TCP, and create_server's is not: without it each answer's body waited for the
+        # sender's delayed ACK (40 ms on Linux). The accepted connections inherit it.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         config = uvicorn.Config(
             make_app(self.desk),
             log_level="warning",
