@@ -44,6 +44,11 @@ class RunningReceiver:
             self._server.stop()
         self._thread.join(DEADLINE)
 
+    @property
+    def server(self) -> ReceiverServer:
+        assert self._server is not None, "not serving"
+        return self._server
+
     def _told(self, token: str) -> None:
         with self._cv:
             self.pulled.append(token)

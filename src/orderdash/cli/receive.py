@@ -106,6 +106,8 @@ class ReceiverServer:
     def __init__(self, desk: CallbackDesk, host: str = "127.0.0.1", port: int = 0) -> None:
         self.desk, self.host, self.port = desk, host, port
         self._server: uvicorn.Server | None = None
+        #: The socket it listens on, once it does.
+        self.listening: socket.socket | None = None
 
     def url(self, port: int) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
@@ -120,6 +122,7 @@ class ReceiverServer:
         # IPPROTO_TCP, and create_server's is not: without it each answer's body waited for the
         # sender's delayed ACK (40 ms on Linux). The accepted connections inherit it.
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.listening = sock
         config = uvicorn.Config(
             make_app(self.desk),
             log_level="warning",
