@@ -331,8 +331,8 @@ async def _watch(
             async with asyncio.TaskGroup() as group:
                 group.create_task(watcher.run())
                 group.create_task(hearing.run())
-            if settings.receive:
-                group.create_task(_receiving(settings, lines))
+                if settings.receive:
+                    group.create_task(_receiving(settings, lines))
             return
         reports = AccountLines(lines, watcher, settings.history_max_pages)
         feed = AccountFeed(
