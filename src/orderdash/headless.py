@@ -5,7 +5,8 @@ read), `transaction` (a new payment), `late-payment` (after its `transaction` li
 came into an order closed unpaid, docs/limits.md#late-payments), `status` (the status code
 changed), `identity` (the token now names another order: the service was reset), `error` (a read
 failed; again whenever the kind of failure changes, e.g. "cannot-connect" then "not-found") and
-`recovered`.
+`recovered`. With `receive = true` the callback receiver runs beside it: a `receiver` line
+says where it listens (`"state": "listening"`, its `url`) or why it cannot (`"failed"`).
 With `--account`: the account's open orders are watched too, and `order` reports each order
 the history lists after start (then it is watched if open); a failed history read is an
 `error` with `"source": "account"` and a null token, an incomplete one (stopped at
@@ -330,6 +331,8 @@ async def _watch(
             async with asyncio.TaskGroup() as group:
                 group.create_task(watcher.run())
                 group.create_task(hearing.run())
+                if settings.receive:
+                    group.create_task(_receiving(settings, lines))
             return
         reports = AccountLines(lines, watcher, settings.history_max_pages)
         feed = AccountFeed(
@@ -346,6 +349,19 @@ async def _watch(
             group.create_task(watcher.run())
             group.create_task(feed.run())
             group.create_task(hearing.run())
+            if settings.receive:
+                group.create_task(_receiving(settings, lines))
+
+
+async def _receiving(settings: Settings, lines: JsonLinesEvents) -> None:
+    """`receive = true`: the callback receiver beside the watch, until cancelled."""
+    from orderdash.cli.receive_inside import receive_inside
+
+    await receive_inside(
+        settings,
+        listening=lambda url: lines.emit("receiver", None, heard=False, state="listening", url=url),
+        failed=lambda text: lines.emit("receiver", None, heard=False, state="failed", message=text),
+    )
 
 
 def run_jsonl(settings: Settings, tokens: Sequence[str], *, account: bool = False) -> int:

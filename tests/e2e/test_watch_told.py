@@ -82,3 +82,35 @@ async def test_watch_shows_a_payment_announced_on_the_book_without_reading_it(
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         receiver.close_connection()
+
+
+async def test_watch_with_the_receiver_beside_it_shows_a_callbacks_payment(
+    sim_server: SimulatorServer, tmp_path: Path
+) -> None:
+    """`receive = true`: the receiver runs inside `watch --jsonl`, says where it listens in one
+    line, and a payment the simulator calls back reaches the watch through the book."""
+    settings = make_settings(
+        sim_server.base_url,
+        poll_interval=3600,
+        ledger=str(tmp_path / "ledger.sqlite3"),
+        receive=True,
+        receive_port=0,
+    )
+    out = io.StringIO()
+    task = asyncio.create_task(watch_jsonl(settings, [OPEN], out))
+    try:
+        await until(out, lambda lines: {"state", "receiver"} <= {e["event"] for e in lines})
+        (line,) = [e for e in events(out) if e["event"] == "receiver"]
+        assert line["state"] == "listening" and line["url"].endswith("/callback")
+        sim_server.sim.callbacks.configure(line["url"])
+        sim_server.sim.add_transaction(OPEN)
+        await until(out, lambda lines: any(e["event"] == "transaction" for e in lines))
+        assert [e["state"] for e in events(out) if e["event"] == "push"] == ["flowing"]
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    book = open_book(settings)
+    try:
+        assert {row.token for row in book.callbacks_received()} == {OPEN}
+    finally:
+        book.close_connection()

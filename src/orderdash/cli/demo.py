@@ -1,5 +1,8 @@
 """`orderdash demo`: the simulator in-process, with its demo orders and a paying customer,
-under the dashboard (its own credentials, ledger and display channel: nothing of the shop's)."""
+under the dashboard (its own credentials, ledger and display channel: nothing of the shop's).
+The dashboard runs the callback receiver inside itself on a free loopback port, and the
+simulator sends its callbacks there: a payment reaches the screen as a shop's does with a
+receiver (callback, journal, getOrder, book, announcement), the poller backing off."""
 
 from __future__ import annotations
 
@@ -67,9 +70,17 @@ def run_demo(args: argparse.Namespace, open_book: BookOpener | None = None) -> i
                 # nor the shop's customer display: a channel of its own unless told one (its
                 # faces say DEMO all the same)
                 "display_channel": getattr(args, "display_channel", None) or DEMO_CHANNEL,
+                # the push path, inside the dashboard: no port of the shop's is taken
+                "receive": True,
+                "receive_host": "127.0.0.1",
+                "receive_port": 0,
             },
             {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")},
         )
         return tui_run.run_dashboard(
-            settings, list(simulator.demo_tokens), demo=True, open_book=open_book
+            settings,
+            list(simulator.demo_tokens),
+            demo=True,
+            open_book=open_book,
+            receiving=simulator.callbacks.configure,
         )

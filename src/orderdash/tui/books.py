@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from orderdash.core.watching.attention import Batch
     from orderdash.core.watching.session import Severity
     from orderdash.tui.parts import Parts
+    from orderdash.tui.receiving import DashboardReceiver
     from orderdash.tui.ui import Notify, PushScreen, RunWorker
 
 #: How long the notice of an earlier charge stays up.
@@ -114,6 +115,10 @@ class AppBooks:
         #: Told of an order the ledger holds accepted at the counter, once the state shows it
         #: paid (the App shows it so on every screen).
         self.accepted: Callable[[str], None] = lambda token: None
+        #: The callback receiver run inside the dashboard (`receive = true`), from `start`.
+        self.receiver: DashboardReceiver | None = None
+        #: Told the in-process receiver's URL once it listens (the demo's simulator sends there).
+        self.receiving: Callable[[str], None] = lambda url: None
 
     def _needs_human(self, notices: Notices, found: OrderAttention) -> None:
         first = found.first
@@ -165,6 +170,13 @@ class AppBooks:
         self._client.on_order_read = self._read
         self._run_worker(self._resolve(), group="ledger", exclusive=True, exit_on_error=False)
         self._run_worker(self._hear(), group="ledger-told", exclusive=True, exit_on_error=False)
+        if self._settings.receive:
+            from orderdash.tui.receiving import DashboardReceiver
+
+            self.receiver = DashboardReceiver(
+                self._settings, self._open_book, self._notify, self.receiving
+            )
+            self.receiver.start()
         waiting, self._asking = self._asking, None
         if waiting:
             self._resolutions_of(waiting)
@@ -283,6 +295,8 @@ class AppBooks:
     async def aclose(self) -> None:
         """At exit: what is pending written, the book closed."""
         self._client.on_order_read = None
+        if self.receiver is not None:
+            await self.receiver.aclose()
         if self._writer is not None:
             await self._writer.aclose()
 

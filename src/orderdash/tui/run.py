@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from orderdash.core.runtime.logs import ensure_configured
@@ -55,10 +55,12 @@ def run_dashboard(
     notices: Sequence[str] = (),
     demo: bool = False,
     open_book: BookOpener | None = None,
+    receiving: Callable[[str], None] | None = None,
 ) -> int:
     """`notices`: warnings printed before the screen took over the terminal, shown again;
     `demo`: the simulator's orders (`orderdash demo`), marked DEMO on the customer's screens;
-    `open_book`: as `make_app` takes it."""
+    `open_book`: as `make_app` takes it; `receiving`: told the URL of the receiver run inside
+    the dashboard (`receive = true`) once it listens."""
     # while the screen is up nothing may log to the terminal: the log file or nowhere
     ensure_configured(settings.log_file, [settings.bearer_token, settings.access_token])
     log.info(
@@ -71,6 +73,8 @@ def run_dashboard(
     app = build_dashboard(
         settings, tokens, pos=pos, notices=notices, demo=demo, open_book=open_book
     )
+    if receiving is not None:
+        app.books.receiving = receiving
     if app.publisher is not None:
         # loaded by the parts by now, but kept off this module's import: the first read
         # goes out before it (`build_dashboard`)

@@ -104,6 +104,12 @@ class Settings(BaseModel):
     #: Reverse proxies in front of the receiver whose `X-Forwarded-For` names the sender (0:
     #: the socket's peer is the sender).
     callback_trusted_hops: int = Field(0, ge=0, le=10)
+    #: The callback receiver run inside the dashboard and `watch --jsonl` (after the first
+    #: paint), at `receive_host`:`receive_port` (0: a free port): one machine on a SQLite book
+    #: needs no `orderdash receive` beside it (docs/receiver.md, "Inside the dashboard").
+    receive: bool = False
+    receive_host: str = Field("127.0.0.1", min_length=1, max_length=255, pattern=r"^[^\s/]+$")
+    receive_port: int = Field(8099, ge=0, le=65535)
     #: Seconds between reads of the account's order history (`watch --account`): new orders.
     account_interval: float = Field(60.0, gt=0, le=86400)
     #: History pages one read of the account's orders asks for at most (`orders`, account
