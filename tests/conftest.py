@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-import gc
 import os
 import signal
 import subprocess
@@ -82,16 +81,6 @@ def compile_the_tests(config: pytest.Config) -> None:
         except (OSError, SyntaxError, ValueError):
             continue  # the worker that collects it says what is wrong
         _write_pyc(state, code, source_stat, pyc)
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    # What collecting imported (textual, pydantic, every test module: some 100,000 objects)
-    # lives as long as the process: out of the collector's full walks from here on, as the
-    # dashboard freezes what its own start-up made (core/runtime/startup.py). The walks took
-    # 3.3-4.7 s of 25-34 s of CPU of three TUI files, 1.8-2.6 s with it. Garbage first: only
-    # what is alive is frozen. A test that unfreezes (the collector's own tests) only ends it.
-    gc.collect()
-    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
