@@ -174,3 +174,11 @@ def test_the_body_is_set_against_getorder() -> None:
         "status: body CONFIRMED\ufffd[2J, getOrder IN_PROGRESS",
         "received_amount_in_coins: body 1, getOrder 0",
     ]
+
+
+def test_a_long_forwarded_header_keeps_the_entry_the_proxy_appended() -> None:
+    # the proxy appends the peer at the end of the sender's header: a sender's long header
+    # must not push that entry out of what is read
+    padding = ", ".join(["203.0.113.9"] * 500)
+    assert source_of("10.0.0.1", (f"{padding}, 198.51.100.7",), 1) == "198.51.100.7"
+    assert source_of("10.0.0.1", (f"{padding}, 6.6.6.6", "198.51.100.7"), 1) == "198.51.100.7"

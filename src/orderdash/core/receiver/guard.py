@@ -19,6 +19,7 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 MAX_SOURCE_TEXT = 64
 #: Most `X-Forwarded-For` entries read (a longer header's leftmost are not ours to trust).
 MAX_FORWARDED_ENTRIES = 32
+#: Most of one `X-Forwarded-For` line read: its right end, where the proxies append.
 MAX_FORWARDED_TEXT = 4096
 #: Sources the rate bound remembers at once.
 MAX_SOURCES = 1024
@@ -47,16 +48,21 @@ def source_of(peer: str | None, forwarded: Sequence[str], hops: int) -> str:
     all the proxies: its leftmost entry, which the nearest proxy wrote or passed on."""
     if hops <= 0:
         return clean(peer or "unknown", limit=MAX_SOURCE_TEXT)
-    entries = [
-        entry.strip()
-        for line in forwarded
-        for entry in line[:MAX_FORWARDED_TEXT].split(",")
-        if entry.strip()
-    ][-MAX_FORWARDED_ENTRIES:]
+    entries = [entry.strip() for line in forwarded for entry in _rightmost(line)]
+    entries = [entry for entry in entries if entry][-MAX_FORWARDED_ENTRIES:]
     if not entries:
         return clean(peer or "unknown", limit=MAX_SOURCE_TEXT)
     chosen = entries[-hops] if len(entries) >= hops else entries[0]
     return clean(chosen, limit=MAX_SOURCE_TEXT)
+
+
+def _rightmost(line: str) -> list[str]:
+    """The entries of one `X-Forwarded-For` line within its last `MAX_FORWARDED_TEXT`
+    characters: each proxy appends on the right, so the right end is what is ours to trust (a
+    sender's long header cut from the left); an entry cut in two is left out."""
+    if len(line) <= MAX_FORWARDED_TEXT:
+        return line.split(",")
+    return line[-MAX_FORWARDED_TEXT:].split(",")[1:]
 
 
 def allowed(source: str, allow: Sequence[IPNetwork]) -> bool:
