@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import serving
+from conftest import make_settings, serving
 from orderdash.cli import main
+from orderdash.core.ledger.sqlite import SqliteEngine
+from orderdash.core.ledger.store import SqlBook
 from orderdash.simulator import Simulator, SimulatorServer
 from support.header_proxy import header_proxy
+from support.receiver_run import RunningReceiver
 
 ACCESS = "access-Zq4-doctor-never-shown"
 DB_PASSWORD = "pw-Hk2-doctor-never-shown"
@@ -146,10 +149,15 @@ def test_a_ledger_that_cannot_open_is_named(server, shop, capsys, monkeypatch) -
 def test_the_callback_url_is_checked_and_printed_to_paste(
     server, shop, capsys, monkeypatch
 ) -> None:
-    monkeypatch.setenv("ORDERDASH_CALLBACK_URL", f"{server.base_url}/callback")
-    code, checks, text = doctor(capsys, "--base-url", server.base_url)
+    book = SqlBook(SqliteEngine(shop / "receiver.sqlite3"))
+    try:
+        with RunningReceiver(make_settings(server.base_url), book) as receiver:
+            monkeypatch.setenv("ORDERDASH_CALLBACK_URL", receiver.url)
+            code, checks, text = doctor(capsys, "--base-url", server.base_url)
+    finally:
+        book.close_connection()
     assert code == 0 and checks["callback URL"]["status"] == "ok"
-    assert f"callback URL: {server.base_url}/callback" in text
+    assert f"callback URL: {receiver.url}" in text
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))
         port = unused.getsockname()[1]
@@ -157,6 +165,14 @@ def test_the_callback_url_is_checked_and_printed_to_paste(
     code, checks, _ = doctor(capsys, "--base-url", server.base_url)
     assert code == 1 and checks["callback URL"]["status"] == "fail"
     assert f"cannot connect to http://127.0.0.1:{port}" in checks["callback URL"]["message"]
+
+
+def test_a_callback_url_where_nothing_receives_fails(server, shop, capsys, monkeypatch) -> None:
+    # the simulator answers, but nothing at its /callback takes a POST: a mistyped path
+    monkeypatch.setenv("ORDERDASH_CALLBACK_URL", f"{server.base_url}/callback")
+    code, checks, _ = doctor(capsys, "--base-url", server.base_url)
+    assert code == 1 and checks["callback URL"]["status"] == "fail"
+    assert "HTTP 404" in checks["callback URL"]["message"]
 
 
 def test_a_postgresql_ledger_opens_and_its_password_is_never_shown(
