@@ -4,9 +4,12 @@ header, a host that does not answer, a ledger that cannot open), never with a se
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import os
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,6 +122,44 @@ def test_a_host_that_does_not_answer_is_named(shop, capsys) -> None:
     assert checks["order API host"]["status"] == "fail"
     assert f"cannot connect to http://127.0.0.1:{port}" in checks["order API host"]["message"]
     assert checks["access token"]["status"] == "warn"  # not tried: nothing to log in to
+
+
+@contextlib.contextmanager
+def redirecting() -> Iterator[str]:
+    """A host that answers every request with a redirect to another (as a plain http:// URL
+    of an https:// service does): the client follows none."""
+
+    class Moved(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(301)
+            self.send_header("Location", "https://elsewhere.example/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_HEAD = do_GET
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Moved) as moved:
+        threading.Thread(target=moved.serve_forever, daemon=True).start()
+        try:
+            yield f"http://127.0.0.1:{moved.server_address[1]}"
+        finally:
+            moved.shutdown()
+
+
+def test_a_host_that_redirects_fails(server, shop, capsys, monkeypatch) -> None:
+    with redirecting() as moved:
+        code, checks, _ = doctor(capsys, "--base-url", moved)
+        assert code == 1 and checks["order API host"]["status"] == "fail"
+        assert (
+            "redirects (HTTP 301) to https://elsewhere.example"
+            in checks["order API host"]["message"]
+        )
+        monkeypatch.setenv("ORDERDASH_CALLBACK_URL", f"{moved}/callback")
+        code, checks, _ = doctor(capsys, "--base-url", server.base_url)
+    assert code == 1 and checks["callback URL"]["status"] == "fail"
 
 
 def test_a_create_host_that_does_not_answer_is_named(server, shop, capsys, monkeypatch) -> None:
