@@ -92,6 +92,15 @@ def test_the_rate_bound_per_sender_and_its_memory_are_bounded() -> None:
     assert len(buckets) == 100
 
 
+def test_an_ipv6_sender_has_one_bucket_for_its_whole_network() -> None:
+    # a host given an IPv6 /64 sends from as many addresses as it likes
+    buckets = SourceBuckets(burst=3, per_second=1.0, limit=100)
+    sent = [buckets.take(f"2001:db8:1:2::{n:x}", 0.0) for n in range(1, 6)]
+    assert sent == [True, True, True, False, False]
+    assert buckets.take("2001:db8:1:3::1", 0.0)  # the next network is another sender
+    assert buckets.take("::ffff:192.0.2.1", 0.0) and buckets.take("192.0.2.2", 0.0)
+
+
 def callback(token: str, status: str | None = "IN_PROGRESS") -> Callback:
     return Callback(token, status, None, None)
 
