@@ -4,18 +4,24 @@ header, a host that does not answer, a ledger that cannot open), never with a se
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import os
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conftest import serving
+from conftest import make_settings, serving
 from orderdash.cli import main
+from orderdash.core.ledger.sqlite import SqliteEngine
+from orderdash.core.ledger.store import SqlBook
 from orderdash.simulator import Simulator, SimulatorServer
 from support.header_proxy import header_proxy
+from support.receiver_run import RunningReceiver
 
 ACCESS = "access-Zq4-doctor-never-shown"
 DB_PASSWORD = "pw-Hk2-doctor-never-shown"
@@ -118,6 +124,44 @@ def test_a_host_that_does_not_answer_is_named(shop, capsys) -> None:
     assert checks["access token"]["status"] == "warn"  # not tried: nothing to log in to
 
 
+@contextlib.contextmanager
+def redirecting() -> Iterator[str]:
+    """A host that answers every request with a redirect to another (as a plain http:// URL
+    of an https:// service does): the client follows none."""
+
+    class Moved(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(301)
+            self.send_header("Location", "https://elsewhere.example/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_HEAD = do_GET
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Moved) as moved:
+        threading.Thread(target=moved.serve_forever, daemon=True).start()
+        try:
+            yield f"http://127.0.0.1:{moved.server_address[1]}"
+        finally:
+            moved.shutdown()
+
+
+def test_a_host_that_redirects_fails(server, shop, capsys, monkeypatch) -> None:
+    with redirecting() as moved:
+        code, checks, _ = doctor(capsys, "--base-url", moved)
+        assert code == 1 and checks["order API host"]["status"] == "fail"
+        assert (
+            "redirects (HTTP 301) to https://elsewhere.example"
+            in checks["order API host"]["message"]
+        )
+        monkeypatch.setenv("ORDERDASH_CALLBACK_URL", f"{moved}/callback")
+        code, checks, _ = doctor(capsys, "--base-url", server.base_url)
+    assert code == 1 and checks["callback URL"]["status"] == "fail"
+
+
 def test_a_create_host_that_does_not_answer_is_named(server, shop, capsys, monkeypatch) -> None:
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))
@@ -146,10 +190,15 @@ def test_a_ledger_that_cannot_open_is_named(server, shop, capsys, monkeypatch) -
 def test_the_callback_url_is_checked_and_printed_to_paste(
     server, shop, capsys, monkeypatch
 ) -> None:
-    monkeypatch.setenv("ORDERDASH_CALLBACK_URL", f"{server.base_url}/callback")
-    code, checks, text = doctor(capsys, "--base-url", server.base_url)
+    book = SqlBook(SqliteEngine(shop / "receiver.sqlite3"))
+    try:
+        with RunningReceiver(make_settings(server.base_url), book) as receiver:
+            monkeypatch.setenv("ORDERDASH_CALLBACK_URL", receiver.url)
+            code, checks, text = doctor(capsys, "--base-url", server.base_url)
+    finally:
+        book.close_connection()
     assert code == 0 and checks["callback URL"]["status"] == "ok"
-    assert f"callback URL: {server.base_url}/callback" in text
+    assert f"callback URL: {receiver.url}" in text
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))
         port = unused.getsockname()[1]
@@ -157,6 +206,14 @@ def test_the_callback_url_is_checked_and_printed_to_paste(
     code, checks, _ = doctor(capsys, "--base-url", server.base_url)
     assert code == 1 and checks["callback URL"]["status"] == "fail"
     assert f"cannot connect to http://127.0.0.1:{port}" in checks["callback URL"]["message"]
+
+
+def test_a_callback_url_where_nothing_receives_fails(server, shop, capsys, monkeypatch) -> None:
+    # the simulator answers, but nothing at its /callback takes a POST: a mistyped path
+    monkeypatch.setenv("ORDERDASH_CALLBACK_URL", f"{server.base_url}/callback")
+    code, checks, _ = doctor(capsys, "--base-url", server.base_url)
+    assert code == 1 and checks["callback URL"]["status"] == "fail"
+    assert "HTTP 404" in checks["callback URL"]["message"]
 
 
 def test_a_postgresql_ledger_opens_and_its_password_is_never_shown(

@@ -21,6 +21,7 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import BEARER, make_settings, serving
+from orderdash.cli import receive as receive_command
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.sqlite import SqliteEngine
 from orderdash.core.ledger.store import SqlBook
@@ -220,6 +221,27 @@ def test_a_source_outside_the_allow_list_is_refused(
         ("203.0.113.9", "pulled"),
     ]
     assert reads_of(sim_server, token) == 1
+
+
+def test_a_connection_that_never_finishes_its_headers_is_closed(
+    sim_server: SimulatorServer, book: SqlBook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # held open by anyone, such connections would take every place the server has
+    monkeypatch.setattr(receive_command, "HEADER_SECONDS", 0.2, raising=False)
+    with receiving(sim_server, book) as receiver:
+        port = int(receiver.url.split(":")[2].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=3) as slow:
+            slow.sendall(b"POST /callback HTTP/1.1\r\nHost: shop\r\n")  # and no more
+            assert slow.recv(1024) == b""  # closed by the receiver, well before the timeout
+        with socket.create_connection(("127.0.0.1", port), timeout=3) as done:
+            # one answered, then silent: closed too, as the keep-alive's wait ends
+            done.sendall(b"POST /callback HTTP/1.1\r\nHost: shop\r\nContent-Length: 2\r\n\r\n{}")
+            answer = b""
+            while not answer.endswith(b"malformed\n"):
+                answer += done.recv(1024)
+            assert b" 400 " in answer
+            done.sendall(b"POST /callback HTTP/1.1\r\n")
+            assert done.recv(1024) == b""
 
 
 def test_a_callback_is_journaled_and_pulled_into_a_postgresql_book(

@@ -1,5 +1,5 @@
 """`doctor`'s checks that need no network: the clock against a `Date` header, a bearer's
-expiry read from its JWT, and the budgets left."""
+expiry read from its JWT, the budgets left, and no secret left in a message."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ import json
 from datetime import UTC, datetime
 from email.utils import formatdate
 
+from pydantic import SecretStr
+
 from orderdash.core.doctor.hosts import HostAnswer, clock_check
 from orderdash.core.doctor.local import budgets_check
 from orderdash.core.doctor.result import OK, Check
 from orderdash.core.service.bearer_claims import expires_at
 from orderdash.core.settings.model import Settings
+from orderdash.core.usecases.doctor import _redacted
 
 NOW = 1_800_000_000.0
 
@@ -64,3 +67,11 @@ def test_the_budgets_left_are_this_tills_share_less_what_doctor_spent() -> None:
     assert check.status == "ok"
     assert check.message.startswith("getOrder 49 of 50 a minute and 2,500 an hour")
     assert "this till's share of 4" in check.message and "private calls 198 of 200" in check.message
+
+
+def test_a_token_cut_at_the_messages_end_is_still_redacted() -> None:
+    secret = "access-Zq4-cut-at-the-end-never-shown"
+    settings = Settings(access_token=SecretStr(secret))
+    for at in (380, 390, 399):
+        shown = _redacted(Check("log-in", "fail", "x" * at + secret), settings).message
+        assert secret[:8] not in shown and len(shown) <= 400

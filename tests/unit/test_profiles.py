@@ -125,3 +125,14 @@ def test_a_profiles_hosts_are_checked_as_any_host(tmp_path: Path) -> None:
     env = config(tmp_path, '[profiles.lan]\nbase_url = "http://10.0.0.5"\n')
     with pytest.raises(ConfigError, match="plain http://"):
         load({**env, "ORDERDASH_PROFILE": "lan"})
+
+
+def test_sandbox_never_leaves_a_production_host_as_it_was() -> None:
+    # a host name written in capitals is still the production host: its sandbox is test-'s
+    assert sandbox_url("https://V2-Order-API.pay.example/x") == (
+        "https://test-V2-Order-API.pay.example/x"
+    )
+    # the host name, not a user name that happens to hold it
+    assert sandbox_url("https://pay.example@pay.example:8443/") == (
+        "https://pay.example@test-pay.example:8443/"
+    )

@@ -6,6 +6,7 @@ written."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from orderdash.core.ledger.sqlite import SqliteEngine
 from orderdash.core.ledger.store import SqlBook
 from orderdash.core.model.errors import NotFound
 from orderdash.core.model.results import Fetched
+from orderdash.core.receiver import coalesce
 from orderdash.core.receiver.guard import SourceBuckets
 from orderdash.core.usecases import receive
 from orderdash.core.usecases.receive import (
@@ -133,3 +135,27 @@ def test_the_options_come_from_the_settings() -> None:
     assert ReceiveOptions.from_settings(Settings()).allow == ()
     with pytest.raises(ValueError, match="not an address or network"):
         Settings.model_validate({"callback_allow": ["203.0.113.0/33"]})
+
+
+class BuggyGetOrder(NoGetOrder):
+    async def get_order(self, token: str) -> Fetched:
+        if token == "bad":
+            raise RuntimeError("a bug")
+        return await super().get_order(token)
+
+
+async def test_a_read_that_fails_on_a_bug_is_finished_all_the_same(
+    book: SqlBook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # unfinished, it would be kept for ever, and every order read after it with it
+    monkeypatch.setattr(coalesce, "MAX_ORDERS", 3)
+    desk = CallbackDesk(book, BuggyGetOrder(), OpenGate(), ReceiveOptions("till"))
+    for token in ("bad", "t1", "t2", "t3", "t4", "t5"):
+        await desk.receive(arrival(token))
+        read, _ = desk.reads.next_read(float("inf"))
+        assert read is not None
+        with contextlib.suppress(RuntimeError):
+            await desk.pull(read)
+    assert len(desk.reads) <= 3
+    rows = {r.token: r for r in book.callbacks_received()}
+    assert (rows["bad"].outcome, rows["bad"].detail) == ("refused", "internal error: RuntimeError")

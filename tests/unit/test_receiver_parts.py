@@ -92,6 +92,15 @@ def test_the_rate_bound_per_sender_and_its_memory_are_bounded() -> None:
     assert len(buckets) == 100
 
 
+def test_an_ipv6_sender_has_one_bucket_for_its_whole_network() -> None:
+    # a host given an IPv6 /64 sends from as many addresses as it likes
+    buckets = SourceBuckets(burst=3, per_second=1.0, limit=100)
+    sent = [buckets.take(f"2001:db8:1:2::{n:x}", 0.0) for n in range(1, 6)]
+    assert sent == [True, True, True, False, False]
+    assert buckets.take("2001:db8:1:3::1", 0.0)  # the next network is another sender
+    assert buckets.take("::ffff:192.0.2.1", 0.0) and buckets.take("192.0.2.2", 0.0)
+
+
 def callback(token: str, status: str | None = "IN_PROGRESS") -> Callback:
     return Callback(token, status, None, None)
 
@@ -174,3 +183,11 @@ def test_the_body_is_set_against_getorder() -> None:
         "status: body CONFIRMED\ufffd[2J, getOrder IN_PROGRESS",
         "received_amount_in_coins: body 1, getOrder 0",
     ]
+
+
+def test_a_long_forwarded_header_keeps_the_entry_the_proxy_appended() -> None:
+    # the proxy appends the peer at the end of the sender's header: a sender's long header
+    # must not push that entry out of what is read
+    padding = ", ".join(["203.0.113.9"] * 500)
+    assert source_of("10.0.0.1", (f"{padding}, 198.51.100.7",), 1) == "198.51.100.7"
+    assert source_of("10.0.0.1", (f"{padding}, 6.6.6.6", "198.51.100.7"), 1) == "198.51.100.7"

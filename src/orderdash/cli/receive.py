@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from orderdash.cli.options import EXIT_INTERRUPTED
 from orderdash.cli.settings import settings_from_args
@@ -46,6 +47,9 @@ GRACEFUL_SECONDS = 1.0
 BODY_SECONDS = 10.0
 #: Connections served at once; beyond, uvicorn answers 503.
 MAX_CONNECTIONS = 512
+#: How long a request's headers may take to arrive, on a new connection or after an answer:
+#: uvicorn waits for them without end, and connections held open so would take every place.
+HEADER_SECONDS = 10.0
 
 
 def run_receive(args: argparse.Namespace, open_book: BookOpener | None = None) -> int:
@@ -99,6 +103,37 @@ class _Server(uvicorn.Server):
             self._listening()
 
 
+class _Http(H11Protocol):
+    """uvicorn's HTTP/1.1 connection, closed when no request is under way `HEADER_SECONDS`
+    after it opened or after its last answer (a request's body has its own deadline)."""
+
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = self.loop.call_later(HEADER_SECONDS, self._too_slow)
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        under_way = self.cycle is not None and not self.cycle.response_complete
+        if not under_way and not self.transport.is_closing():
+            self.transport.close()
+
+
 class ReceiverServer:
     """`desk` served at `host`:`port` (0: a free one) until `stop()` (or Ctrl-C in the main
     thread); the reads run beside it on the same loop."""
@@ -129,6 +164,7 @@ class ReceiverServer:
             access_log=False,
             log_config=None,
             lifespan="off",
+            http=_Http,
             limit_concurrency=MAX_CONNECTIONS,
             timeout_graceful_shutdown=GRACEFUL_SECONDS,  # type: ignore[arg-type]
         )

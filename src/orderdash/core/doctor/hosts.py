@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from orderdash.core.doctor.bounded import within
 from orderdash.core.doctor.result import FAIL, OK, WARN, Check
 from orderdash.core.model.errors import ApiError
+from orderdash.core.safetext import clean
 
 if TYPE_CHECKING:
     from orderdash.core.service.net import Timeouts
@@ -42,7 +43,8 @@ class HostAnswer:
 
 async def probe(name: str, url: str, timeouts: Timeouts, *, method: str = "GET") -> HostAnswer:
     """One request to `url`, through a transport of its own (its errors name its host): ok on
-    any HTTP answer under 500, a warning on a 5xx, a failure when nothing answers (the
+    any HTTP answer under 500 but a redirect, a warning on a 5xx, a failure on a redirect or
+    when nothing answers (the
     transport's deadline bounds the wait). No header but the fixed ones is sent."""
     from orderdash.core.service.transport import ServiceTransport
 
@@ -56,11 +58,14 @@ async def probe(name: str, url: str, timeouts: Timeouts, *, method: str = "GET")
     finally:
         await wire.aclose()
     local_mid = (sent + time.time()) / 2
-    check = (
-        Check(name, WARN, f"{where} answers, with HTTP {status} (a server error)")
-        if status >= 500
-        else Check(name, OK, f"{where} answers (HTTP {status})")
-    )
+    if 300 <= status < 400:
+        # orderdash follows no redirect, and a POST redirected loses its body: the URL is wrong
+        elsewhere = _host_of(headers.get("location", ""))
+        check = Check(name, FAIL, f"{where} redirects (HTTP {status}) to {elsewhere}: set that URL")
+    elif status >= 500:
+        check = Check(name, WARN, f"{where} answers, with HTTP {status} (a server error)")
+    else:
+        check = Check(name, OK, f"{where} answers (HTTP {status})")
     return HostAnswer(check, status, headers.get("date"), local_mid)
 
 
@@ -118,3 +123,17 @@ def _source_address(host: str, port: int) -> str:
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+def _host_of(location: str) -> str:
+    """Where a redirect points, its scheme and host only (no user name, path or query), made
+    printable: a server's words."""
+    try:
+        parts = urlsplit(location)
+        host = parts.hostname
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        host = None
+    if not host:
+        return "elsewhere"
+    return clean(f"{parts.scheme}://{host}{port}", limit=120)

@@ -49,11 +49,16 @@ async def ledger_check(open_book: Callable[[], SqlBook], seconds: float, url: st
 
 
 async def callback_check(url: str | None, timeouts: Timeouts) -> Check:
-    """The callback receiver's public URL answers a plain HEAD (any answer under 500: a
-    receiver may well refuse a HEAD), the way the service's POST will come."""
+    """The callback receiver's public URL answers a plain HEAD (any answer under 500 but a
+    redirect or a 404: a receiver refuses a HEAD, 405), the way the service's POST will come.
+    A 404 says nothing receives at that path (a mistyped path, or a proxy that routes it
+    elsewhere); a redirect fails every probe (`probe`)."""
     if url is None:
         return Check(CALLBACK, OK, "not set (callback_url): the tills poll")
     answer = await probe(CALLBACK, url, timeouts, method="HEAD")
+    if answer.status in (404, 410):
+        message = f"{_shown(url)} has nothing that receives callbacks (HTTP {answer.status})"
+        return Check(CALLBACK, FAIL, message)
     if answer.check.status == OK:
         return Check(CALLBACK, OK, f"{_shown(url)} answers a HEAD (HTTP {answer.status})")
     return answer.check

@@ -19,9 +19,12 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 MAX_SOURCE_TEXT = 64
 #: Most `X-Forwarded-For` entries read (a longer header's leftmost are not ours to trust).
 MAX_FORWARDED_ENTRIES = 32
+#: Most of one `X-Forwarded-For` line read: its right end, where the proxies append.
 MAX_FORWARDED_TEXT = 4096
 #: Sources the rate bound remembers at once.
 MAX_SOURCES = 1024
+#: An IPv6 sender's network, as one source for the rate bound (a host is given a /64).
+IPV6_SENDER_PREFIX = 64
 #: A source's burst, and its callbacks a second beyond it: the service sends a few a payment,
 #: and a shop's rush of 1,000 in 10 s from one address stays inside.
 BURST = 300
@@ -47,16 +50,21 @@ def source_of(peer: str | None, forwarded: Sequence[str], hops: int) -> str:
     all the proxies: its leftmost entry, which the nearest proxy wrote or passed on."""
     if hops <= 0:
         return clean(peer or "unknown", limit=MAX_SOURCE_TEXT)
-    entries = [
-        entry.strip()
-        for line in forwarded
-        for entry in line[:MAX_FORWARDED_TEXT].split(",")
-        if entry.strip()
-    ][-MAX_FORWARDED_ENTRIES:]
+    entries = [entry.strip() for line in forwarded for entry in _rightmost(line)]
+    entries = [entry for entry in entries if entry][-MAX_FORWARDED_ENTRIES:]
     if not entries:
         return clean(peer or "unknown", limit=MAX_SOURCE_TEXT)
     chosen = entries[-hops] if len(entries) >= hops else entries[0]
     return clean(chosen, limit=MAX_SOURCE_TEXT)
+
+
+def _rightmost(line: str) -> list[str]:
+    """The entries of one `X-Forwarded-For` line within its last `MAX_FORWARDED_TEXT`
+    characters: each proxy appends on the right, so the right end is what is ours to trust (a
+    sender's long header cut from the left); an entry cut in two is left out."""
+    if len(line) <= MAX_FORWARDED_TEXT:
+        return line.split(",")
+    return line[-MAX_FORWARDED_TEXT:].split(",")[1:]
 
 
 def allowed(source: str, allow: Sequence[IPNetwork]) -> bool:
@@ -72,9 +80,23 @@ def allowed(source: str, allow: Sequence[IPNetwork]) -> bool:
     return any(address.version == net.version and address in net for net in allow)
 
 
+def sender_of(source: str) -> str:
+    """Whom the rate bound counts `source` as: an IPv6 address's /64 (one host's network: it
+    sends from any address in it), an IPv4 address (mapped into IPv6 or not) itself."""
+    try:
+        address = ipaddress.ip_address(source.split("%")[0])
+    except ValueError:
+        return source
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, IPV6_SENDER_PREFIX), strict=False))
+    return str(address)
+
+
 class SourceBuckets:
     """A token bucket per source (`BURST`, refilled `PER_SECOND`), for at most `MAX_SOURCES`
-    sources; time is passed in (monotonic seconds)."""
+    sources (an IPv6 one by its /64: `sender_of`); time is passed in (monotonic seconds)."""
 
     def __init__(
         self, burst: int = BURST, per_second: float = PER_SECOND, limit: int = MAX_SOURCES
@@ -84,10 +106,11 @@ class SourceBuckets:
 
     def take(self, source: str, now: float) -> bool:
         """Whether `source` may send one more now (and count it)."""
-        level, then = self._buckets.pop(source, (self._burst, now))
+        key = sender_of(source)
+        level, then = self._buckets.pop(key, (self._burst, now))
         level = min(self._burst, level + max(0.0, now - then) * self._rate)
         ok = level >= 1.0
-        self._buckets[source] = (level - 1.0 if ok else level, now)
+        self._buckets[key] = (level - 1.0 if ok else level, now)
         while len(self._buckets) > self._limit:
             self._buckets.popitem(last=False)
         return ok

@@ -78,8 +78,9 @@ def sandbox_url(url: str) -> str:
     host = parts.hostname or ""
     if not host or host.startswith(SANDBOX_PREFIX):
         return url
-    netloc = parts.netloc.replace(host, SANDBOX_PREFIX + host, 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    # the host as written (`hostname` is lowercased), after any user name that might hold it
+    user, at, written = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=user + at + SANDBOX_PREFIX + written))
 
 
 def apply_profile(merged: dict[str, Any], layers: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -253,13 +253,24 @@ class CallbackDesk:
                     refused(exc.retry_after)
             outcome, detail = "refused", f"getOrder failed: {exc.message}"
             log.warning("the read of %s for a callback failed: %s", shown, exc.message)
+        except Exception as exc:  # a bug: the read is finished all the same (else kept for ever)
+            outcome, detail = self._bug(shown, exc)
         else:
             status = fetched.order.status.code
-            outcome, detail = await self._written(read, fetched)
+            try:
+                outcome, detail = await self._written(read, fetched)
+            except Exception as exc:
+                outcome, detail = self._bug(shown, exc)
         if self.reads.finished(read, status):
             self._wake.set()
         if read.journal_id is not None:
             await asyncio.to_thread(self._outcome, read.journal_id, outcome, detail)
+
+    @staticmethod
+    def _bug(shown: str, exc: Exception) -> tuple[str, str]:
+        """A read that failed on a bug: logged with its trace; its outcome and detail."""
+        log.exception("the read of %s for a callback failed", shown)
+        return "refused", f"internal error: {type(exc).__name__}"
 
     def _write_and_announce(self, fetched: Fetched) -> None:
         """The order read, written to the book as any till writes it, then announced on it:
