@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,3 +162,57 @@ async def test_a_read_that_fails_on_a_bug_is_finished_all_the_same(
     assert len(desk.reads) <= 3
     rows = {r.token: r for r in book.callbacks_received()}
     assert (rows["bad"].outcome, rows["bad"].detail) == ("refused", "internal error: RuntimeError")
+
+
+def test_a_sender_outside_the_allow_list_is_rate_bound_and_its_body_cut(
+    book: SqlBook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Refused senders cannot fill the journal faster than an allowed one, nor with big rows:
+    past its bound a sender outside the allow-list gets 429 like any other, and a refused
+    body is kept only by its start."""
+    burst = 3
+    monkeypatch.setattr(receive, "SourceBuckets", lambda: SourceBuckets(burst=burst))
+    options = ReceiveOptions("till", allow=(ipaddress.ip_network("198.51.100.0/24"),))
+    desk = CallbackDesk(book, NoGetOrder(), OpenGate(), options, monotonic=lambda: 0)
+    big = b'{"order_token": "t", "x": "' + b"y" * 10_000 + b'"}'
+    answers = [desk.admit(Arrival(big, False, None, "192.0.2.9")).status for _ in range(burst + 2)]
+    assert answers == [403] * burst + [429, 429]
+    rows = book.callbacks_received(1000)
+    assert len(rows) == burst + 2
+    assert all(len(r.body) == receive.REFUSED_BODY_KEPT for r in rows)
+    assert all(r.detail == f"body cut to its first {receive.REFUSED_BODY_KEPT} bytes" for r in rows)
+
+
+def test_the_journal_keeps_its_newest_rows_only(
+    book: SqlBook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orderdash.core.ledger import callbacks
+
+    monkeypatch.setattr(callbacks, "MAX_JOURNAL_ROWS", 5)
+    monkeypatch.setattr(callbacks, "PRUNE_EVERY", 1)  # every write prunes
+    start = datetime(2026, 11, 29, 12, tzinfo=UTC)
+    for n in range(12):
+        book.callback_received(start + timedelta(seconds=n), "192.0.2.1", f"t{n}", b"{}")
+    kept = book.callbacks_received(1000)
+    assert [r.token for r in kept] == [f"t{n}" for n in range(7, 12)]
+
+
+def test_the_journal_keeps_its_newest_rows_only_on_postgresql(
+    pg_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pydantic import SecretStr
+
+    from orderdash.core.ledger import callbacks
+    from orderdash.core.ledger.open import open_book
+    from orderdash.core.settings.model import Settings
+
+    monkeypatch.setattr(callbacks, "MAX_JOURNAL_ROWS", 3)
+    monkeypatch.setattr(callbacks, "PRUNE_EVERY", 1)
+    book = open_book(Settings(ledger_url=SecretStr(pg_server.schema_url())))
+    try:
+        start = datetime(2026, 11, 29, 12, tzinfo=UTC)
+        for n in range(6):
+            book.callback_received(start + timedelta(seconds=n), "192.0.2.1", f"t{n}", b"{}")
+        assert [r.token for r in book.callbacks_received(1000)] == ["t3", "t4", "t5"]
+    finally:
+        book.close_connection()

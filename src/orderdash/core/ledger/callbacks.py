@@ -10,6 +10,7 @@ in (the body apart: kept as sent, its bytes that are not UTF-8 escaped) and agai
 from __future__ import annotations
 
 import uuid
+import zlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
@@ -38,12 +39,25 @@ OUTCOMES = (
 )
 #: Most rows one read of the journal returns.
 MAX_ROWS_READ = 1000
+#: Rows the journal keeps: the oldest beyond are deleted, now and then as rows are written
+#: (a busy shop's few hundred callbacks a day, for a year; a flood cannot fill the disk).
+MAX_JOURNAL_ROWS = 100_000
+#: One write in this many also deletes what is beyond `MAX_JOURNAL_ROWS`.
+PRUNE_EVERY = 256
 
 
 class Cursor(Protocol):
     """The book's cursor (`store.Cursor`): statements with `%s` placeholders."""
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+
+#: The rows older than the newest N deleted (OFFSET N - 1; none while there are fewer: the
+#: subquery is then empty, and nothing is older than nothing).
+PRUNE = (
+    "DELETE FROM callbacks_received WHERE received_at < (SELECT received_at FROM"
+    " callbacks_received ORDER BY received_at DESC LIMIT 1 OFFSET %s)"
+)
 
 
 def body_text(raw: bytes) -> str:
@@ -91,13 +105,19 @@ class CallbackJournal:
             _outcome(outcome),
             clean(detail, limit=MAX_DETAIL),
         )
-        self.written(
-            lambda cursor: cursor.execute(
+        # about one write in PRUNE_EVERY, the same one when a lost write is made again
+        prune = zlib.crc32(row[0].encode()) % PRUNE_EVERY == 0
+
+        def write(cursor: Cursor) -> None:
+            cursor.execute(
                 "INSERT INTO callbacks_received (id, received_at, source, token, body, outcome,"
                 " detail) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
                 row,
             )
-        )
+            if prune:
+                cursor.execute(PRUNE, (MAX_JOURNAL_ROWS - 1,))
+
+        self.written(write)
         return row[0]
 
     def callback_outcome(self, ids: Sequence[str], outcome: str, detail: str = "") -> None:

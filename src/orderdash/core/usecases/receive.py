@@ -100,6 +100,11 @@ class Answer(NamedTuple):
     outcome: str
 
 
+#: The start of a refused sender's body that is journaled (outside the allow-list, or past
+#: its rate bound): enough to tell what it was, too little to fill the book.
+REFUSED_BODY_KEPT = 512
+
+
 def _nothing(token: str) -> None:
     return None
 
@@ -151,10 +156,12 @@ class CallbackDesk:
         source = source_of(arrival.peer, arrival.forwarded, self._options.trusted_hops)
         callback: Callback | None = None
         detail = ""
-        if not allowed(source, self._options.allow):
-            answer = Answer(403, "outside allow-list")
-        elif not self._take(source):
+        # the rate bound first: a sender outside the allow-list floods the journal no faster
+        # than one inside it
+        if not self._take(source):
             answer = Answer(429, "rate-limited")
+        elif not allowed(source, self._options.allow):
+            answer = Answer(403, "outside allow-list")
         elif arrival.oversized:
             answer = Answer(413, "oversized")
         else:
@@ -172,9 +179,14 @@ class CallbackDesk:
                 answer = Answer(200, "coalesced")
             elif decision == FULL:
                 answer, detail = Answer(503, "rate-limited"), "too many reads wait"
+        raw = arrival.raw
+        if answer.status in (403, 429) and len(raw) > REFUSED_BODY_KEPT:
+            # a refused sender's body is not a callback of the service's: its start is enough
+            raw = raw[:REFUSED_BODY_KEPT]
+            detail = f"body cut to its first {REFUSED_BODY_KEPT} bytes"
         try:
             self._book.callback_received(
-                self._now(), source, token, arrival.raw, answer.outcome, detail, row_id=row
+                self._now(), source, token, raw, answer.outcome, detail, row_id=row
             )
         except LedgerError as exc:
             if decision == QUEUED:
