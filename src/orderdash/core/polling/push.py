@@ -66,8 +66,8 @@ class PushPace:
             PushNews(
                 "flowing",
                 "",
-                f"Callbacks reach the book: each order is polled every "
-                f"{self.fallback:g} s as a fallback.",
+                f"Callbacks reach the book: orders are polled a third as often as before "
+                f"(each at most once every {self.fallback:g} s), as a fallback.",
             )
         )
         return True
