@@ -18,6 +18,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from orderdash.core.model.errors import OrderdashError
+from orderdash.core.service.client import OrderClient
+from orderdash.core.usecases.reads import command_gates, ledger_book
+from orderdash.core.usecases.receive import CallbackDesk, ReceiveOptions
 
 if TYPE_CHECKING:
     from orderdash.cli.receive import ReceiverServer
@@ -79,7 +82,6 @@ class InsideReceiver:
             log.warning("the callback receiver did not stop within %gs", STOP_SECONDS)
 
     def _run(self) -> None:
-        from orderdash.core.usecases.reads import ledger_book
 
         try:
             book = (self._open_book or ledger_book)(self._settings)
@@ -98,9 +100,6 @@ class InsideReceiver:
 
     async def _serve(self, book: Book) -> None:
         from orderdash.cli.receive import ReceiverServer
-        from orderdash.core.service.client import OrderClient
-        from orderdash.core.usecases.reads import command_gates
-        from orderdash.core.usecases.receive import CallbackDesk, ReceiveOptions
 
         settings = self._settings
         async with OrderClient.from_settings(settings) as client:

@@ -16,6 +16,7 @@ from orderdash.core.doctor.bounded import within
 from orderdash.core.doctor.result import FAIL, OK, WARN, Check
 from orderdash.core.model.errors import ApiError
 from orderdash.core.safetext import clean
+from orderdash.core.service.transport import ServiceTransport
 
 if TYPE_CHECKING:
     from orderdash.core.service.net import Timeouts
@@ -46,7 +47,6 @@ async def probe(name: str, url: str, timeouts: Timeouts, *, method: str = "GET")
     any HTTP answer under 500 but a redirect, a warning on a 5xx, a failure on a redirect or
     when nothing answers (the
     transport's deadline bounds the wait). No header but the fixed ones is sent."""
-    from orderdash.core.service.transport import ServiceTransport
 
     where = _origin(url)
     wire = ServiceTransport(url, url, timeouts=timeouts, max_body_bytes=_BODY, transport=None)

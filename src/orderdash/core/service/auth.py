@@ -18,6 +18,7 @@ from pydantic import SecretStr, ValidationError
 
 from orderdash.core.model.errors import AuthRefused, AuthRequired, InvalidResponse
 from orderdash.core.service.answers import Answers, first_error
+from orderdash.core.service.bearer_claims import expires_at as bearer_expires_at
 
 if TYPE_CHECKING:
     import asyncio
@@ -76,9 +77,7 @@ class LoginSession:
         bearer = self._session or (self.bearer_token if self.has_bearer_token else None)
         if bearer is None:
             return None
-        from orderdash.core.service.bearer_claims import expires_at  # `doctor` only
-
-        return expires_at(bearer.get_secret_value())
+        return bearer_expires_at(bearer.get_secret_value())
 
     def secrets(self) -> list[str]:
         """Every secret this session holds now, for redaction."""

@@ -4,6 +4,7 @@ request budgets and the settings' timeouts: no check can hang, none prints a sec
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -63,8 +64,6 @@ async def _hosts(
 ) -> list[Check]:
     """The order API's host (one getOrder, within the getOrder budget), the create host when
     it is another, and the clock against the order API's `Date`."""
-    import asyncio
-
     name = "order API host"
     try:
         await asyncio.wait_for(order_gate.take_turn(), TURN_SECONDS)
@@ -86,8 +85,6 @@ async def _hosts(
 async def _login_checks(
     settings: Settings, private_gate: CommandBudget, spent: dict[str, int]
 ) -> list[Check]:
-    import asyncio
-
     has_access = settings.access_token is not None
     has_bearer = settings.bearer_token is not None
     try:
