@@ -261,14 +261,18 @@ def test_a_callback_is_journaled_and_pulled_into_a_postgresql_book(
         book.close_connection()
 
 
+@pytest.mark.parametrize("port_from", ["flag", "setting"])
 def test_the_command_says_where_it_listens_and_stops_on_ctrl_c(
-    sim_server: SimulatorServer, tmp_path: Path
+    sim_server: SimulatorServer, tmp_path: Path, port_from: str
 ) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ORDERDASH_")}
     env |= {"ORDERDASH_CONFIG": os.devnull, "ORDERDASH_LEDGER": str(tmp_path / "book.sqlite3")}
+    # port 0: a free one, never the default 8099 (the `receive_port` setting, or `--port`)
+    port = ["--port", "0"] if port_from == "flag" else []
+    if port_from == "setting":
+        env["ORDERDASH_RECEIVE_PORT"] = "0"
     process = subprocess.Popen(
-        [sys.executable, "-m", "orderdash", "receive", "--port", "0"]
-        + ["--base-url", sim_server.base_url],
+        [sys.executable, "-m", "orderdash", "receive", *port] + ["--base-url", sim_server.base_url],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -279,7 +283,7 @@ def test_the_command_says_where_it_listens_and_stops_on_ctrl_c(
         line = process.stdout.readline()
         assert line.startswith("receiving callbacks at http://127.0.0.1:")
         url = line.split()[-1]
-        assert url.endswith("/callback")
+        assert url.endswith("/callback") and ":8099/" not in url
         assert httpx.post(url, content=b"not json", timeout=5).status_code == 400
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=10)

@@ -325,8 +325,12 @@ def _doctor_arguments(doctor: argparse.ArgumentParser) -> None:
 
 
 def _receive_arguments(receive: argparse.ArgumentParser) -> None:
-    receive.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    receive.add_argument("--port", type=int, default=8099, help="port (8099)")
+    receive.add_argument(
+        "--host", help="address to bind (the receive_host setting: 127.0.0.1 unless set)"
+    )
+    receive.add_argument(
+        "--port", type=int, help="port, 0: a free one (the receive_port setting: 8099 unless set)"
+    )
     _add_connection_options(receive)
 
 

@@ -54,13 +54,16 @@ HEADER_SECONDS = 10.0
 
 def run_receive(args: argparse.Namespace, open_book: BookOpener | None = None) -> int:
     settings, _ = settings_from_args(args)
-    if not 0 <= args.port <= 65535:
+    # the command line over the settings (`receive_host`, `receive_port`), as for every setting
+    host = settings.receive_host if args.host is None else args.host
+    port = settings.receive_port if args.port is None else args.port
+    if not 0 <= port <= 65535:
         raise UsageError("--port must be 0 to 65535")
     options = ReceiveOptions.from_settings(settings)
     _alarms_on_stderr()
     book = (open_book or ledger_book)(settings)
     try:
-        asyncio.run(_serve(settings, book, options, args.host, args.port))
+        asyncio.run(_serve(settings, book, options, host, port))
     finally:
         book.close_connection()
     # it serves until stopped: by Ctrl-C (or SIGTERM), which uvicorn takes to stop cleanly
