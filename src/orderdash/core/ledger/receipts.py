@@ -30,8 +30,6 @@ STALE_SENDING_MINUTES = 2
 RECEIPT_STATES = ("sending", "printed", "failed")
 #: The widths a receipt is printed at (`core/books/receipt_text.py` WIDTHS).
 RECEIPT_WIDTHS = (32, 42, 48)
-#: The copies an attempt prints.
-COPIES = ("original", "reprint")
 #: Longest receipt text kept (a receipt is a few kilobytes) and read back.
 MAX_RECEIPT_TEXT = 64 << 10
 _MAX_TOKEN, _MAX_TOOL, _MAX_LANGUAGE, _DIGEST = 200, 16, 8, 64

@@ -219,9 +219,9 @@ class Plan:
         else:
             interval = background
         if self.fallback and not (watched.focused and watched.pos):
-            # the push tells payments: the poll is the fallback, at most half as often as
-            # polling alone (the customer's order is still read at its pace: what a broken
-            # push shows first)
+            # the push tells payments: the poll is the fallback, FALLBACK_SLOWDOWN times less
+            # often than polling alone (the customer's order is still read at its pace: what
+            # a broken push shows first)
             interval = max(interval * FALLBACK_SLOWDOWN, self.fallback)
         # an order closed unpaid whose late window is over is read only while on screen
         order_track.enabled = watched.focused or not watched.late_over(now)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal, NamedTuple
 
+from orderdash.core.polling.plan import FALLBACK_SLOWDOWN
+
 #: What is said: the push began to flow, it stopped (quiet), or a payment came without one.
 NewsKind = Literal["flowing", "stopped", "no-callback"]
 
@@ -66,8 +68,8 @@ class PushPace:
             PushNews(
                 "flowing",
                 "",
-                f"Callbacks reach the book: orders are polled a third as often as before "
-                f"(each at most once every {self.fallback:g} s), as a fallback.",
+                f"Callbacks reach the book: orders are polled {FALLBACK_SLOWDOWN} times less "
+                f"often (each at most once every {self.fallback:g} s), as a fallback.",
             )
         )
         return True
