@@ -366,16 +366,14 @@ class Settings(BaseModel):
 
     @model_validator(mode="after")
     def _check_callback_allow(self) -> Settings:
-        import ipaddress  # only when an allow-list is set
+        if self.callback_allow:
+            # the receiver's own reading of the list; loaded only when a list is set
+            from orderdash.core.receiver.guard import networks
 
-        for entry in self.callback_allow:
             try:
-                ipaddress.ip_network(entry.strip(), strict=False)
-            except ValueError:
-                raise ValueError(
-                    f"callback_allow: {entry[:60].encode('unicode_escape').decode()!r} is not an"
-                    " address or network"
-                ) from None
+                networks(self.callback_allow)
+            except ValueError as exc:
+                raise ValueError(f"callback_allow: {exc}") from None
         return self
 
     @model_validator(mode="after")
