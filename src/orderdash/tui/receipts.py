@@ -21,7 +21,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from orderdash.core.domain.payment import Phase
+from orderdash.core.domain.payment import PAID
 from orderdash.core.model.errors import OrderdashError
 from orderdash.core.safetext import clean
 
@@ -31,10 +31,6 @@ if TYPE_CHECKING:
     from orderdash.core.usecases.reads import BookOpener
     from orderdash.core.watching.state import DashboardState
     from orderdash.tui.ui import Notify, RunWorker
-
-#: The phases a receipt can be printed in: paid (confirming or confirmed, overpaid), or a
-#: shortfall the merchant covers (within the tolerance, accepted at the counter).
-PAID = frozenset({Phase.CONFIRMING, Phase.CONFIRMED, Phase.OVERPAID, Phase.PAID_SHORT})
 
 #: `P` (or `receipt_auto`) with no printer set.
 NO_PRINTER = "No receipt printer: set receipt_printer (a device, host:port or a file)."

@@ -51,6 +51,9 @@ class Phase(Enum):
 
 #: Phases in which the customer still has to pay: the QR and the amount due are shown.
 PAYABLE = frozenset({Phase.AWAITING, Phase.PARTLY_PAID})
+#: Phases in which the order counts as paid: confirming or confirmed, overpaid, or a shortfall
+#: the merchant covers (within the tolerance, accepted at the counter).
+PAID = frozenset({Phase.CONFIRMING, Phase.CONFIRMED, Phase.OVERPAID, Phase.PAID_SHORT})
 #: Phases after which nothing more is expected.
 CLOSED = frozenset(
     {Phase.CONFIRMED, Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED, Phase.PAID_SHORT}

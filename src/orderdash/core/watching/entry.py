@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orderdash.core.domain.payment import PaymentState, Phase
+from orderdash.core.domain.payment import PAID, PaymentState, Phase
 from orderdash.core.model.results import Fetched
 from orderdash.core.model.wire import Order
 
@@ -13,7 +13,7 @@ STATE_FILTERS: dict[str, frozenset[Phase] | None] = {
     "all": None,
     "open": frozenset({Phase.AWAITING, Phase.COIN_NOT_CHOSEN}),
     "partly paid": frozenset({Phase.PARTLY_PAID, Phase.UNCLEAR}),
-    "paid": frozenset({Phase.CONFIRMING, Phase.CONFIRMED, Phase.OVERPAID, Phase.PAID_SHORT}),
+    "paid": PAID,
     "closed": frozenset({Phase.UNDERPAID, Phase.EXPIRED, Phase.CANCELED}),
     "problems": frozenset(),  # by health, not by phase
 }

@@ -38,14 +38,13 @@ from textual.widgets import Static
 
 from orderdash.core.customer.catalogue import catalogue
 from orderdash.core.customer.face import CustomerFace, Trouble
-from orderdash.core.domain.payment import PaymentState
+from orderdash.core.domain.payment import PAID, PaymentState
 from orderdash.core.domain.text import amount_text
 from orderdash.core.model.wire import Order
 from orderdash.core.qr.payload import offers_remaining, remaining_payload
 from orderdash.core.watching.onscreen import Freshness, Shown
 from orderdash.core.watching.state import DashboardState
 from orderdash.tui.app_data import AppData
-from orderdash.tui.receipts import PAID
 from orderdash.tui.resolutions import accept_as_paid
 from orderdash.tui.widgets.customer import CustomerPanel
 from orderdash.tui.widgets.keys_footer import KeysFooter
