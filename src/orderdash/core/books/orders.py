@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from orderdash.core.domain.expiry import EPOCH_MS_FLOOR
 from orderdash.core.domain.status import state_of
 from orderdash.core.domain.tolerance import within_tolerance
+from orderdash.core.ledger import MAX_ORDER_JSON
+from orderdash.core.model import jsontext
 from orderdash.core.model.errors import OrderdashError
 from orderdash.core.model.jsontext import MAX_NUMBER_TEXT
 from orderdash.core.model.wire import MONEY_MAX_DIGITS, MONEY_MAX_EXPONENT, to_money
@@ -22,6 +24,7 @@ from orderdash.core.safetext import clean
 
 if TYPE_CHECKING:
     from orderdash.core.books.shape import ExceptionJSON, FigureName
+    from orderdash.core.jsontypes import JSONValue
 
 _MAX_TEXT = 200
 #: An amount as the books write it (`format(amount, "f")`): ASCII digits, one dot at most.
@@ -122,6 +125,22 @@ class BookOrder:
 
 def _digits(value: object) -> str:
     return format(money(value), "f")
+
+
+def read_seen(token: str, text: str) -> tuple[BookOrder, JSONValue]:
+    """The ledger's read of the order `token` (its JSON `text`) as the books read it, and the
+    JSON it was read from; BadOrder (one line) when it cannot stand for that order: too long,
+    not an order, or another order's (a row filed under another token)."""
+    if len(text) > MAX_ORDER_JSON:
+        raise BadOrder(f"the read is over {MAX_ORDER_JSON >> 20} MiB")
+    try:
+        data = jsontext.loads(text)
+        order = read_order(data)
+    except ValueError as exc:  # BadOrder among them
+        raise BadOrder(str(exc)) from None
+    if order.token != token:
+        raise BadOrder("the read is another order's")
+    return order, data
 
 
 def read_order(data: object) -> BookOrder:

@@ -21,11 +21,10 @@ from orderdash.core.books.orders import (
     BookOrder,
     absorbed,
     paid_or_absorbed,
-    read_order,
+    read_seen,
     text,
 )
 from orderdash.core.books.resolve import ACCEPTED_REASON
-from orderdash.core.model import jsontext
 from orderdash.core.model.errors import NotFound, UsageError
 from orderdash.core.safetext import clean
 from orderdash.core.service.tokens import MAX_TOKEN_LENGTH
@@ -136,14 +135,11 @@ def receipt_of(
     if seen is None:
         raise UnknownOrder(f"order {shown}: the ledger has no read of it (open it first)")
     try:
-        data = jsontext.loads(seen.order_json)
-        order = read_order(data)
-    except (ValueError, BadOrder) as exc:
-        raise NoReceipt(f"order {shown}: the ledger's read of it is unreadable: {exc}") from None
-    if order.token != seen.token:
-        # a row filed under another order's token: that order's figures are not this receipt,
-        # and its claim would be left sending under a token no print of this one ends
-        raise NoReceipt(f"order {shown}: the ledger's read of it is another order's")
+        # a row filed under another order's token is refused too: that order's figures are not
+        # this receipt, and its claim would be left sending under a token no print of this ends
+        order, data = read_seen(seen.token, seen.order_json)
+    except BadOrder as exc:
+        raise NoReceipt(f"order {shown}: the ledger's read of it is unusable: {exc}") from None
     mine = [r for r in resolutions if r.token == order.token]
     latest = mine[-1] if mine else None
     if not _paid(order, latest, tolerance):

@@ -10,8 +10,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from orderdash.core.books.gather import LOOK_BACK, MAX_SEEN_JSON
-from orderdash.core.books.orders import BadOrder, BookOrder, read_order
+from orderdash.core.books.gather import LOOK_BACK
+from orderdash.core.books.orders import BadOrder, BookOrder, read_seen
 from orderdash.core.books.period import Period, day_period, zone_named
 from orderdash.core.books.stats import NO_TILL, DayStats, glance, hour_spans
 from orderdash.core.books.stats_text import (
@@ -25,7 +25,6 @@ from orderdash.core.books.stats_text import (
     tally_lines,
     title,
 )
-from orderdash.core.model import jsontext
 from orderdash.core.model.errors import UsageError
 
 if TYPE_CHECKING:
@@ -173,12 +172,9 @@ def read_stats(
 
 
 def _order(token: str, text: str) -> BookOrder | None:
-    """One row of the ledger as the books read it; None when it cannot be (too long, not an
-    order, or filed under another token)."""
-    if len(text) > MAX_SEEN_JSON:
-        return None
+    """One row of the ledger as the books read it; None when it cannot be (`read_seen`)."""
     try:
-        order = read_order(jsontext.loads(text))
-    except (BadOrder, ValueError):
+        order, _ = read_seen(token, text)
+    except BadOrder:
         return None
-    return order if order.token == token else None
+    return order
