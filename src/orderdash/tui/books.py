@@ -328,13 +328,9 @@ class AppBooks:
             on_closed=closed_notice(settings),  # the day's digest to the owner's rules
             glance=StatsOptions.from_settings(settings),
             clock=self._state.clock,
-            written_down=self._written_down,
+            written_down=self.writer.written_down,
         )
         push_screen(screen, callback=lambda _: None)
-
-    async def _written_down(self) -> None:
-        """Once the orders read so far are in the ledger: the writer's calls run in order."""
-        await self.writer.call(lambda book: None)
 
     def export_list(self, shown: Screen[object]) -> None:
         """`e`: the watch list on `shown`, as shown, to a CSV file (`tui/export.py`)."""

@@ -83,7 +83,7 @@ def make_app(
         parts.state,
         printer=receipt_printer(settings, parts.open_book, parts.language),
         # the receipt is made from the book: the orders read so far written first, in order
-        written=lambda: app.books.writer.call(lambda book: None),
+        written=lambda: app.books.writer.written_down(),
         run_worker=app.run_worker,
         notify=app.notify,
         facing=lambda: app.counter.customer_facing,

@@ -103,6 +103,10 @@ class _LedgerThread:
                 future.set_result(result)
 
 
+def _nothing(book: Book) -> None:
+    return None
+
+
 class BookWriter:
     """The book as the event loop uses it, reads as well as writes: every call (`call`, the
     typed charge calls, `unresolved`, `charges`) runs in the one ledger thread, in order, and
@@ -170,6 +174,11 @@ class BookWriter:
         if number is not None:
             with self._pending_lock:
                 self._unwritten.pop(number, None)
+
+    async def written_down(self) -> None:
+        """Once everything handed to the writer so far (the orders read among it) is in the
+        book: its calls run in order, so an empty one ends after them."""
+        await self.call(_nothing)
 
     async def call(self, fn: Callable[[Book], T], *, writes: str = "") -> T:
         """`fn(book)` in the writer's thread, in order with every other call; LedgerError once
