@@ -15,6 +15,11 @@ def literal(value: object, style: str = "", *, limit: int | None = None) -> Text
     return Text(clean(value, limit=limit), style=style, no_wrap=False)
 
 
+def one_line(value: object, style: str = "", *, limit: int = 300) -> Text:
+    """One line, cut at the widget's edge with "\u2026" (never silently)."""
+    return Text(clean(value, limit=limit), style, no_wrap=True, overflow="ellipsis", end="")
+
+
 def joined(*parts: Text | str, separator: str = "") -> Text:
     """Our own constant strings and server `Text` pieces in one Text (constants are not markup)."""
     return Text(separator).join(Text(part) if isinstance(part, str) else part for part in parts)

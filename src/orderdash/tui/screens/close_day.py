@@ -45,6 +45,7 @@ from orderdash.core.usecases.reads import Gate, OrderReader, Period, day_period
 from orderdash.core.usecases.stats import StatsOptions, read_stats
 from orderdash.tui.bindings import READONLY_MARK
 from orderdash.tui.screens.confirm import ConfirmScreen
+from orderdash.tui.text import one_line
 from orderdash.tui.widgets.day_glance import DayGlance
 from orderdash.tui.widgets.keys_footer import KeysFooter
 
@@ -54,11 +55,6 @@ if TYPE_CHECKING:
     from orderdash.core.usecases.stats import DayStats
 
 log = logging.getLogger(__name__)
-
-
-def _one_line(text: str, style: str = "") -> Text:
-    """One line, cut at the edge with "\u2026" (never silently)."""
-    return Text(clean(text, limit=300), style, no_wrap=True, overflow="ellipsis", end="")
 
 
 #: The footer's keys chosen first, whatever the width: help, then what this screen is for.
@@ -286,7 +282,7 @@ class CloseDayScreen(Screen[None]):
         self.reading = False
         self.result, self.closed = result, closed
         book_line = self.query_one("#close-book", Static)
-        book_line.update(_one_line(f"No book: {self.no_book} (a dry run only)"))
+        book_line.update(one_line(f"No book: {self.no_book} (a dry run only)"))
         book_line.display = bool(self.no_book)
         self.query_one("#close-lines", Static).update(Text("\n".join(lines), overflow="fold"))
         self._show_title()
@@ -375,12 +371,12 @@ class CloseDayScreen(Screen[None]):
         state = "reading" if self.reading else "closed" if self.closed else "not closed yet"
         zone = clean(str(self._zone), limit=40)
         title = f"Close of day \u00b7 {self.day.isoformat()} \u00b7 {zone} \u00b7 {state}"
-        self.query_one("#close-title", Static).update(_one_line(title))
+        self.query_one("#close-title", Static).update(one_line(title))
 
     def _status(self, text: str, *, failed: bool = False) -> None:
         status = self.query_one("#close-status", Static)
         status.set_class(failed, "-failed")
-        status.update(_one_line(text))
+        status.update(one_line(text))
 
 
 def today_in(zone: tzinfo, clock: Callable[[], float]) -> date:

@@ -29,6 +29,7 @@ from orderdash.core.usecases.stats import (
     stats_lines,
     summary,
 )
+from orderdash.tui.text import one_line
 
 if TYPE_CHECKING:
     from orderdash.core.usecases.stats import DayStats
@@ -85,10 +86,6 @@ def _lines(lines: list[str]) -> Text:
     return Text("\n".join(clean(line, limit=300) for line in lines))
 
 
-def _one_line(text: str, style: str = "") -> Text:
-    return Text(clean(text, limit=300), style, no_wrap=True, overflow="ellipsis", end="")
-
-
 class DayGlance(Vertical):
     """The day at a glance: the chart with its table beside it and the totals below, or
     (`narrow`) the text form."""
@@ -122,7 +119,7 @@ class DayGlance(Vertical):
         self.stats: DayStats | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(_one_line(READING), id="glance-title")
+        yield Static(one_line(READING), id="glance-title")
         with VerticalScroll(id="glance-wide"):
             yield Static(id="glance-summary")
             with Horizontal(id="glance-chart-table"):
@@ -140,20 +137,20 @@ class DayGlance(Vertical):
     def waiting(self) -> None:
         """The figures on show are another day's: said, until the new ones come."""
         self.stats = None
-        self.query_one("#glance-title", Static).update(_one_line(READING))
+        self.query_one("#glance-title", Static).update(one_line(READING))
 
     def unavailable(self, reason: str) -> None:
         """No figures: why, in one line."""
         self.stats = None
         self.query_one("#glance-title", Static).update(
-            _one_line(f"At a glance: not read ({reason})", "bold")
+            one_line(f"At a glance: not read ({reason})", "bold")
         )
 
     def show(self, stats: DayStats) -> None:
         """Show `stats` (a day's: hours, or a week's: days)."""
         self.stats = stats
         unit = f" in {clean(stats.currency, limit=12)}" if stats.currency else ""
-        self.query_one("#glance-title", Static).update(_one_line(f"At a glance{unit}"))
+        self.query_one("#glance-title", Static).update(one_line(f"At a glance{unit}"))
         self.query_one("#glance-summary", Static).update(_lines(summary(stats)))
         notes = tally_words(stats) + [f"warning: {w}" for w in stats.warnings]
         self.query_one("#glance-tallies", Static).update(_lines(notes))
