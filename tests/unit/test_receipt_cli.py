@@ -4,7 +4,6 @@ stderr and its exit code, never a traceback."""
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from orderdash.cli import main
 from orderdash.cli.options_books import RECEIPT_LANGUAGES
 from orderdash.core.customer.catalogue import LANGUAGES
+from support.fake_printer import closed_port
 from support.ledger_file import LedgerFile
 from support.receipt_orders import paid_order, write_seen
 
@@ -100,8 +100,7 @@ def test_escpos_writes_the_bytes_and_the_original_prints_once(
 def test_a_printer_that_is_off_exits_5_in_one_line(
     ledger: LedgerFile, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]
+    port = closed_port()
     monkeypatch.setenv("ORDERDASH_RECEIPT_PRINTER", f"127.0.0.1:{port}")
     code, out, err = receipt(ledger, capsys, "paidtoken")
     assert (code, out) == (5, "")

@@ -35,6 +35,7 @@ from orderdash.core.usecases.receipt import (
     receipt_text,
 )
 from support.escpos_text import CUT, INIT, printed_text
+from support.fake_printer import FakePrinter, closed_port
 from support.receipt_orders import paid_order, write_seen
 
 
@@ -59,51 +60,11 @@ def book(tmp_path: Path) -> Iterator[SqlBook]:
     book.close_connection()
 
 
-class FakePrinter:
-    """A network printer on 127.0.0.1: records the bytes of each connection."""
-
-    def __init__(self, host: str = "127.0.0.1") -> None:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.server = socket.create_server((host, 0), family=family)
-        self.port = self.server.getsockname()[1]
-        self.received: list[bytes] = []
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self.server.accept()
-            except OSError:
-                return
-            data = bytearray()
-            with connection:
-                while chunk := connection.recv(65536):
-                    data += chunk
-            self.received.append(bytes(data))
-            self.done.set()
-
-    def wait(self) -> bytes:
-        assert self.done.wait(5), "the printer got nothing"
-        self.done.clear()
-        return self.received[-1]
-
-    def close(self) -> None:
-        self.server.close()
-
-
 @pytest.fixture
 def printer() -> Iterator[FakePrinter]:
-    fake = FakePrinter()
+    fake = FakePrinter().on()
     yield fake
-    fake.close()
-
-
-def closed_port() -> int:
-    """A port on 127.0.0.1 nothing listens on: a printer that is off."""
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        return int(probe.getsockname()[1])
+    fake.off()
 
 
 @pytest.mark.parametrize(("language", "width"), [("en", 32), ("de", 42), ("fr", 48)])
@@ -169,7 +130,7 @@ def test_a_network_printer_gets_the_bytes(book: SqlBook, printer: FakePrinter) -
 def test_a_network_printer_on_ipv6_gets_the_bytes(book: SqlBook) -> None:
     if not socket.has_ipv6:
         pytest.skip("no IPv6 on this machine")
-    printer = FakePrinter("::1")
+    printer = FakePrinter("::1").on()
     try:
         result = print_receipt(
             book, "paidtoken", options(printer=f"[::1]:{printer.port}"), reprint=False
@@ -177,7 +138,7 @@ def test_a_network_printer_on_ipv6_gets_the_bytes(book: SqlBook) -> None:
         assert result.outcome == PRINTED, result.line
         assert hashlib.sha256(printer.wait()).hexdigest() == result.digest
     finally:
-        printer.close()
+        printer.off()
 
 
 def test_a_printer_that_is_off_is_one_line_and_the_retry_sends_the_same_bytes(
