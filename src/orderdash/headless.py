@@ -317,15 +317,11 @@ async def _watch(
         )
         for token in tokens:
             watcher.add(token)
-        hearing = BookHearing(
+        hearing = BookHearing.from_settings(
             writer,
             watcher,
-            fallback=settings.callback_fallback_seconds,
-            quiet=settings.callback_quiet_seconds,
-            alarm=settings.callback_alarm_seconds,
-            news=lambda news: lines.emit(
-                "push", news.token or None, state=news.kind, message=news.text
-            ),
+            settings,
+            lambda news: lines.emit("push", news.token or None, state=news.kind, message=news.text),
         )
         if not account:
             async with asyncio.TaskGroup() as group:

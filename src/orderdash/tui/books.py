@@ -236,13 +236,8 @@ class AppBooks:
         from orderdash.core.usecases.told import BookHearing
 
         settings = self._settings
-        self.hearing = BookHearing(
-            self.writer,
-            self._watcher,
-            fallback=settings.callback_fallback_seconds,
-            quiet=settings.callback_quiet_seconds,
-            alarm=settings.callback_alarm_seconds,
-            news=self._push_news,
+        self.hearing = BookHearing.from_settings(
+            self.writer, self._watcher, settings, self._push_news
         )
         await self.hearing.run()
 

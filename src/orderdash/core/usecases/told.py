@@ -29,6 +29,7 @@ from orderdash.core.safetext import clean
 if TYPE_CHECKING:
     from orderdash.core.ledger.writer import BookWriter
     from orderdash.core.polling.watcher import OrderWatcher
+    from orderdash.core.settings.model import Settings
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,24 @@ class BookHearing:
         watcher.push = PushPace(fallback=fallback, quiet=quiet, alarm=alarm, news=news)
         #: Set once the book is being heard (tests wait on it).
         self.listening = asyncio.Event()
+
+    @classmethod
+    def from_settings(
+        cls,
+        writer: BookWriter,
+        watcher: OrderWatcher,
+        settings: Settings,
+        news: Callable[[PushNews], None],
+    ) -> BookHearing:
+        """The hearing at the settings' pace (`callback_fallback_seconds`, `_quiet_`, `_alarm_`)."""
+        return cls(
+            writer,
+            watcher,
+            fallback=settings.callback_fallback_seconds,
+            quiet=settings.callback_quiet_seconds,
+            alarm=settings.callback_alarm_seconds,
+            news=news,
+        )
 
     async def run(self) -> None:
         """Until cancelled; at once when the book cannot be heard (its trouble logged: the
