@@ -21,7 +21,8 @@ from orderdash.core.doctor.login import HEADER, LOGIN, login_and_header
 from orderdash.core.doctor.result import FAIL, WARN, Check, DoctorReport
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.url import url_secrets
-from orderdash.core.safetext import clean, without_secret
+from orderdash.core.runtime.logs import RedactSecrets
+from orderdash.core.safetext import clean
 from orderdash.core.service.client import OrderClient
 from orderdash.core.service.tokens import token_segment
 
@@ -145,8 +146,7 @@ def _redacted(check: Check, settings: Settings) -> Check:
     ]
     if settings.ledger_url is not None:
         secrets += url_secrets(settings.ledger_url.get_secret_value())
-    message = clean(check.message)  # a server's words among it: one safe line
-    for secret in sorted(secrets, key=len, reverse=True):
-        message = without_secret(message, secret, "***")
-    message = clean(message, limit=400)  # cut once no secret is left to cut in two
+    # a server's words among it: one safe line, every form of each secret out (the log's own
+    # redaction: URL-encoded forms too), then cut once no secret is left to cut in two
+    message = clean(RedactSecrets(secrets).redact(clean(check.message)), limit=400)
     return check if message == check.message else Check(check.name, check.status, message)
