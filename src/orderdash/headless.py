@@ -351,7 +351,7 @@ async def _watch(
 
 async def _receiving(settings: Settings, lines: JsonLinesEvents) -> None:
     """`receive = true`: the callback receiver beside the watch, until cancelled."""
-    from orderdash.cli.receive_inside import receive_inside
+    from orderdash.callback_server.inside import receive_inside
 
     await receive_inside(
         settings,

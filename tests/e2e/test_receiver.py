@@ -21,7 +21,7 @@ import pytest
 from pydantic import SecretStr
 
 from conftest import BEARER, make_settings, serving
-from orderdash.cli import receive as receive_command
+from orderdash.callback_server import server as receive_command
 from orderdash.core.ledger.open import open_book
 from orderdash.core.ledger.sqlite import SqliteEngine
 from orderdash.core.ledger.store import SqlBook

@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from orderdash.cli.receive import ReceiverServer
+from orderdash.callback_server.server import ReceiverServer
 from orderdash.core.ledger import Book, ReceivedCallback
 from orderdash.core.service.client import OrderClient
 from orderdash.core.settings.model import Settings

@@ -1,5 +1,5 @@
 """`receive = true`: the dashboard runs the callback receiver in a thread of its own
-(cli/receive_inside.py), started after the first paint and stopped at quit. It writes what it
+(callback_server/inside.py), started after the first paint and stopped at quit. It writes what it
 reads to the book and announces it there; the dashboard hears it as every till on the book does
 (`AppBooks` hearing), never told directly. Its URL is said once; a port it cannot listen on is
 one line, and the dashboard goes on polling."""
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from orderdash.cli.receive_inside import InsideReceiver
+    from orderdash.callback_server.inside import InsideReceiver
     from orderdash.core.settings.model import Settings
     from orderdash.core.usecases.reads import BookOpener
     from orderdash.tui.ui import Notify
@@ -40,7 +40,7 @@ class DashboardReceiver:
         self.receiver: InsideReceiver | None = None
 
     def start(self) -> None:
-        from orderdash.cli.receive_inside import InsideReceiver, on_loop
+        from orderdash.callback_server.inside import InsideReceiver, on_loop
 
         loop = asyncio.get_running_loop()  # told back here, from the receiver's thread
         self.receiver = InsideReceiver(

@@ -6,8 +6,8 @@ budget, the answer written to the book as the dashboard writes its reads and ann
 the body is only compared with it.
 
 `CallbackDesk.receive` answers one request (the journal written in a thread); `CallbackDesk.run`
-makes the reads, on the caller's loop, until cancelled. The web server around them is the
-command's (`cli/receive.py`): nothing here knows HTTP beyond the status code to answer.
+makes the reads, on the caller's loop, until cancelled. The web server around them is
+`callback_server/server.py`: nothing here knows HTTP beyond the status code to answer.
 """
 
 from __future__ import annotations

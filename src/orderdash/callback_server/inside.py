@@ -1,6 +1,6 @@
 """The callback receiver inside another process (`receive = true`: the dashboard, `watch
---jsonl`; `orderdash demo`): `orderdash receive`'s desk and web server (cli/receive.py) in a
-thread of its own, with its own event loop, its own getOrder client and budget, and its own
+--jsonl`; `orderdash demo`): the receiver's desk and web server (`server.py`) in a thread of its
+own, with its own event loop, its own getOrder client and budget, and its own
 connection to the book. What it reads it writes to the book and announces there: the process
 around it hears that as every till on the book does (core/usecases/told.py), never told
 directly, so one machine on a SQLite book needs no second process.
@@ -23,7 +23,7 @@ from orderdash.core.usecases.reads import command_gates, ledger_book
 from orderdash.core.usecases.receive import CallbackDesk, ReceiveOptions
 
 if TYPE_CHECKING:
-    from orderdash.cli.receive import ReceiverServer
+    from orderdash.callback_server.server import ReceiverServer
     from orderdash.core.ledger import Book
     from orderdash.core.settings.model import Settings
     from orderdash.core.usecases.reads import BookOpener
@@ -99,7 +99,7 @@ class InsideReceiver:
             book.close_connection()
 
     async def _serve(self, book: Book) -> None:
-        from orderdash.cli.receive import ReceiverServer
+        from orderdash.callback_server.server import ReceiverServer
 
         settings = self._settings
         async with OrderClient.from_settings(settings) as client:
