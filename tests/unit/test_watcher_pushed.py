@@ -64,10 +64,23 @@ async def test_an_announced_answer_is_reported_as_a_poll_would_be_without_a_requ
     assert client.calls[Kind.ORDER] == calls
     # an older read written to the book after a newer one: it takes no payment back
     assert watcher.pushed("t", pushed(with_transactions(1))) is False
-    # nor does a read received before the last answer applied
-    assert watcher.pushed("t", pushed(with_transactions(4), received_at=1.0)) is False
+    # nor does a read received before the last answer applied, showing nothing new
+    assert watcher.pushed("t", pushed(with_transactions(3), received_at=1.0)) is False
     assert watcher.pushed("other", pushed(with_transactions(4))) is False
     assert [ids for _, ids in events.fetched if ids] == [(1001, 1002)]
+
+
+async def test_a_pushed_payment_is_applied_whatever_the_receivers_clock_says() -> None:
+    """The read's time is the receiver's clock, the last answer's this till's: a receiver whose
+    clock is behind still brings a payment this till has not seen."""
+    client = ScriptedClient([with_transactions(3)], rates=False)
+    events, clock = Recorder(), Clock()
+    watcher = watching(client, events, clock)
+    await run_for(watcher, 2.0, until=lambda: bool(events.fetched))
+    calls = client.calls[Kind.ORDER]
+    assert watcher.pushed("t", pushed(with_transactions(4), received_at=1.0)) is True
+    assert events.fetched[-1] == (Kind.ORDER, (1003,))  # the new payment, reported once
+    assert client.calls[Kind.ORDER] == calls
 
 
 async def test_a_payment_the_poll_finds_without_a_callback_raises_the_alarm_once() -> None:

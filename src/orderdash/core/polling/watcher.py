@@ -412,15 +412,18 @@ class OrderWatcher:
         """An order's newest read from the book, announced by another process (the callback
         receiver): applied as a polled answer is (compared, scheduled, reported), without a
         request. Not applied (False) when the order is not watched, when the read was received
-        before the last answer applied here, or when it would take a payment back (an older
-        read written to the book after a newer one: a poll, never a push, says that)."""
+        before the last answer applied here and shows no payment this till has not seen (the
+        two times are two machines' clocks: a payment is news whatever they say), or when it
+        would take a payment back (an older read written to the book after a newer one: a
+        poll, never a push, says that)."""
         if token not in self.scheduler.orders:
             return False
         now = self._monotonic()
         last = self._received.get(token)
-        if last is not None and fetched.received_at < last:
-            return False
         before = self._seen.get(token)
+        news = before is None or any(tx.id not in before.ids for tx in fetched.order.transactions)
+        if last is not None and fetched.received_at < last and not news:
+            return False
         change = self._compare(token, fetched)
         if change.regression:
             if before is None:
