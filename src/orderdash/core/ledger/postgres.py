@@ -124,20 +124,9 @@ class PostgresEngine:
         # no connection while connecting: a failed connect is no lost connection (`lost`)
         self._connection = None
         try:
-            self._connection = self._psycopg.connect(
-                self._url,
-                autocommit=True,
-                # libpq takes whole seconds, and 2 at least
-                connect_timeout=max(2, round(self._connect_seconds)),
-                application_name="orderdash",
-                # a server gone silent (a network cut) fails a call within about half a minute
-                # instead of holding the ledger's thread, and the quit that waits for it
-                keepalives=1,
-                keepalives_idle=10,
-                keepalives_interval=5,
-                keepalives_count=3,
-                tcp_user_timeout=30_000,
-            )
+            # a server gone silent (a network cut) fails a call within about half a minute
+            # instead of holding the ledger's thread, and the quit that waits for it
+            self._connection = self._open("orderdash", user_timeout_ms=30_000)
         except self._psycopg.Error as error:
             raise self._failed(error) from None
         try:
@@ -157,6 +146,22 @@ class PostgresEngine:
         # and must see a close committed meanwhile (REPEATABLE READ would hide it)
         self._connection.isolation_level = self._psycopg.IsolationLevel.READ_COMMITTED
         return self._connection
+
+    def _open(self, name: str, *, user_timeout_ms: int = 0) -> Any:
+        """A new autocommit connection named `name` (`application_name`), whose peer is known
+        gone within a minute of silence (keepalives); `user_timeout_ms`: how long sent data may
+        stay unacknowledged (0: the system's default)."""
+        return self._psycopg.connect(
+            self._url,
+            autocommit=True,
+            connect_timeout=max(2, round(self._connect_seconds)),  # libpq: whole seconds, 2+
+            application_name=name,
+            keepalives=1,
+            keepalives_idle=10,
+            keepalives_interval=5,
+            keepalives_count=3,
+            tcp_user_timeout=user_timeout_ms,
+        )
 
     @contextmanager
     def transaction(self, *, migrating: bool = False) -> Iterator[_Cursor]:
@@ -179,16 +184,7 @@ class PostgresEngine:
     def listen(self) -> PostgresListener:
         """The book's announcements, on a LISTEN connection of their own."""
         try:
-            connection = self._psycopg.connect(
-                self._url,
-                autocommit=True,
-                connect_timeout=max(2, round(self._connect_seconds)),
-                application_name="orderdash listen",
-                keepalives=1,
-                keepalives_idle=10,
-                keepalives_interval=5,
-                keepalives_count=3,
-            )
+            connection = self._open("orderdash listen")
         except self._psycopg.Error as error:
             raise self._failed(error) from None
         return PostgresListener(connection, self._failed)
